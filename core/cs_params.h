@@ -1,0 +1,143 @@
+/*
+ * cs_params.h -- every tunable of the scheduler core, in one table.
+ *
+ * Each row of CS_PARAM_MAP is one scenario parameter (DESIGN §2.5, §4): its
+ * snake_case name (the key under "params" in scenario JSON), storage type,
+ * fixed-point scale, bounds, default and a one-line description.  The struct
+ * cs_params, the defaults, the scenario loader, `--set`, and the JSON Schema
+ * are all generated from this table, so a parameter is added in one place.
+ *
+ * Kinds:
+ *   U64  plain integer
+ *   FP   fractional value stored as round(x * scale) in a uint64_t; the
+ *        scenario gives the real number, consensus code sees the integer
+ *   U128 base-unit amount (JSON: integer or decimal string)
+ *   ENUM one of the names in the row's choice list (stored as its index)
+ *
+ * Columns: X(name, kind, scale, min, max, default, choices, doc)
+ * For FP rows, min/max/default are already scaled.
+ */
+#ifndef CS_PARAMS_H
+#define CS_PARAMS_H
+
+#include "cs_types.h"
+
+#define CS_PPM 1000000ull       /* scale for ratios given in [0, ~] */
+#define CS_PPB 1000000000ull    /* scale for lambda-like small rates */
+
+#define CS_PARAM_MAP(X)                                                                           \
+    /* Tiered calendar queue (CIP-1 §2, DESIGN §2.2, §2.5) */                                     \
+    X(ring_size, U64, 1, 1, 1u << 24, 4096, NULL, "tier-1 ring buffer buckets (RING_BUFFER_SIZE)") \
+    X(epoch_blocks, U64, 1, 1, 1u << 24, 3600, NULL, "blocks per epoch (EPOCH_BLOCKS)")           \
+    X(epochs, U64, 1, 1, 1u << 16, 24, NULL, "future epochs held in tier 2")                     \
+    /* CIP-5 §3-6 limits and metering */                                                          \
+    X(max_timers_per_actor, U64, 1, 1, 1u << 30, 1024, NULL, "MAX_TIMERS_PER_ACTOR (CIP-5 §8)")  \
+    X(schedule_cycles, U64, 1, 0, 1u << 30, 1000, NULL, "schedule_timer cost in cycles (CIP-5 §6.1)") \
+    X(cancel_cycles, U64, 1, 0, 1u << 30, 500, NULL, "cancel_timer cost in cycles (CIP-5 §6.1)")  \
+    X(fifo_fire_cycles, U64, 1, 1, 1ull << 40, 550000, NULL, "FIFO per-fire cycles budget (CIP-5 §6.2)") \
+    X(fifo_fire_cells, U64, 1, 1, 1ull << 40, 550000, NULL, "FIFO per-fire cells budget (CIP-5 §6.2)") \
+    /* Caps and lanes (CIP-5 §9.4, CIP-1 rev §9-10) */                                            \
+    X(max_fires_per_block, U64, 1, 0, 1ull << 32, 0, NULL, "MAX_FIRES_PER_BLOCK, 0 = unlimited")  \
+    X(max_fires_per_actor, U64, 1, 0, 1ull << 32, 0, NULL, "MAX_FIRES_PER_ACTOR / _TARGET, 0 = unlimited") \
+    X(lane_timer_cycles, U64, 1, 1, 1ull << 48, 2000000, NULL, "LANE_TIMER_CYCLES / TIMER_PROCESSING_BUDGET_CYCLES") \
+    X(max_cycles_per_fire, U64, 1, 1, 1ull << 48, 250000, NULL, "MAX_CYCLES_PER_FIRE_AUCTION_PHASE (CIP-1 rev §10)") \
+    X(over_cap, ENUM, 1, 0, 1, 0, "reject|defer", "gas limit above the per-fire cap (D5)")        \
+    X(gc_cycles_per_block, U64, 1, 0, 1ull << 48, 5000000, NULL, "TIMER_GC_CYCLES (CIP-1 rev §9)") \
+    X(gc_cycles_per_timer, U64, 1, 1, 1ull << 40, 5000, NULL, "GC cost per destroyed timer (D11)") \
+    /* Lane basefee (CIP-1 rev §5, D2, D3) */                                                     \
+    X(basefee_rule, ENUM, 1, 0, 2, 0, "cip1|eip1559|additive", "lane basefee update rule (D2)")   \
+    X(target_utilisation, FP, CS_PPM, 1, 1000000, 500000, NULL, "lane target utilisation")       \
+    X(basefee_max_change, FP, CS_PPM, 0, 1000000, 125000, NULL, "clip / d of the basefee update")  \
+    X(lane_basefee_initial, U128, 1, 0, 0, 1000, NULL, "initial lane basefee per cycle")           \
+    X(lane_basefee_min, U128, 1, 0, 0, 1, NULL, "floor of the lane basefee")                       \
+    X(additive_step, U128, 1, 0, 0, 10, NULL, "step of the additive basefee rule at full deviation") \
+    X(lane_fee_multiplier, FP, CS_PPM, 0, 100000000, 1000000, NULL, "per-lane fee multiplier (CIP-1 rev §5)") \
+    X(lane_basefee_mode, ENUM, 1, 0, 1, 0, "additional|replace", "lane basefee vs CIP-3 cycle basefee (D3)") \
+    /* Fairness W(actor) (CIP-1 rev §8, D12) */                                                   \
+    X(fairness_window, U64, 1, 1, 1u << 20, 1000, NULL, "FAIRNESS_WINDOW_BLOCKS")                 \
+    X(w_min, FP, CS_PPM, 0, 100000000, 1000000, NULL, "lower clip of W(actor)")                    \
+    X(w_max, FP, CS_PPM, 0, 100000000, 2000000, NULL, "upper clip of W(actor)")                    \
+    X(fairness_identity, ENUM, 1, 0, 1, 0, "actor|deployer", "identity W is computed over (D12)") \
+    X(median_ema, FP, CS_PPM, 0, 1000000, 0, NULL, "EMA weight on the network median, 0 = off")   \
+    /* Default GBA and tiers (CIP-1 rev §7, D4) */                                                \
+    X(default_gba_eval, ENUM, 1, 0, 1, 0, "fire|schedule", "when default-GBA values are taken (D4)") \
+    X(gba_headroom, FP, CS_PPM, 0, 100000000, 2000000, NULL, "default GBA max_fee multiple of basefee") \
+    X(tier_economy, FP, CS_PPM, 0, 100000000, 800000, NULL, "priority tier multiplier: economy")  \
+    X(tier_standard, FP, CS_PPM, 0, 100000000, 1000000, NULL, "priority tier multiplier: standard") \
+    X(tier_fast, FP, CS_PPM, 0, 100000000, 1500000, NULL, "priority tier multiplier: fast")       \
+    X(tier_urgent, FP, CS_PPM, 0, 100000000, 2500000, NULL, "priority tier multiplier: urgent")   \
+    X(legacy_bid, ENUM, 1, 0, 1, 0, "accept|reject", "legacy bid argument (CIP-1 rev §6)")        \
+    /* Payments (D6, D9) */                                                                       \
+    X(payments_to, ENUM, 1, 0, 1, 0, "proposer|burn", "where tips and auction payments go (D9)")  \
+    X(vcg_payment, ENUM, 1, 0, 1, 0, "spec|critical", "bias-vcg payment rule (D6)")               \
+    X(reserve_price, U128, 1, 0, 0, 0, NULL, "minimum payment per fire (CIP-5 §9.5)")            \
+    /* Exponential bias (CIP-5 §9.2-9.3, D7) */                                                   \
+    X(lambda, FP, CS_PPB, 0, 10000000000ull, 50000000, NULL, "bias growth rate per deferred block") \
+    X(bias_scale, U128, 1, 0, 0, 1, NULL, "Bias(n) = bias_scale * e^(n*lambda) (D7)")              \
+    X(lambda_control, ENUM, 1, 0, 1, 0, "off|on", "dynamic lambda control loop (CIP-5 §9.3)")     \
+    X(lambda_target, FP, CS_PPM, 0, 1000000, 200000, NULL, "target bias share of winning priority") \
+    X(lambda_gain, FP, CS_PPM, 0, 1000000, 100000, NULL, "relative lambda step per epoch at full error") \
+    X(lambda_min, FP, CS_PPB, 0, 10000000000ull, 1000000, NULL, "lower bound of lambda")          \
+    X(lambda_max, FP, CS_PPB, 0, 10000000000ull, 500000000, NULL, "upper bound of lambda")        \
+    /* Score rule (CIP-5 CN §9) */                                                                \
+    X(w_age, U64, 1, 0, 1ull << 32, 1, NULL, "score weight on age_blocks")                        \
+    X(w_bid, U64, 1, 0, 1ull << 32, 1, NULL, "score weight on bid")                               \
+    X(w_fifo, U64, 1, 0, 1ull << 32, 0, NULL, "score weight on fifo_rank (subtracted, D8)")       \
+    X(score_payment, ENUM, 1, 0, 1, 0, "bid|none", "score rule payment")                          \
+    /* GBA-tip first draft (CIP-1 first draft §3) */                                              \
+    X(ema_lambda, FP, CS_PPM, 0, 1000000, 200000, NULL, "EMA weight of the per-actor score S")     \
+    X(weight_min, FP, CS_PPM, 0, 100000000, 500000, NULL, "gba-tip weight clamp low")              \
+    X(weight_max, FP, CS_PPM, 0, 100000000, 2000000, NULL, "gba-tip weight clamp high")            \
+    X(starvation_blocks, U64, 1, 0, 1u << 20, 10, NULL, "deferrals after which the starvation floor applies") \
+    X(actor_budget_slice, FP, CS_PPM, 0, 1000000, 0, NULL, "per-actor budget share by weight, 0 = off")
+
+typedef enum cs_param_kind { CS_PK_U64, CS_PK_FP, CS_PK_U128, CS_PK_ENUM } cs_param_kind;
+
+typedef struct cs_params {
+#define CS__PF_U64(n) uint64_t n;
+#define CS__PF_FP(n) uint64_t n;
+#define CS__PF_ENUM(n) uint32_t n;
+#define CS__PF_U128(n) cs_u128 n;
+#define CS__PFIELD(name, kind, scale, mn, mx, def, ch, doc) CS__PF_##kind(name)
+    CS_PARAM_MAP(CS__PFIELD)
+#undef CS__PFIELD
+} cs_params_t;
+
+/* Descriptor of one parameter, for loaders and documentation. */
+typedef struct cs_param_desc {
+    const char *name;    /* snake_case key */
+    cs_param_kind kind;  /* storage kind */
+    uint64_t scale;      /* FP scale (1 otherwise) */
+    uint64_t min, max;   /* bounds, scaled; max 0 with U128 = unbounded */
+    uint64_t def;        /* default, scaled */
+    const char *choices; /* "a|b|c" for ENUM, else NULL */
+    const char *doc;     /* one line */
+    size_t offset;       /* offsetof in cs_params_t */
+} cs_param_desc_t;
+
+/* The table, in CS_PARAM_MAP order, and its length. */
+extern const cs_param_desc_t cs_param_table[];
+extern const size_t cs_param_count;
+
+/* Fill p with every default. */
+void cs_params_default(cs_params_t *p);
+/* Descriptor by name, or NULL. */
+const cs_param_desc_t *cs_param_find(const char *name);
+/* Index of choice word in an ENUM descriptor, or -1. */
+int cs_param_choice(const cs_param_desc_t *d, const char *word);
+/* Name of ENUM choice i (static buffer per call is not used: writes into buf). */
+const char *cs_param_choice_name(const cs_param_desc_t *d, uint32_t i, char *buf, size_t cap);
+
+/* Enum values, in the order of the choice lists above. */
+enum { CS_OVER_CAP_REJECT = 0, CS_OVER_CAP_DEFER = 1 };
+enum { CS_BASEFEE_CIP1 = 0, CS_BASEFEE_EIP1559 = 1, CS_BASEFEE_ADDITIVE = 2 };
+enum { CS_LANE_ADDITIONAL = 0, CS_LANE_REPLACE = 1 };
+enum { CS_IDENTITY_ACTOR = 0, CS_IDENTITY_DEPLOYER = 1 };
+enum { CS_GBA_EVAL_FIRE = 0, CS_GBA_EVAL_SCHEDULE = 1 };
+enum { CS_LEGACY_ACCEPT = 0, CS_LEGACY_REJECT = 1 };
+enum { CS_PAY_PROPOSER = 0, CS_PAY_BURN = 1 };
+enum { CS_VCG_SPEC = 0, CS_VCG_CRITICAL = 1 };
+enum { CS_LAMBDA_OFF = 0, CS_LAMBDA_ON = 1 };
+enum { CS_SCORE_PAY_BID = 0, CS_SCORE_PAY_NONE = 1 };
+
+#endif /* CS_PARAMS_H */

@@ -1,0 +1,109 @@
+/*
+ * cs_timer.h -- the timer record and its identity (CIP-5 §3-4, DESIGN §2.1).
+ *
+ * Records live in the scheduler's pool (cs_sched) and are referred to by a
+ * 32-bit slot.  Actors, fee payers and handler names are interned by the
+ * scheduler, so a record holds small indices instead of 20-byte addresses
+ * and strings.  The queue (cs_queue) owns the q* fields.
+ */
+#ifndef CS_TIMER_H
+#define CS_TIMER_H
+
+#include "cs_types.h"
+
+/* Limits (CIP-5 §3.1, §4.2, §8; DESIGN §2.1). */
+#define CS_MAX_PAYLOAD 1048576u
+#define CS_MAX_HANDLER 256u
+#define CS_MAX_TIMER_ID 256u
+#define CS_MAX_TIMERS_PER_ACTOR_DEFAULT 1024u
+#define CS_DEFAULT_HANDLER "handle_timer"
+
+/* Metering (CIP-5 §6.1-6.2). */
+#define CS_SCHEDULE_CYCLES 1000u
+#define CS_CANCEL_CYCLES 500u
+#define CS_FIFO_FIRE_CYCLES 550000u
+#define CS_FIFO_FIRE_CELLS 550000u
+
+#define CS_NIL UINT32_MAX /* "no slot" */
+
+typedef enum cs_timer_kind {
+    CS_KIND_HEIGHT = 0,   /* fires once when h >= due height */
+    CS_KIND_INTERVAL = 1, /* rolls forward to h + every_blocks (CIP-5 CN §11) */
+    CS_KIND_WATCH = 2     /* fires when a watched key is modified (CIP-5 CN §8) */
+} cs_timer_kind;
+
+/* Queue tier a pending record sits in (CIP-1 §2). */
+typedef enum cs_tier {
+    CS_TIER_NONE = 0,  /* not queued (watch timers, carried, or free) */
+    CS_TIER_RING = 1,  /* tier 1 ring buffer */
+    CS_TIER_EPOCH = 2, /* tier 2 epoch queue */
+    CS_TIER_TREE = 3   /* tier 3 overflow tree */
+} cs_tier;
+
+/* Record flags. */
+#define CS_TF_LIVE 0x01u     /* slot holds a pending timer */
+#define CS_TF_HAS_FEES 0x02u /* max_fee / max_priority given at schedule */
+#define CS_TF_HAS_BID 0x04u  /* legacy / auction bid given */
+#define CS_TF_CARRIED 0x08u  /* lost an auction; sits in the carry set */
+
+typedef struct cs_timer {
+    uint64_t height;         /* due height (CIP-5 §3.1); next due for INTERVAL */
+    uint64_t fifo_rank;      /* global insertion sequence, unique (CIP-5 CN §6.1) */
+    cs_hash_t id;            /* timer_id = keccak256(actor||height||payload||nonce) */
+    uint32_t actor;          /* interned owner actor index */
+    uint32_t fee_payer;      /* interned fee payer index (CIP-1 rev §6) */
+    uint32_t handler;        /* interned handler name; 0 = "handle_timer" */
+    uint32_t payload_len;    /* bytes in payload */
+    uint8_t *payload;        /* owned by the scheduler; NULL when empty */
+    uint64_t sched_height;   /* height of the block whose TX phase created it */
+    uint64_t expires_at;     /* TTL height; 0 = never (CIP-1 rev §9) */
+    uint64_t gas_limit;      /* cycles limit per fire */
+    uint64_t max_cells;      /* cells limit per fire */
+    cs_u128 bid;             /* auction bid in base units (CIP-5 §9.7) */
+    cs_u128 max_fee;         /* max_fee_per_cycle (CIP-1 rev §6) */
+    cs_u128 max_prio;        /* max_priority_fee_per_cycle */
+    uint64_t nonce;          /* scheduling nonce used in the id */
+    uint32_t every_blocks;   /* INTERVAL period; 0 otherwise */
+    uint32_t deferrals;      /* n: blocks deferred since due (CIP-5 §9.2) */
+    uint32_t fire_seq;       /* fires so far (CIP-5 CN §10.2) */
+    uint32_t agent;          /* simulator tag: owning agent index */
+    uint32_t qpos;           /* position inside the queue tier (queue-owned) */
+    uint32_t wkeys;          /* index of watch-key list, CS_NIL if none */
+    uint8_t kind;            /* cs_timer_kind */
+    uint8_t tier;            /* cs_tier (queue-owned) */
+    uint8_t flags;           /* CS_TF_* */
+    uint8_t tier_hint;       /* SDK priority tier (CIP-1 rev §7.3), 0..3 */
+} cs_timer_t;
+
+/*
+ * Keccak-256 (original Keccak padding 0x01, not SHA3's 0x06).  Writes 32
+ * bytes to out.  Uses nettle's sha3_permute for the permutation.
+ */
+void cs_keccak256(const void *data, size_t len, uint8_t out[32]);
+
+/* Incremental Keccak-256, for hashing several pieces without copying. */
+typedef struct cs_keccak_ctx {
+    uint64_t a[25];     /* state lanes, little-endian words */
+    uint8_t buf[136];   /* partial block */
+    unsigned fill;      /* bytes in buf */
+} cs_keccak_ctx;
+void cs_keccak_init(cs_keccak_ctx *c);
+void cs_keccak_update(cs_keccak_ctx *c, const void *data, size_t len);
+void cs_keccak_final(cs_keccak_ctx *c, uint8_t out[32]);
+
+/* CIP-5 §3.3: timer_id = keccak256(actor[20] || height[8 BE] || payload || nonce[8 BE]). */
+void cs_timer_id(const cs_addr_t *actor, uint64_t height, const void *payload,
+                 size_t payload_len, uint64_t nonce, cs_hash_t *out);
+
+/*
+ * CIP-5 §4.2 custom handler convention: if payload is the JSON object
+ * {"_handler": name, "_payload": base64}, store the handler name (NUL
+ * terminated, at most CS_MAX_HANDLER bytes) into handler and the decoded
+ * inner payload into *inner (malloc'd, caller frees) and return 1.  Return 0
+ * when the payload does not follow the convention (default handler), or a
+ * negative cs_err on allocation failure / oversize handler.
+ */
+int cs_payload_route(const uint8_t *payload, size_t len, char handler[CS_MAX_HANDLER + 1],
+                     uint8_t **inner, size_t *inner_len);
+
+#endif /* CS_TIMER_H */

@@ -1,0 +1,43 @@
+/* cs_cli.c -- subcommand table and top-level usage. */
+#include "cs_cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct cs_subcmd {
+    const char *name;               /* subcommand word */
+    int (*fn)(int argc, char **argv); /* handler; NULL = not built yet */
+    const char *summary;            /* one line for --help */
+} cs_subcmd_t;
+
+static const cs_subcmd_t cs__cmds[] = {
+    {"bench", cs_cmd_bench, "run a benchmark: bench [core|e2e] [--json]"},
+};
+
+static void cs__usage(FILE *f)
+{
+    fprintf(f, "usage: cowsim <command> [options]\n       cowsim --help | --version\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof cs__cmds / sizeof cs__cmds[0]; i++)
+        fprintf(f, "  %-10s %s\n", cs__cmds[i].name, cs__cmds[i].summary);
+}
+
+int cs_cli_main(int argc, char **argv)
+{
+    if (argc < 2) {
+        cs__usage(stderr);
+        return CS_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        cs__usage(stdout);
+        return CS_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("cowsim %s (%s)\n", CS_VERSION, CS_GIT_COMMIT);
+        return CS_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof cs__cmds / sizeof cs__cmds[0]; i++)
+        if (strcmp(argv[1], cs__cmds[i].name) == 0) return cs__cmds[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "cowsim: unknown command '%s'\n", argv[1]);
+    cs__usage(stderr);
+    return CS_EXIT_USAGE;
+}

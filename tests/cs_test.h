@@ -1,0 +1,44 @@
+/*
+ * cs_test.h -- a minimal test harness: CS_CHECK records a failure with file
+ * and line and keeps going; cs_test_done() prints "N passed, N failed" and
+ * returns the exit status for main().
+ */
+#ifndef CS_TEST_H
+#define CS_TEST_H
+
+#include <stdint.h>
+#include <string.h>
+
+extern long cs_test_pass, cs_test_fail;
+void cs_test_failed(const char *file, int line, const char *expr, const char *detail);
+int cs_test_done(const char *suite);
+
+#define CS_CHECK(e)                                                  \
+    do {                                                             \
+        if (e) cs_test_pass++;                                       \
+        else cs_test_failed(__FILE__, __LINE__, #e, NULL);           \
+    } while (0)
+
+#define CS_CHECK_EQ_U64(a, b)                                                        \
+    do {                                                                             \
+        unsigned long long cs__a = (unsigned long long)(a), cs__b = (unsigned long long)(b); \
+        if (cs__a == cs__b) cs_test_pass++;                                          \
+        else {                                                                       \
+            char cs__d[96];                                                          \
+            snprintf(cs__d, sizeof cs__d, "%llu != %llu", cs__a, cs__b);             \
+            cs_test_failed(__FILE__, __LINE__, #a " == " #b, cs__d);                 \
+        }                                                                            \
+    } while (0)
+
+#define CS_CHECK_STR(a, b)                                                           \
+    do {                                                                             \
+        const char *cs__a = (a), *cs__b = (b);                                       \
+        if (cs__a && cs__b && strcmp(cs__a, cs__b) == 0) cs_test_pass++;             \
+        else cs_test_failed(__FILE__, __LINE__, #a " == " #b, cs__a ? cs__a : "(null)"); \
+    } while (0)
+
+/* Hex helpers. */
+void cs_test_hex(const uint8_t *b, size_t n, char *out); /* out: 2n+1 bytes */
+
+#include <stdio.h>
+#endif

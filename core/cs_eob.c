@@ -1,0 +1,392 @@
+/*
+ * cs_eob.c -- the end-of-block pipeline, steps 3-9 of DESIGN §2.3
+ * (CIP-1 rev §3, CIP-5 §5, CIP-5 CN §5, §8-11).
+ */
+#include "cs_sched_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cs__grow2(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 64;
+    while (c < need) c *= 2;
+    void *p = realloc(*arr, c * elem);
+    if (!p) return -1;
+    *arr = p;
+    *cap = c;
+    return 0;
+}
+#define CS__GROW(arr, cap, need) cs__grow2((void **)&(arr), &(cap), (need), sizeof *(arr))
+
+/* Effective due height of a candidate: a watch timer is due when triggered. */
+static uint64_t cs__due(const cs_sched_t *s, const cs_timer_t *t)
+{
+    return t->kind == CS_KIND_WATCH ? s->cur : t->height;
+}
+
+/* FIFO order (CIP-5 §5.1, CIP-5 CN §6.2 IndexHeight): earlier due height
+ * first, then insertion order.  fifo_rank is unique, so the order is total. */
+static const cs_sched_t *cs__sort_s;
+static int cs__cmp_fifo(const void *a, const void *b)
+{
+    const cs_timer_t *x = &cs__sort_s->pool[*(const uint32_t *)a];
+    const cs_timer_t *y = &cs__sort_s->pool[*(const uint32_t *)b];
+    uint64_t dx = cs__due(cs__sort_s, x), dy = cs__due(cs__sort_s, y);
+    if (dx != dy) return dx < dy ? -1 : 1;
+    if (x->fifo_rank != y->fifo_rank) return x->fifo_rank < y->fifo_rank ? -1 : 1;
+    return 0;
+}
+
+static void cs__sort_fifo(cs_sched_t *s, uint32_t *v, size_t n)
+{
+    size_t i = 1;
+    for (; i < n; i++) {
+        const cs_timer_t *x = &s->pool[v[i - 1]], *y = &s->pool[v[i]];
+        uint64_t dx = cs__due(s, x), dy = cs__due(s, y);
+        if (dx > dy || (dx == dy && x->fifo_rank > y->fifo_rank)) break;
+    }
+    if (i >= n) return; /* already in order: the common case */
+    cs__sort_s = s;
+    qsort(v, n, sizeof *v, cs__cmp_fifo);
+}
+
+/* Put a record that left its queue tier back in the queue (interval roll). */
+int cs__requeue(cs_sched_t *s, uint32_t slot)
+{
+    return cs_queue_insert(s->q, slot);
+}
+
+static void cs__carry_add(cs_sched_t *s, uint32_t slot)
+{
+    cs_timer_t *t = &s->pool[slot];
+    if (t->flags & CS_TF_CARRIED) return;
+    t->flags |= CS_TF_CARRIED;
+    t->qpos = (uint32_t)s->n_carry;
+    s->carry[s->n_carry++] = slot;
+}
+
+static void cs__carry_del(cs_sched_t *s, uint32_t slot)
+{
+    cs_timer_t *t = &s->pool[slot];
+    if (!(t->flags & CS_TF_CARRIED)) return;
+    uint32_t i = t->qpos, last = s->carry[--s->n_carry];
+    s->carry[i] = last;
+    s->pool[last].qpos = i;
+    t->flags &= (uint8_t)~CS_TF_CARRIED;
+    t->qpos = CS_NIL;
+}
+
+/* Step 3: the candidate set -- carried timers, timers due at h, and watch
+ * timers whose keys meet ModifiedKeySet(h), deduplicated by timer (the
+ * CIP-5 CN §8.2 (target, timer_id) key: one record per timer). */
+static int cs__collect(cs_sched_t *s, size_t *n_out)
+{
+    s->due.n = 0;
+    int rc = cs_queue_collect(s->q, &s->due);
+    if (rc != CS_OK) return rc;
+    size_t need = s->n_carry + s->due.n + s->n_modkeys * 4 + 1;
+    if (CS__GROW(s->trig, s->trig_cap, need) != 0) return CS_ENOMEM;
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_carry; i++) s->trig[n++] = s->carry[i];
+    for (size_t i = 0; i < s->due.n; i++) s->trig[n++] = s->due.v[i];
+    for (size_t i = 0; i < n; i++) s->pool[s->trig[i]].flags |= CS_TF_INSET;
+    for (size_t k = 0; k < s->n_modkeys; k++) {
+        uint64_t key;
+        memcpy(&key, s->modkeys[k].b, 8);
+        size_t it = SIZE_MAX;
+        for (uint32_t slot; (slot = cs__hmap_next(&s->watch_map, key, &it)) != CS__HEMPTY;) {
+            cs_timer_t *t = &s->pool[slot];
+            if (t->flags & CS_TF_INSET) continue;
+            /* Confirm the full key, not just the prefix. */
+            const cs__wlist_t *w = &s->wlists[t->wkeys];
+            int hit = 0;
+            for (uint32_t j = 0; j < w->n && !hit; j++)
+                hit = memcmp(w->keys[j].b, s->modkeys[k].b, CS_ID_LEN) == 0;
+            if (!hit) continue;
+            if (CS__GROW(s->trig, s->trig_cap, n + 1) != 0) return CS_ENOMEM;
+            t->flags |= CS_TF_INSET;
+            s->trig[n++] = slot;
+        }
+    }
+    cs__sort_fifo(s, s->trig, n);
+    *n_out = n;
+    return CS_OK;
+}
+
+/* GC lane (CIP-1 rev §9, D11): destroy queued expired / insolvent timers
+ * under gc_cycles_per_block; the rest wait for the next block. */
+static void cs__gc_run(cs_sched_t *s, cs_block_stats_t *st)
+{
+    uint64_t budget = s->p.gc_cycles_per_block, per = s->p.gc_cycles_per_timer;
+    uint64_t used = 0;
+    while (s->gcq_head < s->n_gcq && used + per <= budget) {
+        uint32_t slot = s->gcq[s->gcq_head++];
+        cs_timer_t *t = &s->pool[slot];
+        if (!(t->flags & CS_TF_LIVE) || !(t->flags & CS_TF_GC)) continue; /* cancelled meanwhile */
+        used += per;
+        cs__fees_on_destroy(s, slot);
+        cs__remove_record(s, slot);
+        st->gc_destroyed++;
+    }
+    if (s->gcq_head == s->n_gcq) s->gcq_head = s->n_gcq = 0;
+    st->gc_cycles = used;
+    st->gc_backlog = s->n_gcq - s->gcq_head;
+}
+
+static int cs__gc_push(cs_sched_t *s, uint32_t slot)
+{
+    if (CS__GROW(s->gcq, s->gcq_cap, s->n_gcq + 1) != 0) return CS_ENOMEM;
+    s->gcq[s->n_gcq++] = slot;
+    s->pool[slot].flags |= CS_TF_GC;
+    return CS_OK;
+}
+
+/* Compute the state digest for h (DESIGN §2.3 step 9): it commits to the
+ * height, the parent digest, the pending multiset, the overflow tree root
+ * and the counters, and is the parent_state_root of block h + 1. */
+static void cs__digest(cs_sched_t *s, uint64_t h, cs_block_stats_t *st)
+{
+    cs_keccak_ctx c;
+    uint8_t b[8];
+    cs_hash_t root;
+    cs_queue_root(s->q, &root);
+    cs_keccak_init(&c);
+    for (int i = 0; i < 8; i++) b[i] = (uint8_t)(h >> (56 - 8 * i));
+    cs_keccak_update(&c, b, 8);
+    cs_keccak_update(&c, s->digest.b, 32);
+    cs_keccak_update(&c, s->setsum.b, 32);
+    cs_keccak_update(&c, root.b, 32);
+    uint64_t cnt[3] = {s->n_pending, s->n_carry, s->n_gcq - s->gcq_head};
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < 8; i++) b[i] = (uint8_t)(cnt[k] >> (56 - 8 * i));
+        cs_keccak_update(&c, b, 8);
+    }
+    cs_keccak_final(&c, s->digest.b);
+    st->digest = s->digest;
+}
+
+int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
+{
+    if (s->tx_open) return CS_ETX_OPEN;
+    if (s->cur != s->height + 1) return CS_EINVAL;
+    uint64_t h = s->cur;
+    cs_block_stats_t *st = &res->st;
+    memset(res, 0, sizeof *res);
+    st->height = h;
+    st->scheduled = s->blk_scheduled;
+    st->cancelled = s->blk_cancelled;
+    st->sched_cycles = s->blk_sched_cycles;
+    const cs_mech_ops_t *ops = s->mech.ops;
+
+    /* Slots retired during the previous block are reusable now that its
+     * deliveries have been consumed. */
+    cs__retired_release(s);
+    /* Step 3: collect candidates. */
+    size_t n = 0;
+    int rc = cs__collect(s, &n);
+    if (rc != CS_OK) return rc;
+    /* Writes made by this block's handlers count toward ModifiedKeySet(h+1). */
+    s->n_modkeys = 0;
+    st->due = n;
+    if (CS__GROW(s->cands, s->cands_cap, n + 1) != 0 || CS__GROW(s->rows, s->rows_cap, n + 1) != 0 ||
+        CS__GROW(s->crow, s->crow_cap, n + 1) != 0 || CS__GROW(s->order, s->order_cap, n + 1) != 0 ||
+        CS__GROW(s->deliv, s->deliv_cap, n + 1) != 0 || CS__GROW(s->gcq, s->gcq_cap, s->n_gcq + n + 1) != 0)
+        return CS_ENOMEM;
+
+    /* Step 4: lifecycle classification (CIP-1 rev §3 step 4, §9). */
+    size_t nc = 0, nr = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t slot = s->trig[i];
+        cs_timer_t *t = &s->pool[slot];
+        t->flags &= (uint8_t)~CS_TF_INSET;
+        cs_cand_row_t *row = &s->rows[nr++];
+        memset(row, 0, sizeof *row);
+        row->slot = slot;
+        /* Path 2: TTL expired -> GC lane. */
+        if (t->expires_at != 0 && h > t->expires_at) {
+            cs__carry_del(s, slot);
+            row->outcome = CS_OUT_EXPIRED;
+            st->expired++;
+            s->acct.expired++;
+            cs__gc_push(s, slot);
+            continue;
+        }
+        cs_cand_t *c = &s->cands[nc];
+        memset(c, 0, sizeof *c);
+        c->slot = slot;
+        c->target = t->actor;
+        c->deferrals = t->deferrals;
+        c->due_height = cs__due(s, t);
+        c->sched_height = t->sched_height;
+        c->fifo_rank = t->fifo_rank;
+        c->id = t->id;
+        c->bid = t->bid;
+        rc = cs__fees_classify(s, slot, c);
+        if (rc == CS_EINSUFFICIENT_FUNDS && !(ops->flags & CS_MF_DEFER_FUNDS)) {
+            /* Path 3: balance(fee_payer) < max_cost -> GC lane, emitting
+             * TimerCancelledInsufficientFunds. */
+            cs__carry_del(s, slot);
+            row->outcome = CS_OUT_INSUFFICIENT;
+            st->insufficient++;
+            s->acct.insufficient++;
+            cs__gc_push(s, slot);
+            continue;
+        }
+        row->outcome = CS_OUT_DEFERRED; /* until selected */
+        nc++;
+    }
+    cs__gc_run(s, st);
+
+    /* Step 5: the mechanism prices, orders and selects. */
+    cs_clear_ctx_t ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.p = &s->p;
+    ctx.height = h;
+    cs__fees_ctx(s, &ctx);
+    st->basefee_lane = ctx.basefee_lane;
+    cs_clear_out_t out;
+    memset(&out, 0, sizeof out);
+    rc = cs_mech_clear(&s->mech, &ctx, s->cands, nc, &out);
+    if (rc != CS_OK) return rc;
+
+    /* Rows hold every candidate, cands only the live ones, both in FIFO
+     * order: crow maps a candidate to its row.  Winners are then visited in
+     * the mechanism's order (cand.rank is a permutation of 0..nc-1). */
+    for (size_t r = 0, ci = 0; r < nr && ci < nc; r++)
+        if (s->rows[r].outcome == CS_OUT_DEFERRED && s->rows[r].slot == s->cands[ci].slot)
+            s->crow[ci++] = (uint32_t)r;
+    for (size_t i = 0; i < nc; i++) s->order[i] = CS_NIL;
+    for (size_t i = 0; i < nc; i++) {
+        cs_cand_t *c = &s->cands[i];
+        cs_cand_row_t *row = &s->rows[s->crow[i]];
+        row->priority = c->priority;
+        row->weight = c->weight;
+        row->why = c->selected ? 0 : c->why;
+        if (c->rank < nc && s->order[c->rank] == CS_NIL) s->order[c->rank] = (uint32_t)i;
+        else return CS_EINVARIANT; /* a mechanism must output a permutation */
+    }
+    size_t nw = 0;
+    for (size_t r = 0; r < nc; r++)
+        if (s->cands[s->order[r]].selected) s->trig[nw++] = s->order[r];
+
+    /* Steps 6-8: settle, materialize, remove or roll. */
+    size_t nd = 0;
+    for (size_t k = 0; k < nw; k++) {
+        cs_cand_t *c = &s->cands[s->trig[k]];
+        cs_cand_row_t *row = &s->rows[s->crow[s->trig[k]]];
+        uint32_t slot = c->slot;
+        cs_timer_t *t = &s->pool[slot];
+        if (cs__fees_precharge(s, c, row) != CS_OK) {
+            /* CIP-1 rev §3 step 8: insufficient funds at any step ->
+             * CIP-5 §5.4 path 2, self-destruct without firing. */
+            cs__carry_del(s, slot);
+            row->outcome = CS_OUT_INSUFFICIENT;
+            st->insufficient++;
+            s->acct.insufficient++;
+            cs__gc_push(s, slot);
+            continue;
+        }
+        cs__carry_del(s, slot);
+        row->outcome = CS_OUT_FIRED;
+        cs_delivery_t *d = &s->deliv[nd++];
+        memset(d, 0, sizeof *d);
+        /* CIP-5 CN §10: deliver_id = H(h, parent_state_root, timer_id, fire_seq);
+         * materializing is idempotent through the mailbox. */
+        cs_deliver_id(h, &s->digest, &t->id, t->fire_seq, &d->deliver_id);
+        (void)cs_sched_mailbox_put(s, &d->deliver_id);
+        /* CIP-5 §5.2: origin = 32 zero bytes, ExecuteActor{actor, handler,
+         * payload}, sender = the owner. */
+        d->timer_id = t->id;
+        d->actor = s->actors[t->actor].addr;
+        d->handler = s->handlers[t->handler];
+        d->payload = t->payload;
+        d->payload_len = t->payload_len;
+        if (ops->flags & (CS_MF_BUDGET | CS_MF_FEES)) {
+            d->cycles_limit = c->cycles;
+            d->cells_limit = t->max_cells ? t->max_cells : s->p.fifo_fire_cells;
+        } else {
+            d->cycles_limit = s->p.fifo_fire_cycles; /* CIP-5 §5.2: 550,000 */
+            d->cells_limit = s->p.fifo_fire_cells;
+        }
+        d->due_height = c->due_height;
+        d->fire_seq = t->fire_seq;
+        d->kind = t->kind;
+        d->slot = slot;
+        d->agent = t->agent;
+        t->fire_seq++;
+        s->acct.fires++;
+        st->fired++;
+        st->delay_sum += h - c->due_height;
+        if (t->kind == CS_KIND_INTERVAL) {
+            /* CIP-5 CN §11 / EOB-5: roll forward to h + every_blocks. */
+            cs__setsum_update(s, t, 0);
+            t->height = h + t->every_blocks;
+            t->deferrals = 0;
+            cs__setsum_update(s, t, 1);
+            if (cs__requeue(s, slot) != CS_OK) return CS_ENOMEM;
+        } else if (t->kind == CS_KIND_WATCH) {
+            t->deferrals = 0; /* stays registered on its keys */
+        } else {
+            /* CIP-5 §4.2: one-shot -- removed before its handler runs. */
+            s->acct.fired_final++;
+            cs__remove_record(s, slot);
+        }
+    }
+    /* Step 7: losers carry over with n += 1 (CIP-5 §9.4). */
+    for (size_t i = 0; i < nc; i++) {
+        cs_cand_t *c = &s->cands[i];
+        if (c->selected) continue;
+        cs_timer_t *t = &s->pool[c->slot];
+        if (!(t->flags & CS_TF_LIVE)) continue;
+        t->deferrals++;
+        st->deferred++;
+        if (CS__GROW(s->carry, s->carry_cap, s->n_carry + 1) != 0) return CS_ENOMEM;
+        cs__carry_add(s, c->slot);
+    }
+
+    /* Deferred transactions execute after materialization, in order; each
+     * runs in its own transaction so its timer side effects apply on
+     * commit (CIP-5 §4.3, §5.1). */
+    uint64_t used_sum = 0;
+    size_t di = 0;
+    for (size_t k = 0; k < nw; k++) {
+        cs_cand_t *c = &s->cands[s->trig[k]];
+        cs_cand_row_t *row = &s->rows[s->crow[s->trig[k]]];
+        if (row->outcome != CS_OUT_FIRED) continue;
+        cs_delivery_t *d = &s->deliv[di++];
+        uint64_t uc = d->cycles_limit, ue = 0;
+        if (s->hooks.execute) {
+            s->tx_open = 0;
+            if (cs_sched_tx_begin(s) == CS_OK) {
+                s->hooks.execute(s->hooks.user, s, d, &uc, &ue);
+                if (cs_sched_tx_commit(s) != CS_OK) cs_sched_tx_rollback(s);
+            }
+            if (uc > d->cycles_limit) uc = d->cycles_limit;
+            if (ue > d->cells_limit) ue = d->cells_limit;
+        }
+        row->used_cycles = uc;
+        used_sum += uc;
+        cs__fees_settle(s, c, uc, ue, row);
+        st->burn += row->burn;
+        st->tips += row->tip;
+        st->payments += row->payment;
+    }
+    st->lane_cycles = (ops->flags & CS_MF_BUDGET) ? used_sum : 0;
+    st->eob_cycles = used_sum;
+
+    /* Step 9: fairness counters, lane basefee, p50 tip, mechanism feedback. */
+    cs__fees_end_block(s, s->cands, nc, st);
+    cs_mech_end_block(&s->mech, &ctx, s->cands, nc, &out);
+    s->height = h;
+    cs_queue_stats(s->q, &st->tiers);
+    cs__digest(s, h, st);
+
+    res->deliv = s->deliv;
+    res->n_deliv = nd;
+    res->rows = s->rows;
+    res->n_rows = nr;
+    return CS_OK;
+}
+

@@ -1,0 +1,753 @@
+/*
+ * cs_sched.c -- timer store, indices, transactions and the end-of-block
+ * pipeline.  See cs_sched.h for the contract and DESIGN §2.3 for the steps.
+ */
+#include "cs_sched.h"
+#include "cs_hmap.h"
+#include "cs_sched_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- helpers */
+
+static uint64_t cs__load64(const uint8_t *b)
+{
+    uint64_t v;
+    memcpy(&v, b, 8);
+    return v;
+}
+
+static uint64_t cs__addr_key(const cs_addr_t *a)
+{
+    uint64_t k = cs__load64(a->b) ^ cs__mix64(cs__load64(a->b + 8));
+    uint32_t t;
+    memcpy(&t, a->b + 16, 4);
+    return cs__mix64(k ^ ((uint64_t)t << 17));
+}
+
+static void cs__be64(uint8_t *out, uint64_t v)
+{
+    for (int i = 7; i >= 0; i--) {
+        out[i] = (uint8_t)v;
+        v >>= 8;
+    }
+}
+
+static int cs__grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < need) c *= 2;
+    void *p = realloc(*arr, c * elem);
+    if (!p) return -1;
+    *arr = p;
+    *cap = c;
+    return 0;
+}
+#define CS__GROW(arr, cap, need) cs__grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+
+void cs_deliver_id(uint64_t h, const cs_hash_t *parent_root, const cs_hash_t *timer_id,
+                   uint32_t fire_seq, cs_hash_t *out)
+{
+    /* CIP-5 CN §10.1: deliver_id = H(h, parent_state_root, timer_id, fire_seq). */
+    uint8_t buf[8 + 32 + 32 + 4];
+    cs__be64(buf, h);
+    memcpy(buf + 8, parent_root->b, 32);
+    memcpy(buf + 40, timer_id->b, 32);
+    buf[72] = (uint8_t)(fire_seq >> 24);
+    buf[73] = (uint8_t)(fire_seq >> 16);
+    buf[74] = (uint8_t)(fire_seq >> 8);
+    buf[75] = (uint8_t)fire_seq;
+    cs_keccak256(buf, sizeof buf, out->b);
+}
+
+/* ------------------------------------------------------------- actors */
+
+int cs__actor_intern(cs_sched_t *s, const cs_addr_t *a, uint32_t *out)
+{
+    uint64_t k = cs__addr_key(a);
+    size_t it = SIZE_MAX;
+    for (uint32_t v; (v = cs__hmap_next(&s->actor_map, k, &it)) != CS__HEMPTY;)
+        if (memcmp(s->actors[v].addr.b, a->b, CS_ADDR_LEN) == 0) {
+            *out = v;
+            return CS_OK;
+        }
+    if (CS__GROW(s->actors, s->actors_cap, s->n_actors + 1) != 0) return CS_ENOMEM;
+    uint32_t idx = (uint32_t)s->n_actors;
+    if (cs__hmap_put(&s->actor_map, k, idx) != 0) return CS_ENOMEM;
+    cs_actor_rec_t *r = &s->actors[idx];
+    memset(r, 0, sizeof *r);
+    r->addr = *a;
+    r->deployer = idx;
+    s->n_actors++;
+    *out = idx;
+    return CS_OK;
+}
+
+int cs__actor_lookup(const cs_sched_t *s, const cs_addr_t *a, uint32_t *out)
+{
+    uint64_t k = cs__addr_key(a);
+    size_t it = SIZE_MAX;
+    for (uint32_t v; (v = cs__hmap_next(&s->actor_map, k, &it)) != CS__HEMPTY;)
+        if (memcmp(s->actors[v].addr.b, a->b, CS_ADDR_LEN) == 0) {
+            *out = v;
+            return CS_OK;
+        }
+    return CS_ETIMER_NOT_FOUND;
+}
+
+/* Intern a handler name; index 0 is the default handler. */
+static int cs__handler_intern(cs_sched_t *s, const char *name, size_t len, uint32_t *out)
+{
+    for (size_t i = 0; i < s->n_handlers; i++)
+        if (strlen(s->handlers[i]) == len && memcmp(s->handlers[i], name, len) == 0) {
+            *out = (uint32_t)i;
+            return CS_OK;
+        }
+    if (CS__GROW(s->handlers, s->handlers_cap, s->n_handlers + 1) != 0) return CS_ENOMEM;
+    char *c = malloc(len + 1);
+    if (!c) return CS_ENOMEM;
+    memcpy(c, name, len);
+    c[len] = '\0';
+    s->handlers[s->n_handlers] = c;
+    *out = (uint32_t)s->n_handlers++;
+    return CS_OK;
+}
+
+/* ---------------------------------------------------------------- pool */
+
+static int cs__slot_alloc(cs_sched_t *s, uint32_t *out)
+{
+    if (s->n_free > 0) {
+        *out = s->free_slots[--s->n_free];
+        return CS_OK;
+    }
+    if (s->pool_n == s->pool_cap) {
+        size_t nc = s->pool_cap ? s->pool_cap * 2 : 1024;
+        if (nc > (size_t)UINT32_MAX - 1) return CS_ENOMEM;
+        cs_timer_t *np = realloc(s->pool, nc * sizeof *np);
+        if (!np) return CS_ENOMEM;
+        s->pool = np;
+        s->pool_cap = nc;
+        uint32_t *nf = realloc(s->free_slots, nc * sizeof *nf);
+        if (!nf) return CS_ENOMEM;
+        s->free_slots = nf;
+    }
+    *out = (uint32_t)s->pool_n++;
+    return CS_OK;
+}
+
+/* Slots and payloads released during a block are returned only when the
+ * block's deliveries have executed, so delivery pointers stay valid. */
+static int cs__slot_retire(cs_sched_t *s, uint32_t slot)
+{
+    if (CS__GROW(s->retired, s->retired_cap, s->n_retired + 1) != 0) return CS_ENOMEM;
+    s->retired[s->n_retired++] = slot;
+    return CS_OK;
+}
+
+void cs__retired_release(cs_sched_t *s)
+{
+    for (size_t i = 0; i < s->n_retired; i++) {
+        uint32_t slot = s->retired[i];
+        cs_timer_t *t = &s->pool[slot];
+        free(t->payload);
+        t->payload = NULL;
+        t->flags = 0;
+        s->free_slots[s->n_free++] = slot;
+    }
+    s->n_retired = 0;
+}
+
+/* The pending set's multiset hash: the sum mod 2^256 of one element per
+ * pending timer (its id with height and rank folded in).  Insert adds,
+ * removal subtracts, so the digest of a set does not depend on history. */
+void cs__setsum_update(cs_sched_t *s, const cs_timer_t *t, int add)
+{
+    uint64_t e[4], a[4];
+    memcpy(e, t->id.b, 32);
+    memcpy(a, s->setsum.b, 32);
+    e[0] ^= cs__mix64(t->height);
+    e[1] ^= cs__mix64(t->fifo_rank ^ 0x9e3779b97f4a7c15ull);
+    unsigned carry = 0;
+    for (int i = 0; i < 4; i++) {
+        uint64_t x = a[i], y = e[i], r;
+        if (add) {
+            r = x + y + carry;
+            carry = (r < x || (carry && r == x)) ? 1u : 0u;
+        } else {
+            r = x - y - carry;
+            carry = (x < y || (carry && x == y)) ? 1u : 0u;
+        }
+        a[i] = r;
+    }
+    memcpy(s->setsum.b, a, 32);
+}
+
+/* ------------------------------------------------------------- id index */
+
+static uint64_t cs__id_key(const cs_hash_t *id)
+{
+    return cs__load64(id->b);
+}
+
+uint32_t cs__id_lookup(const cs_sched_t *s, const cs_hash_t *id)
+{
+    size_t it = SIZE_MAX;
+    for (uint32_t v; (v = cs__hmap_next(&s->id_map, cs__id_key(id), &it)) != CS__HEMPTY;)
+        if (memcmp(s->pool[v].id.b, id->b, CS_ID_LEN) == 0) return v;
+    return CS_NIL;
+}
+
+/* ------------------------------------------------------------- watch */
+
+/* Watch keys are identified by keccak256(key) (CIP-5 CN §6.2 IndexWatch). */
+static void cs__key_hash(const uint8_t *key, size_t len, cs_hash_t *out)
+{
+    cs_keccak256(key, len, out->b);
+}
+
+static int cs__watch_add(cs_sched_t *s, uint32_t slot, const cs_hash_t *keys, uint32_t n)
+{
+    if (CS__GROW(s->wlists, s->wlists_cap, s->n_wlists + 1) != 0) return CS_ENOMEM;
+    cs_hash_t *copy = malloc((size_t)n * sizeof *copy);
+    if (!copy) return CS_ENOMEM;
+    memcpy(copy, keys, (size_t)n * sizeof *copy);
+    uint32_t w;
+    if (s->n_wfree > 0) w = s->wfree[--s->n_wfree];
+    else w = (uint32_t)s->n_wlists++;
+    s->wlists[w].keys = copy;
+    s->wlists[w].n = n;
+    for (uint32_t i = 0; i < n; i++) {
+        if (cs__hmap_put(&s->watch_map, cs__load64(copy[i].b), slot) != 0) {
+            for (uint32_t j = 0; j < i; j++) cs__hmap_del(&s->watch_map, cs__load64(copy[j].b), slot);
+            free(copy);
+            s->wlists[w].keys = NULL;
+            s->wfree[s->n_wfree++] = w;
+            return CS_ENOMEM;
+        }
+    }
+    s->pool[slot].wkeys = w;
+    return CS_OK;
+}
+
+static void cs__watch_del(cs_sched_t *s, uint32_t slot)
+{
+    uint32_t w = s->pool[slot].wkeys;
+    if (w == CS_NIL) return;
+    for (uint32_t i = 0; i < s->wlists[w].n; i++)
+        cs__hmap_del(&s->watch_map, cs__load64(s->wlists[w].keys[i].b), slot);
+    free(s->wlists[w].keys);
+    s->wlists[w].keys = NULL;
+    s->wlists[w].n = 0;
+    if (CS__GROW(s->wfree, s->wfree_cap, s->n_wfree + 1) == 0) s->wfree[s->n_wfree++] = w;
+    s->pool[slot].wkeys = CS_NIL;
+}
+
+/* ------------------------------------------------------------ alloc/free */
+
+static void cs__queue_cfg(const cs_params_t *p, cs_queue_cfg_t *qc)
+{
+    qc->ring_size = (uint32_t)p->ring_size;
+    qc->epoch_blocks = (uint32_t)p->epoch_blocks;
+    qc->epochs = (uint32_t)p->epochs;
+}
+
+int cs_sched_alloc(cs_sched_t **out, const cs_params_t *p, const char *mechanism, uint64_t height)
+{
+    *out = NULL;
+    const cs_mech_ops_t *ops = cs_mech_find(mechanism);
+    if (!ops) return CS_EUNKNOWN_MECHANISM;
+    cs_sched_t *s = calloc(1, sizeof *s);
+    if (!s) return CS_ENOMEM;
+    s->p = *p;
+    s->height = height;
+    s->cur = height;
+    int rc = CS_ENOMEM;
+    if (cs__hmap_init(&s->id_map, 1024) != 0 || cs__hmap_init(&s->actor_map, 256) != 0 ||
+        cs__hmap_init(&s->watch_map, 64) != 0 || cs__hmap_init(&s->mailbox, 256) != 0)
+        goto fail;
+    uint32_t h0;
+    if (cs__handler_intern(s, CS_DEFAULT_HANDLER, strlen(CS_DEFAULT_HANDLER), &h0) != CS_OK) goto fail;
+    cs_queue_cfg_t qc;
+    cs__queue_cfg(p, &qc);
+    s->q = cs_queue_alloc(&qc, &s->pool, height);
+    if (!s->q) {
+        rc = CS_EINVAL;
+        goto fail;
+    }
+    rc = cs_mech_open(&s->mech, ops, p);
+    if (rc != CS_OK) goto fail;
+    s->mech_open = 1;
+    rc = cs__fees_init(s);
+    if (rc != CS_OK) goto fail;
+    *out = s;
+    return CS_OK;
+fail:
+    cs_sched_free(s);
+    return rc;
+}
+
+void cs_sched_free(cs_sched_t *s)
+{
+    if (!s) return;
+    if (s->tx_open) cs_sched_tx_rollback(s);
+    cs__retired_release(s);
+    for (size_t i = 0; i < s->pool_n; i++)
+        if (s->pool[i].flags & CS_TF_LIVE) free(s->pool[i].payload);
+    for (size_t i = 0; i < s->n_wlists; i++) free(s->wlists[i].keys);
+    for (size_t i = 0; i < s->n_handlers; i++) free(s->handlers[i]);
+    cs__fees_free(s);
+    if (s->mech_open) cs_mech_close(&s->mech);
+    cs_queue_free(s->q);
+    cs__hmap_free(&s->id_map);
+    cs__hmap_free(&s->actor_map);
+    cs__hmap_free(&s->watch_map);
+    cs__hmap_free(&s->mailbox);
+    free(s->pool);
+    free(s->free_slots);
+    free(s->retired);
+    free(s->actors);
+    free(s->handlers);
+    free(s->wlists);
+    free(s->wfree);
+    free(s->ops);
+    free(s->staged);
+    free(s->modkeys);
+    free(s->carry);
+    free(s->gcq);
+    cs_slotvec_free(&s->due);
+    free(s->cands);
+    free(s->rows);
+    free(s->deliv);
+    free(s->trig);
+    free(s->crow);
+    free(s->order);
+    free(s->mbox_ids);
+    free(s);
+}
+
+void cs_sched_set_hooks(cs_sched_t *s, const cs_sched_hooks_t *h)
+{
+    if (h) s->hooks = *h;
+    else memset(&s->hooks, 0, sizeof s->hooks);
+}
+
+int cs_sched_set_params(cs_sched_t *s, const cs_params_t *p)
+{
+    if (p->ring_size != s->p.ring_size || p->epoch_blocks != s->p.epoch_blocks ||
+        p->epochs != s->p.epochs)
+        return CS_EINVAL;
+    s->p = *p;
+    return CS_OK;
+}
+
+const cs_params_t *cs_sched_params(const cs_sched_t *s) { return &s->p; }
+uint64_t cs_sched_height(const cs_sched_t *s) { return s->height; }
+uint64_t cs_sched_pending(const cs_sched_t *s) { return s->n_pending; }
+const cs_hash_t *cs_sched_digest(const cs_sched_t *s) { return &s->digest; }
+const cs_mech_t *cs_sched_mech(const cs_sched_t *s) { return &s->mech; }
+
+const cs_timer_t *cs_sched_record(const cs_sched_t *s, uint32_t slot)
+{
+    return slot < s->pool_n ? &s->pool[slot] : NULL;
+}
+
+const cs_timer_t *cs_sched_find(const cs_sched_t *s, const cs_hash_t *id)
+{
+    uint32_t slot = cs__id_lookup(s, id);
+    return slot == CS_NIL ? NULL : &s->pool[slot];
+}
+
+uint32_t cs_sched_actor_pending(const cs_sched_t *s, const cs_addr_t *a)
+{
+    uint32_t idx;
+    if (cs__actor_lookup(s, a, &idx) != CS_OK) return 0;
+    return s->actors[idx].pending;
+}
+
+const cs_addr_t *cs_sched_actor_addr(const cs_sched_t *s, uint32_t actor)
+{
+    return actor < s->n_actors ? &s->actors[actor].addr : NULL;
+}
+
+int cs_sched_mailbox_put(cs_sched_t *s, const cs_hash_t *deliver_id)
+{
+    uint64_t k = cs__load64(deliver_id->b);
+    size_t it = SIZE_MAX;
+    for (uint32_t v; (v = cs__hmap_next(&s->mailbox, k, &it)) != CS__HEMPTY;)
+        if (memcmp(s->mbox_ids[v].b, deliver_id->b, CS_ID_LEN) == 0) return 0;
+    if (CS__GROW(s->mbox_ids, s->mbox_cap, s->n_mbox + 1) != 0) return -CS_ENOMEM;
+    if (cs__hmap_put(&s->mailbox, k, (uint32_t)s->n_mbox) != 0) return -CS_ENOMEM;
+    s->mbox_ids[s->n_mbox++] = *deliver_id;
+    return 1;
+}
+
+size_t cs_sched_mailbox_size(const cs_sched_t *s) { return s->n_mbox; }
+
+/* ---------------------------------------------------- block start (step 1) */
+
+int cs_sched_begin_block(cs_sched_t *s, uint64_t h)
+{
+    if (s->tx_open) return CS_ETX_OPEN;
+    if (h != s->height + 1) return CS_EINVAL;
+    int rc = cs_queue_advance(s->q, h);
+    if (rc != CS_OK) return rc;
+    s->cur = h;
+    s->blk_sched_cycles = 0;
+    s->blk_scheduled = 0;
+    s->blk_cancelled = 0;
+    /* The mailbox holds one height's materialized entries (CIP-5 CN §10.2);
+     * entries of earlier heights have executed. */
+    cs__hmap_clear(&s->mailbox);
+    s->n_mbox = 0;
+    cs__fees_begin_block(s, h);
+    return CS_OK;
+}
+
+/* -------------------------------------------------- transactions (step 2) */
+
+int cs_sched_tx_begin(cs_sched_t *s)
+{
+    if (s->tx_open) return CS_ETX_OPEN;
+    s->tx_open = 1;
+    s->n_ops = 0;
+    s->n_staged = 0;
+    s->tx_modkeys0 = s->n_modkeys;
+    return CS_OK;
+}
+
+static void cs__staged_drop(cs_sched_t *s)
+{
+    for (size_t i = 0; i < s->n_staged; i++) {
+        free(s->staged[i].rec.payload);
+        free(s->staged[i].wkeys);
+    }
+    s->n_staged = 0;
+    s->n_ops = 0;
+}
+
+void cs_sched_tx_rollback(cs_sched_t *s)
+{
+    if (!s->tx_open) return;
+    /* CIP-5 §4.3: on rollback all timer side effects are discarded. */
+    for (size_t i = 0; i < s->n_staged; i++) {
+        uint32_t a = s->staged[i].rec.actor;
+        s->actors[a].staged--;
+    }
+    for (size_t i = 0; i < s->n_ops; i++)
+        if (s->ops[i].type == CS__OP_CANCEL && s->ops[i].slot != CS_NIL)
+            s->actors[s->pool[s->ops[i].slot].actor].staged++;
+    cs__staged_drop(s);
+    s->n_modkeys = s->tx_modkeys0;
+    s->tx_open = 0;
+}
+
+/* Insert a fully built record into the store and the right index. */
+static int cs__insert_record(cs_sched_t *s, const cs_timer_t *rec, const cs_hash_t *wkeys,
+                             uint32_t n_wkeys)
+{
+    uint32_t slot;
+    int rc = cs__slot_alloc(s, &slot);
+    if (rc != CS_OK) return rc;
+    cs_timer_t *t = &s->pool[slot];
+    *t = *rec;
+    t->tier = CS_TIER_NONE;
+    t->wkeys = CS_NIL;
+    t->flags |= CS_TF_LIVE;
+    t->fifo_rank = s->next_rank++;
+    if (cs__hmap_put(&s->id_map, cs__id_key(&t->id), slot) != 0) goto nomem;
+    if (t->kind == CS_KIND_WATCH) {
+        if (cs__watch_add(s, slot, wkeys, n_wkeys) != CS_OK) {
+            cs__hmap_del(&s->id_map, cs__id_key(&t->id), slot);
+            goto nomem;
+        }
+    } else {
+        rc = cs_queue_insert(s->q, slot);
+        if (rc != CS_OK) {
+            cs__hmap_del(&s->id_map, cs__id_key(&t->id), slot);
+            t->flags = 0;
+            s->free_slots[s->n_free++] = slot;
+            return rc;
+        }
+    }
+    s->actors[t->actor].pending++;
+    s->n_pending++;
+    s->acct.scheduled++;
+    cs__setsum_update(s, t, 1);
+    return CS_OK;
+nomem:
+    t->flags = 0;
+    s->free_slots[s->n_free++] = slot;
+    return CS_ENOMEM;
+}
+
+/* Take a live record out of every index (queue tier, carry set, GC queue,
+ * watch index, id index) and retire its slot. */
+void cs__remove_record(cs_sched_t *s, uint32_t slot)
+{
+    cs_timer_t *t = &s->pool[slot];
+    cs__setsum_update(s, t, 0);
+    if (t->flags & CS_TF_GC) t->flags &= (uint8_t)~CS_TF_GC;
+    if (t->tier != CS_TIER_NONE) cs_queue_remove(s->q, slot);
+    else if (t->flags & CS_TF_CARRIED) {
+        uint32_t i = t->qpos, last = s->carry[--s->n_carry];
+        s->carry[i] = last;
+        s->pool[last].qpos = i;
+    }
+    if (t->kind == CS_KIND_WATCH) cs__watch_del(s, slot);
+    cs__hmap_del(&s->id_map, cs__id_key(&t->id), slot);
+    s->actors[t->actor].pending--;
+    s->n_pending--;
+    t->flags &= (uint8_t)~(CS_TF_LIVE | CS_TF_CARRIED);
+    if (cs__slot_retire(s, slot) != CS_OK) {
+        /* No room to defer: the slot leaks until free, which is safe. */
+    }
+}
+
+int cs_sched_tx_commit(cs_sched_t *s)
+{
+    if (!s->tx_open) return CS_ENO_TX;
+    /* CIP-5 §4.3: side effects persist after the transaction commits, in
+     * the order the transaction made them. */
+    for (size_t i = 0; i < s->n_ops; i++) {
+        cs__op_t *op = &s->ops[i];
+        if (op->type == CS__OP_SCHEDULE) {
+            cs__staged_t *st = &s->staged[op->slot];
+            s->actors[st->rec.actor].staged--;
+            if (st->cancelled) {
+                free(st->rec.payload);
+            } else {
+                int rc = cs__insert_record(s, &st->rec, st->wkeys, st->n_wkeys);
+                if (rc != CS_OK) free(st->rec.payload);
+                else s->blk_scheduled++;
+            }
+            st->rec.payload = NULL;
+            free(st->wkeys);
+            st->wkeys = NULL;
+        } else if (op->slot != CS_NIL) {
+            cs_timer_t *t = &s->pool[op->slot];
+            s->actors[t->actor].staged++;
+            if (t->flags & CS_TF_LIVE) {
+                cs__remove_record(s, op->slot);
+                s->acct.cancelled++;
+                s->blk_cancelled++;
+            }
+        }
+    }
+    s->n_ops = 0;
+    s->n_staged = 0;
+    s->tx_open = 0;
+    return CS_OK;
+}
+
+static int cs__push_op(cs_sched_t *s, int type, uint32_t slot)
+{
+    if (CS__GROW(s->ops, s->ops_cap, s->n_ops + 1) != 0) return CS_ENOMEM;
+    s->ops[s->n_ops].type = type;
+    s->ops[s->n_ops].slot = slot;
+    s->n_ops++;
+    return CS_OK;
+}
+
+/* Is an id already taken, committed or staged (and not cancelled)? */
+static int cs__id_taken(const cs_sched_t *s, const cs_hash_t *id)
+{
+    if (cs__id_lookup(s, id) != CS_NIL) return 1;
+    for (size_t i = 0; i < s->n_staged; i++)
+        if (!s->staged[i].cancelled && memcmp(s->staged[i].rec.id.b, id->b, CS_ID_LEN) == 0)
+            return 1;
+    return 0;
+}
+
+int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out, cs_meter_t *meter)
+{
+    if (!s->tx_open) return CS_ENO_TX;
+    /* CIP-5 §4.2 limits; each breach is a named error, never an abort. */
+    if (a->payload_len > CS_MAX_PAYLOAD) return CS_EPAYLOAD_TOO_LARGE;
+    if (a->payload_len > 0 && a->payload == NULL) return CS_EINVAL;
+    if (a->handler && a->handler_len > CS_MAX_HANDLER) return CS_EHANDLER_TOO_LONG;
+    if (a->timer_id && a->timer_id_len > CS_MAX_TIMER_ID) return CS_ETIMER_ID_TOO_LONG;
+    if (a->kind > CS_KIND_WATCH) return CS_EUNSUPPORTED_TIMER_TYPE;
+    if (a->kind == CS_KIND_INTERVAL && a->every_blocks == 0) return CS_EINVALID_PARAM;
+    if (a->kind == CS_KIND_WATCH && (a->n_watch == 0 || a->n_watch > CS_MAX_WATCH_KEYS))
+        return CS_EINVALID_PARAM;
+    /* CIP-5 §4.2 / §5.3: strictly future height -- the same-block prohibition. */
+    if (a->kind != CS_KIND_WATCH && a->height <= s->cur) return CS_EHEIGHT_NOT_FUTURE;
+    if (a->tier_hint > 3) return CS_EINVALID_PARAM;
+
+    uint32_t actor;
+    int rc = cs__actor_intern(s, &a->actor, &actor);
+    if (rc != CS_OK) return rc;
+    uint32_t payer = actor;
+    if (a->fee_payer && (rc = cs__actor_intern(s, a->fee_payer, &payer)) != CS_OK) return rc;
+    /* CIP-5 §8: MAX_TIMERS_PER_ACTOR through the per-actor index, counting
+     * what this transaction has staged. */
+    cs_actor_rec_t *ar = &s->actors[actor];
+    if ((uint64_t)ar->pending + (uint64_t)ar->staged >= s->p.max_timers_per_actor)
+        return CS_ETOO_MANY_TIMERS;
+
+    cs_timer_t rec;
+    memset(&rec, 0, sizeof rec);
+    rec.kind = a->kind;
+    rec.height = a->kind == CS_KIND_WATCH ? s->cur : a->height;
+    rec.every_blocks = a->every_blocks;
+    rec.actor = actor;
+    rec.fee_payer = payer;
+    rec.sched_height = s->cur;
+    rec.expires_at = a->expires_at;
+    rec.tier_hint = a->tier_hint;
+    rec.agent = a->agent;
+    rec.nonce = ar->nonce;
+    rec.wkeys = CS_NIL;
+    rec.qpos = CS_NIL;
+
+    /* Fees, bids and caps: the mechanism family decides (CIP-1 rev §6, D5). */
+    rc = cs__fees_validate(s, a, &rec);
+    if (rc != CS_OK) return rc;
+
+    /* Handler: explicit, or the payload's custom-handler convention (CIP-5 §4.2). */
+    const uint8_t *body = a->payload;
+    size_t body_len = a->payload_len;
+    uint8_t *inner = NULL;
+    size_t inner_len = 0;
+    char hname[CS_MAX_HANDLER + 1];
+    rec.handler = 0;
+    if (a->handler) {
+        rc = cs__handler_intern(s, a->handler, a->handler_len, &rec.handler);
+        if (rc != CS_OK) return rc;
+    } else if (body_len > 0) {
+        int r = cs_payload_route(body, body_len, hname, &inner, &inner_len);
+        if (r < 0) return -r;
+        if (r == 1 && (rc = cs__handler_intern(s, hname, strlen(hname), &rec.handler)) != CS_OK) {
+            free(inner);
+            return rc;
+        }
+    }
+
+    /* CIP-5 §3.3: the id covers the payload as given (before routing). */
+    if (a->timer_id) {
+        if (a->timer_id_len == CS_ID_LEN) memcpy(rec.id.b, a->timer_id, CS_ID_LEN);
+        else cs_keccak256(a->timer_id, a->timer_id_len, rec.id.b);
+    } else {
+        cs_timer_id(&a->actor, rec.height, body, body_len, ar->nonce, &rec.id);
+    }
+    if (cs__id_taken(s, &rec.id)) {
+        free(inner);
+        return CS_ETIMER_EXISTS;
+    }
+    /* The record keeps the payload delivered to the handler: the inner
+     * payload for a routed one, else the bytes as given. */
+    if (inner) {
+        rec.payload = inner;
+        rec.payload_len = (uint32_t)inner_len;
+    } else if (body_len > 0) {
+        rec.payload = malloc(body_len);
+        if (!rec.payload) return CS_ENOMEM;
+        memcpy(rec.payload, body, body_len);
+        rec.payload_len = (uint32_t)body_len;
+    }
+
+    if (CS__GROW(s->staged, s->staged_cap, s->n_staged + 1) != 0) {
+        free(rec.payload);
+        return CS_ENOMEM;
+    }
+    cs__staged_t *st = &s->staged[s->n_staged];
+    memset(st, 0, sizeof *st);
+    if (a->kind == CS_KIND_WATCH) {
+        st->wkeys = malloc(a->n_watch * sizeof *st->wkeys);
+        if (!st->wkeys) {
+            free(rec.payload);
+            return CS_ENOMEM;
+        }
+        for (size_t i = 0; i < a->n_watch; i++) {
+            if (a->watch_key_lens[i] > CS_MAX_WATCH_KEY_LEN) {
+                free(st->wkeys);
+                st->wkeys = NULL;
+                free(rec.payload);
+                return CS_EINVALID_PARAM;
+            }
+            cs__key_hash(a->watch_keys[i], a->watch_key_lens[i], &st->wkeys[i]);
+        }
+        st->n_wkeys = (uint32_t)a->n_watch;
+    }
+    if (cs__push_op(s, CS__OP_SCHEDULE, (uint32_t)s->n_staged) != CS_OK) {
+        free(st->wkeys);
+        st->wkeys = NULL;
+        free(rec.payload);
+        return CS_ENOMEM;
+    }
+    st->rec = rec;
+    s->n_staged++;
+    ar->staged++;
+    ar->nonce++;
+    if (id_out) *id_out = rec.id;
+    /* CIP-5 §6.1: 1,000 cycles + payload cells. */
+    if (meter) {
+        meter->cycles = s->p.schedule_cycles;
+        meter->cells = body_len;
+    }
+    s->blk_sched_cycles += s->p.schedule_cycles;
+    return CS_OK;
+}
+
+int cs_sched_cancel(cs_sched_t *s, const cs_addr_t *caller, const cs_hash_t *id, cs_meter_t *meter)
+{
+    if (!s->tx_open) return CS_ENO_TX;
+    uint32_t actor;
+    if (cs__actor_lookup(s, caller, &actor) != CS_OK) return CS_ETIMER_NOT_FOUND;
+    /* A timer staged in this same transaction can be cancelled before it lands. */
+    for (size_t i = 0; i < s->n_staged; i++) {
+        cs__staged_t *st = &s->staged[i];
+        if (!st->cancelled && memcmp(st->rec.id.b, id->b, CS_ID_LEN) == 0) {
+            if (st->rec.actor != actor) return CS_ENOT_OWNER;
+            st->cancelled = 1;
+            goto metered;
+        }
+    }
+    uint32_t slot = cs__id_lookup(s, id);
+    if (slot == CS_NIL) return CS_ETIMER_NOT_FOUND;
+    if (s->pool[slot].actor != actor) return CS_ENOT_OWNER;
+    for (size_t i = 0; i < s->n_ops; i++)
+        if (s->ops[i].type == CS__OP_CANCEL && s->ops[i].slot == slot) return CS_ETIMER_NOT_FOUND;
+    if (cs__push_op(s, CS__OP_CANCEL, slot) != CS_OK) return CS_ENOMEM;
+    s->actors[actor].staged--; /* frees a place for this transaction's schedules */
+metered:
+    if (meter) {
+        meter->cycles = s->p.cancel_cycles; /* CIP-5 §6.1: 500 cycles flat */
+        meter->cells = 0;
+    }
+    s->blk_sched_cycles += s->p.cancel_cycles;
+    return CS_OK;
+}
+
+int cs_sched_write_key(cs_sched_t *s, const uint8_t *key, size_t len)
+{
+    if (!s->tx_open) return CS_ENO_TX;
+    if (CS__GROW(s->modkeys, s->modkeys_cap, s->n_modkeys + 1) != 0) return CS_ENOMEM;
+    cs__key_hash(key, len, &s->modkeys[s->n_modkeys++]);
+    return CS_OK;
+}
+
+int cs_sched_sys_cancel(cs_sched_t *s, const cs_hash_t *id)
+{
+    /* CIP-1 rev §12: SYS_CANCEL_TIMER (opcode 48), validator-set emergency cancel. */
+    uint32_t slot = cs__id_lookup(s, id);
+    if (slot == CS_NIL) return CS_ETIMER_NOT_FOUND;
+    cs__fees_on_destroy(s, slot);
+    cs__remove_record(s, slot);
+    s->acct.cancelled++;
+    s->blk_cancelled++;
+    return CS_OK;
+}
+
+int cs_sched_sys_extend(cs_sched_t *s, const cs_hash_t *id, uint64_t new_expires_at)
+{
+    /* CIP-1 rev §12: SYS_EXTEND_TIMER (opcode 50), emergency TTL extension. */
+    uint32_t slot = cs__id_lookup(s, id);
+    if (slot == CS_NIL) return CS_ETIMER_NOT_FOUND;
+    if (new_expires_at != 0 && new_expires_at <= s->cur) return CS_EINVALID_PARAM;
+    s->pool[slot].expires_at = new_expires_at;
+    return CS_OK;
+}

@@ -1,0 +1,214 @@
+/*
+ * cs_sched.h -- the scheduler: timer store, indices, transactions and the
+ * end-of-block pipeline (CIP-5 §3-8, CIP-5 CN §5-11, CIP-1 rev §3,
+ * DESIGN §2.1-2.3).
+ *
+ * A cs_sched_t is the whole timer state a validator keeps: the record pool,
+ * the id index (CIP-5 §3.2 timer store), the per-actor index that enforces
+ * MAX_TIMERS_PER_ACTOR, the tiered calendar queue (height index), the watch
+ * index (CIP-5 CN §6.2 IndexWatch), the carry set of deferred timers and
+ * the mailbox of materialized deliveries.  One block is driven as
+ *
+ *     cs_sched_begin_block(s, h)              epoch maintenance (step 1)
+ *     cs_sched_tx_begin / schedule / cancel / write_key / tx_commit|rollback
+ *                                             TX phase (step 2)
+ *     cs_sched_end_block(s, &res)             steps 3-9
+ *
+ * Ownership: cs_sched_alloc returns an object freed with cs_sched_free.
+ * The block result's arrays are owned by the scheduler and stay valid until
+ * the next cs_sched_end_block or cs_sched_free.
+ */
+#ifndef CS_SCHED_H
+#define CS_SCHED_H
+
+#include "cs_error.h"
+#include "cs_mech.h"
+#include "cs_params.h"
+#include "cs_queue.h"
+#include "cs_timer.h"
+
+typedef struct cs_sched cs_sched_t;
+
+/* Arguments of one schedule call (CIP-5 §4.1, CIP-1 rev §6, CIP-5 CN §7.1). */
+typedef struct cs_sched_args {
+    cs_addr_t actor;          /* owner; the transaction's sender */
+    const cs_addr_t *fee_payer; /* NULL = the owner (CIP-1 rev §6) */
+    uint8_t kind;             /* cs_timer_kind */
+    uint64_t height;          /* due height (HEIGHT); first due (INTERVAL) */
+    uint32_t every_blocks;    /* INTERVAL period, >= 1 */
+    const uint8_t *payload;   /* may be NULL when payload_len == 0 */
+    size_t payload_len;       /* <= 1 MiB */
+    const char *handler;      /* NULL = "handle_timer" or the payload's _handler */
+    size_t handler_len;       /* bytes of handler (no NUL needed) */
+    const uint8_t *timer_id;  /* NULL = derive (CIP-5 §3.3); else caller's id */
+    size_t timer_id_len;      /* <= 256; ids longer than 32 bytes are hashed */
+    uint64_t gas_limit;       /* 0 = default per-fire budget */
+    uint64_t max_cells;       /* 0 = default */
+    uint64_t expires_at;      /* TTL height, 0 = none */
+    int has_bid;              /* legacy / auction bid present */
+    cs_u128 bid;              /* bid (CIP-5 §9.7) */
+    int has_fees;             /* max_fee / max_priority present */
+    cs_u128 max_fee;          /* max_fee_per_cycle */
+    cs_u128 max_prio;         /* max_priority_fee_per_cycle */
+    uint8_t tier_hint;        /* 0 economy, 1 standard (default), 2 fast, 3 urgent */
+    const uint8_t *const *watch_keys; /* STATE_WATCH keys */
+    const size_t *watch_key_lens;     /* their lengths */
+    size_t n_watch;                   /* number of keys, >= 1 for WATCH */
+    uint32_t agent;           /* simulator tag copied into the record */
+} cs_sched_args_t;
+
+/* CIP-5 §5.2: the deferred transaction one fire produces. */
+typedef struct cs_delivery {
+    cs_hash_t deliver_id;     /* H(h, parent_state_root, timer_id, fire_seq) (CIP-5 CN §10) */
+    cs_hash_t origin;         /* 32 zero bytes: system-triggered sentinel */
+    cs_hash_t timer_id;       /* the timer */
+    cs_addr_t actor;          /* ExecuteActor.actor and the sender */
+    const char *handler;      /* ExecuteActor.handler (interned; valid for the run) */
+    const uint8_t *payload;   /* ExecuteActor.payload (valid until next end_block) */
+    uint32_t payload_len;     /* bytes */
+    uint64_t cycles_limit;    /* 550,000 in FIFO (CIP-5 §5.2) or the gas limit */
+    uint64_t cells_limit;     /* 550,000 in FIFO or max_cells */
+    uint64_t due_height;      /* trigger context */
+    uint32_t fire_seq;        /* fire_seq used in deliver_id */
+    uint8_t kind;             /* trigger kind */
+    uint32_t slot;            /* record slot (valid during the execute hook) */
+    uint32_t agent;           /* simulator tag */
+} cs_delivery_t;
+
+/* Outcome of one candidate in one block. */
+typedef enum cs_outcome {
+    CS_OUT_FIRED = 0,        /* selected and executed */
+    CS_OUT_DEFERRED = 1,     /* lost; carried to h+1 with n += 1 */
+    CS_OUT_EXPIRED = 2,      /* TTL passed; destroyed via the GC lane */
+    CS_OUT_INSUFFICIENT = 3, /* fee payer < max_cost; destroyed via GC */
+    CS_OUT_GC_WAIT = 4,      /* GC budget exhausted; GC carries over */
+    CS_OUT_CANCELLED = 5,    /* explicit cancel (timer rows only) */
+    CS_OUT_PENDING = 6       /* still queued at the end of a run */
+} cs_outcome;
+
+/* One row per candidate looked at in a block. */
+typedef struct cs_cand_row {
+    uint32_t slot;            /* record slot (valid until the next end_block) */
+    uint8_t outcome;          /* cs_outcome */
+    uint8_t why;              /* cs_why for deferrals */
+    uint64_t used_cycles;     /* cycles the handler used (fired) */
+    cs_u128 burn;             /* base units burned for this fire */
+    cs_u128 tip;              /* priority tips to the proposer */
+    cs_u128 payment;          /* auction payment */
+    cs_u128 priority;         /* mechanism's sort key */
+    uint64_t weight;          /* W(actor) ppm at clearing */
+} cs_cand_row_t;
+
+/* Per-block totals (one /blocks row). */
+typedef struct cs_block_stats {
+    uint64_t height;
+    uint64_t due, fired, deferred, expired, insufficient, cancelled, scheduled;
+    uint64_t gc_destroyed, gc_backlog;
+    uint64_t lane_cycles, gc_cycles, eob_cycles; /* eob: all fired cycles (fifo spike) */
+    uint64_t sched_cycles;                       /* metering of schedule/cancel (CIP-5 §6.1) */
+    uint64_t delay_sum;                          /* sum of fire delays (h - due) */
+    cs_u128 basefee_lane;                        /* basefee used this block */
+    cs_u128 burn, tips, payments;
+    cs_u128 p50_tip;                             /* previous-block p50 for next block */
+    cs_queue_stats_t tiers;
+    cs_hash_t digest;                            /* scheduler state digest for h */
+} cs_block_stats_t;
+
+typedef struct cs_block_result {
+    cs_block_stats_t st;        /* totals */
+    cs_delivery_t *deliv;       /* materialized deliveries, execution order */
+    size_t n_deliv;
+    cs_cand_row_t *rows;        /* every candidate examined */
+    size_t n_rows;
+} cs_block_result_t;
+
+/*
+ * Hooks into the world outside the core (the simulator's agents, or a
+ * validator's VM).  Every hook may be NULL.
+ *   execute: run a fired handler inside its own transaction (the hook may
+ *            call cs_sched_schedule/cancel/write_key: the pipeline opens
+ *            and commits the deferred transaction around it).  Returns the
+ *            cycles and cells actually used (clamped to the limits).
+ *   gba:     custom GBA for a timer at fire time (CIP-1 rev §7.2); returns
+ *            1 with fees filled, or 0 to use the default GBA.
+ */
+typedef struct cs_gba_ctx_pub {
+    uint64_t trigger_block_height;  /* CIP-1 rev §7.2 */
+    uint64_t current_block_height;
+    cs_u128 basefee_cycle, basefee_cell, basefee_lane_timer;
+    uint64_t last_block_cycle_usage;
+    cs_u128 p50_tip;
+    cs_u128 owner_balance;
+} cs_gba_ctx_pub_t;
+
+typedef struct cs_sched_hooks {
+    void *user;
+    void (*execute)(void *user, cs_sched_t *s, const cs_delivery_t *d, uint64_t *used_cycles,
+                    uint64_t *used_cells);
+    int (*gba)(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t *ctx, cs_u128 *max_fee,
+               cs_u128 *max_prio);
+} cs_sched_hooks_t;
+
+/* Create a scheduler at height `height` (the last finished block). */
+int cs_sched_alloc(cs_sched_t **out, const cs_params_t *p, const char *mechanism,
+                   uint64_t height);
+void cs_sched_free(cs_sched_t *s);
+void cs_sched_set_hooks(cs_sched_t *s, const cs_sched_hooks_t *h);
+
+/* Replace parameters between blocks (governance, SYS_UPDATE_TIMER_CONFIG).
+ * Queue geometry (ring_size, epoch_blocks, epochs) cannot change. */
+int cs_sched_set_params(cs_sched_t *s, const cs_params_t *p);
+const cs_params_t *cs_sched_params(const cs_sched_t *s);
+
+/* Step 1: start block h = height + 1 (epoch maintenance). */
+int cs_sched_begin_block(cs_sched_t *s, uint64_t h);
+
+/* Step 2: transactions.  Schedule/cancel/write_key must be inside one. */
+int cs_sched_tx_begin(cs_sched_t *s);
+int cs_sched_tx_commit(cs_sched_t *s);
+void cs_sched_tx_rollback(cs_sched_t *s);
+/* Metering of one host call (CIP-5 §6.1). */
+typedef struct cs_meter {
+    uint64_t cycles; /* schedule 1,000 / cancel 500 by default */
+    uint64_t cells;  /* payload bytes written */
+} cs_meter_t;
+
+/* Validate and stage a schedule; the id is returned in *id_out and the
+ * metering (schedule_cycles + payload cells) in *meter (both may be NULL).
+ * Errors leave nothing staged. */
+int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out,
+                      cs_meter_t *meter);
+/* Stage a cancel by the owner (CIP-5 §4.1); metering 500 cycles. */
+int cs_sched_cancel(cs_sched_t *s, const cs_addr_t *caller, const cs_hash_t *id,
+                    cs_meter_t *meter);
+/* Record a state-key write (ModifiedKeySet, CIP-5 CN §8.1). */
+int cs_sched_write_key(cs_sched_t *s, const uint8_t *key, size_t len);
+
+/* System instructions (CIP-1 rev §12), applied immediately between blocks
+ * or inside a transaction's commit: 48 cancel, 50 extend TTL. */
+int cs_sched_sys_cancel(cs_sched_t *s, const cs_hash_t *id);
+int cs_sched_sys_extend(cs_sched_t *s, const cs_hash_t *id, uint64_t new_expires_at);
+
+/* Steps 3-9 for the current block. */
+int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res);
+
+/* Lookups. */
+const cs_timer_t *cs_sched_find(const cs_sched_t *s, const cs_hash_t *id);
+const cs_timer_t *cs_sched_record(const cs_sched_t *s, uint32_t slot);
+uint64_t cs_sched_height(const cs_sched_t *s);
+uint64_t cs_sched_pending(const cs_sched_t *s);
+uint32_t cs_sched_actor_pending(const cs_sched_t *s, const cs_addr_t *a);
+const cs_addr_t *cs_sched_actor_addr(const cs_sched_t *s, uint32_t actor);
+const cs_hash_t *cs_sched_digest(const cs_sched_t *s); /* last block's digest */
+const cs_mech_t *cs_sched_mech(const cs_sched_t *s);
+
+/* Mailbox (CIP-5 CN §10.2): materialize is idempotent by deliver_id.
+ * Returns 1 if added, 0 if the id was already present. */
+int cs_sched_mailbox_put(cs_sched_t *s, const cs_hash_t *deliver_id);
+size_t cs_sched_mailbox_size(const cs_sched_t *s);
+
+/* CIP-5 CN §10.1 / §14: deliver_id = keccak256(h[8 BE] || parent_root || timer_id || fire_seq[4 BE]). */
+void cs_deliver_id(uint64_t h, const cs_hash_t *parent_root, const cs_hash_t *timer_id,
+                   uint32_t fire_seq, cs_hash_t *out);
+
+#endif /* CS_SCHED_H */

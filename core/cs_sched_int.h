@@ -1,0 +1,138 @@
+/*
+ * cs_sched_int.h -- internals of the scheduler shared by cs_sched.c (store,
+ * indices, transactions), cs_eob.c (end-of-block pipeline) and cs_fees.c
+ * (fees, ledger and fairness glue).  Not a public header.
+ */
+#ifndef CS_SCHED_INT_H
+#define CS_SCHED_INT_H
+
+#include "cs_hmap.h"
+#include "cs_sched.h"
+
+#define CS_MAX_WATCH_KEYS 16u     /* keys per STATE_WATCH timer (CIP-5 CN §15) */
+#define CS_MAX_WATCH_KEY_LEN 256u /* bytes per watch key */
+
+typedef struct cs_actor_rec {
+    cs_addr_t addr;    /* 20-byte address */
+    uint32_t pending;  /* committed pending timers (CIP-5 §8 per-actor index) */
+    uint32_t staged;   /* net timers staged by the open transaction */
+    uint64_t nonce;    /* schedule counter used as the id nonce (CIP-5 §3.3) */
+    uint32_t deployer; /* fairness identity under fairness_identity=deployer */
+} cs_actor_rec_t;
+
+enum { CS__OP_SCHEDULE = 0, CS__OP_CANCEL = 1 };
+
+typedef struct cs__op {
+    int type;      /* CS__OP_* */
+    uint32_t slot; /* staged index (schedule) or record slot (cancel) */
+} cs__op_t;
+
+typedef struct cs__staged {
+    cs_timer_t rec;    /* the record as it will be inserted */
+    cs_hash_t *wkeys;  /* hashed watch keys (WATCH) */
+    uint32_t n_wkeys;  /* count */
+    int cancelled;     /* cancelled later in the same transaction */
+} cs__staged_t;
+
+typedef struct cs__wlist {
+    cs_hash_t *keys; /* hashed keys of one watch timer */
+    uint32_t n;      /* count */
+} cs__wlist_t;
+
+/* Timer accounting (DESIGN §2.6): scheduled = fired_final + expired +
+ * insufficient + cancelled + pending. */
+typedef struct cs__acct {
+    uint64_t scheduled, fired_final, expired, insufficient, cancelled;
+    uint64_t fires; /* every fire, intervals and watches included */
+} cs__acct_t;
+
+struct cs_fees; /* cs_fees.c */
+
+struct cs_sched {
+    cs_params_t p;            /* parameters in force */
+    uint64_t height;          /* last finished block */
+    uint64_t cur;             /* block being built (== height between blocks) */
+    cs_timer_t *pool;         /* record pool */
+    size_t pool_n, pool_cap;  /* high water, capacity */
+    uint32_t *free_slots;     /* free stack (capacity pool_cap) */
+    size_t n_free;
+    uint32_t *retired;        /* slots freed this block, released after execution */
+    size_t n_retired, retired_cap;
+    uint64_t next_rank;       /* next fifo_rank */
+    uint64_t n_pending;       /* live records */
+    cs__hmap_t id_map;        /* id prefix -> slot (CIP-5 §3.2 timer store) */
+    cs__hmap_t actor_map;     /* address key -> actor index */
+    cs_actor_rec_t *actors;
+    size_t n_actors, actors_cap;
+    char **handlers;          /* interned handler names; 0 = handle_timer */
+    size_t n_handlers, handlers_cap;
+    cs_queue_t *q;            /* height index (CIP-1 §2) */
+    cs__hmap_t watch_map;     /* key hash prefix -> slot (CIP-5 CN §6.2) */
+    cs__wlist_t *wlists;
+    size_t n_wlists, wlists_cap;
+    uint32_t *wfree;
+    size_t n_wfree, wfree_cap;
+    cs_hash_t *modkeys;       /* ModifiedKeySet(h), hashed */
+    size_t n_modkeys, modkeys_cap, tx_modkeys0;
+    int tx_open;              /* a transaction is open */
+    cs__op_t *ops;            /* the open transaction's side effects */
+    size_t n_ops, ops_cap;
+    cs__staged_t *staged;     /* staged schedules */
+    size_t n_staged, staged_cap;
+    uint32_t *carry;          /* deferred timers (losers), record qpos = index */
+    size_t n_carry, carry_cap;
+    uint32_t *gcq;            /* timers awaiting the GC lane */
+    size_t n_gcq, gcq_cap, gcq_head;
+    cs__hmap_t mailbox;       /* deliver_id prefix -> mbox index, this height */
+    cs_hash_t *mbox_ids;
+    size_t n_mbox, mbox_cap;
+    cs_mech_t mech;           /* the mechanism instance */
+    int mech_open;
+    cs_sched_hooks_t hooks;   /* outside world */
+    cs__acct_t acct;          /* timer accounting */
+    cs_hash_t digest;         /* state digest of the last block = parent root */
+    cs_hash_t setsum;         /* additive multiset hash of pending (id, height) */
+    /* per-block scratch, sized up front and reused */
+    cs_slotvec_t due;
+    cs_cand_t *cands;
+    size_t cands_cap;
+    cs_cand_row_t *rows;
+    size_t rows_cap;
+    cs_delivery_t *deliv;
+    size_t deliv_cap;
+    uint32_t *crow;           /* candidate -> row index */
+    size_t crow_cap;
+    uint32_t *order;          /* mechanism rank -> candidate index */
+    size_t order_cap;
+    uint32_t *trig;           /* candidate slots of this block */
+    size_t trig_cap;
+    uint64_t blk_sched_cycles, blk_scheduled, blk_cancelled;
+    struct cs_fees *fees;     /* fees, ledger, fairness state */
+};
+
+int cs__actor_intern(cs_sched_t *s, const cs_addr_t *a, uint32_t *out);
+int cs__actor_lookup(const cs_sched_t *s, const cs_addr_t *a, uint32_t *out);
+uint32_t cs__id_lookup(const cs_sched_t *s, const cs_hash_t *id);
+
+/* cs_fees.c: the money side of the pipeline. */
+int cs__fees_init(cs_sched_t *s);
+void cs__fees_free(cs_sched_t *s);
+void cs__fees_begin_block(cs_sched_t *s, uint64_t h);
+int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_t *rec);
+void cs__fees_on_destroy(cs_sched_t *s, uint32_t slot);
+
+#endif
+
+#define CS_TF_INSET 0x10u /* candidate of the block being cleared */
+#define CS_TF_GC 0x20u    /* waiting in the GC queue */
+
+int cs__fees_classify(cs_sched_t *s, uint32_t slot, cs_cand_t *c);
+int cs__fees_precharge(cs_sched_t *s, const cs_cand_t *c, cs_cand_row_t *row);
+void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles,
+                     uint64_t used_cells, cs_cand_row_t *row);
+void cs__fees_ctx(cs_sched_t *s, cs_clear_ctx_t *ctx);
+void cs__fees_end_block(cs_sched_t *s, const cs_cand_t *c, size_t n, cs_block_stats_t *st);
+void cs__setsum_update(cs_sched_t *s, const cs_timer_t *t, int add);
+void cs__remove_record(cs_sched_t *s, uint32_t slot);
+int cs__requeue(cs_sched_t *s, uint32_t slot);
+void cs__retired_release(cs_sched_t *s);

@@ -1,0 +1,386 @@
+/*
+ * test_keccak.c -- Keccak-256, timer ids (CIP-5 §3.3) and the custom
+ * handler payload convention (CIP-5 §4.2).
+ *
+ * Independent reference: every expected digest below that is not a
+ * published vector was computed once with the npm package js-sha3 0.13.0
+ * (node v20.20.2), function keccak256, over the same bytes, e.g.
+ *   node -e 'const {keccak256}=require("js-sha3");
+ *            const b=Buffer.alloc(200);for(let i=0;i<200;i++)b[i]=(i*167+13)&255;
+ *            console.log(keccak256(b))'
+ * and, for timer ids,
+ *   keccak256(Buffer.concat([Buffer.from(actorHex,"hex"), be8(height), payload, be8(nonce)]))
+ * with be8(x) = an 8-byte Buffer written by writeBigUInt64BE.
+ * Base64 expectations were checked with Python's base64.b64decode(s, validate=True).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_error.h"
+#include "cs_test.h"
+#include "cs_timer.h"
+
+/* ---- forced allocation failure (glibc, non-sanitizer builds only) ---- */
+#if defined(__GLIBC__) && !defined(CS_SANITIZE)
+#define CS_TEST_MALLOC_FAIL 1
+extern void *__libc_malloc(size_t n);
+static int fail_next_malloc; /* when set, the next malloc returns NULL */
+/* Replace malloc so the ENOMEM path of cs_payload_route can be forced;
+ * everything else goes straight to glibc (free stays glibc's). */
+void *malloc(size_t n)
+{
+    if (fail_next_malloc) {
+        fail_next_malloc = 0;
+        return NULL;
+    }
+    return __libc_malloc(n);
+}
+#endif
+
+/* Byte pattern used for long inputs: b[i] = (i*mul + add) mod 256. */
+static void pattern(uint8_t *b, size_t n, unsigned mul, unsigned add)
+{
+    for (size_t i = 0; i < n; i++) b[i] = (uint8_t)(i * mul + add);
+}
+
+static void hexparse(const char *hex, uint8_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned v;
+        sscanf(hex + 2 * i, "%2x", &v);
+        out[i] = (uint8_t)v;
+    }
+}
+
+/* Check the one-shot digest of (data, len) against expected hex. */
+static void check_digest(const void *data, size_t len, const char *expect)
+{
+    uint8_t d[32];
+    char hx[65];
+    cs_keccak256(data, len, d);
+    cs_test_hex(d, 32, hx);
+    CS_CHECK_STR(hx, expect);
+}
+
+static void test_vectors(void)
+{
+    /* Published vectors (Keccak-256, 0x01 padding, as used by Ethereum). */
+    check_digest("", 0, "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470");
+    check_digest(NULL, 0, "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470");
+    check_digest("abc", 3, "4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45");
+
+    /* Rate-boundary inputs, pattern (i*167+13) mod 256; js-sha3 0.13.0. */
+    static const struct {
+        size_t n;
+        const char *hex;
+    } v[] = {
+        {135, "3c2a781e76c98a333fb86900d3cc71b3c4944fcdd88b5c65ee43ea9c7a246d8a"}, /* pad 0x81 */
+        {136, "abca5e7c163b862d8a6c417445945ffca91700cbd1621a0cd053b616bdefb323"}, /* full block + pad block */
+        {137, "d0a678fd68a661a0175b315321624a33c397cce02d47498983f47be4dcff5618"},
+        {200, "d54413612ab8e1b490c2a763203a437de4f85e095e0e14034dedd89e51eb0406"},
+        {272, "4b3360c886700c08c7a80f40373cbb42a9b3c34aaa68e6e84215a1f4f1d49d3b"}, /* 2 blocks */
+        {1000, "4cec503ce34484f58e34dbf33a45467ae218d65fe1fea7a17ebf0e3da7a5aa91"},
+    };
+    uint8_t buf[1000];
+    pattern(buf, sizeof buf, 167, 13);
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        check_digest(buf, v[i].n, v[i].hex);
+
+        /* The same through the incremental API in odd-sized pieces. */
+        static const size_t piece[] = {1, 3, 7, 13, 135, 2, 137, 29};
+        cs_keccak_ctx c;
+        uint8_t d[32];
+        char hx[65];
+        size_t off = 0, k = 0;
+        cs_keccak_init(&c);
+        while (off < v[i].n) {
+            size_t take = CS_MIN(piece[k++ % 8], v[i].n - off);
+            cs_keccak_update(&c, buf + off, take);
+            off += take;
+        }
+        cs_keccak_update(&c, NULL, 0);
+        cs_keccak_final(&c, d);
+        cs_test_hex(d, 32, hx);
+        CS_CHECK_STR(hx, v[i].hex);
+    }
+}
+
+/* Property: for every length 0..700 and several piece sizes, incremental
+ * hashing equals one-shot hashing (one-shot is pinned by the vectors). */
+static void test_incremental_property(void)
+{
+    uint8_t buf[700];
+    static const size_t step[] = {1, 5, 68, 135, 136, 137, 300};
+    long mismatches = 0;
+    pattern(buf, sizeof buf, 31, 101);
+    for (size_t n = 0; n <= sizeof buf; n++) {
+        uint8_t one[32];
+        cs_keccak256(buf, n, one);
+        for (size_t s = 0; s < sizeof step / sizeof step[0]; s++) {
+            cs_keccak_ctx c;
+            uint8_t inc[32];
+            cs_keccak_init(&c);
+            for (size_t off = 0; off < n; off += step[s])
+                cs_keccak_update(&c, buf + off, CS_MIN(step[s], n - off));
+            cs_keccak_final(&c, inc);
+            if (memcmp(one, inc, 32) != 0) mismatches++;
+        }
+    }
+    CS_CHECK_EQ_U64(mismatches, 0);
+}
+
+/* CIP-5 §3.3 timer_id vectors; expected hex from js-sha3 0.13.0 over
+ * actor || be8(height) || payload || be8(nonce). */
+static void test_timer_id(void)
+{
+    uint8_t p300[300], p40[40];
+    pattern(p300, sizeof p300, 31, 7);  /* (i*31+7) mod 256 */
+    pattern(p40, sizeof p40, 13, 200);  /* (i*13+200) mod 256 */
+    static const char json[] = "{\"_handler\":\"settle\",\"_payload\":\"AQID\"}";
+    const struct {
+        const char *actor;
+        uint64_t height;
+        const void *payload;
+        size_t len;
+        uint64_t nonce;
+        const char *hex;
+    } v[] = {
+        /* empty payload: 36-byte input */
+        {"d8da6bf26964af9d7eed9e03e53415d37aa96045", 1234567u, NULL, 0, 0,
+         "97bb8aaa0187ba96986f7fca7cb5f4cdb8ab0cba36dd50c711959b4d91aa0cd3"},
+        {"ab5801a7d398351b8be11c439e05c5b3259aec9b", 0x0123456789abcdefu, "hello cowboy", 12, 42,
+         "d32fff184ca3bddc469ac69a2150615dde44b60e52937d80486f5e0f373bec75"},
+        /* 300-byte payload: 336-byte input, three blocks */
+        {"ffffffffffffffffffffffffffffffffffffffff", UINT64_MAX, p300, sizeof p300,
+         0xfedcba9876543210u, "cb41600d18eccf0de5979c9d898afef107d9234b442cbcd68bc402b89fbc9fce"},
+        {"00000000000000000000000000000000000000c0", 19, json, sizeof json - 1, 1,
+         "4dcf18db7b9efdcc1164d1c4b7b5fc9aefb109529b696a1d7aa3fefce9906255"},
+        /* 40-byte payload: the 76-byte benchmark-sized input */
+        {"1f9840a85d5af5bf1d1762f925bdaddc4201f984", 88, p40, sizeof p40, 7,
+         "b9d879d021cff12afc5b4307679152da96fe8649903bd6dd7e016cb561193326"},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        cs_addr_t a;
+        cs_hash_t h;
+        char hx[65];
+        hexparse(v[i].actor, a.b, CS_ADDR_LEN);
+        cs_timer_id(&a, v[i].height, v[i].payload, v[i].len, v[i].nonce, &h);
+        cs_test_hex(h.b, 32, hx);
+        CS_CHECK_STR(hx, v[i].hex);
+    }
+
+    /* Property around the one-block fast path (payload 99 / 100 bytes)
+     * and the two-block boundary: timer_id equals keccak256 of the
+     * explicit concatenation. */
+    {
+        uint8_t cat[20 + 8 + 300 + 8];
+        cs_addr_t a;
+        long mismatches = 0;
+        hexparse("ab5801a7d398351b8be11c439e05c5b3259aec9b", a.b, CS_ADDR_LEN);
+        for (size_t n = 90; n <= 300; n++) {
+            uint8_t ref[32];
+            cs_hash_t h;
+            uint64_t height = 0x1122334455667788u + n, nonce = 0x99aabbccddeeff00u ^ n;
+            memcpy(cat, a.b, 20);
+            for (int k = 0; k < 8; k++) cat[20 + k] = (uint8_t)(height >> (56 - 8 * k));
+            memcpy(cat + 28, p300, n);
+            for (int k = 0; k < 8; k++) cat[28 + n + k] = (uint8_t)(nonce >> (56 - 8 * k));
+            cs_keccak256(cat, n + 36, ref);
+            cs_timer_id(&a, height, p300, n, nonce, &h);
+            if (memcmp(ref, h.b, 32) != 0) mismatches++;
+        }
+        CS_CHECK_EQ_U64(mismatches, 0);
+    }
+}
+
+/* Route s (a C string) and return the result; outputs in handler/inner. */
+static int route(const char *s, char handler[CS_MAX_HANDLER + 1], uint8_t **inner, size_t *n)
+{
+    return cs_payload_route((const uint8_t *)s, strlen(s), handler, inner, n);
+}
+
+static void test_route_ok(void)
+{
+    char h[CS_MAX_HANDLER + 1];
+    uint8_t *in = NULL;
+    size_t n = 0;
+
+    /* Compact form; "AQID" = 000000 010000 001000 000011 -> 01 02 03. */
+    CS_CHECK_EQ_U64(route("{\"_handler\":\"settle\",\"_payload\":\"AQID\"}", h, &in, &n), 1);
+    CS_CHECK_STR(h, "settle");
+    CS_CHECK_EQ_U64(n, 3);
+    CS_CHECK(in && in[0] == 1 && in[1] == 2 && in[2] == 3);
+    free(in);
+
+    /* Keys reversed, whitespace everywhere JSON allows it. */
+    CS_CHECK_EQ_U64(route(" \n{ \"_payload\" : \"aGVsbG8gY293Ym95\" ,\t\"_handler\":\"tick\" }\r\n",
+                          h, &in, &n), 1);
+    CS_CHECK_STR(h, "tick");
+    CS_CHECK_EQ_U64(n, 12);
+    CS_CHECK(in && memcmp(in, "hello cowboy", 12) == 0);
+    free(in);
+
+    /* Escapes: \u005f is '_' in the key, \u00e9 is e-acute (UTF-8 c3 a9),
+     * "\/" is '/'; "+/8=" = 111110 111111 111100 -> fb ff. */
+    CS_CHECK_EQ_U64(route("{\"\\u005fhandler\":\"caf\\u00e9\",\"_payload\":\"+\\/8=\"}", h, &in, &n),
+                    1);
+    CS_CHECK_STR(h, "caf\xc3\xa9");
+    CS_CHECK_EQ_U64(n, 2);
+    CS_CHECK(in && in[0] == 0xfb && in[1] == 0xff);
+    free(in);
+
+    /* Surrogate pair \ud83d\ude00 = U+1F600 -> f0 9f 98 80; "YQ==" = "a". */
+    CS_CHECK_EQ_U64(route("{\"_handler\":\"\\ud83d\\ude00\",\"_payload\":\"YQ==\"}", h, &in, &n), 1);
+    CS_CHECK_STR(h, "\xf0\x9f\x98\x80");
+    CS_CHECK_EQ_U64(n, 1);
+    CS_CHECK(in && in[0] == 'a');
+    free(in);
+
+    /* One '=' pad: "aGk=" = "hi". */
+    CS_CHECK_EQ_U64(route("{\"_handler\":\"h\",\"_payload\":\"aGk=\"}", h, &in, &n), 1);
+    CS_CHECK_EQ_U64(n, 2);
+    CS_CHECK(in && in[0] == 'h' && in[1] == 'i');
+    free(in);
+
+    /* Empty inner payload: routes, *inner is NULL. */
+    in = (uint8_t *)h; /* sentinel */
+    CS_CHECK_EQ_U64(route("{\"_handler\":\"noop\",\"_payload\":\"\"}", h, &in, &n), 1);
+    CS_CHECK_STR(h, "noop");
+    CS_CHECK(in == NULL);
+    CS_CHECK_EQ_U64(n, 0);
+}
+
+static void test_route_not(void)
+{
+    static const char *const bad[] = {
+        "hello",                                           /* plain bytes */
+        "",                                                /* empty */
+        "{}",                                              /* no keys */
+        "{\"foo\":\"bar\",\"baz\":\"qux\"}",               /* JSON without the keys */
+        "{\"_handler\":\"a\"}",                            /* missing _payload */
+        "{\"_payload\":\"AQID\"}",                         /* missing _handler */
+        "{\"_handler\":\"a\",\"_payload\":\"AQID\",\"x\":\"y\"}", /* extra member */
+        "{\"_handler\":\"a\",\"_handler\":\"b\"}",         /* duplicate key */
+        "{\"_handler\":5,\"_payload\":\"AQID\"}",          /* non-string handler */
+        "{\"_handler\":\"a\",\"_payload\":null}",          /* non-string payload */
+        "{\"_handler\":\"a\",\"_payload\":\"AQID\"} x",    /* trailing bytes */
+        "{\"_handler\":\"a\",\"_payload\":\"AQID\"",       /* truncated */
+        "{\"_handler\":\"a\",\"_payload\":\"AQID}",        /* unterminated string */
+        "{\"_handler\":\"a\" \"_payload\":\"AQID\"}",      /* missing comma */
+        "{\"_handler\"=\"a\",\"_payload\":\"AQID\"}",      /* '=' instead of ':' */
+        "[\"_handler\",\"_payload\"]",                     /* not an object */
+        "{\"_handler\":\"\",\"_payload\":\"AQID\"}",       /* empty handler name */
+        "{\"_handler\":\"a\\u0000b\",\"_payload\":\"AQID\"}", /* NUL in name */
+        "{\"_handler\":\"a\tb\",\"_payload\":\"AQID\"}",   /* raw control char */
+        "{\"_handler\":\"a\\x\",\"_payload\":\"AQID\"}",   /* bad escape */
+        "{\"_handler\":\"a\\ud83d\",\"_payload\":\"AQID\"}", /* lone high surrogate */
+        "{\"_handler\":\"a\\ude00\",\"_payload\":\"AQID\"}", /* lone low surrogate */
+        "{\"_handler\":\"a\\u12g4\",\"_payload\":\"AQID\"}", /* bad hex */
+        "{\"_handler\":\"\xc0\x80\",\"_payload\":\"AQID\"}", /* overlong UTF-8 */
+        "{\"_handler\":\"\xed\xa0\x80\",\"_payload\":\"AQID\"}", /* UTF-8 surrogate */
+        "{\"_handler\":\"\xe2\x82\",\"_payload\":\"AQID\"}",     /* truncated UTF-8 */
+        "{\"_handler\":\"a\",\"_payload\":\"AQI\"}",       /* bad base64: length 3 */
+        "{\"_handler\":\"a\",\"_payload\":\"A*ID\"}",      /* bad base64: '*' */
+        "{\"_handler\":\"a\",\"_payload\":\"AQ=D\"}",      /* '=' before data */
+        "{\"_handler\":\"a\",\"_payload\":\"====\"}",      /* only padding */
+        "{\"_handler\":\"a\",\"_payload\":\"A===\"}",      /* three pads */
+        "{\"_handler\":\"a\",\"_payload\":\"YR==\"}",      /* R=010001: pad bits 0001 != 0 */
+        "{\"_handler\":\"a\",\"_payload\":\"aGl=\"}",      /* l=100101: pad bits 01 != 0 */
+        "{\"_handler\":\"a\",\"_payload\":\"AQ ID\"}",     /* space inside base64 */
+        "{\"_handler\":\"a\",\"_payload\":\"aGVsbG8gY293Ym95\\n\"}", /* escaped newline */
+        "{\"_handler\":\"a\",\"_payload\":\"YQ\"}",        /* unpadded */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char h[CS_MAX_HANDLER + 1] = "untouched";
+        uint8_t sentinel = 0, *in = &sentinel;
+        size_t n = 12345;
+        int rc = route(bad[i], h, &in, &n);
+        if (rc != 0) fprintf(stderr, "case %zu routed: %s\n", i, bad[i]);
+        CS_CHECK_EQ_U64(rc, 0);
+        CS_CHECK(in == &sentinel && n == 12345 && strcmp(h, "untouched") == 0);
+    }
+
+    /* Binary payload with an embedded NUL and high bytes. */
+    {
+        static const uint8_t bin[] = {0x7b, 0x00, 0xff, 0x22, 0x5f, 0x80};
+        char h[CS_MAX_HANDLER + 1];
+        uint8_t *in = NULL;
+        size_t n = 0;
+        CS_CHECK_EQ_U64(cs_payload_route(bin, sizeof bin, h, &in, &n), 0);
+        CS_CHECK_EQ_U64(cs_payload_route(NULL, 0, h, &in, &n), 0);
+    }
+}
+
+/* Build {"_handler":"<name>","_payload":"<b64>"} into out. */
+static void build(char *out, size_t cap, const char *name, const char *b64)
+{
+    snprintf(out, cap, "{\"_handler\":\"%s\",\"_payload\":\"%s\"}", name, b64);
+}
+
+static void test_route_limits(void)
+{
+    char name[400], json[600], h[CS_MAX_HANDLER + 1];
+    uint8_t *in = NULL;
+    size_t n = 0;
+
+    /* Exactly 256 bytes: allowed (CIP-5 §4.2 max 256). */
+    memset(name, 'q', 256);
+    name[256] = '\0';
+    build(json, sizeof json, name, "AQID");
+    CS_CHECK_EQ_U64(route(json, h, &in, &n), 1);
+    CS_CHECK_EQ_U64(strlen(h), 256);
+    CS_CHECK_EQ_U64(n, 3);
+    free(in);
+
+    /* 257 bytes: rejected. */
+    memset(name, 'q', 257);
+    name[257] = '\0';
+    build(json, sizeof json, name, "AQID");
+    in = NULL;
+    CS_CHECK_EQ_U64(route(json, h, &in, &n), (uint64_t)(int64_t)-CS_EHANDLER_TOO_LONG);
+    CS_CHECK(in == NULL);
+
+    /* 255 ASCII bytes + "\u00e9" (2 UTF-8 bytes) = 257 bytes: the limit is
+     * on decoded bytes, not on JSON text characters. */
+    memset(name, 'q', 255);
+    strcpy(name + 255, "\\u00e9");
+    build(json, sizeof json, name, "AQID");
+    CS_CHECK_EQ_U64(route(json, h, &in, &n), (uint64_t)(int64_t)-CS_EHANDLER_TOO_LONG);
+
+    /* 254 + 2 = 256 bytes via escape: allowed. */
+    memset(name, 'q', 254);
+    strcpy(name + 254, "\\u00e9");
+    build(json, sizeof json, name, "aGk=");
+    CS_CHECK_EQ_U64(route(json, h, &in, &n), 1);
+    CS_CHECK_EQ_U64(strlen(h), 256);
+    CS_CHECK(memcmp(h + 254, "\xc3\xa9", 2) == 0);
+    free(in);
+
+    /* Oversize name but malformed base64: the payload does not follow the
+     * convention at all, so it is not routed (0), not an error. */
+    memset(name, 'q', 300);
+    name[300] = '\0';
+    build(json, sizeof json, name, "AQI");
+    CS_CHECK_EQ_U64(route(json, h, &in, &n), 0);
+
+#ifdef CS_TEST_MALLOC_FAIL
+    /* Allocation failure of the inner buffer. */
+    build(json, sizeof json, "settle", "AQID");
+    in = NULL;
+    fail_next_malloc = 1;
+    CS_CHECK_EQ_U64(route(json, h, &in, &n), (uint64_t)(int64_t)-CS_ENOMEM);
+    fail_next_malloc = 0;
+    CS_CHECK(in == NULL);
+#endif
+}
+
+int main(void)
+{
+    test_vectors();
+    test_incremental_property();
+    test_timer_id();
+    test_route_ok();
+    test_route_not();
+    test_route_limits();
+    return cs_test_done("keccak");
+}

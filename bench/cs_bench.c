@@ -1,0 +1,112 @@
+/* cs_bench.c -- `cowsim bench [core|e2e] [--json] [--quick]` and the
+ * result writer shared by the benchmarks. */
+#include "cs_bench.h"
+#include "cs_cli.h"
+
+#include <string.h>
+#include <time.h>
+
+double cs_bench_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+void cs_bench_open(cs_bench_out_t *o, FILE *f, int json, const char *title)
+{
+    o->f = f;
+    o->json = json;
+    o->first = 1;
+    if (json) fputs("{", f);
+    else fprintf(f, "%s\n", title);
+}
+
+static void cs__bench_key(cs_bench_out_t *o, const char *key)
+{
+    if (o->json) {
+        fprintf(o->f, "%s\"%s\": ", o->first ? "" : ", ", key);
+    } else {
+        fprintf(o->f, "  %-28s ", key);
+    }
+    o->first = 0;
+}
+
+void cs_bench_num(cs_bench_out_t *o, const char *key, double v)
+{
+    cs__bench_key(o, key);
+    fprintf(o->f, o->json ? "%.6g" : "%.4g\n", v);
+}
+
+void cs_bench_int(cs_bench_out_t *o, const char *key, unsigned long long v)
+{
+    cs__bench_key(o, key);
+    fprintf(o->f, o->json ? "%llu" : "%llu\n", v);
+}
+
+void cs_bench_str(cs_bench_out_t *o, const char *key, const char *v)
+{
+    cs__bench_key(o, key);
+    fprintf(o->f, o->json ? "\"%s\"" : "%s\n", v);
+}
+
+void cs_bench_section(cs_bench_out_t *o, const char *name)
+{
+    if (o->json) {
+        fprintf(o->f, "%s\"%s\": {", o->first ? "" : ", ", name);
+    } else {
+        fprintf(o->f, "[%s]\n", name);
+    }
+    o->first = 1;
+}
+
+void cs_bench_end_section(cs_bench_out_t *o)
+{
+    if (o->json) fputs("}", o->f);
+    o->first = 0;
+}
+
+void cs_bench_close(cs_bench_out_t *o)
+{
+    if (o->json) fputs("}\n", o->f);
+    fflush(o->f);
+}
+
+static void cs__bench_usage(FILE *f)
+{
+    fprintf(f, "usage: cowsim bench [core|e2e] [--json] [--quick]\n"
+               "  core   scheduler core: tiered queue vs binary heap, mechanism clearing\n"
+               "  e2e    end to end on scenarios/bench-large.json\n"
+               "  --json machine-readable output\n"
+               "  --quick smaller sizes (smoke test)\n");
+}
+
+int cs_cmd_bench(int argc, char **argv)
+{
+    const char *what = "core";
+    int json = 0, quick = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) json = 1;
+        else if (strcmp(argv[i], "--quick") == 0) quick = 1;
+        else if (strcmp(argv[i], "--help") == 0) {
+            cs__bench_usage(stdout);
+            return CS_EXIT_OK;
+        } else if (argv[i][0] != '-' && (strcmp(argv[i], "core") == 0 || strcmp(argv[i], "e2e") == 0))
+            what = argv[i];
+        else {
+            fprintf(stderr, "cowsim bench: unknown argument '%s'\n", argv[i]);
+            cs__bench_usage(stderr);
+            return CS_EXIT_USAGE;
+        }
+    }
+    cs_bench_out_t o;
+    if (strcmp(what, "core") == 0) {
+        cs_bench_open(&o, stdout, json, "cowsim bench core");
+        int rc = cs_bench_core(&o, quick);
+        if (rc == 0) rc = cs_bench_clear(&o, quick);
+        cs_bench_close(&o);
+        return rc == 0 ? CS_EXIT_OK : CS_EXIT_IO;
+    }
+    fprintf(stderr, "cowsim bench e2e: not available in this build\n");
+    return CS_EXIT_USAGE;
+}

@@ -1,0 +1,33 @@
+/*
+ * cs_bench.h -- benchmarks behind `cowsim bench` (bench/).  Every figure is
+ * reported next to a baseline measured in the same run, because the
+ * machines this runs on are shared and noisy.
+ */
+#ifndef CS_BENCH_H
+#define CS_BENCH_H
+
+#include <stdio.h>
+
+/* Monotonic wall clock in nanoseconds. */
+double cs_bench_now_ns(void);
+
+/* A flat JSON object writer for results: cs_bench_kv(f, "key", value). */
+typedef struct cs_bench_out {
+    FILE *f;   /* destination */
+    int json;  /* 1 = JSON, 0 = aligned text */
+    int first; /* no field written yet in the current object */
+} cs_bench_out_t;
+void cs_bench_open(cs_bench_out_t *o, FILE *f, int json, const char *title);
+void cs_bench_num(cs_bench_out_t *o, const char *key, double v);
+void cs_bench_int(cs_bench_out_t *o, const char *key, unsigned long long v);
+void cs_bench_str(cs_bench_out_t *o, const char *key, const char *v);
+void cs_bench_section(cs_bench_out_t *o, const char *name); /* nested object start */
+void cs_bench_end_section(cs_bench_out_t *o);
+void cs_bench_close(cs_bench_out_t *o);
+
+/* Core benchmark: tiered queue lifecycle vs a binary heap (issue: core). */
+int cs_bench_core(cs_bench_out_t *o, int quick);
+/* Mechanism clearing figures, appended to the core benchmark. */
+int cs_bench_clear(cs_bench_out_t *o, int quick);
+
+#endif

@@ -1,0 +1,337 @@
+/*
+ * cs_bench_core.c -- the scheduler-core benchmark.
+ *
+ * Workload: N pending timers (10^5 and 10^6) whose heights are spread over
+ * the three horizons of the default queue geometry (ring 4,096, epoch
+ * 3,600, 24 epochs): 50 % near (1..4,095 blocks ahead, tier 1), 40 % in the
+ * epoch window (4,096..86,399, tier 2) and 10 % beyond it (86,400..172,799,
+ * tier 3).  After the N timers are placed, B blocks run; in each block the
+ * scheduler (1) runs epoch maintenance, (2) schedules as many new timers as
+ * fired in the previous block (so N stays pending), (3) collects the timers
+ * due, (4) builds each one's deferred transaction (CIP-5 §5.2 fields) in
+ * FIFO order and (5) removes the record.  ns_per_timer = measured time of
+ * the B blocks / timers fired in them: one full lifecycle per timer.
+ *
+ * The baseline is the same workload on a binary min-heap ordered by
+ * (height, insertion rank) over the same record pool, built in this binary
+ * and run in the same process, so speedup_vs_heap is a same-run ratio.
+ * Timer ids are precomputed; their keccak cost is reported separately as
+ * id_ns_per_timer (it is the same for any scheduler).
+ */
+#include "cs_bench.h"
+#include "cs_queue.h"
+#include "cs_sched.h"
+#include "cs_timer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* splitmix64: the benchmark's own deterministic draws. */
+static uint64_t cs__bsm(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t cs__bench_delta(uint64_t *rng)
+{
+    uint64_t r = cs__bsm(rng) % 100;
+    uint64_t u = cs__bsm(rng);
+    if (r < 50) return 1 + u % 4095;
+    if (r < 90) return 4096 + u % (86400 - 4096);
+    return 86400 + u % 86400;
+}
+
+/* Deferred transaction built per fire: the fields of CIP-5 §5.2. */
+typedef struct cs__bdeliv {
+    cs_hash_t timer_id;
+    cs_addr_t actor;
+    const uint8_t *payload;
+    uint32_t payload_len;
+    uint32_t handler;
+    uint64_t cycles_limit, cells_limit, due;
+} cs__bdeliv_t;
+
+typedef struct cs__bpool {
+    cs_timer_t *rec;   /* record pool */
+    uint32_t *free;    /* free stack */
+    size_t n_free, cap;
+    cs_addr_t *actors; /* actor table (interned index -> address) */
+    cs_hash_t *ids;    /* precomputed ids */
+    size_t n_ids;
+    uint64_t rank;
+    uint64_t rng;
+} cs__bpool_t;
+
+static int cs__bpool_init(cs__bpool_t *p, size_t cap, size_t n_ids)
+{
+    memset(p, 0, sizeof *p);
+    p->rec = calloc(cap, sizeof *p->rec);
+    p->free = malloc(cap * sizeof *p->free);
+    p->actors = calloc(1024, sizeof *p->actors);
+    p->ids = malloc(n_ids * sizeof *p->ids);
+    if (!p->rec || !p->free || !p->actors || !p->ids) return -1;
+    p->cap = cap;
+    for (size_t i = 0; i < cap; i++) p->free[i] = (uint32_t)(cap - 1 - i);
+    p->n_free = cap;
+    for (size_t i = 0; i < 1024; i++) p->actors[i].b[19] = (uint8_t)i, p->actors[i].b[18] = (uint8_t)(i >> 8);
+    for (size_t i = 0; i < n_ids; i++) {
+        uint64_t x = cs__bsm(&p->rng);
+        memcpy(p->ids[i].b, &x, 8);
+        x = cs__bsm(&p->rng);
+        memcpy(p->ids[i].b + 8, &x, 8);
+        memset(p->ids[i].b + 16, 0x5a, 16);
+    }
+    p->n_ids = n_ids;
+    p->rng = 0x1234567;
+    return 0;
+}
+
+static void cs__bpool_free(cs__bpool_t *p)
+{
+    free(p->rec);
+    free(p->free);
+    free(p->actors);
+    free(p->ids);
+}
+
+/* Fill a fresh record for a timer due at height. */
+static uint32_t cs__bnew(cs__bpool_t *p, uint64_t height)
+{
+    uint32_t slot = p->free[--p->n_free];
+    cs_timer_t *t = &p->rec[slot];
+    t->height = height;
+    t->fifo_rank = p->rank;
+    t->id = p->ids[p->rank % p->n_ids];
+    t->id.b[31] ^= (uint8_t)(p->rank >> 8); /* distinct keys for the tree */
+    t->id.b[30] ^= (uint8_t)(p->rank >> 16);
+    t->actor = (uint32_t)(p->rank & 1023);
+    t->fee_payer = t->actor;
+    t->handler = 0;
+    t->payload = NULL;
+    t->payload_len = 0;
+    t->gas_limit = 550000;
+    t->max_cells = 550000;
+    t->kind = CS_KIND_HEIGHT;
+    t->flags = CS_TF_LIVE;
+    p->rank++;
+    return slot;
+}
+
+static void cs__bdeliver(cs__bpool_t *p, uint32_t slot, cs__bdeliv_t *d)
+{
+    const cs_timer_t *t = &p->rec[slot];
+    d->timer_id = t->id;
+    d->actor = p->actors[t->actor];
+    d->payload = t->payload;
+    d->payload_len = t->payload_len;
+    d->handler = t->handler;
+    d->cycles_limit = 550000;
+    d->cells_limit = 550000;
+    d->due = t->height;
+}
+
+static void cs__bremove(cs__bpool_t *p, uint32_t slot)
+{
+    p->rec[slot].flags = 0;
+    p->free[p->n_free++] = slot;
+}
+
+typedef struct cs__bres {
+    double ns;             /* measured time */
+    uint64_t fired;        /* fires in the measured blocks */
+    uint64_t checksum;     /* order-sensitive hash of the deliveries */
+    size_t queue_bytes;    /* queue overhead at the end */
+    uint64_t pending;      /* pending at the end */
+    uint64_t max_migrated; /* largest per-block migration */
+} cs__bres_t;
+
+static uint64_t cs__bmixsum(uint64_t acc, const cs__bdeliv_t *d)
+{
+    uint64_t x;
+    memcpy(&x, d->timer_id.b, 8);
+    return (acc ^ x ^ d->due) * 0x100000001b3ull;
+}
+
+static int cs__run_tiered(size_t n, uint64_t blocks, cs__bres_t *res)
+{
+    cs__bpool_t p;
+    if (cs__bpool_init(&p, n + n / 2 + 4096, 65536) != 0) return -1;
+    cs_queue_cfg_t cfg = {4096, 3600, 24};
+    cs_queue_t *q = cs_queue_alloc(&cfg, &p.rec, 0);
+    cs_slotvec_t due = {NULL, 0, 0};
+    cs__bdeliv_t *dv = malloc(65536 * sizeof *dv);
+    if (!q || !dv) return -1;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t s = cs__bnew(&p, cs__bench_delta(&p.rng));
+        if (cs_queue_insert(q, s) != CS_OK) return -1;
+    }
+    memset(res, 0, sizeof *res);
+    uint64_t refill = 0;
+    double t0 = cs_bench_now_ns();
+    for (uint64_t h = 1; h <= blocks; h++) {
+        if (cs_queue_advance(q, h) != CS_OK) return -1;
+        cs_queue_stats_t st;
+        cs_queue_stats(q, &st);
+        if (st.migrated_ring + st.migrated_epoch > res->max_migrated)
+            res->max_migrated = st.migrated_ring + st.migrated_epoch;
+        for (uint64_t k = 0; k < refill; k++) {
+            uint32_t s = cs__bnew(&p, h + cs__bench_delta(&p.rng));
+            if (cs_queue_insert(q, s) != CS_OK) return -1;
+        }
+        due.n = 0;
+        if (cs_queue_collect(q, &due) != CS_OK) return -1;
+        for (size_t i = 0; i < due.n; i++) {
+            cs__bdeliver(&p, due.v[i], &dv[i & 65535]);
+            res->checksum = cs__bmixsum(res->checksum, &dv[i & 65535]);
+            cs__bremove(&p, due.v[i]);
+        }
+        res->fired += due.n;
+        refill = due.n;
+    }
+    res->ns = cs_bench_now_ns() - t0;
+    res->queue_bytes = cs_queue_bytes(q);
+    res->pending = cs_queue_size(q);
+    cs_slotvec_free(&due);
+    cs_queue_free(q);
+    free(dv);
+    cs__bpool_free(&p);
+    return 0;
+}
+
+/* The baseline: a binary min-heap of (height, rank, slot). */
+typedef struct cs__hent {
+    uint64_t height, rank;
+    uint32_t slot;
+} cs__hent_t;
+
+static int cs__hless(const cs__hent_t *a, const cs__hent_t *b)
+{
+    return a->height < b->height || (a->height == b->height && a->rank < b->rank);
+}
+
+static void cs__hpush(cs__hent_t *hp, size_t *n, cs__hent_t e)
+{
+    size_t i = (*n)++;
+    while (i > 0) {
+        size_t par = (i - 1) / 2;
+        if (!cs__hless(&e, &hp[par])) break;
+        hp[i] = hp[par];
+        i = par;
+    }
+    hp[i] = e;
+}
+
+static cs__hent_t cs__hpop(cs__hent_t *hp, size_t *n)
+{
+    cs__hent_t top = hp[0], e = hp[--(*n)];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        const cs__hent_t *best = &e;
+        if (l < *n && cs__hless(&hp[l], best)) m = l, best = &hp[l];
+        if (r < *n && cs__hless(&hp[r], best)) m = r;
+        if (m == i) break;
+        hp[i] = hp[m];
+        i = m;
+    }
+    if (*n > 0) hp[i] = e;
+    return top;
+}
+
+static int cs__run_heap(size_t n, uint64_t blocks, cs__bres_t *res)
+{
+    cs__bpool_t p;
+    if (cs__bpool_init(&p, n + n / 2 + 4096, 65536) != 0) return -1;
+    cs__hent_t *hp = malloc((n + n / 2 + 4096) * sizeof *hp);
+    cs__bdeliv_t *dv = malloc(65536 * sizeof *dv);
+    if (!hp || !dv) return -1;
+    size_t hn = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t s = cs__bnew(&p, cs__bench_delta(&p.rng));
+        cs__hpush(hp, &hn, (cs__hent_t){p.rec[s].height, p.rec[s].fifo_rank, s});
+    }
+    memset(res, 0, sizeof *res);
+    uint64_t refill = 0;
+    double t0 = cs_bench_now_ns();
+    for (uint64_t h = 1; h <= blocks; h++) {
+        for (uint64_t k = 0; k < refill; k++) {
+            uint32_t s = cs__bnew(&p, h + cs__bench_delta(&p.rng));
+            cs__hpush(hp, &hn, (cs__hent_t){p.rec[s].height, p.rec[s].fifo_rank, s});
+        }
+        uint64_t fired = 0;
+        while (hn > 0 && hp[0].height == h) {
+            cs__hent_t e = cs__hpop(hp, &hn);
+            cs__bdeliver(&p, e.slot, &dv[fired & 65535]);
+            res->checksum = cs__bmixsum(res->checksum, &dv[fired & 65535]);
+            cs__bremove(&p, e.slot);
+            fired++;
+        }
+        res->fired += fired;
+        refill = fired;
+    }
+    res->ns = cs_bench_now_ns() - t0;
+    res->queue_bytes = hn * sizeof *hp;
+    res->pending = hn;
+    free(hp);
+    free(dv);
+    cs__bpool_free(&p);
+    return 0;
+}
+
+/* Keccak id derivation per timer (CIP-5 §3.3), reported apart. */
+static double cs__id_ns(size_t m)
+{
+    cs_addr_t a;
+    memset(&a, 0x11, sizeof a);
+    uint8_t payload[16] = "heartbeat-tick!";
+    cs_hash_t id;
+    uint64_t acc = 0;
+    double t0 = cs_bench_now_ns();
+    for (size_t i = 0; i < m; i++) {
+        cs_timer_id(&a, 1000 + i, payload, sizeof payload, i, &id);
+        acc += id.b[0];
+    }
+    double t = cs_bench_now_ns() - t0;
+    return acc == 0xffffffffffffull ? 0 : t / (double)m;
+}
+
+int cs_bench_core(cs_bench_out_t *o, int quick)
+{
+    size_t sizes[2] = {100000, 1000000};
+    uint64_t blocks = quick ? 2000 : 20000;
+    if (quick) sizes[1] = 200000;
+    cs_bench_str(o, "workload", "pending N over tiers 50/40/10, steady state, FIFO delivery");
+    cs_bench_int(o, "record_bytes", sizeof(cs_timer_t));
+    cs_bench_num(o, "id_ns_per_timer", cs__id_ns(quick ? 2000 : 20000));
+    for (int k = 0; k < 2; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "pending_%zu", sizes[k]);
+        cs__bres_t t, hp;
+        if (cs__run_tiered(sizes[k], blocks, &t) != 0 || cs__run_heap(sizes[k], blocks, &hp) != 0) {
+            fprintf(stderr, "cowsim bench: out of memory\n");
+            return -1;
+        }
+        double ns = t.ns / (double)(t.fired ? t.fired : 1);
+        double hns = hp.ns / (double)(hp.fired ? hp.fired : 1);
+        cs_bench_section(o, name);
+        cs_bench_int(o, "pending", t.pending);
+        cs_bench_int(o, "blocks", blocks);
+        cs_bench_int(o, "fired", t.fired);
+        cs_bench_num(o, "ns_per_timer", ns);
+        cs_bench_num(o, "heap_ns_per_timer", hns);
+        cs_bench_num(o, "speedup_vs_heap", hns / ns);
+        cs_bench_num(o, "bytes_per_pending_timer", (double)t.queue_bytes / (double)(t.pending ? t.pending : 1));
+        cs_bench_num(o, "heap_bytes_per_pending_timer", (double)hp.queue_bytes / (double)(hp.pending ? hp.pending : 1));
+        cs_bench_int(o, "max_migrated_per_block", t.max_migrated);
+        cs_bench_str(o, "same_deliveries_as_heap", t.checksum == hp.checksum && t.fired == hp.fired ? "yes" : "NO");
+        cs_bench_end_section(o);
+        if (t.checksum != hp.checksum || t.fired != hp.fired) {
+            fprintf(stderr, "cowsim bench: tiered queue and heap disagree\n");
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,563 @@
+/*
+ * test_sched.c -- the CIP-5 rules of the scheduler core: insertion order,
+ * one-shot removal, the same-block prohibition, rollback, every limit error,
+ * metering, the deferred-transaction fields, carry-over, trigger kinds and
+ * the CIP-5 CN §19 test vectors 1, 2, 4, 5 and 6.
+ */
+#include "cs_sched.h"
+#include "cs_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static cs_addr_t addr(uint8_t tag)
+{
+    cs_addr_t a;
+    memset(a.b, 0, sizeof a.b);
+    a.b[0] = 0xa0;
+    a.b[19] = tag;
+    return a;
+}
+
+static cs_sched_t *mk(const char *mech, void (*tweak)(cs_params_t *))
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    if (tweak) tweak(&p);
+    cs_sched_t *s = NULL;
+    int rc = cs_sched_alloc(&s, &p, mech, 0);
+    CS_CHECK_EQ_U64(rc, CS_OK);
+    return s;
+}
+
+/* Schedule one HEIGHT timer in its own transaction at the current block. */
+static int sched1(cs_sched_t *s, uint8_t actor, uint64_t height, const char *payload, cs_hash_t *id)
+{
+    cs_sched_args_t a;
+    memset(&a, 0, sizeof a);
+    a.actor = addr(actor);
+    a.kind = CS_KIND_HEIGHT;
+    a.height = height;
+    a.payload = (const uint8_t *)payload;
+    a.payload_len = payload ? strlen(payload) : 0;
+    CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+    int rc = cs_sched_schedule(s, &a, id, NULL);
+    CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+    return rc;
+}
+
+/* Run one empty block to completion and return its result. */
+static cs_block_result_t step(cs_sched_t *s)
+{
+    cs_block_result_t r;
+    uint64_t h = cs_sched_height(s) + 1;
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, h), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    return r;
+}
+
+static int same_id(const cs_hash_t *a, const cs_hash_t *b) { return memcmp(a->b, b->b, 32) == 0; }
+
+static void test_insertion_order_and_vector1(void)
+{
+    /* CIP-5 §5.1: timers of one height fire in insertion order; CIP-5 CN
+     * §19 vector 1: due_height = h fires at h, not at h - 1. */
+    cs_sched_t *s = mk("fifo", NULL);
+    cs_hash_t id[4];
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
+    CS_CHECK_EQ_U64(sched1(s, 1, 5, "a", &id[0]), CS_OK);
+    CS_CHECK_EQ_U64(sched1(s, 2, 5, "b", &id[1]), CS_OK);
+    CS_CHECK_EQ_U64(sched1(s, 1, 4, "c", &id[2]), CS_OK);
+    CS_CHECK_EQ_U64(sched1(s, 3, 5, "d", &id[3]), CS_OK);
+    cs_block_result_t r;
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    CS_CHECK_EQ_U64(r.n_deliv, 0);
+    r = step(s); /* 2 */
+    r = step(s); /* 3 */
+    CS_CHECK_EQ_U64(r.n_deliv, 0);
+    r = step(s); /* 4 */
+    CS_CHECK_EQ_U64(r.n_deliv, 1);
+    CS_CHECK(same_id(&r.deliv[0].timer_id, &id[2]));
+    r = step(s); /* 5: a, b, d in the order they were scheduled */
+    CS_CHECK_EQ_U64(r.n_deliv, 3);
+    if (r.n_deliv == 3) {
+        CS_CHECK(same_id(&r.deliv[0].timer_id, &id[0]));
+        CS_CHECK(same_id(&r.deliv[1].timer_id, &id[1]));
+        CS_CHECK(same_id(&r.deliv[2].timer_id, &id[3]));
+    }
+    /* One-shot: removed once fired (CIP-5 §4.2). */
+    CS_CHECK(cs_sched_find(s, &id[0]) == NULL);
+    CS_CHECK_EQ_U64(cs_sched_pending(s), 0);
+    r = step(s); /* 6 */
+    CS_CHECK_EQ_U64(r.n_deliv, 0);
+    cs_sched_free(s);
+}
+
+static void test_deferred_tx_fields(void)
+{
+    /* CIP-5 §5.2: origin 0x00..00, ExecuteActor{actor, handler, payload},
+     * 550,000 cycles and cells, sender = the actor that scheduled it;
+     * CIP-5 §4.2: the custom-handler convention routes the inner payload.
+     * "aGVsbG8=" is base64 of "hello". */
+    cs_sched_t *s = mk("fifo", NULL);
+    cs_hash_t id1, id2;
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
+    CS_CHECK_EQ_U64(sched1(s, 7, 2, "raw-bytes", &id1), CS_OK);
+    CS_CHECK_EQ_U64(sched1(s, 7, 2, "{\"_handler\": \"on_tick\", \"_payload\": \"aGVsbG8=\"}", &id2), CS_OK);
+    cs_block_result_t r;
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    r = step(s);
+    CS_CHECK_EQ_U64(r.n_deliv, 2);
+    if (r.n_deliv == 2) {
+        uint8_t zero[32] = {0};
+        cs_addr_t a7 = addr(7);
+        const cs_delivery_t *d = &r.deliv[0];
+        CS_CHECK(memcmp(d->origin.b, zero, 32) == 0);
+        CS_CHECK(memcmp(d->actor.b, a7.b, 20) == 0);
+        CS_CHECK_STR(d->handler, "handle_timer");
+        CS_CHECK_EQ_U64(d->payload_len, 9);
+        CS_CHECK(d->payload_len == 9 && memcmp(d->payload, "raw-bytes", 9) == 0);
+        CS_CHECK_EQ_U64(d->cycles_limit, 550000);
+        CS_CHECK_EQ_U64(d->cells_limit, 550000);
+        d = &r.deliv[1];
+        CS_CHECK_STR(d->handler, "on_tick");
+        CS_CHECK(d->payload_len == 5 && memcmp(d->payload, "hello", 5) == 0);
+        /* timer_id = keccak256(actor || height BE || payload || nonce BE) with
+         * the payload as given and the actor's schedule counter as nonce. */
+        cs_hash_t want;
+        cs_timer_id(&a7, 2, "raw-bytes", 9, 0, &want);
+        CS_CHECK(same_id(&id1, &want));
+    }
+    cs_sched_free(s);
+}
+
+static void test_same_block_and_rollback(void)
+{
+    cs_sched_t *s = mk("fifo", NULL);
+    cs_hash_t keep, gone, x;
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
+    CS_CHECK_EQ_U64(sched1(s, 1, 3, "keep", &keep), CS_OK);
+    cs_block_result_t r;
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    /* Block 2: scheduling at the current height or below is refused
+     * (CIP-5 §4.2, §5.3 same-block prohibition). */
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 2), CS_OK);
+    CS_CHECK_EQ_U64(sched1(s, 1, 2, "now", &x), CS_EHEIGHT_NOT_FUTURE);
+    CS_CHECK_EQ_U64(sched1(s, 1, 1, "past", &x), CS_EHEIGHT_NOT_FUTURE);
+    /* Rollback discards a schedule and a cancel (CIP-5 §4.3). */
+    cs_sched_args_t a;
+    memset(&a, 0, sizeof a);
+    a.actor = addr(1);
+    a.height = 3;
+    a.payload = (const uint8_t *)"gone";
+    a.payload_len = 4;
+    cs_addr_t a1 = addr(1);
+    CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, &gone, NULL), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_cancel(s, &a1, &keep, NULL), CS_OK);
+    cs_sched_tx_rollback(s);
+    CS_CHECK(cs_sched_find(s, &gone) == NULL);
+    CS_CHECK(cs_sched_find(s, &keep) != NULL);
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    r = step(s); /* 3 */
+    CS_CHECK_EQ_U64(r.n_deliv, 1);
+    CS_CHECK(r.n_deliv == 1 && same_id(&r.deliv[0].timer_id, &keep));
+    cs_sched_free(s);
+}
+
+/* A handler that reschedules itself at h (refused) and at h + 1. */
+static int g_resched_rc_same, g_resched_rc_next;
+static void exec_resched(void *user, cs_sched_t *s, const cs_delivery_t *d, uint64_t *uc, uint64_t *ue)
+{
+    (void)user;
+    cs_sched_args_t a;
+    memset(&a, 0, sizeof a);
+    a.actor = d->actor;
+    a.height = cs_sched_height(s) + 1; /* the block being built */
+    g_resched_rc_same = cs_sched_schedule(s, &a, NULL, NULL);
+    a.height = cs_sched_height(s) + 2;
+    g_resched_rc_next = cs_sched_schedule(s, &a, NULL, NULL);
+    *uc = 12345;
+    *ue = 7;
+}
+
+static void test_handler_reschedule(void)
+{
+    /* CIP-5 §8 reentrancy: handlers may schedule, but only for future blocks. */
+    cs_sched_t *s = mk("fifo", NULL);
+    cs_sched_hooks_t hk = {NULL, exec_resched, NULL};
+    cs_sched_set_hooks(s, &hk);
+    cs_hash_t id;
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
+    CS_CHECK_EQ_U64(sched1(s, 9, 2, NULL, &id), CS_OK);
+    cs_block_result_t r;
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    r = step(s); /* 2: fires, handler reschedules for 3 */
+    CS_CHECK_EQ_U64(r.n_deliv, 1);
+    CS_CHECK_EQ_U64(g_resched_rc_same, CS_EHEIGHT_NOT_FUTURE);
+    CS_CHECK_EQ_U64(g_resched_rc_next, CS_OK);
+    CS_CHECK_EQ_U64(r.rows[0].used_cycles, 12345);
+    CS_CHECK_EQ_U64(cs_sched_pending(s), 1);
+    r = step(s); /* 3: the rescheduled timer fires, and schedules again */
+    CS_CHECK_EQ_U64(r.n_deliv, 1);
+    CS_CHECK_EQ_U64(cs_sched_pending(s), 1);
+    cs_sched_free(s);
+}
+
+static void small_cap(cs_params_t *p) { p->max_timers_per_actor = 4; }
+
+static void test_limits_and_metering(void)
+{
+    cs_sched_t *s = mk("fifo", small_cap);
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
+    cs_sched_args_t a;
+    memset(&a, 0, sizeof a);
+    a.actor = addr(1);
+    a.height = 10;
+    uint8_t *big = calloc(1048577, 1);
+    CS_CHECK(big != NULL);
+    cs_meter_t m = {0, 0};
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, NULL, NULL), CS_ENO_TX);
+    CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_ETX_OPEN);
+    /* Payload: 1,048,576 bytes accepted, one more refused (CIP-5 §4.2). */
+    a.payload = big;
+    a.payload_len = 1048577;
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, NULL, &m), CS_EPAYLOAD_TOO_LARGE);
+    a.payload_len = 1048576;
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, NULL, &m), CS_OK);
+    /* Metering (CIP-5 §6.1): 1,000 cycles + payload cells. */
+    CS_CHECK_EQ_U64(m.cycles, 1000);
+    CS_CHECK_EQ_U64(m.cells, 1048576);
+    /* Handler name: 256 bytes accepted, 257 refused. */
+    char hn[258];
+    memset(hn, 'h', sizeof hn);
+    a.payload_len = 3;
+    a.handler = hn;
+    a.handler_len = 257;
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, NULL, NULL), CS_EHANDLER_TOO_LONG);
+    a.handler_len = 256;
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, NULL, NULL), CS_OK);
+    /* timer_id: 256 bytes accepted, 257 refused (CIP-5 §3.1). */
+    a.handler = NULL;
+    a.timer_id = big;
+    big[0] = 1;
+    a.timer_id_len = 257;
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, NULL, NULL), CS_ETIMER_ID_TOO_LONG);
+    a.timer_id_len = 256;
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, NULL, NULL), CS_OK);
+    /* The same explicit id twice: refused. */
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, NULL, NULL), CS_ETIMER_EXISTS);
+    a.timer_id = NULL;
+    /* MAX_TIMERS_PER_ACTOR = 4 here: three staged so far, one more fits. */
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, NULL, NULL), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, NULL, NULL), CS_ETOO_MANY_TIMERS);
+    /* Another actor is not affected. */
+    a.actor = addr(2);
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, NULL, NULL), CS_OK);
+    /* Kinds and parameters. */
+    a.kind = CS_KIND_INTERVAL;
+    a.every_blocks = 0;
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, NULL, NULL), CS_EINVALID_PARAM);
+    a.kind = 7;
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, NULL, NULL), CS_EUNSUPPORTED_TIMER_TYPE);
+    CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_actor_pending(s, &(cs_addr_t){{0xa0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}}), 4);
+    /* Cancel: 500 cycles flat; only the owner may cancel; unknown id. */
+    cs_hash_t id;
+    a.actor = addr(3);
+    a.kind = CS_KIND_HEIGHT;
+    CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, &id, NULL), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+    cs_addr_t a2 = addr(2), a3 = addr(3);
+    CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_cancel(s, &a2, &id, &m), CS_ENOT_OWNER);
+    CS_CHECK_EQ_U64(cs_sched_cancel(s, &a3, &id, &m), CS_OK);
+    CS_CHECK_EQ_U64(m.cycles, 500);
+    CS_CHECK_EQ_U64(cs_sched_cancel(s, &a3, &id, &m), CS_ETIMER_NOT_FOUND);
+    CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+    CS_CHECK(cs_sched_find(s, &id) == NULL);
+    cs_block_result_t r;
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    /* Metered calls that succeeded: six schedules (1 MiB payload, 256-byte
+     * handler, 256-byte id, actor 1's fourth, actor 2's, actor 3's) and one
+     * cancel; refused calls cost nothing here: 6 * 1,000 + 500 = 6,500. */
+    CS_CHECK_EQ_U64(r.st.sched_cycles, 6 * 1000 + 500);
+    free(big);
+    cs_sched_free(s);
+}
+
+static void capped2(cs_params_t *p)
+{
+    p->max_fires_per_block = 2;
+}
+static void capped_actor1(cs_params_t *p)
+{
+    p->max_fires_per_actor = 1;
+}
+
+static void test_fifo_capped_carry(void)
+{
+    /* CIP-5 §9.4: timers that do not make the cut defer with n += 1. */
+    cs_sched_t *s = mk("fifo-capped", capped2);
+    cs_hash_t id[3];
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
+    for (int i = 0; i < 3; i++) CS_CHECK_EQ_U64(sched1(s, (uint8_t)(10 + i), 2, "x", &id[i]), CS_OK);
+    cs_block_result_t r;
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    r = step(s); /* 2 */
+    CS_CHECK_EQ_U64(r.n_deliv, 2);
+    CS_CHECK_EQ_U64(r.st.deferred, 1);
+    const cs_timer_t *t = cs_sched_find(s, &id[2]);
+    CS_CHECK(t != NULL && t->deferrals == 1);
+    r = step(s); /* 3: the carried timer fires first */
+    CS_CHECK_EQ_U64(r.n_deliv, 1);
+    CS_CHECK(r.n_deliv == 1 && same_id(&r.deliv[0].timer_id, &id[2]));
+    CS_CHECK(r.n_deliv == 1 && r.deliv[0].due_height == 2);
+    cs_sched_free(s);
+
+    /* CIP-5 CN §19 vector 4: MAX_FIRES_PER_TARGET = 1, three candidates of
+     * one target: only one is delivered per block. */
+    s = mk("fifo-capped", capped_actor1);
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
+    for (int i = 0; i < 3; i++) CS_CHECK_EQ_U64(sched1(s, 20, 2, i == 0 ? "p" : i == 1 ? "q" : "r", &id[i]), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    r = step(s);
+    CS_CHECK_EQ_U64(r.n_deliv, 1);
+    CS_CHECK(r.n_deliv == 1 && same_id(&r.deliv[0].timer_id, &id[0]));
+    r = step(s);
+    CS_CHECK_EQ_U64(r.n_deliv, 1);
+    CS_CHECK(r.n_deliv == 1 && same_id(&r.deliv[0].timer_id, &id[1]));
+    cs_sched_free(s);
+}
+
+static void test_watch_vector2(void)
+{
+    /* CIP-5 CN §19 vector 2: watch_keys = [k1]; fires in the block where k1
+     * is modified and not otherwise.  It stays registered after firing. */
+    cs_sched_t *s = mk("fifo", NULL);
+    const uint8_t *keys[1] = {(const uint8_t *)"k1"};
+    size_t lens[1] = {2};
+    cs_sched_args_t a;
+    memset(&a, 0, sizeof a);
+    a.actor = addr(4);
+    a.kind = CS_KIND_WATCH;
+    a.watch_keys = keys;
+    a.watch_key_lens = lens;
+    a.n_watch = 1;
+    cs_hash_t id;
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, &id, NULL), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+    cs_block_result_t r;
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    CS_CHECK_EQ_U64(r.n_deliv, 0);
+    /* Block 2: k2 modified, k1 not: nothing. */
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 2), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_write_key(s, (const uint8_t *)"k2", 2), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    CS_CHECK_EQ_U64(r.n_deliv, 0);
+    /* Block 3: k1 modified twice in two transactions: one delivery (dedup). */
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 3), CS_OK);
+    for (int i = 0; i < 2; i++) {
+        CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+        CS_CHECK_EQ_U64(cs_sched_write_key(s, (const uint8_t *)"k1", 2), CS_OK);
+        CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+    }
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    CS_CHECK_EQ_U64(r.n_deliv, 1);
+    CS_CHECK(r.n_deliv == 1 && same_id(&r.deliv[0].timer_id, &id) && r.deliv[0].kind == CS_KIND_WATCH);
+    /* Block 4: a rolled-back write does not count. */
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 4), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_write_key(s, (const uint8_t *)"k1", 2), CS_OK);
+    cs_sched_tx_rollback(s);
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    CS_CHECK_EQ_U64(r.n_deliv, 0);
+    CS_CHECK(cs_sched_find(s, &id) != NULL);
+    cs_sched_free(s);
+}
+
+static void test_interval_vector6(void)
+{
+    /* CIP-5 CN §19 vector 6: every_blocks = 5; after firing at h the next
+     * due_height is h + 5. */
+    cs_sched_t *s = mk("fifo", NULL);
+    cs_sched_args_t a;
+    memset(&a, 0, sizeof a);
+    a.actor = addr(5);
+    a.kind = CS_KIND_INTERVAL;
+    a.height = 3;
+    a.every_blocks = 5;
+    cs_hash_t id;
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, &id, NULL), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+    cs_block_result_t r;
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    uint64_t fired_at[8];
+    size_t nf = 0;
+    for (int h = 2; h <= 20; h++) {
+        r = step(s);
+        if (r.n_deliv == 1 && nf < 8) fired_at[nf++] = (uint64_t)h;
+        if (h == 3) {
+            const cs_timer_t *t = cs_sched_find(s, &id);
+            CS_CHECK(t != NULL && t->height == 8 && t->fire_seq == 1);
+        }
+    }
+    CS_CHECK_EQ_U64(nf, 4); /* 3, 8, 13, 18 */
+    if (nf == 4) {
+        CS_CHECK_EQ_U64(fired_at[0], 3);
+        CS_CHECK_EQ_U64(fired_at[1], 8);
+        CS_CHECK_EQ_U64(fired_at[2], 13);
+        CS_CHECK_EQ_U64(fired_at[3], 18);
+    }
+    cs_sched_free(s);
+}
+
+/* Build the same history in a fresh scheduler up to block h0 - 1. */
+static cs_sched_t *history(uint64_t h0)
+{
+    cs_sched_t *s = mk("fifo", NULL);
+    cs_block_result_t r;
+    for (uint64_t h = 1; h < h0; h++) {
+        CS_CHECK_EQ_U64(cs_sched_begin_block(s, h), CS_OK);
+        char pl[16];
+        snprintf(pl, sizeof pl, "p%llu", (unsigned long long)h);
+        CS_CHECK_EQ_U64(sched1(s, (uint8_t)(h % 5), h + 1 + h % 3, pl, NULL), CS_OK);
+        CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    }
+    return s;
+}
+
+static void test_replay_vector5(void)
+{
+    /* CIP-5 CN §19 vector 5 / §14: replaying deliver_timers(h) from the same
+     * parent state yields the same deliver_ids, and materializing them
+     * again adds no mailbox entry. */
+    cs_sched_t *s1 = history(10), *s2 = history(10);
+    CS_CHECK(memcmp(cs_sched_digest(s1)->b, cs_sched_digest(s2)->b, 32) == 0);
+    cs_block_result_t r1, r2;
+    cs_hash_t parent = *cs_sched_digest(s1);
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s1, 10), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_end_block(s1, &r1), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s2, 10), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_end_block(s2, &r2), CS_OK);
+    CS_CHECK(r1.n_deliv >= 1);
+    CS_CHECK_EQ_U64(r1.n_deliv, r2.n_deliv);
+    for (size_t i = 0; i < r1.n_deliv && i < r2.n_deliv; i++) {
+        CS_CHECK(same_id(&r1.deliv[i].deliver_id, &r2.deliv[i].deliver_id));
+        cs_hash_t want;
+        cs_deliver_id(10, &parent, &r1.deliv[i].timer_id, r1.deliv[i].fire_seq, &want);
+        CS_CHECK(same_id(&want, &r1.deliv[i].deliver_id));
+    }
+    size_t before = cs_sched_mailbox_size(s1);
+    CS_CHECK_EQ_U64(before, r1.n_deliv);
+    for (size_t i = 0; i < r1.n_deliv; i++) CS_CHECK_EQ_U64(cs_sched_mailbox_put(s1, &r1.deliv[i].deliver_id), 0);
+    CS_CHECK_EQ_U64(cs_sched_mailbox_size(s1), before);
+    CS_CHECK(memcmp(cs_sched_digest(s1)->b, cs_sched_digest(s2)->b, 32) == 0);
+    cs_sched_free(s1);
+    cs_sched_free(s2);
+}
+
+static void test_deliver_id_formula(void)
+{
+    /* deliver_id = keccak256(h[8 BE] || parent_root || timer_id || fire_seq[4 BE]). */
+    cs_hash_t parent, tid, got, want;
+    for (int i = 0; i < 32; i++) {
+        parent.b[i] = (uint8_t)(i * 7 + 1);
+        tid.b[i] = (uint8_t)(255 - i);
+    }
+    uint8_t buf[76];
+    uint64_t h = 0x0102030405060708ull;
+    for (int i = 0; i < 8; i++) buf[i] = (uint8_t)(h >> (56 - 8 * i));
+    memcpy(buf + 8, parent.b, 32);
+    memcpy(buf + 40, tid.b, 32);
+    buf[72] = 0;
+    buf[73] = 0;
+    buf[74] = 1;
+    buf[75] = 2;
+    cs_keccak256(buf, sizeof buf, want.b);
+    cs_deliver_id(h, &parent, &tid, 0x0102, &got);
+    CS_CHECK(same_id(&got, &want));
+}
+
+static void test_cancel_every_tier_and_sys(void)
+{
+    cs_sched_t *s = mk("fifo", NULL);
+    cs_hash_t near, mid, far;
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
+    CS_CHECK_EQ_U64(sched1(s, 1, 50, NULL, &near), CS_OK);       /* tier 1 */
+    CS_CHECK_EQ_U64(sched1(s, 1, 20000, NULL, &mid), CS_OK);     /* tier 2 */
+    CS_CHECK_EQ_U64(sched1(s, 1, 5000000, NULL, &far), CS_OK);   /* tier 3 */
+    cs_block_result_t r;
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    CS_CHECK_EQ_U64(r.st.tiers.ring, 1);
+    CS_CHECK_EQ_U64(r.st.tiers.epoch, 1);
+    CS_CHECK_EQ_U64(r.st.tiers.tree, 1);
+    cs_addr_t a1 = addr(1);
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 2), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_cancel(s, &a1, &near, NULL), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_cancel(s, &a1, &far, NULL), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+    /* SYS_CANCEL_TIMER (opcode 48) removes the tier-2 one. */
+    CS_CHECK_EQ_U64(cs_sched_sys_cancel(s, &mid), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_sys_cancel(s, &mid), CS_ETIMER_NOT_FOUND);
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    CS_CHECK_EQ_U64(r.st.tiers.ring + r.st.tiers.epoch + r.st.tiers.tree, 0);
+    CS_CHECK_EQ_U64(cs_sched_pending(s), 0);
+    CS_CHECK_EQ_U64(r.st.cancelled, 3);
+    cs_sched_free(s);
+}
+
+static void test_ttl_and_extend(void)
+{
+    /* CIP-1 rev §9 path 2: past expires_at the timer is destroyed via the
+     * GC lane instead of firing; SYS_EXTEND_TIMER (opcode 50) moves it. */
+    cs_sched_t *s = mk("fifo", NULL);
+    cs_sched_args_t a;
+    memset(&a, 0, sizeof a);
+    a.actor = addr(6);
+    a.height = 5;
+    a.expires_at = 4; /* already expired when it comes due */
+    cs_hash_t dead, kept;
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, &dead, NULL), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, &kept, NULL), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_sys_extend(s, &kept, 9), CS_OK);
+    cs_block_result_t r;
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    for (int i = 0; i < 3; i++) r = step(s);
+    r = step(s); /* 5 */
+    CS_CHECK_EQ_U64(r.n_deliv, 1);
+    CS_CHECK(r.n_deliv == 1 && same_id(&r.deliv[0].timer_id, &kept));
+    CS_CHECK_EQ_U64(r.st.expired, 1);
+    CS_CHECK_EQ_U64(r.st.gc_destroyed, 1);
+    CS_CHECK_EQ_U64(cs_sched_pending(s), 0);
+    cs_sched_free(s);
+}
+
+int main(void)
+{
+    test_insertion_order_and_vector1();
+    test_deferred_tx_fields();
+    test_same_block_and_rollback();
+    test_handler_reschedule();
+    test_limits_and_metering();
+    test_fifo_capped_carry();
+    test_watch_vector2();
+    test_interval_vector6();
+    test_replay_vector5();
+    test_deliver_id_formula();
+    test_cancel_every_tier_and_sys();
+    test_ttl_and_extend();
+    return cs_test_done("sched");
+}

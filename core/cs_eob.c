@@ -377,6 +377,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
     st->eob_cycles = used_sum;
 
     /* Step 9: fairness counters, lane basefee, p50 tip, mechanism feedback. */
+    s->n_rows_last = nr;
     cs__fees_end_block(s, s->cands, nc, st);
     cs_mech_end_block(&s->mech, &ctx, s->cands, nc, &out);
     s->height = h;

@@ -1,55 +1,434 @@
 /*
- * cs_fees.c -- the money side of the pipeline: fee validation at schedule
- * time, lifecycle funds checks, settlement, fairness and basefee updates.
- * (Interim: FIFO only; the fee mechanisms are wired in next.)
+ * cs_fees.c -- the money side of the end-of-block pipeline: fee and bid
+ * validation at schedule time, the lifecycle funds check, the pre-charge /
+ * execute / refund settlement, escrowed bids, W(actor), the lane basefee
+ * and the previous-block p50 tip (CIP-1 rev §3 steps 4-10, §5-§9; CIP-5
+ * §9.7; DESIGN §2.3-2.6, D3-D5, D9-D12).
+ *
+ * Which money rules apply follows the mechanism's flags:
+ *   CS_MF_FEES  per-cycle fees from the fee payer (eip1559, gba-tip)
+ *   CS_MF_BID   a bid escrowed at schedule and settled at fire (bias-*, score)
+ *   neither     no execution fee (fifo, fifo-capped: CIP-5 §6.3)
  */
+#include "cs_basefee.h"
+#include "cs_fairness.h"
+#include "cs_gba.h"
+#include "cs_ledger.h"
 #include "cs_sched_int.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-int cs__fees_init(cs_sched_t *s) { (void)s; return CS_OK; }
-void cs__fees_free(cs_sched_t *s) { (void)s; }
-void cs__fees_begin_block(cs_sched_t *s, uint64_t h) { (void)s; (void)h; }
+struct cs_fees {
+    cs_ledger_t ledger;       /* balances, escrow, burn, proposer */
+    cs_fairness_t fair;       /* W(actor) over the fairness identity */
+    cs_u128 basefee_lane;     /* lane basefee of the block being built */
+    cs_u128 basefee_cycle;    /* CIP-3 environment (D13) */
+    cs_u128 basefee_cell;
+    uint64_t last_usage;      /* last_block_cycle_usage (CIP-1 §4.2) */
+    cs_u128 p50_tip;          /* previous-block p50 priority tip per cycle */
+    cs_u128 *tips;            /* this block's fired tips, scratch */
+    size_t tips_cap;
+    uint64_t clamped;         /* TimerPriorityClampedAtSchedule count (run) */
+    uint64_t rejected_below;  /* TimerRejectedBelowBasefee count (run) */
+};
 
-int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_t *rec)
+static int cs__fgrow(void **arr, size_t *cap, size_t need, size_t elem)
 {
-    rec->gas_limit = a->gas_limit ? a->gas_limit : s->p.fifo_fire_cycles;
-    rec->max_cells = a->max_cells ? a->max_cells : s->p.fifo_fire_cells;
-    rec->bid = a->bid;
-    rec->max_fee = a->max_fee;
-    rec->max_prio = a->max_prio;
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 64;
+    while (c < need) c *= 2;
+    void *p = realloc(*arr, c * elem);
+    if (!p) return -1;
+    *arr = p;
+    *cap = c;
+    return 0;
+}
+
+int cs__fees_init(cs_sched_t *s)
+{
+    struct cs_fees *f = calloc(1, sizeof *f);
+    if (!f) return CS_ENOMEM;
+    cs_ledger_init(&f->ledger);
+    if (cs_fairness_init(&f->fair, &s->p) != CS_OK) {
+        free(f);
+        return CS_EINVAL;
+    }
+    f->basefee_lane = cs_basefee_initial(&s->p);
+    s->fees = f;
     return CS_OK;
 }
 
-void cs__fees_on_destroy(cs_sched_t *s, uint32_t slot) { (void)s; (void)slot; }
+void cs__fees_free(cs_sched_t *s)
+{
+    struct cs_fees *f = s->fees;
+    if (!f) return;
+    cs_ledger_free(&f->ledger);
+    cs_fairness_free(&f->fair);
+    free(f->tips);
+    free(f);
+    s->fees = NULL;
+}
+
+void cs__fees_begin_block(cs_sched_t *s, uint64_t h)
+{
+    /* CIP-1 rev §3 step 10: the window's rolling decay is applied at the
+     * start of the next end-of-block step. */
+    (void)cs_fairness_begin_block(&s->fees->fair, h);
+}
+
+/* The charged lane basefee per cycle (lane fee multiplier applied, §5). */
+static cs_u128 cs__lane_charged(const cs_sched_t *s)
+{
+    cs_u128 out = s->fees->basefee_lane;
+    if (cs_basefee_charged(&s->p, s->fees->basefee_lane, &out) != CS_OK) out = CS_U128_MAX;
+    return out;
+}
+
+static int cs__auction(const cs_sched_t *s)
+{
+    unsigned fl = s->mech.ops->flags;
+    return (fl & CS_MF_BUDGET) && (fl & (CS_MF_FEES | CS_MF_BID));
+}
+
+int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_t *rec)
+{
+    struct cs_fees *f = s->fees;
+    unsigned fl = s->mech.ops->flags;
+    int auction = cs__auction(s);
+    rec->gas_limit = a->gas_limit ? a->gas_limit : (auction ? s->p.max_cycles_per_fire : s->p.fifo_fire_cycles);
+    rec->max_cells = a->max_cells ? a->max_cells : s->p.fifo_fire_cells;
+    /* D5: a gas limit above the auction per-timer cap (CIP-1 rev §10). */
+    if (auction && rec->gas_limit > s->p.max_cycles_per_fire && s->p.over_cap == CS_OVER_CAP_REJECT)
+        return CS_EOVER_CAP;
+    if (fl & CS_MF_FEES) {
+        /* CIP-1 rev §6 scheduling-time validation; the legacy bid is
+         * accepted and ignored, or rejected with TimerArgDeprecated. */
+        cs_u128 lane = cs__lane_charged(s);
+        if (a->has_fees) {
+            cs_gba_check_t chk;
+            int rc = cs_gba_validate(&s->p, lane, a->max_fee, a->max_prio, a->has_bid, &chk);
+            if (rc == CS_EBELOW_BASEFEE) f->rejected_below++;
+            if (rc != CS_OK) return rc;
+            if (chk.clamped) f->clamped++;
+            rec->max_fee = a->max_fee;
+            rec->max_prio = chk.max_prio;
+            rec->flags |= CS_TF_HAS_FEES;
+        } else {
+            if (a->has_bid && s->p.legacy_bid == CS_LEGACY_REJECT) return CS_EARG_DEPRECATED;
+            if (s->p.default_gba_eval == CS_GBA_EVAL_SCHEDULE) {
+                /* D4 = schedule: freeze the default-GBA values now. */
+                cs_gba_ctx_t ctx;
+                memset(&ctx, 0, sizeof ctx);
+                ctx.basefee_lane_timer = lane;
+                ctx.previous_block_p50_priority_tip_per_cycle = f->p50_tip;
+                cs_txfee_t fee;
+                if (cs_gba_default(&s->p, &ctx, a->tier_hint, &fee) == CS_OK) {
+                    rec->max_fee = fee.max_fee_per_cycle;
+                    rec->max_prio = fee.max_priority_fee_per_cycle;
+                    rec->flags |= CS_TF_HAS_FEES;
+                }
+            }
+        }
+        rec->bid = 0;
+        return CS_OK;
+    }
+    if (fl & CS_MF_BID) {
+        /* CIP-5 §9.7: the bid is locked at scheduling; it must be covered now. */
+        rec->bid = a->has_bid ? a->bid : 0;
+        if (rec->bid > 0) {
+            uint32_t payer = rec->fee_payer;
+            if (payer >= f->ledger.n || cs_ledger_balance(&f->ledger, payer) < rec->bid)
+                return CS_EINSUFFICIENT_FUNDS;
+            rec->flags |= CS_TF_HAS_BID;
+        }
+        return CS_OK;
+    }
+    rec->bid = a->has_bid ? a->bid : 0;
+    return CS_OK;
+}
+
+int cs__fees_on_insert(cs_sched_t *s, uint32_t slot)
+{
+    cs_timer_t *t = &s->pool[slot];
+    if (!(s->mech.ops->flags & CS_MF_BID) || t->bid == 0) return CS_OK;
+    /* CIP-5 §9.7: lock the bid in escrow when the schedule commits. */
+    int rc = cs_ledger_escrow_lock(&s->fees->ledger, t->fee_payer, t->bid);
+    return rc == CS_OK ? CS_OK : CS_EINSUFFICIENT_FUNDS;
+}
+
+void cs__fees_on_destroy(cs_sched_t *s, uint32_t slot)
+{
+    cs_timer_t *t = &s->pool[slot];
+    if (!(s->mech.ops->flags & CS_MF_BID) || t->bid == 0) return;
+    /* Cancelled, expired or destroyed without firing: the escrow returns. */
+    (void)cs_ledger_escrow_release(&s->fees->ledger, t->fee_payer, t->bid);
+    t->bid = 0;
+}
+
+/* Fee parameters of a timer at fire time: schedule-time values, a custom
+ * GBA (CIP-1 rev §7.2), or the default GBA (§7.1, with its tier §7.3). */
+static void cs__fire_fees(cs_sched_t *s, const cs_timer_t *t, cs_u128 lane, cs_u128 *max_fee,
+                          cs_u128 *max_prio)
+{
+    struct cs_fees *f = s->fees;
+    if (t->flags & CS_TF_HAS_FEES) {
+        *max_fee = t->max_fee;
+        *max_prio = t->max_prio;
+        return;
+    }
+    cs_gba_ctx_t ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.trigger_block_height = t->height;
+    ctx.current_block_height = s->cur;
+    ctx.basefee_cycle = f->basefee_cycle;
+    ctx.basefee_cell = f->basefee_cell;
+    ctx.basefee_lane_timer = lane;
+    ctx.last_block_cycle_usage = f->last_usage;
+    ctx.previous_block_p50_priority_tip_per_cycle = f->p50_tip;
+    ctx.owner_actor_balance = cs_ledger_balance(&f->ledger, t->actor);
+    if (s->hooks.gba) {
+        cs_gba_ctx_pub_t pub;
+        pub.trigger_block_height = ctx.trigger_block_height;
+        pub.current_block_height = ctx.current_block_height;
+        pub.basefee_cycle = ctx.basefee_cycle;
+        pub.basefee_cell = ctx.basefee_cell;
+        pub.basefee_lane_timer = lane;
+        pub.last_block_cycle_usage = ctx.last_block_cycle_usage;
+        pub.p50_tip = f->p50_tip;
+        pub.owner_balance = ctx.owner_actor_balance;
+        if (s->hooks.gba(s->hooks.user, t, &pub, max_fee, max_prio)) return;
+    }
+    cs_txfee_t fee;
+    if (cs_gba_default(&s->p, &ctx, t->tier_hint, &fee) != CS_OK) {
+        *max_fee = 0;
+        *max_prio = 0;
+        return;
+    }
+    *max_fee = fee.max_fee_per_cycle;
+    *max_prio = fee.max_priority_fee_per_cycle;
+}
+
+/* The charge of one fire given its priority rate and lump payment. */
+static void cs__charge(const cs_sched_t *s, const cs_timer_t *t, cs_u128 prio_rate, cs_u128 lump,
+                       cs_fire_charge_t *ch)
+{
+    memset(ch, 0, sizeof *ch);
+    ch->gas_limit = t->gas_limit;
+    ch->max_cells = t->max_cells;
+    cs_basefee_fire_rates(&s->p, s->fees->basefee_cycle, cs__lane_charged(s), &ch->basefee_cycle,
+                          &ch->basefee_lane);
+    ch->tip_rate = prio_rate;
+    ch->basefee_cell = s->fees->basefee_cell;
+    ch->lump = lump;
+    ch->payments_to = s->p.payments_to;
+}
 
 int cs__fees_classify(cs_sched_t *s, uint32_t slot, cs_cand_t *c)
 {
+    struct cs_fees *f = s->fees;
     const cs_timer_t *t = &s->pool[slot];
+    unsigned fl = s->mech.ops->flags;
     c->cycles = t->gas_limit;
-    c->ident = t->actor;
+    /* D12: the fairness identity is the actor or its deployer. */
+    c->ident = s->p.fairness_identity == CS_IDENTITY_DEPLOYER ? s->actors[t->actor].deployer : t->actor;
+    c->weight = cs_fairness_weight(&f->fair, c->ident);
+    if (fl & CS_MF_FEES) {
+        cs_u128 lane = cs__lane_charged(s);
+        cs__fire_fees(s, t, lane, &c->max_fee, &c->max_prio);
+        c->balance = cs_ledger_balance(&f->ledger, t->fee_payer);
+        /* CIP-1 rev §3 step 4: balance(fee_payer) < max_cost -> GC path 3. */
+        cs_u128 rate = 0, cost = 0;
+        if (cs_gba_prio_rate(c->max_fee, c->max_prio, lane, &rate) != CS_OK) rate = 0;
+        cs_fire_charge_t ch;
+        cs__charge(s, t, rate, 0, &ch);
+        if (cs_ledger_max_cost(&ch, &cost) != CS_OK || c->balance < cost) return CS_EINSUFFICIENT_FUNDS;
+        return CS_OK;
+    }
+    if (fl & CS_MF_BID) {
+        c->balance = t->bid; /* what the escrow can pay */
+        return CS_OK;
+    }
     c->balance = CS_U128_MAX;
     return CS_OK;
 }
 
 int cs__fees_precharge(cs_sched_t *s, const cs_cand_t *c, cs_cand_row_t *row)
 {
-    (void)s; (void)c; (void)row;
+    struct cs_fees *f = s->fees;
+    const cs_timer_t *t = &s->pool[c->slot];
+    row->tip_rate = c->prio_rate;
+    if (!(s->mech.ops->flags & CS_MF_FEES)) return CS_OK;
+    /* CIP-1 rev §3 step 8: pre-charge max_cost; held in escrow until the
+     * handler returns and the unused part is refunded. */
+    cs_fire_charge_t ch;
+    cs__charge(s, t, c->prio_rate, c->payment, &ch);
+    cs_u128 cost;
+    if (cs_ledger_max_cost(&ch, &cost) != CS_OK) return CS_EINSUFFICIENT_FUNDS;
+    if (cs_ledger_escrow_lock(&f->ledger, t->fee_payer, cost) != CS_OK) return CS_EINSUFFICIENT_FUNDS;
     return CS_OK;
 }
 
 void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles, uint64_t used_cells,
                      cs_cand_row_t *row)
 {
-    (void)s; (void)c; (void)used_cycles; (void)used_cells; (void)row;
+    struct cs_fees *f = s->fees;
+    const cs_timer_t *t = &s->pool[c->slot];
+    unsigned fl = s->mech.ops->flags;
+    cs_ledger_dest dest = cs_ledger_dest_of(s->p.payments_to);
+    if (fl & CS_MF_FEES) {
+        cs_fire_charge_t ch;
+        cs__charge(s, t, c->prio_rate, c->payment, &ch);
+        ch.used_cycles = used_cycles;
+        ch.used_cells = used_cells;
+        cs_u128 cost = 0;
+        cs_fire_bill_t bill;
+        memset(&bill, 0, sizeof bill);
+        if (cs_ledger_max_cost(&ch, &cost) == CS_OK &&
+            cs_ledger_escrow_release(&f->ledger, t->fee_payer, cost) == CS_OK &&
+            cs_ledger_settle_fire(&f->ledger, t->fee_payer, &ch, &bill) == CS_OK) {
+            row->burn = bill.burned;
+            row->tip = bill.tip;
+            row->payment = bill.lump;
+        }
+        return;
+    }
+    if ((fl & CS_MF_BID) && t->bid > 0) {
+        /* CIP-5 §9.7: the bid is refunded minus the payment. */
+        cs_u128 pay = c->payment > t->bid ? t->bid : c->payment;
+        if (cs_ledger_escrow_settle(&f->ledger, t->fee_payer, t->bid, pay, dest) == CS_OK) {
+            row->payment = pay;
+            if (dest == CS_DEST_BURN) row->burn = pay;
+        }
+        /* An interval or watch timer re-locks its bid for the next fire. */
+        cs_timer_t *tw = &s->pool[c->slot];
+        if ((tw->flags & CS_TF_LIVE) && tw->kind != CS_KIND_HEIGHT) {
+            if (cs_ledger_escrow_lock(&f->ledger, tw->fee_payer, tw->bid) != CS_OK) tw->bid = 0;
+        } else {
+            tw->bid = 0;
+        }
+    }
 }
 
 void cs__fees_ctx(cs_sched_t *s, cs_clear_ctx_t *ctx)
 {
+    struct cs_fees *f = s->fees;
+    ctx->basefee_lane = cs__lane_charged(s);
+    ctx->basefee_cycle = f->basefee_cycle;
+    ctx->basefee_cell = f->basefee_cell;
     ctx->budget_cycles = s->p.lane_timer_cycles;
 }
 
 void cs__fees_end_block(cs_sched_t *s, const cs_cand_t *c, size_t n, cs_block_stats_t *st)
 {
-    (void)s; (void)c; (void)n; (void)st;
+    struct cs_fees *f = s->fees;
+    (void)c;
+    (void)n;
+    if (cs_fairness_reserve(&f->fair, (uint32_t)s->n_actors, (uint32_t)s->n_actors) != CS_OK) return;
+    size_t nt = 0;
+    if (cs__fgrow((void **)&f->tips, &f->tips_cap, st->fired + 1, sizeof *f->tips) != 0) return;
+    for (size_t i = 0; i < s->n_rows_last; i++) {
+        const cs_cand_row_t *row = &s->rows[i];
+        if (row->outcome != CS_OUT_FIRED) continue;
+        const cs_timer_t *t = &s->pool[row->slot];
+        uint32_t ident = s->p.fairness_identity == CS_IDENTITY_DEPLOYER ? s->actors[t->actor].deployer : t->actor;
+        /* CIP-1 rev §3 step 10: recent_executions[actor] += 1 per fire. */
+        (void)cs_fairness_add_fire(&f->fair, ident);
+        f->tips[nt++] = row->tip_rate;
+    }
+    /* CIP-1 rev §7.1: p50 of the tips fired timers paid (0 if none). */
+    f->p50_tip = cs_gba_p50_tip(f->tips, nt);
+    st->p50_tip = f->p50_tip;
+    /* CIP-1 rev §5: the lane basefee for h+1 from this block's lane usage. */
+    if (s->mech.ops->flags & CS_MF_FEES) {
+        cs_u128 next;
+        if (cs_basefee_next(&s->p, f->basefee_lane, st->lane_cycles, &next) == CS_OK) f->basefee_lane = next;
+    }
+    f->last_usage = st->eob_cycles;
+}
+
+/* ------------------------------------------------------------ public API */
+
+int cs_sched_fund(cs_sched_t *s, const cs_addr_t *a, cs_u128 amount)
+{
+    uint32_t idx;
+    int rc = cs__actor_intern(s, a, &idx);
+    if (rc != CS_OK) return rc;
+    if (cs_ledger_reserve(&s->fees->ledger, (uint32_t)s->n_actors) != CS_OK) return CS_ENOMEM;
+    return cs_ledger_fund(&s->fees->ledger, idx, amount);
+}
+
+int cs_sched_set_deployer(cs_sched_t *s, const cs_addr_t *actor, const cs_addr_t *deployer)
+{
+    uint32_t a, d;
+    int rc = cs__actor_intern(s, actor, &a);
+    if (rc == CS_OK) rc = cs__actor_intern(s, deployer, &d);
+    if (rc != CS_OK) return rc;
+    s->actors[a].deployer = d;
+    return cs_ledger_reserve(&s->fees->ledger, (uint32_t)s->n_actors) == CS_OK ? CS_OK : CS_ENOMEM;
+}
+
+int cs_sched_actor_index(cs_sched_t *s, const cs_addr_t *a, uint32_t *idx)
+{
+    int rc = cs__actor_intern(s, a, idx);
+    if (rc != CS_OK) return rc;
+    return cs_ledger_reserve(&s->fees->ledger, (uint32_t)s->n_actors) == CS_OK ? CS_OK : CS_ENOMEM;
+}
+
+cs_u128 cs_sched_balance(const cs_sched_t *s, uint32_t actor)
+{
+    return actor < s->fees->ledger.n ? cs_ledger_balance(&s->fees->ledger, actor) : 0;
+}
+
+void cs_sched_set_env(cs_sched_t *s, cs_u128 basefee_cycle, cs_u128 basefee_cell)
+{
+    s->fees->basefee_cycle = basefee_cycle;
+    s->fees->basefee_cell = basefee_cell;
+}
+
+cs_u128 cs_sched_lane_basefee(const cs_sched_t *s) { return s->fees->basefee_lane; }
+cs_u128 cs_sched_p50_tip(const cs_sched_t *s) { return s->fees->p50_tip; }
+const cs_ledger_t *cs_sched_ledger(const cs_sched_t *s) { return &s->fees->ledger; }
+
+uint64_t cs_sched_weight(const cs_sched_t *s, uint32_t actor)
+{
+    uint32_t ident = s->p.fairness_identity == CS_IDENTITY_DEPLOYER && actor < s->n_actors
+                         ? s->actors[actor].deployer
+                         : actor;
+    return cs_fairness_weight(&s->fees->fair, ident);
+}
+
+uint32_t cs_sched_weights(const cs_sched_t *s, uint32_t *ident, uint64_t *recent, uint64_t *w_ppm,
+                          uint32_t cap)
+{
+    return cs_fairness_snapshot(&s->fees->fair, ident, recent, w_ppm, cap);
+}
+
+void cs_sched_counters(const cs_sched_t *s, uint64_t *clamped, uint64_t *rejected_below)
+{
+    *clamped = s->fees->clamped;
+    *rejected_below = s->fees->rejected_below;
+}
+
+int cs_sched_check_invariants(const cs_sched_t *s, char *msg, size_t cap)
+{
+    /* DESIGN §2.6: conservation of value ... */
+    int rc = cs_ledger_check(&s->fees->ledger, msg, cap);
+    if (rc != CS_OK) return rc;
+    /* ... and timer accounting: scheduled = fired + expired + insufficient
+     * + cancelled + pending. */
+    const cs__acct_t *a = &s->acct;
+    uint64_t rhs = a->fired_final + a->expired + a->insufficient + a->cancelled + s->n_pending;
+    if (a->scheduled != rhs) {
+        snprintf(msg, cap,
+                 "timer accounting: scheduled %llu != fired %llu + expired %llu + insufficient %llu + "
+                 "cancelled %llu + pending %llu",
+                 (unsigned long long)a->scheduled, (unsigned long long)a->fired_final,
+                 (unsigned long long)a->expired, (unsigned long long)a->insufficient,
+                 (unsigned long long)a->cancelled, (unsigned long long)s->n_pending);
+        return CS_EINVARIANT;
+    }
+    if (msg && cap) msg[0] = '\0';
+    return CS_OK;
 }

@@ -472,6 +472,18 @@ static int cs__insert_record(cs_sched_t *s, const cs_timer_t *rec, const cs_hash
             return rc;
         }
     }
+    rc = cs__fees_on_insert(s, slot);
+    if (rc != CS_OK) {
+        /* The bid cannot be escrowed any more: the schedule does not land. */
+        if (t->kind == CS_KIND_WATCH) cs__watch_del(s, slot);
+        else cs_queue_remove(s->q, slot);
+        cs__hmap_del(&s->id_map, cs__id_key(&t->id), slot);
+        free(t->payload);
+        t->payload = NULL;
+        t->flags = 0;
+        s->free_slots[s->n_free++] = slot;
+        return rc;
+    }
     s->actors[t->actor].pending++;
     s->n_pending++;
     s->acct.scheduled++;
@@ -520,7 +532,7 @@ int cs_sched_tx_commit(cs_sched_t *s)
                 free(st->rec.payload);
             } else {
                 int rc = cs__insert_record(s, &st->rec, st->wkeys, st->n_wkeys);
-                if (rc != CS_OK) free(st->rec.payload);
+                if (rc != CS_OK && rc != CS_EINSUFFICIENT_FUNDS) free(st->rec.payload);
                 else s->blk_scheduled++;
             }
             st->rec.payload = NULL;
@@ -530,6 +542,7 @@ int cs_sched_tx_commit(cs_sched_t *s)
             cs_timer_t *t = &s->pool[op->slot];
             s->actors[t->actor].staged++;
             if (t->flags & CS_TF_LIVE) {
+                cs__fees_on_destroy(s, op->slot);
                 cs__remove_record(s, op->slot);
                 s->acct.cancelled++;
                 s->blk_cancelled++;

@@ -50,7 +50,7 @@ typedef struct cs_sched_args {
     int has_fees;             /* max_fee / max_priority present */
     cs_u128 max_fee;          /* max_fee_per_cycle */
     cs_u128 max_prio;         /* max_priority_fee_per_cycle */
-    uint8_t tier_hint;        /* 0 economy, 1 standard (default), 2 fast, 3 urgent */
+    uint8_t tier_hint;        /* cs_ptier: 0 standard (default), 1 economy, 2 fast, 3 urgent */
     const uint8_t *const *watch_keys; /* STATE_WATCH keys */
     const size_t *watch_key_lens;     /* their lengths */
     size_t n_watch;                   /* number of keys, >= 1 for WATCH */
@@ -96,6 +96,7 @@ typedef struct cs_cand_row {
     cs_u128 tip;              /* priority tips to the proposer */
     cs_u128 payment;          /* auction payment */
     cs_u128 priority;         /* mechanism's sort key */
+    cs_u128 tip_rate;         /* priority tip per cycle paid (fee mechanisms) */
     uint64_t weight;          /* W(actor) ppm at clearing */
 } cs_cand_row_t;
 
@@ -206,6 +207,28 @@ const cs_mech_t *cs_sched_mech(const cs_sched_t *s);
  * Returns 1 if added, 0 if the id was already present. */
 int cs_sched_mailbox_put(cs_sched_t *s, const cs_hash_t *deliver_id);
 size_t cs_sched_mailbox_size(const cs_sched_t *s);
+
+/* Money and fairness (cs_fees.c).  Actors are interned on first use; the
+ * ledger account of an actor is its index. */
+int cs_sched_actor_index(cs_sched_t *s, const cs_addr_t *a, uint32_t *idx);
+int cs_sched_fund(cs_sched_t *s, const cs_addr_t *a, cs_u128 amount);
+int cs_sched_set_deployer(cs_sched_t *s, const cs_addr_t *actor, const cs_addr_t *deployer);
+cs_u128 cs_sched_balance(const cs_sched_t *s, uint32_t actor);
+/* D13: the CIP-3 environment for the next block. */
+void cs_sched_set_env(cs_sched_t *s, cs_u128 basefee_cycle, cs_u128 basefee_cell);
+cs_u128 cs_sched_lane_basefee(const cs_sched_t *s);
+cs_u128 cs_sched_p50_tip(const cs_sched_t *s);
+struct cs_ledger;
+const struct cs_ledger *cs_sched_ledger(const cs_sched_t *s);
+/* W(actor) in ppm for the block being built (CIP-1 rev §8). */
+uint64_t cs_sched_weight(const cs_sched_t *s, uint32_t actor);
+/* Snapshot of tracked identities: returns the count written (<= cap). */
+uint32_t cs_sched_weights(const cs_sched_t *s, uint32_t *ident, uint64_t *recent, uint64_t *w_ppm,
+                          uint32_t cap);
+/* Run totals of TimerPriorityClampedAtSchedule and TimerRejectedBelowBasefee. */
+void cs_sched_counters(const cs_sched_t *s, uint64_t *clamped, uint64_t *rejected_below);
+/* DESIGN §2.6 invariants; CS_EINVARIANT with a description in msg. */
+int cs_sched_check_invariants(const cs_sched_t *s, char *msg, size_t cap);
 
 /* CIP-5 CN §10.1 / §14: deliver_id = keccak256(h[8 BE] || parent_root || timer_id || fire_seq[4 BE]). */
 void cs_deliver_id(uint64_t h, const cs_hash_t *parent_root, const cs_hash_t *timer_id,

@@ -7,6 +7,7 @@
 #define CS_SCHED_INT_H
 
 #include "cs_hmap.h"
+#include "cs_ledger.h"
 #include "cs_sched.h"
 
 #define CS_MAX_WATCH_KEYS 16u     /* keys per STATE_WATCH timer (CIP-5 CN §15) */
@@ -107,6 +108,7 @@ struct cs_sched {
     uint32_t *trig;           /* candidate slots of this block */
     size_t trig_cap;
     uint64_t blk_sched_cycles, blk_scheduled, blk_cancelled;
+    size_t n_rows_last;       /* rows of the block being settled */
     struct cs_fees *fees;     /* fees, ledger, fairness state */
 };
 
@@ -120,6 +122,7 @@ void cs__fees_free(cs_sched_t *s);
 void cs__fees_begin_block(cs_sched_t *s, uint64_t h);
 int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_t *rec);
 void cs__fees_on_destroy(cs_sched_t *s, uint32_t slot);
+int cs__fees_on_insert(cs_sched_t *s, uint32_t slot);
 
 #endif
 

@@ -204,6 +204,8 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
         cs_cand_row_t *row = &s->rows[nr++];
         memset(row, 0, sizeof *row);
         row->slot = slot;
+        row->due_height = cs__due(s, t);
+        row->deferrals = t->deferrals;
         /* Path 2: TTL expired -> GC lane. */
         if (t->expires_at != 0 && h > t->expires_at) {
             cs__carry_del(s, slot);
@@ -248,8 +250,17 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
     st->basefee_lane = ctx.basefee_lane;
     cs_clear_out_t out;
     memset(&out, 0, sizeof out);
-    rc = cs_mech_clear(&s->mech, &ctx, s->cands, nc, &out);
-    if (rc != CS_OK) return rc;
+    if (s->paused) {
+        /* Lane pause: every candidate waits; no mechanism runs. */
+        for (size_t i = 0; i < nc; i++) {
+            s->cands[i].selected = 0;
+            s->cands[i].why = CS_WHY_BUDGET;
+            s->cands[i].rank = (uint32_t)i;
+        }
+    } else {
+        rc = cs_mech_clear(&s->mech, &ctx, s->cands, nc, &out);
+        if (rc != CS_OK) return rc;
+    }
 
     /* Rows hold every candidate, cands only the live ones, both in FIFO
      * order: crow maps a candidate to its row.  Winners are then visited in
@@ -263,6 +274,8 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
         cs_cand_row_t *row = &s->rows[s->crow[i]];
         row->priority = c->priority;
         row->weight = c->weight;
+        row->max_fee = c->max_fee;
+        row->max_prio = c->max_prio;
         row->why = c->selected ? 0 : c->why;
         if (c->rank < nc && s->order[c->rank] == CS_NIL) s->order[c->rank] = (uint32_t)i;
         else return CS_EINVARIANT; /* a mechanism must output a permutation */
@@ -379,7 +392,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
     /* Step 9: fairness counters, lane basefee, p50 tip, mechanism feedback. */
     s->n_rows_last = nr;
     cs__fees_end_block(s, s->cands, nc, st);
-    cs_mech_end_block(&s->mech, &ctx, s->cands, nc, &out);
+    if (!s->paused) cs_mech_end_block(&s->mech, &ctx, s->cands, nc, &out);
     s->height = h;
     cs_queue_stats(s->q, &st->tiers);
     cs__digest(s, h, st);

@@ -344,6 +344,8 @@ int cs_sched_set_params(cs_sched_t *s, const cs_params_t *p)
 }
 
 const cs_params_t *cs_sched_params(const cs_sched_t *s) { return &s->p; }
+void cs_sched_set_paused(cs_sched_t *s, int paused) { s->paused = paused ? 1 : 0; }
+size_t cs_sched_pool_size(const cs_sched_t *s) { return s->pool_n; }
 uint64_t cs_sched_height(const cs_sched_t *s) { return s->height; }
 uint64_t cs_sched_pending(const cs_sched_t *s) { return s->n_pending; }
 const cs_hash_t *cs_sched_digest(const cs_sched_t *s) { return &s->digest; }

@@ -98,6 +98,9 @@ typedef struct cs_cand_row {
     cs_u128 priority;         /* mechanism's sort key */
     cs_u128 tip_rate;         /* priority tip per cycle paid (fee mechanisms) */
     uint64_t weight;          /* W(actor) ppm at clearing */
+    uint64_t due_height;      /* height the timer became due */
+    uint32_t deferrals;       /* n before this block */
+    cs_u128 max_fee, max_prio;/* fee parameters used (fee mechanisms) */
 } cs_cand_row_t;
 
 /* Per-block totals (one /blocks row). */
@@ -189,6 +192,12 @@ int cs_sched_write_key(cs_sched_t *s, const uint8_t *key, size_t len);
  * or inside a transaction's commit: 48 cancel, 50 extend TTL. */
 int cs_sched_sys_cancel(cs_sched_t *s, const cs_hash_t *id);
 int cs_sched_sys_extend(cs_sched_t *s, const cs_hash_t *id, uint64_t new_expires_at);
+
+/* Lane pause (scenario event): while paused, due timers are collected and
+ * carried but none fires; the backlog clears after the pause. */
+void cs_sched_set_paused(cs_sched_t *s, int paused);
+/* Records are slots 0..cs_sched_pool_size()-1; live ones have CS_TF_LIVE. */
+size_t cs_sched_pool_size(const cs_sched_t *s);
 
 /* Steps 3-9 for the current block. */
 int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res);

@@ -76,6 +76,7 @@ struct cs_sched {
     cs_hash_t *modkeys;       /* ModifiedKeySet(h), hashed */
     size_t n_modkeys, modkeys_cap, tx_modkeys0;
     int tx_open;              /* a transaction is open */
+    int paused;               /* lane paused: nothing fires */
     cs__op_t *ops;            /* the open transaction's side effects */
     size_t n_ops, ops_cap;
     cs__staged_t *staged;     /* staged schedules */

@@ -11,7 +11,10 @@ typedef struct cs_subcmd {
 } cs_subcmd_t;
 
 static const cs_subcmd_t cs__cmds[] = {
+    {"run", cs_cmd_run, "run a scenario for each mechanism: run SCENARIO.json [-o DIR] ..."},
     {"bench", cs_cmd_bench, "run a benchmark: bench [core|e2e] [--json]"},
+    {"clear", cs_cmd_clear, "clear one block's auction: clear AUCTION.json [--json]"},
+    {"validate", cs_cmd_validate, "check a scenario, report every error: validate SCENARIO.json [--set PATH=VALUE]..."},
 };
 
 static void cs__usage(FILE *f)

@@ -1,0 +1,199 @@
+/*
+ * cs_agent.h -- bidder agents behind one ops table (DESIGN §3, STYLE §2-3).
+ *
+ * An agent instance models one participant (or, for the fragmenter, one
+ * deployer controlling K actors).  It acts through the world interface
+ * (cs_world_*), which the engine implements: every schedule, cancel or key
+ * write becomes a transaction of the scheduler core.  Agents may use doubles
+ * and GSL freely; they never see consensus state except through the
+ * observation struct.  Each instance has its own RNG stream, and exogenous
+ * arrivals must be drawn only from it, so every mechanism sees the same
+ * demand (common random numbers, DESIGN §2.7).
+ *
+ * Ownership: the engine allocates ops->state_size bytes of zeroed state per
+ * instance, calls init, and calls fini before freeing it.
+ */
+#ifndef CS_AGENT_H
+#define CS_AGENT_H
+
+#include <gsl/gsl_rng.h>
+
+#include "cs_error.h"
+#include "cs_types.h"
+
+/* The 13 kinds of the catalog, in this order (HDF5 enum values). */
+typedef enum cs_agent_kind {
+    CS_AK_DEFAULT_GBA = 0,
+    CS_AK_PRIORITY_TIER,
+    CS_AK_LIQUIDATION_BOT,
+    CS_AK_ORACLE,
+    CS_AK_HEARTBEAT,
+    CS_AK_SUBSCRIPTION,
+    CS_AK_SPAMMER,
+    CS_AK_FRAGMENTER,
+    CS_AK_FP_BEST_RESPONSE,
+    CS_AK_WAITING_GAME,
+    CS_AK_AFFINE_USER,
+    CS_AK_WATCHER,
+    CS_AK_DEMAND_CURVE,
+    CS_AK__COUNT
+} cs_agent_kind;
+
+/* What an agent can observe at the start of a block: public chain data of
+ * the previous block only. */
+typedef struct cs_obs {
+    uint64_t height;            /* block being built */
+    const char *mechanism;      /* mechanism name */
+    double basefee_lane;        /* lane basefee per cycle */
+    double basefee_cycle;       /* CIP-3 cycle basefee */
+    double basefee_cell;        /* CIP-3 cell basefee */
+    double p50_tip;             /* previous-block median tip per cycle */
+    double clearing_price;      /* previous block: lowest winning payment per fire (bid mechs) or tip per cycle */
+    double utilisation;         /* previous block lane utilisation in [0, 1] */
+    uint64_t last_fired;        /* fires in the previous block */
+    double reserve_price;       /* reserve (bias mechanisms) */
+    double demand_mult;         /* demand-shock multiplier for this agent now (1 = none) */
+    int paused;                 /* the timer lane is paused this block */
+    double vol_mult;            /* volatility multiplier (scenario event; 1 = none) */
+} cs_obs_t;
+
+/* A timer an agent wants scheduled. */
+typedef struct cs_timer_req {
+    uint32_t actor;            /* which of the agent's actors (0..n_actors-1) */
+    uint8_t kind;              /* cs_timer_kind: HEIGHT, INTERVAL, WATCH */
+    uint64_t delay;            /* due = current height + delay (>= 1) */
+    uint32_t every_blocks;     /* INTERVAL period */
+    const char *watch_key;     /* WATCH: the key (NUL-terminated) */
+    uint32_t payload_len;      /* synthetic payload bytes (cells metering) */
+    uint64_t gas_limit;        /* 0 = mechanism default */
+    uint64_t cycles_used;      /* what the handler will use (<= gas_limit) */
+    uint64_t ttl;              /* expires_at = due + ttl; 0 = none */
+    int has_bid;               /* bias/score mechanisms: bid given */
+    double bid;                /* bid per fire, base units */
+    int has_fees;              /* fee mechanisms: explicit fees */
+    double max_fee;            /* max_fee_per_cycle */
+    double max_prio;           /* max_priority_fee_per_cycle */
+    uint8_t tier;              /* cs_ptier hint (priority_tier agents) */
+    double value;              /* private value of a fire at zero delay */
+    double decay;              /* value lost per block of delay (linear) */
+    uint64_t deadline;         /* value is 0 after this many blocks of delay (0 = none) */
+    uint32_t tag;              /* agent-private tag returned in callbacks */
+} cs_timer_req_t;
+
+/* A timer of this agent as the engine reports it back. */
+typedef struct cs_timer_info {
+    cs_hash_t id;              /* timer_id */
+    uint32_t actor;            /* the agent's actor index */
+    uint32_t tag;              /* from the request */
+    uint64_t due_height;       /* due height */
+    uint64_t sched_height;     /* scheduled at */
+    double value, decay;       /* from the request */
+    uint64_t deadline;
+    uint64_t gas_limit;
+    uint64_t cycles_used;
+} cs_timer_info_t;
+
+typedef enum cs_agent_outcome {
+    CS_AO_FIRED = 0,       /* fired at delay */
+    CS_AO_DEFERRED = 1,    /* lost this block, carried */
+    CS_AO_EXPIRED = 2,     /* destroyed: TTL */
+    CS_AO_INSUFFICIENT = 3,/* destroyed: insufficient funds */
+    CS_AO_REJECTED = 4     /* refused at schedule time (code in err) */
+} cs_agent_outcome;
+
+typedef struct cs_world cs_world_t; /* the engine; opaque to agents */
+
+/* Agent instance as the engine holds it. */
+typedef struct cs_agent {
+    const struct cs_agent_ops *ops; /* kind */
+    void *state;                    /* ops->state_size bytes, zeroed */
+    const double *params;           /* ops->params values (defaults filled) */
+    uint32_t index;                 /* global agent index (RNG stream, /actors) */
+    uint32_t n_actors;              /* actors this instance controls (>= 1) */
+    uint32_t first_actor;           /* index of its first actor in the run */
+    gsl_rng *rng;                   /* own PCG64 stream */
+    int active;                     /* 0 before entry / after exit */
+} cs_agent_t;
+
+/* One agent parameter: scenario key, default, bounds, description. */
+typedef struct cs_agent_param {
+    const char *name;   /* key under agents[i].params */
+    double def;         /* default */
+    double min, max;    /* inclusive bounds */
+    const char *doc;    /* one line, shown in agents/README.md and the schema */
+} cs_agent_param_t;
+
+typedef struct cs_agent_ops {
+    const char *name;                   /* registry key, e.g. "heartbeat" */
+    int version;                        /* bumped when behaviour changes */
+    cs_agent_kind kind;                 /* catalog enum */
+    size_t state_size;                  /* bytes of per-instance state */
+    const cs_agent_param_t *params;     /* parameter table */
+    size_t n_params;
+    /* Number of actors an instance controls given its params (NULL = 1). */
+    uint32_t (*n_actors)(const double *params);
+    int (*init)(cs_agent_t *a, cs_world_t *w);
+    /* Start of every block while active: arrivals, cancels, key writes. */
+    void (*on_block)(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o);
+    /* Custom GBA at fire time (CIP-1 rev §7.2); return 1 if it set fees. */
+    int (*gba)(cs_agent_t *a, const cs_timer_info_t *t, const cs_obs_t *o, double *max_fee,
+               double *max_prio);
+    /* Adjust the bid of a request just before it is scheduled (NULL = as given). */
+    void (*bid)(cs_agent_t *a, const cs_obs_t *o, cs_timer_req_t *req);
+    /* Result of one of its timers; may schedule (a handler rescheduling
+     * itself runs here with outcome FIRED, inside the fire's transaction). */
+    void (*on_outcome)(cs_agent_t *a, cs_world_t *w, const cs_timer_info_t *t, int outcome,
+                       uint64_t delay, double paid);
+    /* Value of a fire at the given delay (NULL = linear decay to deadline). */
+    double (*value)(const cs_agent_t *a, const cs_timer_info_t *t, uint64_t delay);
+    void (*fini)(cs_agent_t *a);
+} cs_agent_ops_t;
+
+/* World interface: implemented by the engine (sim/cs_engine.c) and by
+ * mock worlds in tests.  Calls go through the wrappers below. */
+typedef struct cs_world_ops {
+    /* Schedule req for agent a; CS_OK with the id, or the core's error. */
+    int (*schedule)(void *impl, cs_agent_t *a, const cs_timer_req_t *req, cs_hash_t *id_out);
+    /* Cancel one of a's timers (its actor must own it). */
+    int (*cancel)(void *impl, cs_agent_t *a, uint32_t actor, const cs_hash_t *id);
+    /* Write a state key as actor (ModifiedKeySet, watch triggers). */
+    int (*write_key)(void *impl, cs_agent_t *a, uint32_t actor, const char *key);
+    uint64_t (*height)(const void *impl);
+    /* Balance of one of a's actors, base units as a double. */
+    double (*balance)(const void *impl, const cs_agent_t *a, uint32_t actor);
+} cs_world_ops_t;
+
+struct cs_world {
+    const cs_world_ops_t *ops; /* implementation */
+    void *impl;                /* its state */
+};
+
+static inline int cs_world_schedule(cs_world_t *w, cs_agent_t *a, const cs_timer_req_t *req,
+                                    cs_hash_t *id_out)
+{
+    return w->ops->schedule(w->impl, a, req, id_out);
+}
+static inline int cs_world_cancel(cs_world_t *w, cs_agent_t *a, uint32_t actor, const cs_hash_t *id)
+{
+    return w->ops->cancel(w->impl, a, actor, id);
+}
+static inline int cs_world_write_key(cs_world_t *w, cs_agent_t *a, uint32_t actor, const char *key)
+{
+    return w->ops->write_key(w->impl, a, actor, key);
+}
+static inline uint64_t cs_world_height(const cs_world_t *w) { return w->ops->height(w->impl); }
+static inline double cs_world_balance(const cs_world_t *w, const cs_agent_t *a, uint32_t actor)
+{
+    return w->ops->balance(w->impl, a, actor);
+}
+
+/* Default value model: value - decay * delay, 0 past the deadline, >= 0. */
+double cs_agent_value_default(const cs_timer_info_t *t, uint64_t delay);
+
+/* Registry (STYLE §3). */
+extern const cs_agent_ops_t *const cs_agent_registry[];
+const cs_agent_ops_t *cs_agent_find(const char *name);
+char *cs_agent_names(char *buf, size_t cap);
+extern const char *const cs_agent_kind_names[]; /* CS_AK__COUNT names */
+
+#endif /* CS_AGENT_H */

@@ -1,0 +1,1070 @@
+/*
+ * cs_engine.c -- the simulation engine: agents, environment and scenario
+ * events around the scheduler core, with HDF5 output while the run goes.
+ */
+#include "cs_engine.h"
+
+#include "cs_fixed.h"
+#include "cs_h5.h"
+#include "cs_ledger.h"
+#include "cs_mech_bias.h"
+#include "cs_rng.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CS__HIST_MAX 65536u /* exact delay histogram range per kind */
+#define CS__ROWBUF 4096u    /* rows buffered before an HDF5 append */
+
+/* Engine-side information of one live timer, indexed by record slot. */
+typedef struct cs__tinfo {
+    uint32_t agent;     /* agent instance */
+    uint32_t actor;     /* agent-local actor index */
+    uint32_t tag;       /* agent tag */
+    uint32_t fires;     /* fires so far */
+    uint64_t deadline;  /* value deadline (delay) */
+    uint64_t cycles;    /* cycles the handler uses */
+    uint64_t first_due; /* first due height */
+    double value, decay;/* value model inputs */
+    uint32_t deferrals; /* total deferrals */
+    uint8_t live;       /* slot holds a timer of the engine */
+} cs__tinfo_t;
+
+/* Per-kind delay histogram (exact quantiles). */
+typedef struct cs__hist {
+    uint64_t *count;    /* CS__HIST_MAX buckets */
+    uint64_t *big;      /* delays >= CS__HIST_MAX */
+    size_t n_big, cap_big;
+    uint64_t n;
+} cs__hist_t;
+
+typedef struct cs__actor {
+    uint32_t agent;      /* owning agent */
+    uint32_t sched_idx;  /* scheduler actor index */
+    uint32_t deployer;   /* deployer id */
+    uint64_t fires, scheduled;
+    double value, paid;
+} cs__actor_t;
+
+/* Scenario events and their ends, in a binary heap by (height, seq). */
+typedef struct cs__ev {
+    uint64_t h, seq;
+    int type;            /* cs_event_type, or +100 for the end of a window */
+    uint32_t idx;        /* event index */
+} cs__ev_t;
+
+/* A schedule made by a handler, bound to its slot after the block. */
+typedef struct cs__hpend {
+    cs_hash_t id;        /* timer id */
+    cs_timer_req_t req;  /* the request */
+    uint32_t agent;      /* agent */
+    uint64_t due;        /* first due height */
+} cs__hpend_t;
+
+struct cs_engine {
+    const cs_scenario_t *scn;
+    const char *mech;
+    cs_sim_opts_t opts;
+    cs_sched_t *s;
+    cs_world_t world;
+    cs_agent_t *agents;
+    size_t n_agents;
+    cs__actor_t *actors;
+    size_t n_actors;
+    cs_addr_t *addr;          /* actor addresses */
+    uint8_t *agent_kind;      /* per agent */
+    double *demand_mult;      /* per agent */
+    double *vol_mult;         /* per agent (volatility events) */
+    cs__tinfo_t *ti;          /* per record slot */
+    size_t ti_cap;
+    uint64_t h;               /* last finished block */
+    cs_obs_t obs;             /* observation for the block being built */
+    int in_handler;           /* inside a fire's transaction */
+    cs__hpend_t *hpend;       /* schedules made by handlers this block */
+    size_t n_hpend, cap_hpend;
+    cs__ev_t *ev;             /* event heap */
+    size_t n_ev, cap_ev;
+    uint64_t ev_seq;
+    uint32_t pause_depth;     /* active lane pauses */
+    gsl_rng *env_rng;         /* environment random walks */
+    double walk_cycle, walk_cell;
+    /* output */
+    cs_h5_t *h5;
+    cs_h5_block_t *rb;
+    size_t nrb;
+    cs_h5_fire_t *rf;
+    size_t nrf;
+    cs_h5_timer_t *rt;
+    size_t nrt;
+    uint64_t blk_rejected;
+    /* statistics */
+    cs__hist_t hist[CS_AK__COUNT + 1];
+    uint64_t kind_timers[CS_AK__COUNT + 1], kind_fires[CS_AK__COUNT + 1];
+    double kind_value[CS_AK__COUNT + 1], kind_paid[CS_AK__COUNT + 1];
+    double util_sum;
+    uint64_t inv_checks;
+    int failed;
+    char err[512];
+};
+
+/* ------------------------------------------------------------ utilities */
+
+static double cs__u128d(cs_u128 v) { return (double)v; }
+
+static cs_u128 cs__d2u(double x)
+{
+    if (!(x > 0)) return 0;
+    if (x >= 3.4e38) return CS_U128_MAX;
+    return (cs_u128)x;
+}
+
+static uint64_t cs__sat64(cs_u128 v) { return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v; }
+
+static void cs__seterr(cs_engine_t *e, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->err, sizeof e->err, fmt, ap);
+    va_end(ap);
+}
+
+/* Actor address: "c0 57" tag, then the run-wide actor index, big-endian. */
+static void cs__mkaddr(cs_addr_t *a, uint32_t tag, uint64_t idx)
+{
+    memset(a, 0, sizeof *a);
+    a->b[0] = 0xc0;
+    a->b[1] = 0x57;
+    a->b[2] = (uint8_t)tag;
+    for (int i = 0; i < 8; i++) a->b[19 - i] = (uint8_t)(idx >> (8 * i));
+}
+
+static int cs__hist_add(cs__hist_t *hs, uint64_t d)
+{
+    hs->n++;
+    if (d < CS__HIST_MAX) {
+        hs->count[d]++;
+        return 0;
+    }
+    if (hs->n_big == hs->cap_big) {
+        size_t c = hs->cap_big ? hs->cap_big * 2 : 64;
+        uint64_t *p = realloc(hs->big, c * sizeof *p);
+        if (!p) return -1;
+        hs->big = p;
+        hs->cap_big = c;
+    }
+    hs->big[hs->n_big++] = d;
+    return 0;
+}
+
+static int cs__cmpu64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Quantile q of the delays: the value at rank ceil(q*n) (nearest-rank). */
+static double cs__hist_q(cs__hist_t *hs, double q)
+{
+    if (hs->n == 0) return 0;
+    uint64_t k = (uint64_t)ceil(q * (double)hs->n);
+    if (k < 1) k = 1;
+    uint64_t acc = 0;
+    for (uint32_t d = 0; d < CS__HIST_MAX; d++) {
+        acc += hs->count[d];
+        if (acc >= k) return (double)d;
+    }
+    qsort(hs->big, hs->n_big, sizeof *hs->big, cs__cmpu64);
+    uint64_t i = k - acc - 1;
+    return i < hs->n_big ? (double)hs->big[i] : (double)hs->big[hs->n_big - 1];
+}
+
+/* ------------------------------------------------------------ event heap */
+
+static int cs__ev_less(const cs__ev_t *a, const cs__ev_t *b)
+{
+    return a->h < b->h || (a->h == b->h && a->seq < b->seq);
+}
+
+static int cs__ev_push(cs_engine_t *e, uint64_t h, int type, uint32_t idx)
+{
+    if (e->n_ev == e->cap_ev) {
+        size_t c = e->cap_ev ? e->cap_ev * 2 : 32;
+        cs__ev_t *p = realloc(e->ev, c * sizeof *p);
+        if (!p) return CS_ENOMEM;
+        e->ev = p;
+        e->cap_ev = c;
+    }
+    cs__ev_t x = {h, e->ev_seq++, type, idx};
+    size_t i = e->n_ev++;
+    while (i > 0 && cs__ev_less(&x, &e->ev[(i - 1) / 2])) {
+        e->ev[i] = e->ev[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    e->ev[i] = x;
+    return CS_OK;
+}
+
+static cs__ev_t cs__ev_pop(cs_engine_t *e)
+{
+    cs__ev_t top = e->ev[0], x = e->ev[--e->n_ev];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        const cs__ev_t *b = &x;
+        if (l < e->n_ev && cs__ev_less(&e->ev[l], b)) m = l, b = &e->ev[l];
+        if (r < e->n_ev && cs__ev_less(&e->ev[r], b)) m = r;
+        if (m == i) break;
+        e->ev[i] = e->ev[m];
+        i = m;
+    }
+    if (e->n_ev > 0) e->ev[i] = x;
+    return top;
+}
+
+/* ------------------------------------------------------------ world ops */
+
+static int cs__ti_reserve(cs_engine_t *e, size_t n)
+{
+    if (n <= e->ti_cap) return CS_OK;
+    size_t c = e->ti_cap ? e->ti_cap : 1024;
+    while (c < n) c *= 2;
+    cs__tinfo_t *p = realloc(e->ti, c * sizeof *p);
+    if (!p) return CS_ENOMEM;
+    memset(p + e->ti_cap, 0, (c - e->ti_cap) * sizeof *p);
+    e->ti = p;
+    e->ti_cap = c;
+    return CS_OK;
+}
+
+static void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t end_h);
+
+static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0, cs_hash_t *id_out)
+{
+    cs_engine_t *e = impl;
+    cs_timer_req_t req = *req0;
+    if (a->ops->bid) a->ops->bid(a, &e->obs, &req);
+    if (req.actor >= a->n_actors) return CS_EINVAL;
+    uint32_t gact = a->first_actor + req.actor;
+    uint64_t cur = e->h + 1;
+    cs_sched_args_t sa;
+    memset(&sa, 0, sizeof sa);
+    sa.actor = e->addr[gact];
+    const cs_scn_agent_t *sc = NULL;
+    (void)sc;
+    sa.kind = req.kind;
+    sa.height = cur + (req.delay ? req.delay : 1);
+    sa.every_blocks = req.every_blocks;
+    static const uint8_t zeros[4096];
+    uint32_t plen = req.payload_len > sizeof zeros ? (uint32_t)sizeof zeros : req.payload_len;
+    sa.payload = plen ? zeros : NULL;
+    sa.payload_len = plen;
+    sa.gas_limit = req.gas_limit;
+    sa.expires_at = req.ttl ? sa.height + req.ttl : 0;
+    sa.has_bid = req.has_bid;
+    sa.bid = cs__d2u(req.bid);
+    sa.has_fees = req.has_fees;
+    sa.max_fee = cs__d2u(req.max_fee);
+    sa.max_prio = cs__d2u(req.max_prio);
+    sa.tier_hint = req.tier;
+    sa.agent = a->index;
+    const uint8_t *wk[1];
+    size_t wl[1];
+    if (req.kind == CS_KIND_WATCH) {
+        wk[0] = (const uint8_t *)(req.watch_key ? req.watch_key : "");
+        wl[0] = strlen((const char *)wk[0]);
+        sa.watch_keys = wk;
+        sa.watch_key_lens = wl;
+        sa.n_watch = 1;
+    }
+    cs_hash_t id;
+    int rc;
+    if (e->in_handler) {
+        rc = cs_sched_schedule(e->s, &sa, &id, NULL);
+    } else {
+        rc = cs_sched_tx_begin(e->s);
+        if (rc != CS_OK) return rc;
+        rc = cs_sched_schedule(e->s, &sa, &id, NULL);
+        if (rc == CS_OK) rc = cs_sched_tx_commit(e->s);
+        else cs_sched_tx_rollback(e->s);
+    }
+    if (rc != CS_OK) {
+        e->blk_rejected++;
+        return rc;
+    }
+    /* Engine-side record of the timer.  Inside a handler the record lands
+     * at commit, so it is found then (cs__bind_pending). */
+    e->actors[gact].scheduled++;
+    e->kind_timers[e->agent_kind[a->index]]++;
+    e->kind_timers[CS_AK__COUNT]++;
+    const cs_timer_t *t = cs_sched_find(e->s, &id);
+    if (t == NULL && !e->in_handler) return CS_OK; /* landed and vanished: impossible */
+    if (t) {
+        uint32_t slot = (uint32_t)(t - cs_sched_record(e->s, 0));
+        if (cs__ti_reserve(e, (size_t)slot + 1) != CS_OK) return CS_ENOMEM;
+        cs__tinfo_t *ti = &e->ti[slot];
+        ti->agent = a->index;
+        ti->actor = req.actor;
+        ti->tag = req.tag;
+        ti->fires = 0;
+        ti->deadline = req.deadline;
+        ti->cycles = req.cycles_used;
+        ti->first_due = sa.height;
+        ti->value = req.value;
+        ti->decay = req.decay;
+        ti->deferrals = 0;
+        ti->live = 1;
+    } else {
+        /* Staged inside a handler: remember the request until commit. */
+        if (e->n_hpend == e->cap_hpend) {
+            size_t c = e->cap_hpend ? e->cap_hpend * 2 : 16;
+            void *p = realloc(e->hpend, c * sizeof *e->hpend);
+            if (!p) return CS_ENOMEM;
+            e->hpend = p;
+            e->cap_hpend = c;
+        }
+        e->hpend[e->n_hpend].id = id;
+        e->hpend[e->n_hpend].req = req;
+        e->hpend[e->n_hpend].agent = a->index;
+        e->hpend[e->n_hpend].due = sa.height;
+        e->n_hpend++;
+    }
+    if (id_out) *id_out = id;
+    return CS_OK;
+}
+
+static void cs__bind(cs_engine_t *e, uint32_t slot, const cs_timer_req_t *req, uint32_t agent, uint64_t due)
+{
+    if (cs__ti_reserve(e, (size_t)slot + 1) != CS_OK) return;
+    cs__tinfo_t *ti = &e->ti[slot];
+    ti->agent = agent;
+    ti->actor = req->actor;
+    ti->tag = req->tag;
+    ti->fires = 0;
+    ti->deadline = req->deadline;
+    ti->cycles = req->cycles_used;
+    ti->first_due = due;
+    ti->value = req->value;
+    ti->decay = req->decay;
+    ti->deferrals = 0;
+    ti->live = 1;
+}
+
+static void cs__bind_pending(cs_engine_t *e)
+{
+    const cs_timer_t *base = cs_sched_record(e->s, 0);
+    for (size_t i = 0; i < e->n_hpend; i++) {
+        const cs_timer_t *t = cs_sched_find(e->s, &e->hpend[i].id);
+        if (t) cs__bind(e, (uint32_t)(t - base), &e->hpend[i].req, e->hpend[i].agent, e->hpend[i].due);
+    }
+    e->n_hpend = 0;
+}
+
+static int cs__w_cancel(void *impl, cs_agent_t *a, uint32_t actor, const cs_hash_t *id)
+{
+    cs_engine_t *e = impl;
+    if (actor >= a->n_actors) return CS_EINVAL;
+    const cs_addr_t *ad = &e->addr[a->first_actor + actor];
+    const cs_timer_t *t = cs_sched_find(e->s, id);
+    uint32_t slot = t ? (uint32_t)(t - cs_sched_record(e->s, 0)) : CS_NIL;
+    int rc;
+    if (e->in_handler) {
+        rc = cs_sched_cancel(e->s, ad, id, NULL);
+    } else {
+        rc = cs_sched_tx_begin(e->s);
+        if (rc != CS_OK) return rc;
+        rc = cs_sched_cancel(e->s, ad, id, NULL);
+        if (rc == CS_OK) rc = cs_sched_tx_commit(e->s);
+        else cs_sched_tx_rollback(e->s);
+    }
+    if (rc == CS_OK && slot != CS_NIL && !e->in_handler) cs__timer_row(e, slot, CS_H5_OUTCOME_CANCELLED, e->h + 1);
+    return rc;
+}
+
+static int cs__w_write_key(void *impl, cs_agent_t *a, uint32_t actor, const char *key)
+{
+    cs_engine_t *e = impl;
+    (void)a;
+    (void)actor;
+    if (e->in_handler) return cs_sched_write_key(e->s, (const uint8_t *)key, strlen(key));
+    int rc = cs_sched_tx_begin(e->s);
+    if (rc != CS_OK) return rc;
+    rc = cs_sched_write_key(e->s, (const uint8_t *)key, strlen(key));
+    if (rc == CS_OK) rc = cs_sched_tx_commit(e->s);
+    else cs_sched_tx_rollback(e->s);
+    return rc;
+}
+
+static uint64_t cs__w_height(const void *impl)
+{
+    const cs_engine_t *e = impl;
+    return e->h + 1;
+}
+
+static double cs__w_balance(const void *impl, const cs_agent_t *a, uint32_t actor)
+{
+    const cs_engine_t *e = impl;
+    if (actor >= a->n_actors) return 0;
+    return cs__u128d(cs_sched_balance(e->s, e->actors[a->first_actor + actor].sched_idx));
+}
+
+static const cs_world_ops_t cs__world_ops = {cs__w_schedule, cs__w_cancel, cs__w_write_key,
+                                             cs__w_height, cs__w_balance};
+
+/* ------------------------------------------------------------ core hooks */
+
+static cs_timer_info_t cs__info(const cs_engine_t *e, uint32_t slot, const cs_timer_t *t)
+{
+    const cs__tinfo_t *ti = &e->ti[slot];
+    cs_timer_info_t in;
+    memset(&in, 0, sizeof in);
+    in.id = t->id;
+    in.actor = ti->actor;
+    in.tag = ti->tag;
+    in.due_height = t->kind == CS_KIND_WATCH ? e->h + 1 : t->height;
+    in.sched_height = t->sched_height;
+    in.value = ti->value;
+    in.decay = ti->decay;
+    in.deadline = ti->deadline;
+    in.gas_limit = t->gas_limit;
+    in.cycles_used = ti->cycles;
+    return in;
+}
+
+static double cs__value(const cs_engine_t *e, const cs_agent_t *a, const cs_timer_info_t *in, uint64_t delay)
+{
+    (void)e;
+    if (a->ops->value) return a->ops->value(a, in, delay);
+    return cs_agent_value_default(in, delay);
+}
+
+/* A fire's handler: the agent's on_outcome(FIRED) runs inside the fire's
+ * transaction, so a heartbeat can reschedule itself (CIP-5 Appendix B). */
+static void cs__hook_execute(void *user, cs_sched_t *s, const cs_delivery_t *d, uint64_t *uc, uint64_t *ue)
+{
+    cs_engine_t *e = user;
+    (void)s;
+    *uc = d->cycles_limit;
+    *ue = d->payload_len;
+    if (d->slot >= e->ti_cap || !e->ti[d->slot].live) return;
+    cs__tinfo_t *ti = &e->ti[d->slot];
+    if (ti->cycles && ti->cycles < *uc) *uc = ti->cycles;
+    cs_agent_t *a = &e->agents[ti->agent];
+    if (!a->ops->on_outcome) return;
+    const cs_timer_t *t = cs_sched_record(e->s, d->slot);
+    cs_timer_info_t in = cs__info(e, d->slot, t);
+    in.due_height = d->due_height;
+    e->in_handler = 1;
+    a->ops->on_outcome(a, &e->world, &in, CS_AO_FIRED, e->h + 1 - d->due_height, 0);
+    e->in_handler = 0;
+}
+
+static int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t *ctx, cs_u128 *max_fee,
+                        cs_u128 *max_prio)
+{
+    cs_engine_t *e = user;
+    const cs_timer_t *base = cs_sched_record(e->s, 0);
+    uint32_t slot = (uint32_t)(t - base);
+    if (slot >= e->ti_cap || !e->ti[slot].live) return 0;
+    cs_agent_t *a = &e->agents[e->ti[slot].agent];
+    if (!a->ops->gba) return 0;
+    cs_timer_info_t in = cs__info(e, slot, t);
+    cs_obs_t o = e->obs;
+    o.basefee_lane = cs__u128d(ctx->basefee_lane_timer);
+    double mf = 0, mp = 0;
+    if (!a->ops->gba(a, &in, &o, &mf, &mp)) return 0;
+    *max_fee = cs__d2u(mf);
+    *max_prio = cs__d2u(mp);
+    return 1;
+}
+
+/* ------------------------------------------------------------ output */
+
+static int cs__flush_rows(cs_engine_t *e)
+{
+    if (!e->h5) {
+        e->nrb = e->nrf = e->nrt = 0;
+        return CS_OK;
+    }
+    int rc = CS_OK;
+    if (e->nrb && cs_h5_append_blocks(e->h5, e->rb, e->nrb) != CS_OK) rc = CS_EIO;
+    if (e->nrf && cs_h5_append_fires(e->h5, e->rf, e->nrf) != CS_OK) rc = CS_EIO;
+    if (e->nrt && cs_h5_append_timers(e->h5, e->rt, e->nrt) != CS_OK) rc = CS_EIO;
+    e->nrb = e->nrf = e->nrt = 0;
+    if (rc != CS_OK) cs__seterr(e, "cannot write %s: %s", e->opts.out_path, cs_h5_last_error());
+    return rc;
+}
+
+static uint64_t cs__id64(const cs_hash_t *id)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = (v << 8) | id->b[i];
+    return v;
+}
+
+/* A /timers row for a timer that ended (or is pending at the close). */
+static void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t end_h)
+{
+    if (slot >= e->ti_cap || !e->ti[slot].live) return;
+    const cs_timer_t *t = cs_sched_record(e->s, slot);
+    cs__tinfo_t *ti = &e->ti[slot];
+    if (e->nrt == CS__ROWBUF && cs__flush_rows(e) != CS_OK) e->failed = 1;
+    cs_h5_timer_t *r = &e->rt[e->nrt++];
+    memset(r, 0, sizeof *r);
+    r->timer_id = cs__id64(&t->id);
+    r->actor = e->agents[ti->agent].first_actor + ti->actor;
+    r->agent = ti->agent;
+    r->kind = e->agent_kind[ti->agent];
+    r->trigger = t->kind;
+    r->outcome = (uint32_t)outcome;
+    r->every_blocks = t->every_blocks;
+    r->sched_height = t->sched_height;
+    r->due_height = ti->first_due;
+    r->end_height = end_h;
+    r->deferrals = ti->deferrals;
+    r->fires = ti->fires;
+    if (outcome != CS_H5_OUTCOME_PENDING) ti->live = 0;
+}
+
+/* ------------------------------------------------------------ init */
+
+static cs_world_t cs__mkworld(cs_engine_t *e)
+{
+    cs_world_t w = {&cs__world_ops, e};
+    return w;
+}
+
+int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechanism, const cs_sim_opts_t *opts,
+                char *err, size_t errcap)
+{
+    *out = NULL;
+    size_t ai = 0;
+    cs_engine_t *e = calloc(1, sizeof *e);
+    if (!e) {
+        snprintf(err, errcap, "out of memory");
+        return CS_ENOMEM;
+    }
+    e->scn = scn;
+    e->mech = mechanism;
+    e->opts = *opts;
+    e->world = cs__mkworld(e);
+    int rc = cs_sched_alloc(&e->s, &scn->params, mechanism, 0);
+    if (rc != CS_OK) {
+        snprintf(err, errcap, "mechanism %s: %s", mechanism, cs_strerror(rc));
+        free(e);
+        return rc;
+    }
+    cs_sched_hooks_t hk = {e, cs__hook_execute, cs__hook_gba};
+    cs_sched_set_hooks(e->s, &hk);
+    rc = CS_ENOMEM;
+    /* Expand agent entries into instances and actors. */
+    size_t n_inst = 0, n_act = 0;
+    for (size_t i = 0; i < scn->n_agents; i++) {
+        const cs_scn_agent_t *sa = &scn->agents[i];
+        uint32_t per = sa->ops->n_actors ? sa->ops->n_actors(sa->params) : 1;
+        if (per == 0) per = 1;
+        n_inst += sa->count;
+        n_act += (size_t)sa->count * per;
+    }
+    e->agents = calloc(n_inst ? n_inst : 1, sizeof *e->agents);
+    e->agent_kind = calloc(n_inst ? n_inst : 1, 1);
+    e->demand_mult = calloc(n_inst ? n_inst : 1, sizeof *e->demand_mult);
+    e->vol_mult = calloc(n_inst ? n_inst : 1, sizeof *e->vol_mult);
+    e->actors = calloc(n_act ? n_act : 1, sizeof *e->actors);
+    e->addr = calloc(n_act ? n_act : 1, sizeof *e->addr);
+    e->rb = malloc(CS__ROWBUF * sizeof *e->rb);
+    e->rf = malloc(CS__ROWBUF * sizeof *e->rf);
+    e->rt = malloc(CS__ROWBUF * sizeof *e->rt);
+    if (!e->agents || !e->agent_kind || !e->demand_mult || !e->vol_mult || !e->actors || !e->addr || !e->rb ||
+        !e->rf || !e->rt)
+        goto fail;
+    for (int k = 0; k <= CS_AK__COUNT; k++) {
+        e->hist[k].count = calloc(CS__HIST_MAX, sizeof(uint64_t));
+        if (!e->hist[k].count) goto fail;
+    }
+    if (cs__ti_reserve(e, 4096) != CS_OK) goto fail;
+    size_t ac = 0;
+    for (size_t i = 0; i < scn->n_agents; i++) {
+        const cs_scn_agent_t *sa = &scn->agents[i];
+        uint32_t per = sa->ops->n_actors ? sa->ops->n_actors(sa->params) : 1;
+        if (per == 0) per = 1;
+        cs_addr_t dep;
+        uint32_t dep_id = 0;
+        if (sa->deployer) {
+            /* A named deployer: one address shared by every actor of it. */
+            uint8_t hsh[32];
+            cs_keccak256(sa->deployer, strlen(sa->deployer), hsh);
+            memset(&dep, 0, sizeof dep);
+            memcpy(dep.b, hsh, 20);
+            memcpy(&dep_id, hsh + 20, 4);
+        }
+        for (uint32_t c = 0; c < sa->count; c++, ai++) {
+            cs_agent_t *a = &e->agents[ai];
+            a->ops = sa->ops;
+            a->params = sa->params;
+            a->index = (uint32_t)ai;
+            a->n_actors = per;
+            a->first_actor = (uint32_t)ac;
+            a->active = sa->enter_at == 0;
+            a->rng = cs_rng_stream(opts->seed, ai);
+            e->agent_kind[ai] = (uint8_t)sa->ops->kind;
+            e->demand_mult[ai] = 1.0;
+            e->vol_mult[ai] = 1.0;
+            if (!a->rng) goto fail;
+            if (sa->ops->state_size) {
+                a->state = calloc(1, sa->ops->state_size);
+                if (!a->state) goto fail;
+            }
+            for (uint32_t k = 0; k < per; k++, ac++) {
+                cs__mkaddr(&e->addr[ac], 1, ac);
+                cs__actor_t *act = &e->actors[ac];
+                act->agent = (uint32_t)ai;
+                if ((rc = cs_sched_actor_index(e->s, &e->addr[ac], &act->sched_idx)) != CS_OK) goto fail;
+                act->deployer = sa->deployer ? dep_id : (uint32_t)ac;
+                if (sa->deployer) {
+                    if ((rc = cs_sched_set_deployer(e->s, &e->addr[ac], &dep)) != CS_OK) goto fail;
+                }
+                if (sa->fee_payer_deployer && sa->deployer) {
+                    if ((rc = cs_sched_fund(e->s, &dep, sa->balance)) != CS_OK) goto fail;
+                } else if ((rc = cs_sched_fund(e->s, &e->addr[ac], sa->balance)) != CS_OK) {
+                    goto fail;
+                }
+            }
+            if (a->ops->init && (rc = a->ops->init(a, &e->world)) != CS_OK) {
+                snprintf(err, errcap, "agent %zu (%s): init failed: %s", ai, a->ops->name, cs_strerror(rc));
+                goto fail_msg;
+            }
+        }
+    }
+    e->n_agents = n_inst;
+    e->n_actors = n_act;
+    /* Scenario events into the event queue. */
+    for (size_t i = 0; i < scn->n_events; i++)
+        if ((rc = cs__ev_push(e, scn->events[i].at, (int)scn->events[i].type, (uint32_t)i)) != CS_OK) goto fail;
+    for (size_t i = 0, base = 0; i < scn->n_agents; i++) {
+        const cs_scn_agent_t *sa = &scn->agents[i];
+        if (sa->enter_at) cs__ev_push(e, sa->enter_at, 200, (uint32_t)i);
+        if (sa->exit_at) cs__ev_push(e, sa->exit_at, 201, (uint32_t)i);
+        base += sa->count;
+    }
+    e->env_rng = cs_rng_stream(opts->seed, UINT64_C(0xe17e000000000000));
+    if (!e->env_rng) goto fail;
+    e->walk_cycle = scn->basefee_cycle.value;
+    e->walk_cell = scn->basefee_cell.value;
+    if (opts->out_path) {
+        cs_h5_meta_t meta;
+        memset(&meta, 0, sizeof meta);
+        meta.cowsim_version = CS_VERSION;
+        meta.git_commit = CS_GIT_COMMIT;
+        meta.scenario_json = scn->text;
+        meta.seed = opts->seed;
+        meta.mechanism = mechanism;
+        int herr = 0;
+        e->h5 = cs_h5_create(opts->out_path, &meta, &herr);
+        if (!e->h5) {
+            snprintf(err, errcap, "cannot create %s: %s", opts->out_path,
+                     herr == CS_EIO ? cs_h5_last_error() : cs_strerror(herr));
+            rc = CS_EIO;
+            goto fail_msg;
+        }
+        cs_h5_set_fires_mode(e->h5, (cs_h5_fires_mode)scn->output.fires, scn->output.sample_every);
+    }
+    *out = e;
+    return CS_OK;
+fail:
+    snprintf(err, errcap, "%s", cs_strerror(rc == CS_OK ? CS_ENOMEM : rc));
+fail_msg:
+    e->n_agents = ai;
+    cs_sim_done(e, 0, NULL);
+    return rc == CS_OK ? CS_ENOMEM : rc;
+}
+
+uint64_t cs_sim_height(const cs_engine_t *e) { return e->h; }
+const cs_sched_t *cs_sim_sched(const cs_engine_t *e) { return e->s; }
+const char *cs_sim_error(const cs_engine_t *e) { return e->err; }
+
+/* ------------------------------------------------------------ one block */
+
+static void cs__events(cs_engine_t *e, uint64_t h)
+{
+    const cs_scenario_t *scn = e->scn;
+    while (e->n_ev > 0 && e->ev[0].h <= h) {
+        cs__ev_t ev = cs__ev_pop(e);
+        if (ev.type >= 200) {
+            /* Actor entry (200) / exit (201) of agents[ev.idx] (all instances). */
+            size_t base = 0;
+            for (size_t i = 0; i < ev.idx; i++) base += scn->agents[i].count;
+            for (size_t k = 0; k < scn->agents[ev.idx].count; k++) e->agents[base + k].active = ev.type == 200;
+            continue;
+        }
+        const cs_scn_event_t *se = &scn->events[ev.idx];
+        int end = ev.type >= 100;
+        switch (se->type) {
+        case CS_EV_PARAMS:
+            if (cs_sched_set_params(e->s, &se->params) != CS_OK)
+                cs__seterr(e, "events: parameter change at %llu cannot alter the queue geometry",
+                           (unsigned long long)se->at);
+            break;
+        case CS_EV_DEMAND_SHOCK:
+        case CS_EV_VOLATILITY:
+            for (size_t i = 0; i < e->n_agents; i++) {
+                if (se->kinds_mask && !(se->kinds_mask & (1u << e->agent_kind[i]))) continue;
+                double *m = se->type == CS_EV_DEMAND_SHOCK ? &e->demand_mult[i] : &e->vol_mult[i];
+                *m = end ? 1.0 : se->mult;
+            }
+            if (!end) cs__ev_push(e, h + (se->duration ? se->duration : 1), 100 + (int)se->type, ev.idx);
+            break;
+        case CS_EV_LANE_PAUSE:
+            if (end) {
+                if (e->pause_depth) e->pause_depth--;
+            } else {
+                e->pause_depth++;
+                cs__ev_push(e, h + (se->duration ? se->duration : 1), 100 + (int)se->type, ev.idx);
+            }
+            break;
+        case CS_EV_ACTOR_ENTRY:
+        case CS_EV_ACTOR_EXIT: {
+            size_t base = 0;
+            for (size_t i = 0; i < se->agent && i < scn->n_agents; i++) base += scn->agents[i].count;
+            if (se->agent < scn->n_agents)
+                for (size_t k = 0; k < scn->agents[se->agent].count; k++)
+                    e->agents[base + k].active = se->type == CS_EV_ACTOR_ENTRY;
+            break;
+        }
+        }
+    }
+}
+
+static double cs__kind_sumq(cs_engine_t *e, int k, double q) { return cs__hist_q(&e->hist[k], q); }
+
+int cs_sim_step(cs_engine_t *e)
+{
+    if (e->failed) return CS_EIO;
+    if (e->h >= e->scn->blocks) return CS_EINTERRUPTED;
+    uint64_t h = e->h + 1;
+    cs__events(e, h);
+    int rc = cs_sched_begin_block(e->s, h);
+    if (rc != CS_OK) return rc;
+    /* D13: the CIP-3 environment for this block. */
+    double bc = cs_proc_value(&e->scn->basefee_cycle, h, &e->walk_cycle, e->env_rng);
+    double bl = cs_proc_value(&e->scn->basefee_cell, h, &e->walk_cell, e->env_rng);
+    cs_sched_set_env(e->s, cs__d2u(bc), cs__d2u(bl));
+    cs_sched_set_paused(e->s, e->pause_depth > 0);
+    e->obs.height = h;
+    e->obs.mechanism = e->mech;
+    e->obs.basefee_lane = cs__u128d(cs_sched_lane_basefee(e->s));
+    e->obs.basefee_cycle = bc;
+    e->obs.basefee_cell = bl;
+    e->obs.p50_tip = cs__u128d(cs_sched_p50_tip(e->s));
+    e->obs.reserve_price = cs__u128d(cs_sched_params(e->s)->reserve_price);
+    e->obs.paused = e->pause_depth > 0;
+    e->blk_rejected = 0;
+    /* TX phase: every active agent acts, in index order. */
+    for (size_t i = 0; i < e->n_agents; i++) {
+        cs_agent_t *a = &e->agents[i];
+        if (!a->active || !a->ops->on_block) continue;
+        e->obs.demand_mult = e->demand_mult[i];
+        e->obs.vol_mult = e->vol_mult[i];
+        a->ops->on_block(a, &e->world, &e->obs);
+    }
+    cs_block_result_t res;
+    rc = cs_sched_end_block(e->s, &res);
+    if (rc != CS_OK) {
+        cs__seterr(e, "block %llu: %s", (unsigned long long)h, cs_strerror(rc));
+        return rc;
+    }
+    e->h = h;
+    cs__bind_pending(e);
+    unsigned mflags = cs_sched_mech(e->s)->ops->flags;
+    double min_pay = -1;
+    /* Rows: fires, deferrals and the ends of timers. */
+    for (size_t i = 0; i < res.n_rows; i++) {
+        const cs_cand_row_t *row = &res.rows[i];
+        uint32_t slot = row->slot;
+        if (slot >= e->ti_cap || !e->ti[slot].live) continue;
+        cs__tinfo_t *ti = &e->ti[slot];
+        const cs_timer_t *t = cs_sched_record(e->s, slot);
+        cs_agent_t *a = &e->agents[ti->agent];
+        int kind = e->agent_kind[ti->agent];
+        cs_timer_info_t in = cs__info(e, slot, t);
+        in.due_height = row->due_height;
+        uint32_t gact = a->first_actor + ti->actor;
+        uint64_t delay = h - row->due_height;
+        if (row->outcome == CS_OUT_FIRED) {
+            cs_u128 paid128 = (mflags & CS_MF_FEES) ? row->burn + row->tip + row->payment : row->payment;
+            double paid = cs__u128d(paid128);
+            double val = cs__value(e, a, &in, delay);
+            ti->fires++;
+            e->actors[gact].fires++;
+            e->actors[gact].value += val;
+            e->actors[gact].paid += paid;
+            e->kind_fires[kind]++;
+            e->kind_fires[CS_AK__COUNT]++;
+            e->kind_value[kind] += val;
+            e->kind_value[CS_AK__COUNT] += val;
+            e->kind_paid[kind] += paid;
+            e->kind_paid[CS_AK__COUNT] += paid;
+            if (cs__hist_add(&e->hist[kind], delay) != 0 || cs__hist_add(&e->hist[CS_AK__COUNT], delay) != 0)
+                return CS_ENOMEM;
+            double per = (mflags & CS_MF_FEES) ? cs__u128d(row->tip_rate) : paid;
+            if (min_pay < 0 || per < min_pay) min_pay = per;
+            if (e->nrf == CS__ROWBUF && cs__flush_rows(e) != CS_OK) return CS_EIO;
+            cs_h5_fire_t *f = &e->rf[e->nrf++];
+            f->height = h;
+            f->timer_id = cs__id64(&t->id);
+            f->actor = gact;
+            f->agent = ti->agent;
+            f->kind = (uint32_t)kind;
+            f->delay = (uint32_t)(delay > UINT32_MAX ? UINT32_MAX : delay);
+            f->due_height = row->due_height;
+            f->cycles = row->used_cycles;
+            f->gas_limit = t->gas_limit;
+            f->bid = cs__sat64(t->bid);
+            f->max_fee = cs__sat64(row->max_fee);
+            f->max_prio = cs__sat64(row->max_prio);
+            f->paid = cs__sat64(paid128);
+            f->burn = cs__sat64(row->burn);
+            f->tip = cs__sat64(row->tip + ((mflags & CS_MF_FEES) ? 0 : (cs_sched_params(e->s)->payments_to == CS_PAY_PROPOSER ? row->payment : 0)));
+            f->value = val;
+            f->weight_ppm = (uint32_t)(row->weight > UINT32_MAX ? UINT32_MAX : row->weight);
+            f->deferrals = row->deferrals;
+            if (!(t->flags & CS_TF_LIVE)) cs__timer_row(e, slot, CS_H5_OUTCOME_FIRED, h);
+        } else if (row->outcome == CS_OUT_DEFERRED) {
+            ti->deferrals++;
+            if (a->ops->on_outcome) a->ops->on_outcome(a, &e->world, &in, CS_AO_DEFERRED, delay, 0);
+        } else if (row->outcome == CS_OUT_EXPIRED || row->outcome == CS_OUT_INSUFFICIENT) {
+            int ao = row->outcome == CS_OUT_EXPIRED ? CS_AO_EXPIRED : CS_AO_INSUFFICIENT;
+            cs__timer_row(e, slot, row->outcome == CS_OUT_EXPIRED ? CS_H5_OUTCOME_EXPIRED : CS_H5_OUTCOME_INSUFFICIENT, h);
+            if (a->ops->on_outcome) a->ops->on_outcome(a, &e->world, &in, ao, delay, 0);
+        }
+    }
+    /* Observations for the next block (public data of this one). */
+    const cs_block_stats_t *st = &res.st;
+    const cs_params_t *p = cs_sched_params(e->s);
+    double util = p->lane_timer_cycles ? (double)st->lane_cycles / (double)p->lane_timer_cycles : 0;
+    e->util_sum += util;
+    e->obs.utilisation = util;
+    e->obs.last_fired = st->fired;
+    e->obs.clearing_price = min_pay < 0 ? 0 : min_pay;
+    /* /blocks row. */
+    if (e->nrb == CS__ROWBUF && cs__flush_rows(e) != CS_OK) return CS_EIO;
+    cs_h5_block_t *b = &e->rb[e->nrb++];
+    memset(b, 0, sizeof *b);
+    b->height = h;
+    b->basefee_lane = cs__sat64(st->basefee_lane);
+    b->basefee_cycle = cs__sat64(cs__d2u(bc));
+    b->basefee_cell = cs__sat64(cs__d2u(bl));
+    b->lane_cycles = st->lane_cycles;
+    b->gc_cycles = st->gc_cycles;
+    b->eob_cycles = st->eob_cycles + st->gc_cycles;
+    b->utilisation = util;
+    b->due = (uint32_t)st->due;
+    b->fired = (uint32_t)st->fired;
+    b->deferred = (uint32_t)st->deferred;
+    b->expired = (uint32_t)st->expired;
+    b->insufficient = (uint32_t)st->insufficient;
+    b->cancelled = (uint32_t)st->cancelled;
+    b->scheduled = (uint32_t)st->scheduled;
+    b->rejected = (uint32_t)e->blk_rejected;
+    b->gc_backlog = st->gc_backlog;
+    b->burn = cs__sat64(st->burn);
+    b->tips = cs__sat64(st->tips);
+    b->payments = cs__sat64(st->payments);
+    b->lambda_ppb = cs_mech_lambda(cs_sched_mech(e->s));
+    b->p50_tip = cs__sat64(st->p50_tip);
+    b->tier_ring = st->tiers.ring;
+    b->tier_epoch = st->tiers.epoch;
+    b->tier_tree = st->tiers.tree;
+    b->pending = cs_sched_pending(e->s);
+    memcpy(b->digest, st->digest.b, 32);
+    /* /weights every K blocks. */
+    if (e->scn->output.weights_every && h % e->scn->output.weights_every == 0 && e->h5) {
+        uint32_t cap = (uint32_t)(e->n_actors + 64);
+        uint32_t *id = malloc(cap * sizeof *id);
+        uint64_t *rec = malloc(cap * sizeof *rec), *w = malloc(cap * sizeof *w);
+        cs_h5_weight_t *wr = malloc(cap * sizeof *wr);
+        if (id && rec && w && wr) {
+            uint32_t n = cs_sched_weights(e->s, id, rec, w, cap);
+            uint64_t med = 0;
+            for (uint32_t k = 0; k < n; k++) {
+                wr[k].height = h;
+                wr[k].ident = id[k];
+                wr[k].weight_ppm = (uint32_t)w[k];
+                wr[k].fires_in_window = (uint32_t)rec[k];
+            }
+            /* the lower median of the window sums, as W uses it */
+            if (n > 0) {
+                qsort(rec, n, sizeof *rec, cs__cmpu64);
+                med = rec[(n - 1) / 2];
+            }
+            for (uint32_t k = 0; k < n; k++) wr[k].median_fires = (uint32_t)med;
+            if (n && cs_h5_append_weights(e->h5, wr, n) != CS_OK) e->failed = 1;
+        }
+        free(id);
+        free(rec);
+        free(w);
+        free(wr);
+    }
+    /* DESIGN §2.6 invariants. */
+    if (e->opts.check_invariants) {
+        char msg[256];
+        e->inv_checks++;
+        if (cs_sched_check_invariants(e->s, msg, sizeof msg) != CS_OK) {
+            cs__seterr(e, "block %llu: invariant violated: %s", (unsigned long long)h, msg);
+            return CS_EINVARIANT;
+        }
+    }
+    if (e->scn->output.flush_every && h % e->scn->output.flush_every == 0) {
+        if (cs__flush_rows(e) != CS_OK) return CS_EIO;
+        if (e->h5 && cs_h5_flush(e->h5) != CS_OK) {
+            cs__seterr(e, "cannot write %s: %s", e->opts.out_path, cs_h5_last_error());
+            return CS_EIO;
+        }
+    }
+    if (e->failed) return CS_EIO;
+    return CS_OK;
+}
+
+/* ------------------------------------------------------------ finish */
+
+static void cs__kind_stats(cs_engine_t *e, int k, cs_kind_stats_t *ks)
+{
+    memset(ks, 0, sizeof *ks);
+    ks->timers = e->kind_timers[k];
+    ks->fires = e->kind_fires[k];
+    ks->value = e->kind_value[k];
+    ks->paid = e->kind_paid[k];
+    ks->delay_p50 = cs__kind_sumq(e, k, 0.50);
+    ks->delay_p95 = cs__kind_sumq(e, k, 0.95);
+    ks->delay_p99 = cs__kind_sumq(e, k, 0.99);
+    ks->delay_max = cs__kind_sumq(e, k, 1.0);
+}
+
+int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
+{
+    if (!e) return CS_OK;
+    int rc = CS_OK;
+    cs_run_stats_t loc;
+    cs_run_stats_t *rs = st ? st : &loc;
+    memset(rs, 0, sizeof *rs);
+    rs->mechanism = e->mech;
+    rs->blocks = e->h;
+    rs->complete = complete;
+    if (e->s) {
+        /* Pending timers at the close, censored per kind. */
+        uint64_t censored[CS_AK__COUNT + 1] = {0};
+        size_t np = cs_sched_pool_size(e->s);
+        for (size_t slot = 0; slot < np && slot < e->ti_cap; slot++) {
+            const cs_timer_t *t = cs_sched_record(e->s, (uint32_t)slot);
+            if (!(t->flags & CS_TF_LIVE) || !e->ti[slot].live) continue;
+            if (e->ti[slot].fires == 0) {
+                censored[e->agent_kind[e->ti[slot].agent]]++;
+                censored[CS_AK__COUNT]++;
+            }
+            cs__timer_row(e, (uint32_t)slot, CS_H5_OUTCOME_PENDING, e->h);
+        }
+        if (cs__flush_rows(e) != CS_OK) rc = CS_EIO;
+        /* Per-kind summary and actors. */
+        for (int k = 0; k <= CS_AK__COUNT; k++) {
+            cs__kind_stats(e, k, &rs->kind[k]);
+            rs->kind[k].censored = censored[k];
+        }
+        double sx = 0, sxx = 0;
+        size_t nx = 0;
+        cs_h5_actor_t *ar = malloc((e->n_actors ? e->n_actors : 1) * sizeof *ar);
+        for (size_t i = 0; i < e->n_actors; i++) {
+            const cs__actor_t *a = &e->actors[i];
+            rs->kind[e->agent_kind[a->agent]].actors++;
+            rs->kind[CS_AK__COUNT].actors++;
+            if (a->scheduled > 0) {
+                /* Jain's index over per-actor service: fires per timer scheduled. */
+                double x = (double)a->fires / (double)a->scheduled;
+                sx += x;
+                sxx += x * x;
+                nx++;
+            }
+            if (ar) {
+                ar[i].actor = (uint32_t)i;
+                ar[i].agent = a->agent;
+                ar[i].kind = e->agent_kind[a->agent];
+                ar[i].deployer = a->deployer;
+                ar[i].fires = a->fires;
+                ar[i].scheduled = a->scheduled;
+                ar[i].value = a->value;
+                ar[i].paid = a->paid >= 1.8e19 ? UINT64_MAX : (uint64_t)a->paid;
+                ar[i].end_balance = cs__sat64(cs_sched_balance(e->s, a->sched_idx));
+            }
+        }
+        rs->jain = (nx > 0 && sxx > 0) ? (sx * sx) / ((double)nx * sxx) : 1.0;
+        const cs_ledger_t *lg = cs_sched_ledger(e->s);
+        rs->burn = cs__u128d(lg->tot.burned);
+        rs->proposer = cs__u128d(lg->tot.proposer);
+        rs->util_mean = e->h ? e->util_sum / (double)e->h : 0;
+        rs->basefee_final = cs__u128d(cs_sched_lane_basefee(e->s));
+        rs->invariant_checks = e->inv_checks;
+        if (e->h5) {
+            if (ar && e->n_actors && cs_h5_append_actors(e->h5, ar, e->n_actors) != CS_OK) rc = CS_EIO;
+            cs_h5_summary_t sr[CS_AK__COUNT + 1];
+            size_t ns = 0;
+            for (int k = 0; k <= CS_AK__COUNT; k++) {
+                const cs_kind_stats_t *ks = &rs->kind[k];
+                if (k < CS_AK__COUNT && ks->actors == 0) continue;
+                cs_h5_summary_t *r = &sr[ns++];
+                r->kind = (uint32_t)k;
+                r->actors = ks->actors;
+                r->fires = ks->fires;
+                r->timers = ks->timers;
+                r->delay_p50 = ks->delay_p50;
+                r->delay_p95 = ks->delay_p95;
+                r->delay_p99 = ks->delay_p99;
+                r->delay_max = ks->delay_max;
+                r->censored = ks->censored;
+                r->value = ks->value;
+                r->paid = ks->paid;
+                r->utility = ks->value - ks->paid;
+            }
+            if (cs_h5_append_summary(e->h5, sr, ns) != CS_OK) rc = CS_EIO;
+            cs_h5_attr_u64(e->h5, "blocks", e->h);
+            cs_h5_attr_f64(e->h5, "burned", rs->burn);
+            cs_h5_attr_f64(e->h5, "proposer", rs->proposer);
+            cs_h5_attr_f64(e->h5, "util_mean", rs->util_mean);
+            cs_h5_attr_f64(e->h5, "jain", rs->jain);
+            char buf[48];
+            cs_h5_attr_str(e->h5, "burned_exact", cs_u128_fmt(lg->tot.burned, buf));
+            cs_h5_attr_str(e->h5, "proposer_exact", cs_u128_fmt(lg->tot.proposer, buf));
+        }
+        free(ar);
+    }
+    if (e->h5 && cs_h5_close(e->h5, complete && rc == CS_OK) != CS_OK) rc = CS_EIO;
+    if (rc == CS_EIO && e->opts.out_path) cs__seterr(e, "cannot write %s: %s", e->opts.out_path, cs_h5_last_error());
+    snprintf(rs->error, sizeof rs->error, "%s", e->err);
+    for (size_t i = 0; i < e->n_agents; i++) {
+        cs_agent_t *a = &e->agents[i];
+        if (a->ops && a->ops->fini && a->state) a->ops->fini(a);
+        free(a->state);
+        if (a->rng) gsl_rng_free(a->rng);
+    }
+    for (int k = 0; k <= CS_AK__COUNT; k++) {
+        free(e->hist[k].count);
+        free(e->hist[k].big);
+    }
+    if (e->env_rng) gsl_rng_free(e->env_rng);
+    cs_sched_free(e->s);
+    free(e->agents);
+    free(e->agent_kind);
+    free(e->demand_mult);
+    free(e->vol_mult);
+    free(e->actors);
+    free(e->addr);
+    free(e->ti);
+    free(e->ev);
+    free(e->hpend);
+    free(e->rb);
+    free(e->rf);
+    free(e->rt);
+    free(e);
+    return rc;
+}

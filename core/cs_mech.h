@@ -31,6 +31,7 @@ typedef enum cs_why {
     CS_WHY_FUNDS,        /* fee payer cannot cover the price */
     CS_WHY_BELOW_BASEFEE,/* max_fee below the lane basefee */
     CS_WHY_SLICE,        /* gba-tip per-actor budget slice used up */
+    CS_WHY_RESERVE,      /* bid below reserve_price (bias-*, CIP-5 §9.5) */
     CS_WHY__COUNT
 } cs_why;
 const char *cs_why_name(int why); /* "budget", "cap", ... */

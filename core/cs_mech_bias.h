@@ -1,0 +1,27 @@
+/*
+ * cs_mech_bias.h -- observables of the stateful mechanisms: lambda of
+ * `bias-vcg` / `bias-fp` (CIP-5 §9.2-9.5) and the EMA weights of `gba-tip`
+ * (CIP-1 first draft §3), for the simulator's trajectories (DESIGN §2.4).
+ */
+#ifndef CS_MECH_BIAS_H
+#define CS_MECH_BIAS_H
+
+#include "cs_mech.h"
+
+/*
+ * Current lambda in ppb of an open bias-* mechanism: with lambda_control
+ * on, the value the dynamic loop (CIP-5 §9.3) has reached, which the next
+ * clearing uses; with it off, the lambda of the last clearing (p->lambda at
+ * open before the first).  Returns 0 for any other mechanism or a closed m.
+ */
+uint64_t cs_mech_lambda(const cs_mech_t *m);
+
+/*
+ * gba-tip: the stored EMA weight (ppm) of fairness identity ident as of its
+ * last update, or 0 when m is not gba-tip or ident has never had a
+ * candidate.  (Idle decay is applied lazily when the identity next
+ * competes; height is reserved for reporting it and currently unused.)
+ */
+uint64_t cs_mech_gba_weight(const cs_mech_t *m, uint32_t ident, uint64_t height);
+
+#endif /* CS_MECH_BIAS_H */

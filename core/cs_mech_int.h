@@ -1,0 +1,164 @@
+/*
+ * cs_mech_int.h -- internals shared by the mechanism implementations
+ * (mech_*.c).  Not part of the public interface: callers use cs_mech.h.
+ *
+ * Ownership: a cs__ws_t lives inside a mechanism's state; cs__ws_reserve
+ * grows its arrays (never shrinks) and cs__ws_free releases them from the
+ * mechanism's fini hook.  Clearing reuses the arrays every block, so after
+ * the first block of a given size the hot path does not allocate.
+ */
+#ifndef CS_MECH_INT_H
+#define CS_MECH_INT_H
+
+#include <string.h>
+
+#include "cs_mech.h"
+
+#define CS__RADIX_BITS 11
+#define CS__RADIX (1u << CS__RADIX_BITS)
+#define CS__RADIX_PASSES 6
+/* How far ahead the scans prefetch the compact record of a later position. */
+#define CS__PREFETCH 16
+
+/* Compact per-candidate record (by candidate index) that the selection
+ * scans read instead of the wide cs_cand_t, so the scans stay in cache. */
+typedef struct cs__crec {
+    uint64_t cycles; /* cand.cycles */
+    uint32_t target; /* cand.target */
+    uint32_t grp;    /* mechanism-defined group index (gba-tip identity) */
+    uint8_t why0;    /* loser reason known before the scan, else CS_WHY_NONE */
+} cs__crec_t;
+
+/* Reusable workspace of one mechanism instance. */
+typedef struct cs__ws {
+    cs__crec_t *rec; /* compact records by candidate index */
+    uint8_t *whyp;   /* outcome by position: CS_WHY_NONE = selected */
+    uint32_t *inv;   /* position of each candidate index (cs__finish) */
+    uint32_t *ord;   /* candidate indices in the mechanism's order */
+    uint32_t *tmp;   /* merge-sort / radix scratch, same length as ord */
+    uint64_t *key;   /* per-candidate 64-bit monotone sort key (radix path) */
+    uint64_t *key2;  /* radix scratch: keys in position order */
+    uint64_t *key3;  /* radix scratch: ping-pong partner of key2 */
+    uint32_t *aux;   /* per-candidate scratch (mechanism-defined use) */
+    uint64_t *tie;   /* per-candidate compact tie-break key (use_tie sorts) */
+    uint32_t *hist;  /* radix histograms, CS__RADIX_PASSES x CS__RADIX */
+    size_t cap;      /* capacity of the arrays above, in candidates */
+    uint32_t *hkey;  /* target-counter hash: keys */
+    uint32_t *hval;  /* target-counter hash: values */
+    uint32_t *hgen;  /* target-counter hash: generation that wrote the slot */
+    uint32_t gen;    /* current generation; a slot with hgen != gen is empty */
+    size_t hcap;     /* hash slots, a power of two (>= 2 * cap) */
+} cs__ws_t;
+
+/* Make room for n candidates.  Returns CS_OK or CS_ENOMEM (the workspace
+ * keeps its previous arrays on failure). */
+int cs__ws_reserve(cs__ws_t *w, size_t n);
+/* Release every array of w and zero it. */
+void cs__ws_free(cs__ws_t *w);
+
+/* Check and reset one candidate before clearing: CS_EINVAL when cycles is
+ * 0, else zero every output field and return CS_OK. */
+static inline int cs__prep(cs_cand_t *t)
+{
+    if (t->cycles == 0) return CS_EINVAL;
+    t->selected = 0;
+    t->why = CS_WHY_NONE;
+    t->rank = 0;
+    t->priority = 0;
+    t->prio_rate = 0;
+    t->payment = 0;
+    t->critical = 0;
+    return CS_OK;
+}
+
+/* Write rank, why and selected of every candidate from w->ord (position ->
+ * index) and w->whyp (position -> outcome), in one sequential pass over c. */
+void cs__finish(cs__ws_t *w, cs_cand_t *c, size_t n);
+
+/* Comparator of a total order over candidates: < 0 when a comes first.
+ * It must return 0 only for a == b (every order ends in a unique key). */
+typedef int (*cs__cmp_fn)(const cs_cand_t *a, const cs_cand_t *b, const void *ctx);
+
+/* Stable merge sort of w->ord[0..n) (which the caller fills) by cmp over
+ * the candidates c.  Uses w->tmp.  O(n log n), no allocation. */
+void cs__sort(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn cmp, const void *ctx);
+
+/* Sort w->ord[0..n) by w->key[] descending (LSD radix, 11-bit digits,
+ * only over the bits in which the keys differ), then put every run of
+ * equal keys in cmp order.  Requires that key be a non-increasing function
+ * of the position in cmp order (equal keys allowed), so the result is
+ * exactly the cmp order.  With use_tie, runs are first ordered by w->tie[]
+ * ascending (a compact copy of the comparator's next keys) and cmp only
+ * breaks equal tie values; the caller then guarantees that within a run
+ * of equal keys, tie[a] < tie[b] implies cmp(a, b) < 0. */
+void cs__sort_keyed_desc(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn cmp,
+                         const void *ctx, int use_tie);
+
+/* The first 8 bytes of a timer id as a big-endian integer (so integer
+ * order agrees with cs__id_cmp whenever the prefixes differ). */
+static inline uint64_t cs__id_prefix(const cs_hash_t *id)
+{
+    uint64_t v = 0;
+    for (int k = 0; k < 8; k++) v = (v << 8) | id->b[k];
+    return v;
+}
+
+/* Reset the per-target counters (sized for up to w->cap distinct targets). */
+void cs__tcount_reset(cs__ws_t *w);
+/* Counter of target t (0 the first time t is seen after a reset). */
+uint32_t *cs__tcount(cs__ws_t *w, uint32_t t);
+
+/* Lexicographic comparison of two timer ids (the last key of every order). */
+static inline int cs__id_cmp(const cs_hash_t *a, const cs_hash_t *b)
+{
+    return memcmp(a->b, b->b, CS_ID_LEN);
+}
+
+/* Three-way comparison helpers. */
+static inline int cs__cmp_u64(uint64_t a, uint64_t b)
+{
+    return (a > b) - (a < b);
+}
+static inline int cs__cmp_u128(cs_u128 a, cs_u128 b)
+{
+    return (a > b) - (a < b);
+}
+
+/* Saturating u128 helpers (priorities never wrap). */
+static inline cs_u128 cs__sat_add(cs_u128 a, cs_u128 b)
+{
+    cs_u128 s = a + b;
+    return s < a ? CS_U128_MAX : s;
+}
+static inline cs_u128 cs__sat_mul(cs_u128 a, cs_u128 b)
+{
+    if (a != 0 && b > CS_U128_MAX / a) return CS_U128_MAX;
+    return a * b;
+}
+
+/* Exact comparison of a / ca with b / cb (ca, cb >= 1) by cross
+ * multiplication in 256-bit arithmetic: sign of a*cb - b*ca. */
+int cs__ratio_cmp(cs_u128 a, uint64_t ca, cs_u128 b, uint64_t cb);
+
+/* Low bits the key helpers drop: a key keeps the bit length (8 bits) and
+ * the 25 bits below the leading one, so the radix sort needs 3 passes;
+ * keys that collide are put in order by the exact comparator. */
+#define CS__KEY_DROP 31
+
+/* A key that is a non-decreasing function of the rational v / c (c >= 1)
+ * alone, for cs__sort_keyed_desc. */
+uint64_t cs__ratio_key(cs_u128 v, uint64_t c);
+
+/* A key that is a non-decreasing function of v, for cs__sort_keyed_desc. */
+uint64_t cs__u128_key(cs_u128 v);
+
+/* The mechanisms of the registry (defined in mech_*.c). */
+extern const cs_mech_ops_t cs__mech_fifo;
+extern const cs_mech_ops_t cs__mech_fifo_capped;
+extern const cs_mech_ops_t cs__mech_bias_vcg;
+extern const cs_mech_ops_t cs__mech_bias_fp;
+extern const cs_mech_ops_t cs__mech_score;
+extern const cs_mech_ops_t cs__mech_eip1559;
+extern const cs_mech_ops_t cs__mech_gbatip;
+
+#endif /* CS_MECH_INT_H */

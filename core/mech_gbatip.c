@@ -1,0 +1,411 @@
+/*
+ * mech_gbatip.c -- `gba-tip`: the CIP-1 first-draft scheduler (GBA bids
+ * at fire time, effective-tip order, per-actor EMA weights; DESIGN §2.4,
+ * §4 D1, D10).
+ *
+ * Clearing (CIP-1 first draft §3 "Deliver Timers" / "Execute Prioritized
+ * Timers"):
+ *   tip = min(max_priority_fee, max_fee - basefee_lane); max_fee below the
+ *   lane basefee -> loses with BELOW_BASEFEE (deferred; its GBA may bid
+ *   more next block).  cand.priority = cand.prio_rate = tip.
+ *   Order: tip desc, then the actor's EMA weight desc (§3 "Priority Weight"
+ *   d(i): weights break ties among equal effective tips), then timer_id asc.
+ *   Scan in that order:
+ *     - balance below cycles * (basefee_lane + tip) (+ basefee_cycle when
+ *       lane_basefee_mode = additional, D3) -> FUNDS: the timer is deferred,
+ *       not destroyed (§4.1, D10; flag CS_MF_DEFER_FUNDS);
+ *     - max_fires_per_block / max_fires_per_actor -> BLOCK_QUOTA /
+ *       ACTOR_QUOTA (CIP-5 §9.4 caps; 0 = off, the default);
+ *     - the budget (TIMER_PROCESSING_BUDGET_CYCLES = ctx->budget_cycles) ->
+ *       BUDGET, or SLICE (below);
+ *     - otherwise selected, paying tip per cycle (cand.payment = 0).
+ *   The first draft has no per-fire cap, so max_cycles_per_fire is not
+ *   applied here (D5's schedule-time rejection still applies upstream).
+ *
+ * Budget slices (§3 "Priority Weight" d(ii)), when actor_budget_slice =
+ * sigma > 0: with A the set of weight identities (cand.ident) having a
+ * candidate this block and W_A the sum of their weights, identity a gets a
+ * reserved slice floor(B * sigma * w_a / W_A) (B = budget, sigma in ppm);
+ * the remainder of B is shared.  A winner's cycles come out of its slice
+ * first, then the shared part; a candidate that does not fit its slice
+ * plus the shared part loses with SLICE when the block's total remaining
+ * budget would have held it, else with BUDGET.  Unused slices are not
+ * redistributed within the block (that reservation is the smoothing).
+ *
+ * EMA weights (§3 "Priority Weight" a-c), in end_block, for every identity
+ * with a candidate this block (d = its candidates, f = its winners):
+ *   T = its mean tip / the block's mean tip, clipped to [0, 2] (1 when the
+ *       block's mean tip is 0)                         -- effective tip
+ *   Q = (d - f) / d                                    -- success / defer
+ *   L = min(1, mean(h - due_height) / starvation_blocks), 0 if that is 0
+ *                                                      -- lateness
+ *   U = min(1, its winners' cycles / B), 0 if B = 0    -- budget share
+ *   S = clip(T/2 + 1/2 + Q/2 + L/2 - U, 0, 2)
+ * so an actor tipping the block's mean and firing everything cheaply
+ * scores 1; paying more, being deferred or being late raises S, and
+ * consuming the budget lowers it.  Then
+ *   w' = clamp((1 - ema_lambda) w + ema_lambda S, weight_min, weight_max)
+ * and, when starvation_blocks > 0 and one of its losers has now been
+ * deferred starvation_blocks times or more (deferrals + 1), the starvation
+ * floor w' = max(w', weight_max) applies.  Decay on inactivity: each block
+ * an identity has no candidate moves its weight toward the neutral
+ * clamp(1, weight_min, weight_max) by the factor (1 - ema_lambda), applied
+ * lazily when the identity next appears (after 64 idle blocks it is reset
+ * to neutral).  An identity seen for the first time starts at cand.weight
+ * (0 = 1.0) clamped to [weight_min, weight_max].  All ppm integers; weights
+ * update every block (the draft's "next epoch" application is approximated
+ * by the one-block lag).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_mech.h"
+#include "cs_mech_bias.h"
+#include "cs_mech_int.h"
+
+/* One identity's persistent weight. */
+typedef struct cs__gba_actor {
+    uint32_t ident;   /* fairness identity */
+    uint32_t used;    /* 1 when the slot is occupied */
+    uint64_t weight;  /* EMA weight, ppm */
+    uint64_t last_h;  /* last height it had a candidate */
+} cs__gba_actor_t;
+
+/* Per-block aggregate of one identity. */
+typedef struct cs__gba_local {
+    uint32_t ident;   /* fairness identity */
+    uint32_t d;       /* candidates */
+    uint32_t f;       /* winners */
+    uint8_t starved;  /* a loser reached starvation_blocks deferrals */
+    uint64_t weight;  /* weight used this block, ppm */
+    uint64_t slice;   /* slice cycles left (clearing) */
+    uint64_t cyc;     /* winners' cycles */
+    cs_u128 tip;      /* sum of tips */
+    cs_u128 late;     /* sum of h - due_height */
+} cs__gba_local_t;
+
+typedef struct cs__gba_state {
+    cs__ws_t ws;            /* order, per-candidate weight (aux), identity map */
+    cs__gba_actor_t *tab;   /* persistent identity table (open addressing) */
+    size_t tcap;            /* slots, power of two */
+    size_t tcount;          /* occupied slots */
+    cs__gba_local_t *loc;   /* per-block identity aggregates */
+    size_t lcap;            /* capacity of loc */
+} cs__gba_state_t;
+
+/* Comparator context: candidate base and weights by index. */
+typedef struct cs__gba_ctx {
+    const cs_cand_t *base; /* c[0] */
+    const uint32_t *w;     /* weight per candidate index, ppm */
+} cs__gba_ctx_t;
+
+static uint64_t cs__clamp_w(uint64_t v, const cs_params_t *p)
+{
+    if (v < p->weight_min) v = p->weight_min;
+    if (v > p->weight_max) v = p->weight_max;
+    return v;
+}
+
+/* Slot of ident in the persistent table, or NULL. */
+static cs__gba_actor_t *cs__gba_find(const cs__gba_state_t *s, uint32_t ident)
+{
+    if (s->tcap == 0) return NULL;
+    size_t m = s->tcap - 1, i = (size_t)(ident * 2654435761u) & m;
+    while (s->tab[i].used) {
+        if (s->tab[i].ident == ident) return &s->tab[i];
+        i = (i + 1) & m;
+    }
+    return NULL;
+}
+
+/* Insert (or find) ident; grows the table at half load.  NULL on ENOMEM. */
+static cs__gba_actor_t *cs__gba_insert(cs__gba_state_t *s, uint32_t ident)
+{
+    cs__gba_actor_t *a = cs__gba_find(s, ident);
+    if (a != NULL) return a;
+    if (2 * (s->tcount + 1) > s->tcap) {
+        size_t ncap = s->tcap ? 2 * s->tcap : 64;
+        cs__gba_actor_t *nt = calloc(ncap, sizeof *nt);
+        if (nt == NULL) return NULL;
+        for (size_t k = 0; k < s->tcap; k++) {
+            if (!s->tab[k].used) continue;
+            size_t i = (size_t)(s->tab[k].ident * 2654435761u) & (ncap - 1);
+            while (nt[i].used) i = (i + 1) & (ncap - 1);
+            nt[i] = s->tab[k];
+        }
+        free(s->tab);
+        s->tab = nt;
+        s->tcap = ncap;
+    }
+    size_t m = s->tcap - 1, i = (size_t)(ident * 2654435761u) & m;
+    while (s->tab[i].used) i = (i + 1) & m;
+    s->tab[i].used = 1;
+    s->tab[i].ident = ident;
+    s->tcount++;
+    return &s->tab[i];
+}
+
+/* The weight identity t carries at height h: the stored weight decayed
+ * toward neutral over its idle blocks, or the initial weight. */
+static uint64_t cs__gba_weight(const cs__gba_state_t *s, const cs_params_t *p, uint64_t h,
+                               const cs_cand_t *t)
+{
+    const cs__gba_actor_t *a = cs__gba_find(s, t->ident);
+    if (a == NULL) return cs__clamp_w(t->weight ? t->weight : CS_PPM, p);
+    uint64_t neutral = cs__clamp_w(CS_PPM, p);
+    uint64_t idle = h > a->last_h + 1 ? h - a->last_h - 1 : 0;
+    if (idle > 64) return neutral;
+    cs_i128 dev = (cs_i128)a->weight - (cs_i128)neutral;
+    for (uint64_t k = 0; k < idle && dev != 0; k++)
+        dev = dev * (cs_i128)(CS_PPM - p->ema_lambda) / (cs_i128)CS_PPM;
+    return cs__clamp_w((uint64_t)((cs_i128)neutral + dev), p);
+}
+
+/* Tip order: tip desc, weight desc, timer_id asc. */
+static int cs__gba_cmp(const cs_cand_t *a, const cs_cand_t *b, const void *vctx)
+{
+    const cs__gba_ctx_t *x = vctx;
+    int r = cs__cmp_u128(b->priority, a->priority);
+    if (r) return r;
+    r = cs__cmp_u64(x->w[b - x->base], x->w[a - x->base]);
+    if (r) return r;
+    return cs__id_cmp(&a->id, &b->id);
+}
+
+/* Make room for n per-block identity aggregates. */
+static int cs__gba_reserve(cs__gba_state_t *s, size_t n)
+{
+    int rc = cs__ws_reserve(&s->ws, n);
+    if (rc != CS_OK) return rc;
+    if (n <= s->lcap) return CS_OK;
+    cs__gba_local_t *l = realloc(s->loc, s->ws.cap * sizeof *l);
+    if (l == NULL) return CS_ENOMEM;
+    s->loc = l;
+    s->lcap = s->ws.cap;
+    return CS_OK;
+}
+
+/* Group c[0..n) by identity into s->loc (ws map: ident -> index + 1);
+ * returns the number of identities. */
+static size_t cs__gba_group(cs__gba_state_t *s, const cs_params_t *p, uint64_t h,
+                            const cs_cand_t *c, size_t n)
+{
+    size_t na = 0;
+    cs__tcount_reset(&s->ws);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t *slot = cs__tcount(&s->ws, c[i].ident);
+        if (*slot == 0) {
+            cs__gba_local_t *l = &s->loc[na];
+            memset(l, 0, sizeof *l);
+            l->ident = c[i].ident;
+            l->weight = cs__gba_weight(s, p, h, &c[i]);
+            *slot = (uint32_t)++na;
+        }
+    }
+    return na;
+}
+
+/* Order, select and price: see the file comment. */
+static int cs__gba_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, size_t n,
+                         cs_clear_out_t *out)
+{
+    cs__gba_state_t *s = state;
+    const cs_params_t *p = ctx->p;
+    cs__ws_t *w = &s->ws;
+    int rc = cs__gba_reserve(s, n);
+    if (rc != CS_OK) return rc;
+    for (size_t i = 0; i < n; i++)
+        if (cs__prep(&c[i]) != CS_OK) return CS_EINVAL;
+    cs_u128 bf = ctx->basefee_lane;
+    /* D3: the lane basefee is charged on top of the CIP-3 cycle basefee. */
+    cs_u128 base_rate = p->lane_basefee_mode == CS_LANE_ADDITIONAL
+                            ? cs__sat_add(bf, ctx->basefee_cycle)
+                            : bf;
+    size_t na = cs__gba_group(s, p, ctx->height, c, n);
+    int exact = 1; /* every tip below 2^64: the radix key is exact */
+    for (size_t i = 0; i < n; i++) {
+        cs_cand_t *t = &c[i];
+        uint8_t why0 = CS_WHY_NONE;
+        if (t->max_fee < bf) {
+            why0 = CS_WHY_BELOW_BASEFEE;
+        } else {
+            cs_u128 room = t->max_fee - bf;
+            t->prio_rate = t->max_prio < room ? t->max_prio : room;
+            cs_u128 cost = cs__sat_mul(t->cycles, cs__sat_add(base_rate, t->prio_rate));
+            if (t->balance < cost) why0 = CS_WHY_FUNDS; /* §4.1, D10: defer */
+        }
+        t->priority = t->prio_rate;
+        uint32_t g = *cs__tcount(w, t->ident) - 1;
+        w->aux[i] = (uint32_t)s->loc[g].weight;
+        if (t->priority >> 64) exact = 0;
+        /* next keys: weight descending (<= 1e8 < 2^32), then timer_id */
+        w->tie[i] = ((uint64_t)(UINT32_MAX - w->aux[i]) << 32) | (cs__id_prefix(&t->id) >> 32);
+        w->ord[i] = (uint32_t)i;
+        w->rec[i].cycles = t->cycles;
+        w->rec[i].target = t->target;
+        w->rec[i].grp = g;
+        w->rec[i].why0 = why0;
+    }
+    /* Slices (§3 d(ii)). */
+    uint64_t B = ctx->budget_cycles, shared = B, total = B;
+    int slices = p->actor_budget_slice != 0;
+    if (slices) {
+        cs_u128 wsum = 0;
+        for (size_t a = 0; a < na; a++) wsum += s->loc[a].weight;
+        for (size_t a = 0; a < na; a++) {
+            cs_u128 sl = wsum == 0 ? 0
+                                   : (cs_u128)B * p->actor_budget_slice * s->loc[a].weight /
+                                         ((cs_u128)CS_PPM * wsum);
+            s->loc[a].slice = (uint64_t)sl;
+            shared -= (uint64_t)sl;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        w->key[i] = exact ? (uint64_t)c[i].priority : cs__u128_key(c[i].priority);
+    cs__gba_ctx_t x = {c, w->aux};
+    cs__sort_keyed_desc(w, c, n, cs__gba_cmp, &x, exact);
+
+    /* The identity map is no longer needed: reuse it for the per-target
+     * quota counters. */
+    cs__tcount_reset(w);
+    uint64_t fired = 0;
+    int actor_q = p->max_fires_per_actor != 0;
+    for (size_t k = 0; k < n; k++) {
+        if (k + CS__PREFETCH < n) __builtin_prefetch(&w->rec[w->ord[k + CS__PREFETCH]]);
+        const cs__crec_t *r = &w->rec[w->ord[k]];
+        if (r->why0 != CS_WHY_NONE) {
+            w->whyp[k] = r->why0;
+            continue;
+        }
+        if (p->max_fires_per_block != 0 && fired >= p->max_fires_per_block) {
+            w->whyp[k] = CS_WHY_BLOCK_QUOTA;
+            continue;
+        }
+        uint32_t *cnt = actor_q ? cs__tcount(w, r->target) : NULL;
+        if (actor_q && *cnt >= p->max_fires_per_actor) {
+            w->whyp[k] = CS_WHY_ACTOR_QUOTA;
+            continue;
+        }
+        if (slices) {
+            cs__gba_local_t *l = &s->loc[r->grp];
+            if (r->cycles > l->slice + shared) {
+                w->whyp[k] = r->cycles <= total ? CS_WHY_SLICE : CS_WHY_BUDGET;
+                continue;
+            }
+            uint64_t from_slice = r->cycles < l->slice ? r->cycles : l->slice;
+            l->slice -= from_slice;
+            shared -= r->cycles - from_slice;
+        } else if (r->cycles > shared) {
+            w->whyp[k] = CS_WHY_BUDGET;
+            continue;
+        } else {
+            shared -= r->cycles;
+        }
+        total -= r->cycles;
+        if (actor_q) (*cnt)++;
+        fired++;
+        w->whyp[k] = CS_WHY_NONE;
+        out->cycles_used += r->cycles;
+    }
+    cs__finish(w, c, n);
+    out->fired = (uint32_t)fired;
+    out->deferred = (uint32_t)(n - fired);
+    return CS_OK;
+}
+
+/* num / den in ppm clipped to [0, cap_ppm]. */
+static uint64_t cs__ratio_ppm(cs_u128 num, cs_u128 den, uint64_t cap_ppm)
+{
+    if (den == 0) return cap_ppm;
+    while (num >> 100 || den >> 100) {
+        num >>= 8;
+        den >>= 8;
+    }
+    if (den == 0) return cap_ppm;
+    cs_u128 r = num * CS_PPM / den;
+    return r > cap_ppm ? cap_ppm : (uint64_t)r;
+}
+
+/* EMA weight update (see the file comment). */
+static void cs__gba_end_block(void *state, const cs_clear_ctx_t *ctx, const cs_cand_t *c,
+                              size_t n, const cs_clear_out_t *out)
+{
+    cs__gba_state_t *s = state;
+    const cs_params_t *p = ctx->p;
+    uint64_t h = ctx->height;
+    (void)out;
+    if (n == 0 || cs__gba_reserve(s, n) != CS_OK) return;
+    size_t na = cs__gba_group(s, p, h, c, n);
+    cs_u128 tip_all = 0;
+    for (size_t i = 0; i < n; i++) {
+        const cs_cand_t *t = &c[i];
+        cs__gba_local_t *l = &s->loc[*cs__tcount(&s->ws, t->ident) - 1];
+        cs_u128 tip = t->why == CS_WHY_BELOW_BASEFEE ? 0 : t->prio_rate;
+        l->d++;
+        l->tip = cs__sat_add(l->tip, tip);
+        tip_all = cs__sat_add(tip_all, tip);
+        l->late += h > t->due_height ? h - t->due_height : 0;
+        if (t->selected) {
+            l->f++;
+            l->cyc += t->cycles;
+        } else if (p->starvation_blocks != 0 &&
+                   (uint64_t)t->deferrals + 1 >= p->starvation_blocks) {
+            l->starved = 1;
+        }
+    }
+    cs_u128 mean_all = tip_all / n;
+    for (size_t a = 0; a < na; a++) {
+        cs__gba_local_t *l = &s->loc[a];
+        uint64_t T = mean_all == 0 ? CS_PPM : cs__ratio_ppm(l->tip / l->d, mean_all, 2 * CS_PPM);
+        uint64_t Q = (uint64_t)(l->d - l->f) * CS_PPM / l->d;
+        uint64_t L = 0;
+        if (p->starvation_blocks != 0)
+            L = cs__ratio_ppm(l->late / l->d, p->starvation_blocks, CS_PPM);
+        uint64_t U = ctx->budget_cycles == 0 ? 0 : cs__ratio_ppm(l->cyc, ctx->budget_cycles, CS_PPM);
+        int64_t S = (int64_t)(T / 2 + CS_PPM / 2 + Q / 2 + L / 2) - (int64_t)U;
+        if (S < 0) S = 0;
+        if (S > (int64_t)(2 * CS_PPM)) S = (int64_t)(2 * CS_PPM);
+        cs_u128 nw = ((cs_u128)(CS_PPM - p->ema_lambda) * l->weight +
+                      (cs_u128)p->ema_lambda * (uint64_t)S) / CS_PPM;
+        uint64_t wv = cs__clamp_w((uint64_t)nw, p);
+        if (l->starved && wv < p->weight_max) wv = p->weight_max;
+        cs__gba_actor_t *rec = cs__gba_insert(s, l->ident);
+        if (rec == NULL) continue; /* out of memory: keep the old weight */
+        rec->weight = wv;
+        rec->last_h = h;
+    }
+}
+
+/* Release the workspace and tables. */
+static void cs__gba_fini(void *state)
+{
+    cs__gba_state_t *s = state;
+    cs__ws_free(&s->ws);
+    free(s->tab);
+    free(s->loc);
+    s->tab = NULL;
+    s->loc = NULL;
+    s->tcap = s->tcount = s->lcap = 0;
+}
+
+const cs_mech_ops_t cs__mech_gbatip = {
+    .name = "gba-tip",
+    .version = 1,
+    .state_size = sizeof(cs__gba_state_t),
+    .flags = CS_MF_FEES | CS_MF_BUDGET | CS_MF_DEFER_FUNDS,
+    .init = NULL,
+    .clear = cs__gba_clear,
+    .end_block = cs__gba_end_block,
+    .fini = cs__gba_fini,
+};
+
+uint64_t cs_mech_gba_weight(const cs_mech_t *m, uint32_t ident, uint64_t height)
+{
+    if (m == NULL || m->state == NULL || m->ops != &cs__mech_gbatip) return 0;
+    const cs__gba_state_t *s = m->state;
+    const cs__gba_actor_t *a = cs__gba_find(s, ident);
+    if (a == NULL) return 0;
+    /* Report the stored weight as of its last update (no decay applied). */
+    (void)height;
+    return a->weight;
+}

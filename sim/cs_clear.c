@@ -1,0 +1,618 @@
+/*
+ * cs_clear.c -- `cowsim clear AUCTION.json [--json]` (DESIGN §5): clear one
+ * block's auction with a registered mechanism and show the allocation,
+ * priorities, payments, critical bids and why each loser lost.
+ *
+ * Input (every key is checked; errors name the JSON path):
+ *   {
+ *     "mechanism": "bias-vcg",            required, a registry name
+ *     "height": 100,                      default 0
+ *     "params": {...},                    any cs_params names; FP values as
+ *                                         real numbers (0.05), U128 as integer
+ *                                         or decimal string, ENUM as a word
+ *     "basefee_lane": 1000,               default lane_basefee_initial
+ *     "basefee_cycle": 0,                 default 0 (D3, additional mode)
+ *     "budget_cycles": 2000000,           default lane_timer_cycles
+ *     "timers": [{
+ *        "id": "...",        64 hex digits (optionally 0x-prefixed) = the
+ *                            32-byte id, any other string -> keccak256(string)
+ *        "actor": "alice",   string or integer; equal values = same actor
+ *        "cycles": 120000,   integer >= 1 (gas limit per fire)
+ *        "bid": 5000,                     score, bias-vcg, bias-fp (required)
+ *        "max_fee": 2000, "max_priority_fee": 30,  eip1559, gba-tip (required)
+ *        "deferrals": 0, "weight": 1.5 (W, real, overrides W(actor)),
+ *        "balance": "1e30 as decimal" (default unlimited),
+ *        "due_height": (default height), "fifo_rank": (default index),
+ *        "sched_height": (default 0)
+ *     }, ...]
+ *   }
+ * Output: per timer (input order in JSON, rank order in the table):
+ * selected, rank, priority (mechanism units: bid + Bias for bias-*, the
+ * signed score for score, prio_rate * W in ppm for eip1559, the tip for
+ * gba-tip), bias (bias-*), prio_rate (eip1559, gba-tip), payment, critical
+ * (bias-*), why.  Totals: fired, deferred, cycles used, lane burn (cycles *
+ * basefee_lane of fee-mechanism winners), tips (cycles * prio_rate),
+ * auction payments, proposer revenue (tips + payments, or 0 and burned
+ * when payments_to = burn, D9).  Fees assume the whole gas limit is used
+ * (no execution happens here).
+ * Exit codes: 0 ok, 2 bad input or usage, 3 unreadable file.
+ */
+#include "cs_cli.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_error.h"
+#include "cs_mech.h"
+#include "cs_params.h"
+#include "cs_timer.h"
+
+#define CS__MAXERR 64 /* errors reported before giving up */
+
+/* Validation state: the error count and what to print them to. */
+typedef struct cs__cl {
+    int nerr;   /* errors so far */
+    FILE *f;    /* stderr */
+} cs__cl_t;
+
+static void cs__cl_err(cs__cl_t *c, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Report "cowsim clear: path: message". */
+static void cs__cl_err(cs__cl_t *c, const char *path, const char *fmt, ...)
+{
+    if (c->nerr++ >= CS__MAXERR) return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(c->f, "cowsim clear: %s: %s\n", path, msg);
+}
+
+/* Canonical decimal (no sign, no leading zero) -> u128; 0 or -1. */
+static int cs__dec(const char *s, cs_u128 *out)
+{
+    if (s[0] == '\0' || (s[0] == '0' && s[1] != '\0')) return -1;
+    return cs_u128_parse(s, out);
+}
+
+/* A JSON integer (a number with no fraction, below 2^53, or a decimal
+ * string) as a u128; 0 or -1. */
+static int cs__json_u128(const cJSON *j, cs_u128 *out)
+{
+    if (cJSON_IsString(j)) return cs__dec(j->valuestring, out);
+    if (!cJSON_IsNumber(j)) return -1;
+    double d = j->valuedouble;
+    if (!(d >= 0) || d > 9007199254740992.0 || floor(d) != d) return -1;
+    *out = (cs_u128)(uint64_t)d;
+    return 0;
+}
+
+/* Read an integer in [lo, hi] at path; reports and returns -1 on error. */
+static int cs__get_u64(cs__cl_t *c, const cJSON *j, const char *path, uint64_t lo, uint64_t hi,
+                       uint64_t *out)
+{
+    cs_u128 v;
+    if (cs__json_u128(j, &v) != 0 || v < lo || v > hi) {
+        if (hi == UINT64_MAX)
+            cs__cl_err(c, path, "must be an integer >= %llu", (unsigned long long)lo);
+        else
+            cs__cl_err(c, path, "must be an integer in [%llu, %llu]", (unsigned long long)lo,
+                       (unsigned long long)hi);
+        return -1;
+    }
+    *out = (uint64_t)v;
+    return 0;
+}
+
+/* Read a u128 amount at path. */
+static int cs__get_u128(cs__cl_t *c, const cJSON *j, const char *path, cs_u128 *out)
+{
+    if (cs__json_u128(j, out) != 0) {
+        cs__cl_err(c, path, "must be a non-negative integer (number or decimal string)");
+        return -1;
+    }
+    return 0;
+}
+
+/* Apply "params": {...} onto p (cs_param_table drives the types). */
+static void cs__get_params(cs__cl_t *c, const cJSON *obj, cs_params_t *p)
+{
+    if (!cJSON_IsObject(obj)) {
+        cs__cl_err(c, "params", "must be an object");
+        return;
+    }
+    for (const cJSON *it = obj->child; it != NULL; it = it->next) {
+        char path[300];
+        snprintf(path, sizeof path, "params.%s", it->string);
+        const cs_param_desc_t *d = cs_param_find(it->string);
+        if (d == NULL) {
+            cs__cl_err(c, path, "unknown parameter");
+            continue;
+        }
+        char *f = (char *)p + d->offset;
+        switch (d->kind) {
+        case CS_PK_U64: {
+            uint64_t v;
+            if (cs__get_u64(c, it, path, d->min, d->max, &v) == 0) memcpy(f, &v, sizeof v);
+            break;
+        }
+        case CS_PK_FP: {
+            double lo = (double)d->min / (double)d->scale, hi = (double)d->max / (double)d->scale;
+            if (!cJSON_IsNumber(it) || !(it->valuedouble >= lo) || !(it->valuedouble <= hi)) {
+                cs__cl_err(c, path, "must be a number in [%g, %g]", lo, hi);
+                break;
+            }
+            uint64_t v = (uint64_t)llround(it->valuedouble * (double)d->scale);
+            if (v < d->min) v = d->min;
+            if (v > d->max) v = d->max;
+            memcpy(f, &v, sizeof v);
+            break;
+        }
+        case CS_PK_U128: {
+            cs_u128 v;
+            if (cs__get_u128(c, it, path, &v) == 0) memcpy(f, &v, sizeof v);
+            break;
+        }
+        case CS_PK_ENUM: {
+            int k = cJSON_IsString(it) ? cs_param_choice(d, it->valuestring) : -1;
+            if (k < 0) {
+                cs__cl_err(c, path, "must be one of %s", d->choices);
+                break;
+            }
+            uint32_t v = (uint32_t)k;
+            memcpy(f, &v, sizeof v);
+            break;
+        }
+        }
+    }
+}
+
+/* Timer id from a string: 64 hex digits (optional 0x) or keccak256(s). */
+static void cs__get_id(const char *s, cs_hash_t *id)
+{
+    const char *h = (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? s + 2 : s;
+    int hex = strlen(h) == 2 * CS_ID_LEN;
+    for (size_t i = 0; hex && h[i]; i++)
+        if (!((h[i] >= '0' && h[i] <= '9') || (h[i] >= 'a' && h[i] <= 'f') ||
+              (h[i] >= 'A' && h[i] <= 'F')))
+            hex = 0;
+    if (!hex) {
+        cs_keccak256(s, strlen(s), id->b);
+        return;
+    }
+    for (size_t i = 0; i < CS_ID_LEN; i++) {
+        unsigned v = 0;
+        for (int k = 0; k < 2; k++) {
+            char ch = h[2 * i + (size_t)k];
+            unsigned d = ch <= '9' ? (unsigned)(ch - '0') : (unsigned)((ch | 0x20) - 'a' + 10);
+            v = v * 16 + d;
+        }
+        id->b[i] = (uint8_t)v;
+    }
+}
+
+static const char *const cs__top_keys[] = {"mechanism",     "height",        "params", "basefee_lane",
+                                           "basefee_cycle", "budget_cycles", "timers"};
+static const char *const cs__timer_keys[] = {"id",      "actor",     "cycles",     "bid",
+                                             "max_fee", "max_priority_fee", "deferrals", "weight",
+                                             "balance", "due_height", "fifo_rank", "sched_height"};
+
+/* 1 when key is in the list. */
+static int cs__known(const char *key, const char *const *keys, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(key, keys[i]) == 0) return 1;
+    return 0;
+}
+
+/* One parsed auction. */
+typedef struct cs__auction {
+    const cs_mech_ops_t *ops;  /* mechanism */
+    cs_params_t p;             /* parameters */
+    cs_clear_ctx_t ctx;        /* block context */
+    cs_cand_t *c;              /* candidates, input order */
+    size_t n;                  /* candidates */
+    char **actor;              /* interned actor names */
+    size_t n_actor;            /* distinct actors */
+    char **idtext;             /* the id strings as given */
+} cs__auction_t;
+
+static void cs__auction_free(cs__auction_t *a)
+{
+    for (size_t i = 0; i < a->n_actor; i++) free(a->actor[i]);
+    for (size_t i = 0; i < a->n && a->idtext; i++) free(a->idtext[i]);
+    free(a->actor);
+    free(a->idtext);
+    free(a->c);
+}
+
+/* Index of actor name s, interning it. */
+static uint32_t cs__intern(cs__auction_t *a, const char *s)
+{
+    for (size_t i = 0; i < a->n_actor; i++)
+        if (strcmp(a->actor[i], s) == 0) return (uint32_t)i;
+    a->actor[a->n_actor] = strdup(s);
+    return (uint32_t)a->n_actor++;
+}
+
+/* Which bid fields the mechanism reads: 1 = bid, 2 = fees, 0 = none. */
+static int cs__bid_kind(const cs_mech_ops_t *ops)
+{
+    if (ops->flags & CS_MF_FEES) return 2;
+    if (ops->flags & CS_MF_BID) return 1;
+    return 0;
+}
+
+/* Parse and validate the whole document into a.  Returns the error count. */
+static int cs__parse(cs__cl_t *c, const cJSON *root, cs__auction_t *a)
+{
+    memset(a, 0, sizeof *a);
+    cs_params_default(&a->p);
+    if (!cJSON_IsObject(root)) {
+        cs__cl_err(c, "$", "must be an object");
+        return c->nerr;
+    }
+    for (const cJSON *it = root->child; it != NULL; it = it->next)
+        if (!cs__known(it->string, cs__top_keys, sizeof cs__top_keys / sizeof cs__top_keys[0]))
+            cs__cl_err(c, it->string, "unknown key");
+    const cJSON *mj = cJSON_GetObjectItemCaseSensitive(root, "mechanism");
+    char names[512];
+    if (!cJSON_IsString(mj)) {
+        cs__cl_err(c, "mechanism", "required: one of %s", cs_mech_names(names, sizeof names));
+    } else if ((a->ops = cs_mech_find(mj->valuestring)) == NULL) {
+        cs__cl_err(c, "mechanism", "unknown mechanism '%s' (valid: %s)", mj->valuestring,
+                   cs_mech_names(names, sizeof names));
+    }
+    const cJSON *pj = cJSON_GetObjectItemCaseSensitive(root, "params");
+    if (pj != NULL) cs__get_params(c, pj, &a->p);
+    uint64_t h = 0;
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(root, "height");
+    if (j != NULL) cs__get_u64(c, j, "height", 0, UINT64_MAX, &h);
+    a->ctx.height = h;
+    a->ctx.basefee_lane = a->p.lane_basefee_initial;
+    if ((j = cJSON_GetObjectItemCaseSensitive(root, "basefee_lane")) != NULL)
+        cs__get_u128(c, j, "basefee_lane", &a->ctx.basefee_lane);
+    if ((j = cJSON_GetObjectItemCaseSensitive(root, "basefee_cycle")) != NULL)
+        cs__get_u128(c, j, "basefee_cycle", &a->ctx.basefee_cycle);
+    a->ctx.budget_cycles = a->p.lane_timer_cycles;
+    if ((j = cJSON_GetObjectItemCaseSensitive(root, "budget_cycles")) != NULL)
+        cs__get_u64(c, j, "budget_cycles", 0, UINT64_MAX, &a->ctx.budget_cycles);
+
+    const cJSON *tj = cJSON_GetObjectItemCaseSensitive(root, "timers");
+    if (!cJSON_IsArray(tj)) {
+        cs__cl_err(c, "timers", "required: a list of timers");
+        return c->nerr;
+    }
+    size_t n = (size_t)cJSON_GetArraySize(tj);
+    a->c = calloc(n ? n : 1, sizeof *a->c);
+    a->actor = calloc(n ? n : 1, sizeof *a->actor);
+    a->idtext = calloc(n ? n : 1, sizeof *a->idtext);
+    if (a->c == NULL || a->actor == NULL || a->idtext == NULL) {
+        cs__cl_err(c, "timers", "out of memory");
+        return c->nerr;
+    }
+    int kind = a->ops ? cs__bid_kind(a->ops) : 0;
+    size_t i = 0;
+    for (const cJSON *t = tj->child; t != NULL; t = t->next, i++) {
+        char path[128], fp[192];
+        snprintf(path, sizeof path, "timers[%zu]", i);
+        a->n = i + 1;
+        cs_cand_t *x = &a->c[i];
+        x->slot = (uint32_t)i;
+        x->due_height = h;
+        x->fifo_rank = i;
+        x->balance = CS_U128_MAX;
+        if (!cJSON_IsObject(t)) {
+            cs__cl_err(c, path, "must be an object");
+            continue;
+        }
+        for (const cJSON *it = t->child; it != NULL; it = it->next) {
+            snprintf(fp, sizeof fp, "%s.%s", path, it->string);
+            if (!cs__known(it->string, cs__timer_keys, sizeof cs__timer_keys / sizeof cs__timer_keys[0]))
+                cs__cl_err(c, fp, "unknown key");
+        }
+#define CS__FIELD(name) (snprintf(fp, sizeof fp, "%s." name, path), cJSON_GetObjectItemCaseSensitive(t, name))
+        if ((j = CS__FIELD("id")) == NULL || !cJSON_IsString(j) || j->valuestring[0] == '\0') {
+            cs__cl_err(c, fp, "required: a non-empty string");
+        } else {
+            cs__get_id(j->valuestring, &x->id);
+            a->idtext[i] = strdup(j->valuestring);
+            for (size_t k = 0; k < i; k++)
+                if (memcmp(a->c[k].id.b, x->id.b, CS_ID_LEN) == 0 && a->idtext[k] != NULL)
+                    cs__cl_err(c, fp, "duplicate of timers[%zu].id", k);
+        }
+        j = CS__FIELD("actor");
+        if (cJSON_IsString(j) && j->valuestring[0] != '\0') {
+            x->target = x->ident = cs__intern(a, j->valuestring);
+        } else if (cJSON_IsNumber(j) && j->valuedouble >= 0 && floor(j->valuedouble) == j->valuedouble &&
+                   j->valuedouble < 4294967296.0) {
+            char buf[32];
+            snprintf(buf, sizeof buf, "%.0f", j->valuedouble);
+            x->target = x->ident = cs__intern(a, buf);
+        } else {
+            cs__cl_err(c, fp, "required: a non-empty string or a non-negative integer");
+        }
+        if ((j = CS__FIELD("cycles")) == NULL) cs__cl_err(c, fp, "required: an integer >= 1");
+        else cs__get_u64(c, j, fp, 1, UINT64_MAX, &x->cycles);
+        if ((j = CS__FIELD("bid")) != NULL) cs__get_u128(c, j, fp, &x->bid);
+        else if (kind == 1) cs__cl_err(c, fp, "required by mechanism %s", a->ops->name);
+        if ((j = CS__FIELD("max_fee")) != NULL) cs__get_u128(c, j, fp, &x->max_fee);
+        else if (kind == 2) cs__cl_err(c, fp, "required by mechanism %s", a->ops->name);
+        if ((j = CS__FIELD("max_priority_fee")) != NULL) cs__get_u128(c, j, fp, &x->max_prio);
+        else if (kind == 2) cs__cl_err(c, fp, "required by mechanism %s", a->ops->name);
+        uint64_t v;
+        if ((j = CS__FIELD("deferrals")) != NULL && cs__get_u64(c, j, fp, 0, UINT32_MAX, &v) == 0)
+            x->deferrals = (uint32_t)v;
+        if ((j = CS__FIELD("weight")) != NULL) {
+            if (!cJSON_IsNumber(j) || !(j->valuedouble > 0) || !(j->valuedouble <= 100))
+                cs__cl_err(c, fp, "must be a number in (0, 100]");
+            else
+                x->weight = (uint64_t)llround(j->valuedouble * (double)CS_PPM);
+            if (x->weight == 0 && cJSON_IsNumber(j) && j->valuedouble > 0) x->weight = 1;
+        }
+        if ((j = CS__FIELD("balance")) != NULL) cs__get_u128(c, j, fp, &x->balance);
+        if ((j = CS__FIELD("due_height")) != NULL) cs__get_u64(c, j, fp, 0, UINT64_MAX, &x->due_height);
+        if ((j = CS__FIELD("fifo_rank")) != NULL) cs__get_u64(c, j, fp, 0, UINT64_MAX, &x->fifo_rank);
+        if ((j = CS__FIELD("sched_height")) != NULL) cs__get_u64(c, j, fp, 0, UINT64_MAX, &x->sched_height);
+#undef CS__FIELD
+    }
+    return c->nerr;
+}
+
+/* Decimal of a u128 into buf (40 bytes). */
+static const char *cs__u(cs_u128 v, char *buf)
+{
+    return cs_u128_fmt(v, buf);
+}
+
+/* The priority as the mechanism means it, as text (score is signed). */
+static const char *cs__prio_text(const cs__auction_t *a, const cs_cand_t *x, char *buf)
+{
+    if (strcmp(a->ops->name, "score") == 0) {
+        cs_u128 off = (cs_u128)1 << 127;
+        if (x->priority >= off) return cs_u128_fmt(x->priority - off, buf);
+        buf[0] = '-';
+        cs_u128_fmt(off - x->priority, buf + 1);
+        return buf;
+    }
+    return cs_u128_fmt(x->priority, buf);
+}
+
+/* Totals of the clearing, in base units. */
+typedef struct cs__totals {
+    cs_u128 burn;      /* lane burn (+ payments when payments_to = burn) */
+    cs_u128 tips;      /* cycles * prio_rate of winners */
+    cs_u128 payments;  /* auction payments */
+    cs_u128 proposer;  /* proposer revenue */
+} cs__totals_t;
+
+static cs__totals_t cs__totals(const cs__auction_t *a, const cs_clear_out_t *out)
+{
+    cs__totals_t t = {0, 0, out->payments, 0};
+    int fees = (a->ops->flags & CS_MF_FEES) != 0;
+    for (size_t i = 0; i < a->n; i++) {
+        const cs_cand_t *x = &a->c[i];
+        if (!x->selected || !fees) continue;
+        t.burn += (cs_u128)x->cycles * a->ctx.basefee_lane;
+        t.tips += (cs_u128)x->cycles * x->prio_rate;
+    }
+    if (a->p.payments_to == CS_PAY_BURN) t.burn += t.tips + t.payments;
+    else t.proposer = t.tips + t.payments;
+    return t;
+}
+
+/* Hex of a timer id into buf (65 bytes). */
+static const char *cs__hex(const cs_hash_t *id, char *buf)
+{
+    static const char hx[] = "0123456789abcdef";
+    for (size_t i = 0; i < CS_ID_LEN; i++) {
+        buf[2 * i] = hx[id->b[i] >> 4];
+        buf[2 * i + 1] = hx[id->b[i] & 15];
+    }
+    buf[2 * CS_ID_LEN] = '\0';
+    return buf;
+}
+
+static int cs__is_bias(const cs__auction_t *a)
+{
+    return strncmp(a->ops->name, "bias-", 5) == 0;
+}
+
+/* Print the result as JSON (u128 values as decimal strings). */
+static int cs__print_json(const cs__auction_t *a, const cs_clear_out_t *out)
+{
+    char b1[48], b2[80];
+    cs__totals_t t = cs__totals(a, out);
+    cJSON *root = cJSON_CreateObject();
+    if (root == NULL) return -1;
+    cJSON_AddStringToObject(root, "mechanism", a->ops->name);
+    cJSON_AddNumberToObject(root, "height", (double)a->ctx.height);
+    cJSON_AddNumberToObject(root, "budget_cycles", (double)a->ctx.budget_cycles);
+    cJSON_AddStringToObject(root, "basefee_lane", cs__u(a->ctx.basefee_lane, b1));
+    cJSON *arr = cJSON_AddArrayToObject(root, "timers");
+    for (size_t i = 0; i < a->n; i++) {
+        const cs_cand_t *x = &a->c[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToArray(arr, o);
+        cJSON_AddStringToObject(o, "id", a->idtext[i]);
+        cJSON_AddStringToObject(o, "id_hex", cs__hex(&x->id, b2));
+        cJSON_AddStringToObject(o, "actor", a->actor[x->target]);
+        cJSON_AddBoolToObject(o, "selected", x->selected);
+        cJSON_AddNumberToObject(o, "rank", x->rank);
+        cJSON_AddNumberToObject(o, "cycles", (double)x->cycles);
+        cJSON_AddStringToObject(o, "priority", cs__prio_text(a, x, b1));
+        if (cs__is_bias(a)) cJSON_AddStringToObject(o, "bias", cs__u(x->priority - x->bid, b1));
+        if (a->ops->flags & CS_MF_FEES) cJSON_AddStringToObject(o, "prio_rate", cs__u(x->prio_rate, b1));
+        cJSON_AddStringToObject(o, "payment", cs__u(x->payment, b1));
+        if (cs__is_bias(a)) cJSON_AddStringToObject(o, "critical", cs__u(x->critical, b1));
+        if (x->selected) cJSON_AddNullToObject(o, "why");
+        else cJSON_AddStringToObject(o, "why", cs_why_name(x->why));
+    }
+    cJSON *tot = cJSON_AddObjectToObject(root, "totals");
+    cJSON_AddNumberToObject(tot, "fired", out->fired);
+    cJSON_AddNumberToObject(tot, "deferred", out->deferred);
+    cJSON_AddNumberToObject(tot, "cycles_used", (double)out->cycles_used);
+    cJSON_AddStringToObject(tot, "burn", cs__u(t.burn, b1));
+    cJSON_AddStringToObject(tot, "tips", cs__u(t.tips, b1));
+    cJSON_AddStringToObject(tot, "payments", cs__u(t.payments, b1));
+    cJSON_AddStringToObject(tot, "proposer_revenue", cs__u(t.proposer, b1));
+    char *s = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (s == NULL) return -1;
+    printf("%s\n", s);
+    cJSON_free(s);
+    return 0;
+}
+
+/* Print the human table, in rank order. */
+static void cs__print_table(const cs__auction_t *a, const cs_clear_out_t *out)
+{
+    char b1[48], b2[48], b3[48], b4[80];
+    cs__totals_t t = cs__totals(a, out);
+    int bias = cs__is_bias(a), fees = (a->ops->flags & CS_MF_FEES) != 0;
+    printf("mechanism %s  height %llu  budget %llu cycles  basefee_lane %s\n", a->ops->name,
+           (unsigned long long)a->ctx.height, (unsigned long long)a->ctx.budget_cycles,
+           cs__u(a->ctx.basefee_lane, b1));
+    printf("%4s  %-16s %-10s %10s %22s %16s %16s %s\n", "rank", "id", "actor", "cycles",
+           "priority", fees ? "prio_rate" : "payment", bias ? "critical" : "", "outcome");
+    uint32_t *by_rank = calloc(a->n ? a->n : 1, sizeof *by_rank);
+    if (by_rank == NULL) return;
+    for (size_t i = 0; i < a->n; i++) by_rank[a->c[i].rank] = (uint32_t)i;
+    for (size_t k = 0; k < a->n; k++) {
+        const cs_cand_t *x = &a->c[by_rank[k]];
+        char idshort[20];
+        const char *idt = a->idtext[by_rank[k]];
+        size_t il = strlen(idt);
+        if (il <= 16) snprintf(idshort, sizeof idshort, "%s", idt);
+        else snprintf(idshort, sizeof idshort, "%.6s..%s", idt, idt + il - 8);
+        printf("%4zu  %-16s %-10.10s %10llu %22s %16s %16s %s\n", k, idshort, a->actor[x->target],
+               (unsigned long long)x->cycles, cs__prio_text(a, x, b1),
+               fees ? cs__u(x->prio_rate, b2) : cs__u(x->payment, b2),
+               bias ? cs__u(x->critical, b3) : "",
+               x->selected ? "FIRE" : cs_why_name(x->why));
+    }
+    free(by_rank);
+    (void)b4;
+    printf("fired %u, deferred %u, cycles used %llu of %llu\n", out->fired, out->deferred,
+           (unsigned long long)out->cycles_used, (unsigned long long)a->ctx.budget_cycles);
+    printf("burn %s  tips %s  payments %s  proposer revenue %s\n", cs__u(t.burn, b1),
+           cs__u(t.tips, b2), cs__u(t.payments, b3), cs__u(t.proposer, b4));
+}
+
+static void cs__clear_usage(FILE *f)
+{
+    char names[512];
+    fprintf(f,
+            "usage: cowsim clear AUCTION.json [--json]\n"
+            "  Clears one block's auction and prints the allocation, priorities, payments,\n"
+            "  critical bids and why each loser lost (JSON with --json).\n"
+            "  mechanisms: %s\n",
+            cs_mech_names(names, sizeof names));
+}
+
+/* Read a whole file; NULL with errno on failure. */
+static char *cs__slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf != NULL) {
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (n < cap) break;
+        char *nb = realloc(buf, 2 * cap + 1);
+        if (nb == NULL) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (buf == NULL || bad) {
+        free(buf);
+        errno = bad ? EIO : ENOMEM;
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* `cowsim clear AUCTION.json [--json]`: see the file comment. */
+int cs_cmd_clear(int argc, char **argv)
+{
+    const char *path = NULL;
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            cs__clear_usage(stdout);
+            return CS_EXIT_OK;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            fprintf(stderr, "cowsim clear: unknown option '%s'\n", argv[i]);
+            cs__clear_usage(stderr);
+            return CS_EXIT_USAGE;
+        } else if (path == NULL) {
+            path = argv[i];
+        } else {
+            fprintf(stderr, "cowsim clear: more than one input file\n");
+            return CS_EXIT_USAGE;
+        }
+    }
+    if (path == NULL) {
+        cs__clear_usage(stderr);
+        return CS_EXIT_USAGE;
+    }
+    size_t len = 0;
+    char *text = cs__slurp(path, &len);
+    if (text == NULL) {
+        fprintf(stderr, "cowsim clear: %s: %s\n", path, strerror(errno));
+        return CS_EXIT_IO;
+    }
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    if (root == NULL) {
+        const char *at = cJSON_GetErrorPtr();
+        size_t off = at && at >= text && at <= text + len ? (size_t)(at - text) : 0;
+        fprintf(stderr, "cowsim clear: $: malformed JSON near byte %zu\n", off);
+        free(text);
+        return CS_EXIT_USAGE;
+    }
+    cs__cl_t cl = {0, stderr};
+    cs__auction_t a;
+    int rc = CS_EXIT_OK;
+    if (cs__parse(&cl, root, &a) != 0) {
+        rc = CS_EXIT_USAGE;
+    } else {
+        cs_mech_t m;
+        cs_clear_out_t out;
+        a.ctx.p = &a.p;
+        int e = cs_mech_open(&m, a.ops, &a.p);
+        if (e == CS_OK) {
+            e = cs_mech_clear(&m, &a.ctx, a.c, a.n, &out);
+            cs_mech_close(&m);
+        }
+        if (e != CS_OK) {
+            fprintf(stderr, "cowsim clear: %s\n", cs_strerror(e));
+            rc = CS_EXIT_USAGE;
+        } else if (json) {
+            if (cs__print_json(&a, &out) != 0) rc = CS_EXIT_IO;
+        } else {
+            cs__print_table(&a, &out);
+        }
+    }
+    cs__auction_free(&a);
+    cJSON_Delete(root);
+    free(text);
+    return rc;
+}

@@ -1,0 +1,82 @@
+#!/bin/bash
+# test_clear.sh -- `cowsim clear` end to end (DESIGN §5).
+#   1. every scenarios/auctions/X.json clears to exactly X.expected (--json);
+#      the expected files hold the hand-checked cases of test_mech_*.c;
+#   2. the human table runs (exit 0) for every example;
+#   3. bad inputs exit 2 and name the JSON path and the constraint; an
+#      unreadable file exits 3.
+# Usage: bash tests/test_clear.sh PATH-TO-COWSIM   (run from the source root)
+set -u
+BIN=${1:-${CS_BIN:-}}
+SRC=${CS_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
+if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
+    echo "test_clear: no cowsim binary (got '$BIN')" >&2
+    exit 1
+fi
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+n=0
+for f in "$SRC"/scenarios/auctions/*.json; do
+    exp=${f%.json}.expected
+    n=$((n + 1))
+    if [ ! -f "$exp" ]; then bad "$f has no .expected"; continue; fi
+    if "$BIN" clear "$f" --json > "$TMP/out.json" 2> "$TMP/err"; then
+        if diff -u "$exp" "$TMP/out.json" > "$TMP/diff"; then ok; else bad "$f differs:"; cat "$TMP/diff" >&2; fi
+    else
+        bad "$f: exit $?"; cat "$TMP/err" >&2
+    fi
+    if "$BIN" clear "$f" > "$TMP/table" 2>&1 && grep -q '^fired ' "$TMP/table"; then ok; else bad "$f: table"; fi
+done
+[ "$n" -ge 4 ] && ok || bad "fewer than 4 examples ($n)"
+
+# expect_err NAME EXIT PATTERN JSON: the input must exit EXIT and print PATTERN on stderr.
+expect_err() {
+    local name=$1 code=$2 pat=$3
+    printf '%s\n' "$4" > "$TMP/$name.json"
+    "$BIN" clear "$TMP/$name.json" --json > "$TMP/out" 2> "$TMP/err"
+    local rc=$?
+    if [ "$rc" -ne "$code" ]; then bad "$name: exit $rc, want $code"; cat "$TMP/err" >&2; return; fi
+    if grep -qF -- "$pat" "$TMP/err"; then ok; else bad "$name: stderr lacks '$pat':"; cat "$TMP/err" >&2; fi
+}
+
+T='{"id":"t0","actor":"a","cycles":10,"bid":1}'
+expect_err cycles0 2 'timers[3].cycles: must be an integer >= 1' \
+    "{\"mechanism\":\"bias-vcg\",\"timers\":[$T,{\"id\":\"t1\",\"actor\":\"a\",\"cycles\":5,\"bid\":1},{\"id\":\"t2\",\"actor\":\"b\",\"cycles\":7,\"bid\":1},{\"id\":\"t3\",\"actor\":\"b\",\"cycles\":0,\"bid\":2}]}"
+expect_err cycles_frac 2 'timers[0].cycles: must be an integer >= 1' \
+    '{"mechanism":"fifo","timers":[{"id":"t0","actor":"a","cycles":2.5}]}'
+expect_err unknown_mech 2 "mechanism: unknown mechanism 'vickrey' (valid: fifo, fifo-capped, score, bias-vcg, bias-fp, eip1559, gba-tip)" \
+    "{\"mechanism\":\"vickrey\",\"timers\":[$T]}"
+expect_err lambda_range 2 'params.lambda: must be a number in [0, 10]' \
+    "{\"mechanism\":\"bias-vcg\",\"params\":{\"lambda\":11},\"timers\":[$T]}"
+expect_err enum_word 2 'params.vcg_payment: must be one of spec|critical' \
+    "{\"mechanism\":\"bias-vcg\",\"params\":{\"vcg_payment\":\"vickrey\"},\"timers\":[$T]}"
+expect_err unknown_param 2 'params.lamda: unknown parameter' \
+    "{\"mechanism\":\"bias-vcg\",\"params\":{\"lamda\":0.1},\"timers\":[$T]}"
+expect_err unknown_key 2 'timers[0].colour: unknown key' \
+    '{"mechanism":"fifo","timers":[{"id":"t0","actor":"a","cycles":1,"colour":"red"}]}'
+expect_err dup_id 2 'timers[1].id: duplicate of timers[0].id' \
+    "{\"mechanism\":\"bias-fp\",\"timers\":[$T,$T]}"
+expect_err fees_missing 2 'timers[0].max_fee: required by mechanism eip1559' \
+    '{"mechanism":"eip1559","timers":[{"id":"t0","actor":"a","cycles":1,"max_priority_fee":3}]}'
+expect_err bid_missing 2 'timers[0].bid: required by mechanism score' \
+    '{"mechanism":"score","timers":[{"id":"t0","actor":"a","cycles":1}]}'
+expect_err bad_u128 2 'timers[0].balance: must be a non-negative integer' \
+    '{"mechanism":"eip1559","timers":[{"id":"t0","actor":"a","cycles":1,"max_fee":1,"max_priority_fee":1,"balance":"-5"}]}'
+expect_err no_timers 2 'timers: required' '{"mechanism":"fifo"}'
+expect_err malformed 2 '$: malformed JSON' '{"mechanism":"fifo",'
+
+"$BIN" clear "$TMP/does-not-exist.json" > /dev/null 2>&1
+rc=$?
+[ "$rc" -eq 3 ] && ok || bad "missing file: exit $rc, want 3"
+"$BIN" clear > /dev/null 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && ok || bad "no argument: exit $rc, want 2"
+
+echo "clear: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

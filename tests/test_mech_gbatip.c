@@ -1,0 +1,209 @@
+/*
+ * test_mech_gbatip.c -- `gba-tip` (CIP-1 first draft §3-4, D10): the tip
+ * order with the EMA-weight tie-break, budget, funds -> defer, below
+ * basefee, per-actor budget slices, and the EMA weight update with the
+ * starvation floor and the idle decay.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_mech.h"
+#include "cs_mech_bias.h"
+#include "cs_test.h"
+
+static cs_cand_t mk(uint8_t idb, uint32_t ident, uint64_t cycles, uint64_t max_fee,
+                    uint64_t max_prio, uint64_t weight)
+{
+    cs_cand_t c;
+    memset(&c, 0, sizeof c);
+    c.slot = idb;
+    c.target = ident;
+    c.ident = ident;
+    c.cycles = cycles;
+    c.max_fee = max_fee;
+    c.max_prio = max_prio;
+    c.weight = weight;
+    c.balance = (cs_u128)1 << 62;
+    c.id.b[0] = idb;
+    return c;
+}
+
+static cs_clear_ctx_t ctx_at(const cs_params_t *p, uint64_t h, uint64_t budget)
+{
+    cs_clear_ctx_t ctx = {.p = p, .height = h, .basefee_lane = 100, .basefee_cycle = 0,
+                          .budget_cycles = budget};
+    return ctx;
+}
+
+/*
+ * bf_lane 100, budget 700k, fresh state (weights = cand.weight):
+ *   A 0x01 id1 300k: tip min(25, 200-100) = 25, weight 1.5
+ *   B 0x02 id2 200k: tip min(40, 125-100) = 25, weight 1.8 -> before A (tie)
+ *   C 0x03 id3 100k: tip 30 but balance 100k * (100 + 30) - 1 -> FUNDS
+ *   D 0x04 id4 200k: tip min(60, 150-100) = 50 -> first
+ *   E 0x05 id5 100k: max_fee 90 < 100 -> BELOW_BASEFEE
+ *   F 0x06 id6   1 : tip 1
+ * Order D(50), C(30), B(25, w 1.8), A(25, w 1.5), F(1), E(0).
+ * D (500k left); C funds; B (300k left); A exactly fills (0); F BUDGET.
+ */
+static void test_order_budget_funds(void)
+{
+    cs_params_t p;
+    cs_params_default(&p); /* weight clamp [0.5, 2.0] */
+    cs_cand_t c[6] = {mk(0x01, 1, 300000, 200, 25, 1500000), mk(0x02, 2, 200000, 125, 40, 1800000),
+                      mk(0x03, 3, 100000, 1000, 30, 0),      mk(0x04, 4, 200000, 150, 60, 0),
+                      mk(0x05, 5, 100000, 90, 10, 0),        mk(0x06, 6, 1, 1000, 1, 0)};
+    c[2].balance = (cs_u128)100000 * 130 - 1;
+    cs_mech_t m;
+    CS_CHECK_EQ_U64(cs_mech_open(&m, cs_mech_find("gba-tip"), &p), CS_OK);
+    cs_clear_ctx_t ctx = ctx_at(&p, 50, 700000);
+    cs_clear_out_t out;
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, c, 6, &out), CS_OK);
+    CS_CHECK_EQ_U64(c[3].rank, 0);
+    CS_CHECK_EQ_U64(c[2].rank, 1);
+    CS_CHECK_EQ_U64(c[1].rank, 2);
+    CS_CHECK_EQ_U64(c[0].rank, 3);
+    CS_CHECK_EQ_U64(c[5].rank, 4);
+    CS_CHECK_EQ_U64(c[4].rank, 5);
+    CS_CHECK(c[3].selected && c[1].selected && c[0].selected);
+    CS_CHECK_EQ_U64(c[2].why, CS_WHY_FUNDS);
+    CS_CHECK_EQ_U64(c[4].why, CS_WHY_BELOW_BASEFEE);
+    CS_CHECK_EQ_U64(c[5].why, CS_WHY_BUDGET);
+    CS_CHECK(c[3].prio_rate == 50 && c[1].prio_rate == 25 && c[0].prio_rate == 25);
+    CS_CHECK_EQ_U64(out.cycles_used, 700000);
+    CS_CHECK_EQ_U64(out.fired, 3);
+    CS_CHECK((cs_mech_ops_t const *)cs_mech_find("gba-tip") != NULL &&
+             (cs_mech_find("gba-tip")->flags & CS_MF_DEFER_FUNDS) != 0);
+    cs_mech_close(&m);
+}
+
+/*
+ * Slices: budget 1M, actor_budget_slice 0.8, weights id1 = 1.0, id2 = 3.0
+ * (weight_max 4.0): slice1 = 1M * 0.8 * 1/4 = 200k, slice2 = 600k,
+ * shared = 200k.  Tip order a1, a2, b1, b2, a3:
+ *   a1 id1 300k: 200k slice + 200k shared >= 300k -> slice1 0, shared 100k
+ *   a2 id1 150k: 0 + 100k < 150k but 700k left in all -> SLICE
+ *   b1 id2 650k: 600k + 100k -> slice2 0, shared 50k
+ *   b2 id2  50k: exactly the shared 50k -> 0 left
+ *   a3 id1   1 : nothing left at all -> BUDGET
+ */
+static void test_slices(void)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    p.weight_max = 4000000;
+    p.actor_budget_slice = 800000;
+    cs_cand_t c[5] = {mk(0x11, 1, 300000, 1000, 50, 1000000), mk(0x12, 1, 150000, 1000, 40, 1000000),
+                      mk(0x13, 2, 650000, 1000, 30, 3000000), mk(0x14, 2, 50000, 1000, 20, 3000000),
+                      mk(0x15, 1, 1, 1000, 10, 1000000)};
+    cs_mech_t m;
+    CS_CHECK_EQ_U64(cs_mech_open(&m, cs_mech_find("gba-tip"), &p), CS_OK);
+    cs_clear_ctx_t ctx = ctx_at(&p, 7, 1000000);
+    cs_clear_out_t out;
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, c, 5, &out), CS_OK);
+    CS_CHECK(c[0].selected && c[2].selected && c[3].selected);
+    CS_CHECK_EQ_U64(c[1].why, CS_WHY_SLICE);
+    CS_CHECK_EQ_U64(c[4].why, CS_WHY_BUDGET);
+    CS_CHECK_EQ_U64(out.cycles_used, 1000000);
+    cs_mech_close(&m);
+}
+
+/*
+ * EMA update at h = 100, budget 1M, ema 0.2, clamp [0.5, 2], starvation 10:
+ *   X id1 500k tip 40 (max_fee 150), due 98          -> fires (500k left)
+ *   Y id2 600k tip 20, due 100, deferrals 9          -> BUDGET
+ *   Z id2 100k tip 0,  due 95                        -> fires
+ * Block mean tip (40 + 20 + 0) / 3 = 20.
+ * id1: T = 40/20 = 2.0 (cap), Q = 0, L = 2/10 = 0.2, U = 500k/1M = 0.5:
+ *      S = 1.0 + 0.5 + 0 + 0.1 - 0.5 = 1.1; w = 0.8 * 1.0 + 0.2 * 1.1 = 1.02.
+ * id2: mean tip 10 -> T = 0.5; Q = 1/2; late (0 + 5) / 2 = 2 (floor) ->
+ *      L = 0.2; U = 0.1: S = 0.25 + 0.5 + 0.25 + 0.1 - 0.1 = 1.0;
+ *      w = 1.0, but Y reaches 9 + 1 = 10 deferrals -> floor 2.0.
+ * At h = 103 id1 has been idle 2 blocks: deviation 0.02 -> 0.016 -> 0.0128,
+ * weight 1.0128.  With equal tips it ranks after a new id3 starting at
+ * 1.012801 and before a new id4 starting at 1.012799.
+ */
+static void test_ema(void)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    cs_mech_t m;
+    CS_CHECK_EQ_U64(cs_mech_open(&m, cs_mech_find("gba-tip"), &p), CS_OK);
+    cs_cand_t c[3] = {mk(0x21, 1, 500000, 150, 40, 0), mk(0x22, 2, 600000, 1000, 20, 0),
+                      mk(0x23, 2, 100000, 1000, 0, 0)};
+    c[0].due_height = 98;
+    c[1].due_height = 100;
+    c[1].deferrals = 9;
+    c[2].due_height = 95;
+    cs_clear_ctx_t ctx = ctx_at(&p, 100, 1000000);
+    cs_clear_out_t out;
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, c, 3, &out), CS_OK);
+    CS_CHECK(c[0].selected && c[2].selected);
+    CS_CHECK_EQ_U64(c[1].why, CS_WHY_BUDGET);
+    cs_mech_end_block(&m, &ctx, c, 3, &out);
+    CS_CHECK_EQ_U64(cs_mech_gba_weight(&m, 1, 100), 1020000);
+    CS_CHECK_EQ_U64(cs_mech_gba_weight(&m, 2, 100), 2000000);
+    CS_CHECK_EQ_U64(cs_mech_gba_weight(&m, 9, 100), 0);
+
+    cs_cand_t d[3] = {mk(0x31, 1, 1000, 1000, 7, 0), mk(0x32, 3, 1000, 1000, 7, 1012801),
+                      mk(0x33, 4, 1000, 1000, 7, 1012799)};
+    ctx = ctx_at(&p, 103, 1000000);
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, d, 3, &out), CS_OK);
+    CS_CHECK_EQ_U64(d[1].rank, 0);
+    CS_CHECK_EQ_U64(d[0].rank, 1);
+    CS_CHECK_EQ_U64(d[2].rank, 2);
+    cs_mech_close(&m);
+}
+
+/* Reference order for the large instance: tip desc, weight desc, id asc
+ * (fresh state: the weight is cand.weight, inside the clamp here). */
+static const cs_cand_t *ref_c;
+static int ref_cmp(const void *x, const void *y)
+{
+    const cs_cand_t *a = &ref_c[*(const uint32_t *)x], *b = &ref_c[*(const uint32_t *)y];
+    if (a->prio_rate != b->prio_rate) return a->prio_rate > b->prio_rate ? -1 : 1;
+    if (a->weight != b->weight) return a->weight > b->weight ? -1 : 1;
+    return memcmp(a->id.b, b->id.b, CS_ID_LEN);
+}
+
+/* 3,000 candidates, 20 identities with distinct weights, 5 tips, ids that
+ * share long prefixes: ranks equal the reference. */
+static void test_large(void)
+{
+    enum { N = 3000 };
+    cs_params_t p;
+    cs_params_default(&p);
+    cs_cand_t *c = calloc(N, sizeof *c);
+    uint32_t *ord = calloc(N, sizeof *ord);
+    uint64_t st = 5;
+    for (uint32_t i = 0; i < N; i++) {
+        st = st * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t r = st >> 21;
+        uint32_t ident = (uint32_t)(r % 20);
+        c[i] = mk(0, ident, 100, 1000, 10 * ((r >> 7) % 5), 600000 + 50000ull * (ident % 7));
+        for (int b = 0; b < 32; b++) c[i].id.b[b] = (uint8_t)(b < 5 ? (r >> 11) % 2 : (st >> (b % 8 * 8)) ^ i);
+    }
+    cs_mech_t m;
+    CS_CHECK_EQ_U64(cs_mech_open(&m, cs_mech_find("gba-tip"), &p), CS_OK);
+    cs_clear_ctx_t ctx = ctx_at(&p, 3, 100000);
+    cs_clear_out_t out;
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, c, N, &out), CS_OK);
+    cs_mech_close(&m);
+    ref_c = c;
+    for (uint32_t i = 0; i < N; i++) ord[i] = i;
+    qsort(ord, N, sizeof *ord, ref_cmp);
+    long bad = 0;
+    for (uint32_t k = 0; k < N; k++) bad += c[ord[k]].rank != k || (k < 1000) != c[ord[k]].selected;
+    CS_CHECK_EQ_U64(bad, 0);
+    free(c);
+    free(ord);
+}
+
+int main(void)
+{
+    test_large();
+    test_order_budget_funds();
+    test_slices();
+    test_ema();
+    return cs_test_done("mech_gbatip");
+}

@@ -1,0 +1,1443 @@
+/*
+ * cs_h5.c -- the HDF5 run file writer and reader (DESIGN §5); see cs_h5.h.
+ *
+ * Write path.  Each dataset has one chunk buffer ("cur").  Appended rows are
+ * copied into it; when it holds a whole chunk the chunk is compressed
+ * (byte shuffle, then a zlib stream) and written with H5Dwrite_chunk, which
+ * bypasses HDF5's own filter pipeline and type conversion.  The bytes are
+ * exactly what the dataset's declared filters (shuffle, deflate) decode, so
+ * every HDF5 reader sees ordinary filtered chunks.  With a helper thread the
+ * compression of up to CS__H5_DEPTH chunks overlaps the caller; the main
+ * thread alone talks to HDF5, and it writes finished chunks only at points
+ * fixed by the sequence of API calls (when the job ring is full, at flush and
+ * at close), so the file layout does not depend on thread timing.
+ *
+ * After every batch of chunk writes the metadata is flushed (H5Fflush), so
+ * the file on disk is consistent whenever control is back in the caller.
+ */
+#include "cs_h5.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <hdf5.h>
+#include <zlib.h>
+
+#include "cs_agent.h"
+#include "cs_timer.h"
+
+/* The row structs are written as raw bytes with little-endian file types. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "cs_h5 assumes a little-endian host");
+_Static_assert(sizeof(double) == 8, "f64 columns are IEEE binary64");
+/* The trigger enum mirrors cs_timer_kind (core/cs_timer.h). */
+_Static_assert(CS_H5_TRIGGER_HEIGHT == (int)CS_KIND_HEIGHT &&
+                   CS_H5_TRIGGER_INTERVAL == (int)CS_KIND_INTERVAL &&
+                   CS_H5_TRIGGER_WATCH == (int)CS_KIND_WATCH,
+               "trigger values follow cs_timer_kind");
+
+/* ---- enumerations ---------------------------------------------------------- */
+
+const char *const cs_h5_kind_names[] = {
+#define CS__AGENT_KIND_NAME(id, str) str,
+    CS_AGENT_KIND_MAP(CS__AGENT_KIND_NAME)
+#undef CS__AGENT_KIND_NAME
+};
+_Static_assert(sizeof cs_h5_kind_names / sizeof cs_h5_kind_names[0] == CS_AGENT_KIND_COUNT,
+               "one name per agent kind");
+
+_Static_assert(CS_AGENT_KIND_COUNT == (int)CS_AK__COUNT, "cs_h5 and cs_agent list the same kinds");
+_Static_assert(CS_AGENT_KIND_DEMAND_CURVE == (int)CS_AK_DEMAND_CURVE &&
+                   CS_AGENT_KIND_WAITING_GAME == (int)CS_AK_WAITING_GAME,
+               "same kind order as cs_agent.h");
+
+/* The HDF5 enum "agent_kind" also has "all" = CS_AGENT_KIND_ALL (/summary). */
+static const char *const cs__h5_trigger_names[] = {"HEIGHT", "INTERVAL", "WATCH"};
+static const char *const cs__h5_outcome_names[] = {"fired",     "expired", "insufficient",
+                                                   "cancelled", "pending", "rejected"};
+static const char *const cs__h5_fires_mode_names[] = {"all", "sample", "off"};
+
+/* Return the kind named s, or -1 (linear scan over 13 names). */
+int cs_h5_kind_lookup(const char *s)
+{
+    if (!s) return -1;
+    for (int i = 0; i < CS_AGENT_KIND_COUNT; i++)
+        if (strcmp(s, cs_h5_kind_names[i]) == 0) return i;
+    return -1;
+}
+
+/* ---- column descriptors (generated from the header's tables) --------------- */
+
+enum {
+    CS__H5_F_U64,
+    CS__H5_F_U32,
+    CS__H5_F_F64,
+    CS__H5_F_KIND,
+    CS__H5_F_TRIG,
+    CS__H5_F_OUTC,
+    CS__H5_F_DIGEST
+};
+
+typedef struct cs__h5_field {
+    const char *name; /* column name, as in the C struct */
+    int kind;         /* CS__H5_F_* */
+    size_t off;       /* offsetof in the row struct */
+    size_t foff;      /* offset in the file row */
+    const char *doc;  /* one-line description */
+} cs__h5_field_t;
+
+/*
+ * File rows.  The digest is a 32-byte array in the C struct but a 64-char
+ * lowercase hex string in the file: h5py turns an array member into a 2-D
+ * sub-array that pandas refuses, and an opaque member into numpy 'V32',
+ * which pandas can hold but not select or take.  'S64' works everywhere
+ * and reads like the keccak test vectors.  Only /blocks has a digest, so
+ * only /blocks is re-encoded on write (one row per block: negligible); the
+ * other tables are written as raw bytes of their structs.
+ */
+typedef char cs__h5_hex_t[64];
+#define CS__H5_FTYPE_U64 uint64_t
+#define CS__H5_FTYPE_U32 uint32_t
+#define CS__H5_FTYPE_F64 double
+#define CS__H5_FTYPE_KIND uint32_t
+#define CS__H5_FTYPE_TRIG uint32_t
+#define CS__H5_FTYPE_OUTC uint32_t
+#define CS__H5_FTYPE_DIGEST cs__h5_hex_t
+#define CS__H5_FMEMBER(name, kind, doc) CS__H5_FTYPE_##kind name;
+#define CS__H5_FSIZE(name, kind, doc) +sizeof(CS__H5_FTYPE_##kind)
+typedef struct cs__h5_block_file { CS_H5_BLOCK_FIELDS(CS__H5_FMEMBER) } cs__h5_block_file_t;
+_Static_assert(sizeof(cs__h5_block_file_t) == 0 CS_H5_BLOCK_FIELDS(CS__H5_FSIZE) &&
+                   sizeof(cs__h5_block_file_t) == 240,
+               "/blocks file rows have no padding");
+
+#define CS__H5_FD(T, FT, name, kind, doc) \
+    {#name, CS__H5_F_##kind, offsetof(T, name), offsetof(FT, name), doc},
+#define CS__H5_FD_BLOCK(n, k, d) CS__H5_FD(cs_h5_block_t, cs__h5_block_file_t, n, k, d)
+#define CS__H5_FD_FIRE(n, k, d) CS__H5_FD(cs_h5_fire_t, cs_h5_fire_t, n, k, d)
+#define CS__H5_FD_TIMER(n, k, d) CS__H5_FD(cs_h5_timer_t, cs_h5_timer_t, n, k, d)
+#define CS__H5_FD_ACTOR(n, k, d) CS__H5_FD(cs_h5_actor_t, cs_h5_actor_t, n, k, d)
+#define CS__H5_FD_WEIGHT(n, k, d) CS__H5_FD(cs_h5_weight_t, cs_h5_weight_t, n, k, d)
+#define CS__H5_FD_SUMMARY(n, k, d) CS__H5_FD(cs_h5_summary_t, cs_h5_summary_t, n, k, d)
+
+static const cs__h5_field_t cs__h5_f_blocks[] = {CS_H5_BLOCK_FIELDS(CS__H5_FD_BLOCK)};
+static const cs__h5_field_t cs__h5_f_fires[] = {CS_H5_FIRE_FIELDS(CS__H5_FD_FIRE)};
+static const cs__h5_field_t cs__h5_f_timers[] = {CS_H5_TIMER_FIELDS(CS__H5_FD_TIMER)};
+static const cs__h5_field_t cs__h5_f_actors[] = {CS_H5_ACTOR_FIELDS(CS__H5_FD_ACTOR)};
+static const cs__h5_field_t cs__h5_f_weights[] = {CS_H5_WEIGHT_FIELDS(CS__H5_FD_WEIGHT)};
+static const cs__h5_field_t cs__h5_f_summary[] = {CS_H5_SUMMARY_FIELDS(CS__H5_FD_SUMMARY)};
+
+#define CS__H5_N(a) (sizeof(a) / sizeof((a)[0]))
+
+typedef struct cs__h5_dsdesc {
+    const char *name;            /* dataset name under the root group */
+    const cs__h5_field_t *field; /* columns in struct order */
+    size_t nfield;               /* number of columns */
+    size_t row;                  /* row size in bytes in memory (the C struct) */
+    size_t frow;                 /* row size in bytes in the file */
+    int encoded;                 /* file rows differ from the struct (digest as hex) */
+    uint32_t chunk_rows;         /* rows per HDF5 chunk (power of two) */
+} cs__h5_dsdesc_t;
+
+/*
+ * Chunk sizes: about 1-2 MiB uncompressed for the large datasets, which
+ * compresses as well as larger chunks (measured: 16 Ki fire rows give a
+ * ratio within 1% of 64 Ki rows) while keeping the writer's buffers small.
+ */
+static const cs__h5_dsdesc_t cs__h5_desc[CS_H5_NDS] = {
+    {"blocks", cs__h5_f_blocks, CS__H5_N(cs__h5_f_blocks), sizeof(cs_h5_block_t),
+     sizeof(cs__h5_block_file_t), 1, 4096},
+    {"fires", cs__h5_f_fires, CS__H5_N(cs__h5_f_fires), sizeof(cs_h5_fire_t),
+     sizeof(cs_h5_fire_t), 0, 16384},
+    {"timers", cs__h5_f_timers, CS__H5_N(cs__h5_f_timers), sizeof(cs_h5_timer_t),
+     sizeof(cs_h5_timer_t), 0, 16384},
+    {"actors", cs__h5_f_actors, CS__H5_N(cs__h5_f_actors), sizeof(cs_h5_actor_t),
+     sizeof(cs_h5_actor_t), 0, 4096},
+    {"weights", cs__h5_f_weights, CS__H5_N(cs__h5_f_weights), sizeof(cs_h5_weight_t),
+     sizeof(cs_h5_weight_t), 0, 32768},
+    {"summary", cs__h5_f_summary, CS__H5_N(cs__h5_f_summary), sizeof(cs_h5_summary_t),
+     sizeof(cs_h5_summary_t), 0, 64},
+};
+
+/* Contracts of the public functions are in cs_h5.h. */
+const char *cs_h5_ds_name(cs_h5_ds ds)
+{
+    return (unsigned)ds < CS_H5_NDS ? cs__h5_desc[ds].name : NULL;
+}
+
+size_t cs_h5_ds_row_size(cs_h5_ds ds)
+{
+    return (unsigned)ds < CS_H5_NDS ? cs__h5_desc[ds].row : 0;
+}
+
+/* ---- error messages ------------------------------------------------------ */
+
+static _Thread_local char cs__h5_msg[1024];
+
+const char *cs_h5_last_error(void)
+{
+    return cs__h5_msg;
+}
+
+typedef struct cs__h5_walk {
+    char inner[512]; /* description of the most specific HDF5 error */
+    char outer[96];  /* API function at the top of the stack */
+} cs__h5_walk_t;
+
+/* H5Ewalk2 callback (upward: innermost first): keep the first description
+ * and the last function name. */
+static herr_t cs__h5_walk_cb(unsigned n, const H5E_error2_t *e, void *data)
+{
+    cs__h5_walk_t *w = data;
+    if (n == 0) snprintf(w->inner, sizeof w->inner, "%s", e->desc ? e->desc : "");
+    snprintf(w->outer, sizeof w->outer, "%s", e->func_name ? e->func_name : "");
+    return 0;
+}
+
+/*
+ * Record a failure message: the printf-style context, then the HDF5 error
+ * stack's innermost description and API function if the stack is not
+ * empty.  Clears the HDF5 stack.  Returns code, for `return cs__h5_fail(...)`.
+ */
+static int cs__h5_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int cs__h5_fail(int code, const char *fmt, ...)
+{
+    char ctx[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx, sizeof ctx, fmt, ap);
+    va_end(ap);
+    cs__h5_walk_t w;
+    w.inner[0] = w.outer[0] = '\0';
+    if (H5Eget_num(H5E_DEFAULT) > 0) H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, cs__h5_walk_cb, &w);
+    H5Eclear2(H5E_DEFAULT);
+    if (w.inner[0] || w.outer[0])
+        snprintf(cs__h5_msg, sizeof cs__h5_msg, "%s: %s (in %s)", ctx, w.inner, w.outer);
+    else
+        snprintf(cs__h5_msg, sizeof cs__h5_msg, "%s", ctx);
+    /* HDF5's file-driver messages contain newlines; keep one line. */
+    for (char *p = cs__h5_msg; *p; p++)
+        if (*p == '\n' || *p == '\r') *p = ' ';
+    return code;
+}
+
+/* Close an HDF5 id if valid and mark it invalid. */
+static void cs__h5_close_id(hid_t *id, herr_t (*fn)(hid_t))
+{
+    if (*id >= 0) fn(*id);
+    *id = H5I_INVALID_HID;
+}
+
+/* ---- HDF5 types -------------------------------------------------------------- */
+
+/* A new enum type over uint32 little-endian with names[i] = i, i < n, plus
+ * "all" = n when with_all.  Returns the type or a negative id. */
+static hid_t cs__h5_enum(const char *const *names, uint32_t n, int with_all)
+{
+    hid_t t = H5Tenum_create(H5T_STD_U32LE);
+    if (t < 0) return t;
+    for (uint32_t i = 0; i < n + (with_all ? 1u : 0u); i++) {
+        uint32_t v = i;
+        if (H5Tenum_insert(t, i < n ? names[i] : "all", &v) < 0) {
+            H5Tclose(t);
+            return H5I_INVALID_HID;
+        }
+    }
+    return t;
+}
+
+/* The HDF5 type of one column kind (caller closes).  Negative on failure. */
+static hid_t cs__h5_col_type(int kind)
+{
+    switch (kind) {
+    case CS__H5_F_U64: return H5Tcopy(H5T_STD_U64LE);
+    case CS__H5_F_U32: return H5Tcopy(H5T_STD_U32LE);
+    case CS__H5_F_F64: return H5Tcopy(H5T_IEEE_F64LE);
+    case CS__H5_F_KIND: return cs__h5_enum(cs_h5_kind_names, CS_AGENT_KIND_COUNT, 1);
+    case CS__H5_F_TRIG: return cs__h5_enum(cs__h5_trigger_names, 3, 0);
+    case CS__H5_F_OUTC: return cs__h5_enum(cs__h5_outcome_names, 6, 0);
+    case CS__H5_F_DIGEST: {
+        /* 64 hex characters, no terminator (numpy 'S64'). */
+        hid_t t = H5Tcopy(H5T_C_S1);
+        if (t >= 0 && (H5Tset_size(t, sizeof(cs__h5_hex_t)) < 0 ||
+                       H5Tset_strpad(t, H5T_STR_NULLPAD) < 0 ||
+                       H5Tset_cset(t, H5T_CSET_ASCII) < 0)) {
+            H5Tclose(t);
+            return H5I_INVALID_HID;
+        }
+        return t;
+    }
+    default: return H5I_INVALID_HID;
+    }
+}
+
+/* Short type name of a column kind, for the description attribute. */
+static const char *cs__h5_col_type_name(int kind)
+{
+    static const char *const n[] = {"u64", "u32", "f64", "enum agent_kind", "enum trigger",
+                                    "enum outcome", "string[64] hex"};
+    return n[kind];
+}
+
+/* The compound type of dataset d's file rows, used for both file and memory
+ * (rows have no padding and the host is little-endian, so HDF5 does no
+ * conversion).  Negative on failure. */
+static hid_t cs__h5_row_type(const cs__h5_dsdesc_t *d)
+{
+    hid_t ct = H5Tcreate(H5T_COMPOUND, d->frow);
+    if (ct < 0) return ct;
+    for (size_t i = 0; i < d->nfield; i++) {
+        hid_t t = cs__h5_col_type(d->field[i].kind);
+        if (t < 0 || H5Tinsert(ct, d->field[i].name, d->field[i].foff, t) < 0) {
+            if (t >= 0) H5Tclose(t);
+            H5Tclose(ct);
+            return H5I_INVALID_HID;
+        }
+        H5Tclose(t);
+    }
+    return ct;
+}
+
+/* A UTF-8 variable-length string type (caller closes). */
+static hid_t cs__h5_vlstr(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t < 0) return t;
+    if (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
+        H5Tclose(t);
+        return H5I_INVALID_HID;
+    }
+    return t;
+}
+
+/* Create or replace the scalar attribute name on loc with file type ftype,
+ * written from buf in memory type mtype.  CS_OK or CS_EIO. */
+static int cs__h5_put_attr(hid_t loc, const char *name, hid_t ftype, hid_t mtype, const void *buf)
+{
+    int rc = CS_OK;
+    hid_t sp = H5Screate(H5S_SCALAR), a = H5I_INVALID_HID;
+    htri_t ex = sp < 0 ? -1 : H5Aexists(loc, name);
+    if (ex < 0 || (ex > 0 && H5Adelete(loc, name) < 0)) {
+        rc = cs__h5_fail(CS_EIO, "attribute '%s'", name);
+        goto out;
+    }
+    a = H5Acreate2(loc, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT);
+    if (a < 0 || H5Awrite(a, mtype, buf) < 0) rc = cs__h5_fail(CS_EIO, "attribute '%s'", name);
+out:
+    cs__h5_close_id(&a, H5Aclose);
+    cs__h5_close_id(&sp, H5Sclose);
+    return rc;
+}
+
+/* Create or replace a UTF-8 variable-length string attribute (NULL -> ""). */
+static int cs__h5_put_str(hid_t loc, const char *name, const char *s)
+{
+    hid_t t = cs__h5_vlstr();
+    if (t < 0) return cs__h5_fail(CS_EIO, "string type");
+    const char *p = s ? s : "";
+    int rc = cs__h5_put_attr(loc, name, t, t, &p);
+    H5Tclose(t);
+    return rc;
+}
+
+/* Create or replace a uint64 attribute. */
+static int cs__h5_put_u64(hid_t loc, const char *name, uint64_t v)
+{
+    return cs__h5_put_attr(loc, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &v);
+}
+
+/* Create or replace an int32 attribute. */
+static int cs__h5_put_i32(hid_t loc, const char *name, int32_t v)
+{
+    return cs__h5_put_attr(loc, name, H5T_STD_I32LE, H5T_NATIVE_INT32, &v);
+}
+
+/* ---- file-row encoding (only /blocks: digest bytes <-> hex) --------------- */
+
+/* Bytes of a column in the C struct. */
+static size_t cs__h5_col_size(int kind)
+{
+    switch (kind) {
+    case CS__H5_F_U64:
+    case CS__H5_F_F64: return 8;
+    case CS__H5_F_DIGEST: return sizeof(cs_h5_digest_t);
+    default: return 4;
+    }
+}
+
+/* Write n struct rows of d as file rows into dst. */
+static void cs__h5_encode(const cs__h5_dsdesc_t *d, uint8_t *dst, const uint8_t *src, size_t n)
+{
+    static const char hx[] = "0123456789abcdef";
+    for (size_t r = 0; r < n; r++, dst += d->frow, src += d->row) {
+        for (size_t i = 0; i < d->nfield; i++) {
+            const cs__h5_field_t *f = &d->field[i];
+            if (f->kind != CS__H5_F_DIGEST) {
+                memcpy(dst + f->foff, src + f->off, cs__h5_col_size(f->kind));
+                continue;
+            }
+            char *o = (char *)dst + f->foff;
+            for (size_t k = 0; k < sizeof(cs_h5_digest_t); k++) {
+                o[2 * k] = hx[src[f->off + k] >> 4];
+                o[2 * k + 1] = hx[src[f->off + k] & 15];
+            }
+        }
+    }
+}
+
+/* Value of one hex digit, or -1. */
+static int cs__h5_unhex(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Read n file rows of d from src into struct rows at dst.  CS_EPARSE if a
+ * digest is not 64 hex digits. */
+static int cs__h5_decode(const cs__h5_dsdesc_t *d, uint8_t *dst, const uint8_t *src, size_t n)
+{
+    for (size_t r = 0; r < n; r++, dst += d->row, src += d->frow) {
+        for (size_t i = 0; i < d->nfield; i++) {
+            const cs__h5_field_t *f = &d->field[i];
+            if (f->kind != CS__H5_F_DIGEST) {
+                memcpy(dst + f->off, src + f->foff, cs__h5_col_size(f->kind));
+                continue;
+            }
+            const char *in = (const char *)src + f->foff;
+            for (size_t k = 0; k < sizeof(cs_h5_digest_t); k++) {
+                int hi = cs__h5_unhex(in[2 * k]), lo = cs__h5_unhex(in[2 * k + 1]);
+                if (hi < 0 || lo < 0) return CS_EPARSE;
+                dst[f->off + k] = (uint8_t)(hi << 4 | lo);
+            }
+        }
+    }
+    return CS_OK;
+}
+
+/* ---- compression ------------------------------------------------------------ */
+
+/* A compression workspace: one per thread that compresses. */
+typedef struct cs__h5_zip {
+    z_stream z;    /* deflate state, reused with deflateReset */
+    int ready;     /* z initialised */
+    int level;     /* level z is currently set to */
+    uint8_t *shuf; /* shuffled copy of the chunk */
+    size_t cap;    /* bytes allocated in shuf */
+} cs__h5_zip_t;
+
+/*
+ * HDF5 shuffle filter layout: byte j of element i goes to j * n + i.  Done
+ * in tiles of 64 rows so each tile of the source stays in L1 and each plane
+ * receives whole cache lines.  (An 8x8 in-register byte transpose measured
+ * no faster: the cost is the scattered stores, not the byte moves.)
+ */
+static void cs__h5_shuffle(uint8_t *dst, const uint8_t *src, size_t es, size_t n)
+{
+    for (size_t i0 = 0; i0 < n; i0 += 64) {
+        size_t i1 = n - i0 < 64 ? n : i0 + 64;
+        for (size_t j = 0; j < es; j++) {
+            uint8_t *d = dst + j * n;
+            const uint8_t *s = src + j;
+            for (size_t i = i0; i < i1; i++) d[i] = s[i * es];
+        }
+    }
+}
+
+/* Nonzero when a byte plane looks uniformly random: more than 128 distinct
+ * values among 256 evenly spaced samples (a uniform byte gives ~162).
+ * Huffman coding gains almost nothing on such planes, so they are stored. */
+static int cs__h5_random_plane(const uint8_t *p, size_t n)
+{
+    if (n < 1024) return 0;
+    uint8_t seen[256];
+    memset(seen, 0, sizeof seen);
+    int distinct = 0;
+    size_t step = n / 256;
+    for (size_t i = 0; i < 256; i++) {
+        uint8_t b = p[i * step];
+        distinct += !seen[b];
+        seen[b] = 1;
+    }
+    return distinct > 128;
+}
+
+/* Output bytes that always suffice for one compressed chunk of nbytes. */
+static size_t cs__h5_out_bound(size_t nbytes, size_t es)
+{
+    return (size_t)compressBound((uLong)nbytes) + 16 * es + 256;
+}
+
+/*
+ * Compress one chunk (nrows rows of es bytes) into out (cap bytes, at least
+ * cs__h5_out_bound): shuffle, then one zlib stream, level 1 with the RLE
+ * strategy, switching to level 0 (stored blocks) for random-looking byte
+ * planes.  The output is a standard zlib stream, so HDF5's deflate filter
+ * inflates it.  Deterministic.  Returns CS_OK or CS_ENOMEM / CS_EIO, with
+ * the message in *why (static text).
+ */
+static int cs__h5_compress(cs__h5_zip_t *zp, const uint8_t *raw, size_t es, size_t nrows,
+                           uint8_t *out, size_t cap, size_t *len, const char **why)
+{
+    size_t nbytes = es * nrows;
+    if (zp->cap < nbytes) {
+        uint8_t *s = realloc(zp->shuf, nbytes);
+        if (!s) {
+            *why = "out of memory (shuffle buffer)";
+            return CS_ENOMEM;
+        }
+        zp->shuf = s;
+        zp->cap = nbytes;
+    }
+    cs__h5_shuffle(zp->shuf, raw, es, nrows);
+    if (!zp->ready) {
+        memset(&zp->z, 0, sizeof zp->z);
+        if (deflateInit2(&zp->z, 1, Z_DEFLATED, 15, 8, Z_RLE) != Z_OK) {
+            *why = "zlib deflateInit2 failed";
+            return CS_ENOMEM;
+        }
+        zp->ready = 1;
+        zp->level = 1;
+    } else if (deflateReset(&zp->z) != Z_OK) {
+        *why = "zlib deflateReset failed";
+        return CS_EIO;
+    }
+    z_stream *z = &zp->z;
+    z->next_out = out;
+    z->avail_out = (uInt)cap;
+    for (size_t j = 0; j < es; j++) {
+        uint8_t *p = zp->shuf + j * nrows;
+        int want = cs__h5_random_plane(p, nrows) ? 0 : 1;
+        if (want != zp->level) {
+            if (deflateParams(z, want, Z_RLE) != Z_OK) {
+                *why = "zlib deflateParams failed";
+                return CS_EIO;
+            }
+            zp->level = want;
+        }
+        z->next_in = p;
+        z->avail_in = (uInt)nrows;
+        int last = j + 1 == es;
+        int zr = deflate(z, last ? Z_FINISH : Z_NO_FLUSH);
+        if ((last && zr != Z_STREAM_END) || (!last && (zr != Z_OK || z->avail_in != 0))) {
+            *why = "zlib deflate failed";
+            return CS_EIO;
+        }
+    }
+    *len = (size_t)z->total_out;
+    return CS_OK;
+}
+
+/* Release a compression workspace (safe on a zeroed one). */
+static void cs__h5_zip_free(cs__h5_zip_t *zp)
+{
+    if (zp->ready) deflateEnd(&zp->z);
+    zp->ready = 0;
+    free(zp->shuf);
+    zp->shuf = NULL;
+    zp->cap = 0;
+}
+
+/* ---- writer ------------------------------------------------------------------- */
+
+#define CS__H5_DEPTH 2 /* chunks in flight on the helper thread */
+
+enum { CS__JOB_FREE, CS__JOB_QUEUED, CS__JOB_BUSY, CS__JOB_DONE };
+
+typedef struct cs__h5_job {
+    int state;      /* CS__JOB_*; guarded by cs_h5.mu while threaded */
+    int ds;         /* dataset index */
+    uint64_t chunk; /* chunk index within the dataset */
+    uint8_t *raw;   /* the full chunk's rows (owned by the job until retired) */
+    uint8_t *out;   /* compressed bytes (owned by the job slot) */
+    size_t out_len; /* bytes used in out */
+    int rc;         /* compression result */
+    const char *why; /* compression failure text */
+} cs__h5_job_t;
+
+typedef struct cs__h5_wds {
+    hid_t dset;        /* open dataset */
+    uint8_t *cur;      /* chunk being filled (chunk_rows rows) */
+    uint8_t *spare;    /* a recycled chunk buffer, or NULL */
+    uint32_t fill;     /* rows in cur */
+    uint32_t flushed;  /* rows of cur already written by a flush */
+    uint64_t chunk;    /* index of the chunk cur holds */
+    uint64_t extent;   /* current dataset extent in rows */
+    uint64_t rows;     /* rows accepted so far */
+} cs__h5_wds_t;
+
+struct cs_h5 {
+    hid_t file;                   /* the open file */
+    int err;                      /* sticky error, CS_OK while healthy */
+    cs__h5_wds_t ds[CS_H5_NDS];   /* per-dataset state */
+    int fires_mode;               /* cs_h5_fires_mode */
+    uint64_t sample_every;        /* N for CS_H5_FIRES_SAMPLE */
+    uint64_t fires_seen;          /* fires offered to append_fires */
+    cs__h5_zip_t mzip;            /* main thread's compression workspace */
+    uint8_t *mout;                /* main thread's compressed-output buffer */
+    size_t out_cap;               /* bytes in mout and in each job's out */
+    int threaded;                 /* helper thread running */
+    pthread_t thread;             /* the helper */
+    pthread_mutex_t mu;           /* guards jobs[].state, wnext, stop */
+    pthread_cond_t cv_work;       /* signalled when a job is queued or stop set */
+    pthread_cond_t cv_done;       /* signalled when a job is done */
+    int stop;                     /* helper should exit when idle */
+    cs__h5_job_t jobs[CS__H5_DEPTH]; /* ring of jobs */
+    unsigned head;                /* oldest job (main thread) */
+    unsigned count;               /* jobs not yet retired (main thread) */
+    unsigned wnext;               /* next job the helper takes */
+    cs__h5_zip_t wzip;            /* helper's compression workspace */
+};
+
+/* Helper thread: compress queued jobs in ring order until stopped. */
+static void *cs__h5_worker(void *arg)
+{
+    cs_h5_t *h = arg;
+    pthread_mutex_lock(&h->mu);
+    for (;;) {
+        cs__h5_job_t *j = &h->jobs[h->wnext];
+        while (!h->stop && j->state != CS__JOB_QUEUED) pthread_cond_wait(&h->cv_work, &h->mu);
+        if (j->state != CS__JOB_QUEUED) break;
+        j->state = CS__JOB_BUSY;
+        pthread_mutex_unlock(&h->mu);
+        const cs__h5_dsdesc_t *d = &cs__h5_desc[j->ds];
+        size_t len = 0;
+        const char *why = NULL;
+        int rc = cs__h5_compress(&h->wzip, j->raw, d->frow, d->chunk_rows, j->out, h->out_cap, &len,
+                                 &why);
+        pthread_mutex_lock(&h->mu);
+        j->rc = rc;
+        j->why = why;
+        j->out_len = len;
+        j->state = CS__JOB_DONE;
+        h->wnext = (h->wnext + 1) % CS__H5_DEPTH;
+        pthread_cond_broadcast(&h->cv_done);
+    }
+    pthread_mutex_unlock(&h->mu);
+    return NULL;
+}
+
+/* Record err as the writer's sticky error (first one wins) and return it. */
+static int cs__h5_set_err(cs_h5_t *h, int err)
+{
+    if (err != CS_OK && h->err == CS_OK) h->err = err;
+    return err;
+}
+
+/*
+ * Write one compressed chunk of dataset dsi holding rows [chunk * C,
+ * chunk * C + nrows), growing the extent first, then flush metadata so the
+ * file on disk stays consistent.  CS_OK or CS_EIO.
+ */
+static int cs__h5_write_chunk(cs_h5_t *h, int dsi, uint64_t chunk, uint32_t nrows,
+                              const uint8_t *data, size_t len)
+{
+    cs__h5_wds_t *w = &h->ds[dsi];
+    const cs__h5_dsdesc_t *d = &cs__h5_desc[dsi];
+    hsize_t off = (hsize_t)chunk * d->chunk_rows;
+    hsize_t end = off + nrows;
+    if (end > w->extent) {
+        if (H5Dset_extent(w->dset, &end) < 0)
+            return cs__h5_fail(CS_EIO, "extending /%s to %llu rows", d->name,
+                               (unsigned long long)end);
+        w->extent = end;
+    }
+    if (H5Dwrite_chunk(w->dset, H5P_DEFAULT, 0, &off, len, data) < 0)
+        return cs__h5_fail(CS_EIO, "writing /%s chunk %llu", d->name, (unsigned long long)chunk);
+    if (H5Fflush(h->file, H5F_SCOPE_LOCAL) < 0)
+        return cs__h5_fail(CS_EIO, "flushing after /%s chunk %llu", d->name,
+                           (unsigned long long)chunk);
+    return CS_OK;
+}
+
+/* Compress and write on the main thread: rows [0, nrows) of raw as chunk
+ * `chunk` of dataset dsi (raw holds a whole chunk; rows past nrows must be
+ * zero so the bytes are deterministic). */
+static int cs__h5_write_now(cs_h5_t *h, int dsi, uint64_t chunk, const uint8_t *raw, uint32_t nrows)
+{
+    const cs__h5_dsdesc_t *d = &cs__h5_desc[dsi];
+    size_t len = 0;
+    const char *why = NULL;
+    int rc = cs__h5_compress(&h->mzip, raw, d->frow, d->chunk_rows, h->mout, h->out_cap, &len, &why);
+    if (rc != CS_OK) return cs__h5_fail(rc, "compressing /%s: %s", d->name, why);
+    return cs__h5_write_chunk(h, dsi, chunk, nrows, h->mout, len);
+}
+
+/* Wait for the oldest job, write it, recycle its buffer. */
+static int cs__h5_retire(cs_h5_t *h)
+{
+    cs__h5_job_t *j = &h->jobs[h->head];
+    pthread_mutex_lock(&h->mu);
+    while (j->state != CS__JOB_DONE) pthread_cond_wait(&h->cv_done, &h->mu);
+    pthread_mutex_unlock(&h->mu);
+    const cs__h5_dsdesc_t *d = &cs__h5_desc[j->ds];
+    int rc = j->rc;
+    if (rc != CS_OK)
+        rc = cs__h5_fail(rc, "compressing /%s: %s", d->name, j->why ? j->why : "?");
+    else
+        rc = cs__h5_write_chunk(h, j->ds, j->chunk, d->chunk_rows, j->out, j->out_len);
+    cs__h5_wds_t *w = &h->ds[j->ds];
+    if (!w->spare)
+        w->spare = j->raw;
+    else
+        free(j->raw);
+    j->raw = NULL;
+    j->state = CS__JOB_FREE;
+    h->head = (h->head + 1) % CS__H5_DEPTH;
+    h->count--;
+    return cs__h5_set_err(h, rc);
+}
+
+/* cur of dataset dsi holds a whole chunk: hand it to the helper (or write it
+ * now) and start the next chunk. */
+static int cs__h5_submit(cs_h5_t *h, int dsi)
+{
+    cs__h5_wds_t *w = &h->ds[dsi];
+    const cs__h5_dsdesc_t *d = &cs__h5_desc[dsi];
+    int rc = CS_OK;
+    if (h->threaded) {
+        if (h->count == CS__H5_DEPTH && (rc = cs__h5_retire(h)) != CS_OK) return rc;
+        cs__h5_job_t *j = &h->jobs[(h->head + h->count) % CS__H5_DEPTH];
+        pthread_mutex_lock(&h->mu);
+        j->ds = dsi;
+        j->chunk = w->chunk;
+        j->raw = w->cur;
+        j->state = CS__JOB_QUEUED;
+        pthread_cond_signal(&h->cv_work);
+        pthread_mutex_unlock(&h->mu);
+        h->count++;
+        w->cur = w->spare ? w->spare : malloc(d->frow * d->chunk_rows);
+        w->spare = NULL;
+        if (!w->cur) return cs__h5_set_err(h, cs__h5_fail(CS_ENOMEM, "chunk buffer for /%s", d->name));
+    } else {
+        rc = cs__h5_write_now(h, dsi, w->chunk, w->cur, d->chunk_rows);
+        if (rc != CS_OK) return cs__h5_set_err(h, rc);
+    }
+    w->chunk++;
+    w->fill = 0;
+    w->flushed = 0;
+    return CS_OK;
+}
+
+/* Copy n rows into dataset dsi's buffer, submitting each chunk that fills. */
+static int cs__h5_push(cs_h5_t *h, int dsi, const uint8_t *src, size_t n)
+{
+    cs__h5_wds_t *w = &h->ds[dsi];
+    const cs__h5_dsdesc_t *d = &cs__h5_desc[dsi];
+    while (n > 0) {
+        size_t room = d->chunk_rows - w->fill;
+        size_t take = n < room ? n : room;
+        if (d->encoded)
+            cs__h5_encode(d, w->cur + (size_t)w->fill * d->frow, src, take);
+        else
+            memcpy(w->cur + (size_t)w->fill * d->frow, src, take * d->frow);
+        w->fill += (uint32_t)take;
+        w->rows += take;
+        src += take * d->row;
+        n -= take;
+        if (w->fill == d->chunk_rows) {
+            int rc = cs__h5_submit(h, dsi);
+            if (rc != CS_OK) return rc;
+        }
+    }
+    return CS_OK;
+}
+
+int cs_h5_append(cs_h5_t *h, cs_h5_ds ds, const void *rows, size_t n)
+{
+    if (!h || (unsigned)ds >= CS_H5_NDS || (!rows && n > 0)) return CS_EINVAL;
+    if (h->err) return h->err;
+    if (n == 0) return CS_OK;
+    if (ds != CS_H5_FIRES) return cs__h5_push(h, (int)ds, rows, n);
+    /* Fires: apply output.fires. */
+    h->fires_seen += n;
+    if (h->fires_mode == CS_H5_FIRES_OFF) return CS_OK;
+    if (h->fires_mode == CS_H5_FIRES_ALL || h->sample_every == 1)
+        return cs__h5_push(h, CS_H5_FIRES, rows, n);
+    const cs_h5_fire_t *f = rows;
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && f[i].timer_id % h->sample_every != 0) i++;
+        size_t j = i;
+        while (j < n && f[j].timer_id % h->sample_every == 0) j++;
+        if (j > i) {
+            int rc = cs__h5_push(h, CS_H5_FIRES, (const uint8_t *)(f + i), j - i);
+            if (rc != CS_OK) return rc;
+        }
+        i = j;
+    }
+    return CS_OK;
+}
+
+/* Typed wrappers of cs_h5_append. */
+int cs_h5_append_blocks(cs_h5_t *h, const cs_h5_block_t *rows, size_t n)
+{
+    return cs_h5_append(h, CS_H5_BLOCKS, rows, n);
+}
+
+int cs_h5_append_fires(cs_h5_t *h, const cs_h5_fire_t *rows, size_t n)
+{
+    return cs_h5_append(h, CS_H5_FIRES, rows, n);
+}
+
+int cs_h5_append_timers(cs_h5_t *h, const cs_h5_timer_t *rows, size_t n)
+{
+    return cs_h5_append(h, CS_H5_TIMERS, rows, n);
+}
+
+int cs_h5_append_actors(cs_h5_t *h, const cs_h5_actor_t *rows, size_t n)
+{
+    return cs_h5_append(h, CS_H5_ACTORS, rows, n);
+}
+
+int cs_h5_append_weights(cs_h5_t *h, const cs_h5_weight_t *rows, size_t n)
+{
+    return cs_h5_append(h, CS_H5_WEIGHTS, rows, n);
+}
+
+int cs_h5_append_summary(cs_h5_t *h, const cs_h5_summary_t *rows, size_t n)
+{
+    return cs_h5_append(h, CS_H5_SUMMARY, rows, n);
+}
+
+uint64_t cs_h5_rows(const cs_h5_t *h, cs_h5_ds ds)
+{
+    return h && (unsigned)ds < CS_H5_NDS ? h->ds[ds].rows : 0;
+}
+
+int cs_h5_flush(cs_h5_t *h)
+{
+    if (!h) return CS_EINVAL;
+    if (h->err) return h->err;
+    while (h->count > 0)
+        if (cs__h5_retire(h) != CS_OK) return h->err;
+    for (int i = 0; i < CS_H5_NDS; i++) {
+        cs__h5_wds_t *w = &h->ds[i];
+        const cs__h5_dsdesc_t *d = &cs__h5_desc[i];
+        if (w->fill <= w->flushed) continue;
+        /* Zero the unused tail so the partial chunk's bytes are deterministic. */
+        memset(w->cur + (size_t)w->fill * d->frow, 0, (size_t)(d->chunk_rows - w->fill) * d->frow);
+        int rc = cs__h5_write_now(h, i, w->chunk, w->cur, w->fill);
+        if (rc != CS_OK) return cs__h5_set_err(h, rc);
+        w->flushed = w->fill;
+    }
+    if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
+        return cs__h5_set_err(h, cs__h5_fail(CS_EIO, "H5Fflush"));
+    return CS_OK;
+}
+
+int cs_h5_set_fires_mode(cs_h5_t *h, cs_h5_fires_mode mode, uint64_t sample_every)
+{
+    if (!h || (unsigned)mode > CS_H5_FIRES_OFF || (mode == CS_H5_FIRES_SAMPLE && sample_every == 0))
+        return CS_EINVAL;
+    if (h->fires_seen > 0) return CS_EINVAL;
+    if (h->err) return h->err;
+    h->fires_mode = (int)mode;
+    h->sample_every = mode == CS_H5_FIRES_SAMPLE ? sample_every : 1;
+    int rc = cs__h5_put_str(h->file, "fires_mode", cs__h5_fires_mode_names[mode]);
+    if (rc == CS_OK) rc = cs__h5_put_u64(h->file, "fires_sample_every", h->sample_every);
+    return cs__h5_set_err(h, rc);
+}
+
+int cs_h5_attr_u64(cs_h5_t *h, const char *name, uint64_t v)
+{
+    if (!h || !name || !*name) return CS_EINVAL;
+    if (h->err) return h->err;
+    return cs__h5_set_err(h, cs__h5_put_u64(h->file, name, v));
+}
+
+int cs_h5_attr_f64(cs_h5_t *h, const char *name, double v)
+{
+    if (!h || !name || !*name) return CS_EINVAL;
+    if (h->err) return h->err;
+    return cs__h5_set_err(h, cs__h5_put_attr(h->file, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v));
+}
+
+int cs_h5_attr_str(cs_h5_t *h, const char *name, const char *s)
+{
+    if (!h || !name || !*name || !s) return CS_EINVAL;
+    if (h->err) return h->err;
+    return cs__h5_set_err(h, cs__h5_put_str(h->file, name, s));
+}
+
+/* Free everything the writer owns; HDF5 ids must already be closed.  Stops
+ * the helper thread if running. */
+static void cs__h5_free(cs_h5_t *h)
+{
+    if (h->threaded) {
+        pthread_mutex_lock(&h->mu);
+        h->stop = 1;
+        pthread_cond_broadcast(&h->cv_work);
+        pthread_mutex_unlock(&h->mu);
+        pthread_join(h->thread, NULL);
+        pthread_cond_destroy(&h->cv_work);
+        pthread_cond_destroy(&h->cv_done);
+        pthread_mutex_destroy(&h->mu);
+        h->threaded = 0;
+    }
+    for (int i = 0; i < CS__H5_DEPTH; i++) {
+        free(h->jobs[i].raw);
+        free(h->jobs[i].out);
+    }
+    for (int i = 0; i < CS_H5_NDS; i++) {
+        free(h->ds[i].cur);
+        free(h->ds[i].spare);
+    }
+    free(h->mout);
+    cs__h5_zip_free(&h->mzip);
+    cs__h5_zip_free(&h->wzip);
+    free(h);
+}
+
+/* Close the datasets and the file; returns CS_OK or CS_EIO. */
+static int cs__h5_close_file(cs_h5_t *h)
+{
+    for (int i = 0; i < CS_H5_NDS; i++) cs__h5_close_id(&h->ds[i].dset, H5Dclose);
+    int rc = CS_OK;
+    if (h->file >= 0 && H5Fclose(h->file) < 0) rc = cs__h5_fail(CS_EIO, "closing the run file");
+    h->file = H5I_INVALID_HID;
+    return rc;
+}
+
+int cs_h5_close(cs_h5_t *h, int complete)
+{
+    if (!h) return CS_OK;
+    int rc = cs_h5_flush(h);
+    if (rc == CS_OK) rc = cs__h5_put_u64(h->file, "fires_seen", h->fires_seen);
+    if (rc == CS_OK) rc = cs__h5_put_i32(h->file, "complete", complete ? 1 : 0);
+    if (rc == CS_OK && H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0) rc = cs__h5_fail(CS_EIO, "H5Fflush");
+    /* Keep the first error's message: closing a failed file fails again. */
+    char first[sizeof cs__h5_msg];
+    memcpy(first, cs__h5_msg, sizeof first);
+    int crc = cs__h5_close_file(h);
+    if (rc == CS_OK)
+        rc = crc;
+    else
+        memcpy(cs__h5_msg, first, sizeof first);
+    cs__h5_free(h);
+    return rc;
+}
+
+/* Create dataset dsi (empty, extendible, chunked, shuffle + deflate) with
+ * its "description" attribute. */
+static int cs__h5_make_ds(cs_h5_t *h, int dsi)
+{
+    const cs__h5_dsdesc_t *d = &cs__h5_desc[dsi];
+    int rc = CS_OK;
+    hsize_t zero = 0, unlim = H5S_UNLIMITED, chunk = d->chunk_rows;
+    hid_t type = cs__h5_row_type(d);
+    hid_t space = H5Screate_simple(1, &zero, &unlim);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    /* Filter order matters: the chunk bytes are deflate(shuffle(rows)). */
+    if (type < 0 || space < 0 || dcpl < 0 || H5Pset_chunk(dcpl, 1, &chunk) < 0 ||
+        H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, 1) < 0 ||
+        H5Pset_obj_track_times(dcpl, 0) < 0) {
+        rc = cs__h5_fail(CS_EIO, "dataset properties for /%s", d->name);
+        goto out;
+    }
+    h->ds[dsi].dset = H5Dcreate2(h->file, d->name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (h->ds[dsi].dset < 0) {
+        rc = cs__h5_fail(CS_EIO, "creating /%s", d->name);
+        goto out;
+    }
+    char desc[4096];
+    size_t used = 0;
+    for (size_t i = 0; i < d->nfield && used < sizeof desc; i++) {
+        int k = snprintf(desc + used, sizeof desc - used, "%s (%s): %s\n", d->field[i].name,
+                         cs__h5_col_type_name(d->field[i].kind), d->field[i].doc);
+        if (k < 0) break;
+        used += (size_t)k;
+    }
+    rc = cs__h5_put_str(h->ds[dsi].dset, "description", desc);
+    if (rc == CS_OK) {
+        h->ds[dsi].cur = malloc(d->frow * d->chunk_rows);
+        if (!h->ds[dsi].cur) rc = cs__h5_fail(CS_ENOMEM, "chunk buffer for /%s", d->name);
+    }
+out:
+    cs__h5_close_id(&dcpl, H5Pclose);
+    cs__h5_close_id(&space, H5Sclose);
+    cs__h5_close_id(&type, H5Tclose);
+    return rc;
+}
+
+/* Write the creation-time root attributes. */
+static int cs__h5_root_attrs(cs_h5_t *h, const cs_h5_meta_t *m)
+{
+    char when[32] = "";
+    time_t now = time(NULL);
+    struct tm tmv;
+    if (gmtime_r(&now, &tmv)) strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+    int rc = cs__h5_put_i32(h->file, "format_version",
+                            m->format_version ? (int32_t)m->format_version : CS_H5_FORMAT_VERSION);
+    if (rc == CS_OK) rc = cs__h5_put_str(h->file, "cowsim_version", m->cowsim_version);
+    if (rc == CS_OK) rc = cs__h5_put_str(h->file, "git_commit", m->git_commit);
+    if (rc == CS_OK) rc = cs__h5_put_str(h->file, "scenario_json", m->scenario_json);
+    if (rc == CS_OK) rc = cs__h5_put_u64(h->file, "seed", m->seed);
+    if (rc == CS_OK) rc = cs__h5_put_str(h->file, "mechanism", m->mechanism);
+    if (rc == CS_OK) rc = cs__h5_put_str(h->file, "created_utc", when);
+    if (rc == CS_OK) rc = cs__h5_put_str(h->file, "fires_mode", "all");
+    if (rc == CS_OK) rc = cs__h5_put_u64(h->file, "fires_sample_every", 1);
+    if (rc == CS_OK) rc = cs__h5_put_i32(h->file, "complete", 0);
+    return rc;
+}
+
+/* Start the helper thread and its job buffers; on any failure the writer
+ * simply stays synchronous. */
+static void cs__h5_start_thread(cs_h5_t *h)
+{
+    for (int i = 0; i < CS__H5_DEPTH; i++) {
+        h->jobs[i].out = malloc(h->out_cap);
+        if (!h->jobs[i].out) return;
+    }
+    if (pthread_mutex_init(&h->mu, NULL) != 0) return;
+    if (pthread_cond_init(&h->cv_work, NULL) != 0) {
+        pthread_mutex_destroy(&h->mu);
+        return;
+    }
+    if (pthread_cond_init(&h->cv_done, NULL) != 0) {
+        pthread_cond_destroy(&h->cv_work);
+        pthread_mutex_destroy(&h->mu);
+        return;
+    }
+    if (pthread_create(&h->thread, NULL, cs__h5_worker, h) != 0) {
+        pthread_cond_destroy(&h->cv_done);
+        pthread_cond_destroy(&h->cv_work);
+        pthread_mutex_destroy(&h->mu);
+        return;
+    }
+    h->threaded = 1;
+}
+
+cs_h5_t *cs_h5_create(const char *path, const cs_h5_meta_t *meta, int *err)
+{
+    int dummy;
+    if (!err) err = &dummy;
+    *err = CS_OK;
+    cs__h5_msg[0] = '\0';
+    if (!path || !meta) {
+        *err = CS_EINVAL;
+        return NULL;
+    }
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    cs_h5_t *h = calloc(1, sizeof *h);
+    if (!h) {
+        *err = cs__h5_fail(CS_ENOMEM, "allocating the writer");
+        return NULL;
+    }
+    h->file = H5I_INVALID_HID;
+    for (int i = 0; i < CS_H5_NDS; i++) h->ds[i].dset = H5I_INVALID_HID;
+    h->fires_mode = CS_H5_FIRES_ALL;
+    h->sample_every = 1;
+
+    size_t maxb = 0;
+    for (int i = 0; i < CS_H5_NDS; i++) {
+        const cs__h5_dsdesc_t *d = &cs__h5_desc[i];
+        size_t b = cs__h5_out_bound(d->frow * d->chunk_rows, d->frow);
+        if (b > maxb) maxb = b;
+    }
+    h->out_cap = maxb;
+    h->mout = malloc(maxb);
+    if (!h->mout) {
+        *err = cs__h5_fail(CS_ENOMEM, "allocating the writer");
+        cs__h5_free(h);
+        return NULL;
+    }
+
+    int rc = CS_OK;
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE), fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fcpl < 0 || fapl < 0 || H5Pset_obj_track_times(fcpl, 0) < 0 ||
+        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
+        rc = cs__h5_fail(CS_EIO, "file properties");
+    }
+#if H5_VERSION_GE(1, 10, 7)
+    /* Lock while writing, but do not fail on file systems without locks. */
+    if (rc == CS_OK && H5Pset_file_locking(fapl, 1, 1) < 0) rc = cs__h5_fail(CS_EIO, "file locking");
+#endif
+    if (rc == CS_OK) {
+        h->file = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl);
+        if (h->file < 0) rc = cs__h5_fail(CS_EIO, "cannot create '%s'", path);
+    }
+    cs__h5_close_id(&fcpl, H5Pclose);
+    cs__h5_close_id(&fapl, H5Pclose);
+    if (rc == CS_OK) rc = cs__h5_root_attrs(h, meta);
+    for (int i = 0; i < CS_H5_NDS && rc == CS_OK; i++) rc = cs__h5_make_ds(h, i);
+    if (rc == CS_OK && H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
+        rc = cs__h5_fail(CS_EIO, "cannot write '%s'", path);
+    if (rc != CS_OK) {
+        *err = rc;
+        cs__h5_close_file(h);
+        cs__h5_free(h);
+        return NULL;
+    }
+    if (!meta->sync_compress) cs__h5_start_thread(h);
+    return h;
+}
+
+/* ---- reader ----------------------------------------------------------------- */
+
+struct cs_h5_reader {
+    hid_t file;               /* open read-only */
+    hid_t dset[CS_H5_NDS];    /* opened and checked lazily */
+    hid_t mtype[CS_H5_NDS];   /* memory row types, built with dset */
+    cs_h5_info_t info;        /* root attributes */
+};
+
+/* Open attribute name on the root and check it holds exactly one value of
+ * class cls (or of INTEGER/FLOAT when cls is H5T_NO_CLASS).  Returns the
+ * attribute id (caller closes) or a negative id with the error code in *rc. */
+static hid_t cs__h5_rd_attr_open(cs_h5_reader_t *r, const char *name, H5T_class_t cls, int *rc)
+{
+    htri_t ex = H5Aexists(r->file, name);
+    if (ex <= 0) {
+        *rc = cs__h5_fail(ex < 0 ? CS_EIO : CS_EPARSE, "root attribute '%s' missing", name);
+        return H5I_INVALID_HID;
+    }
+    hid_t a = H5Aopen(r->file, name, H5P_DEFAULT);
+    hid_t sp = a < 0 ? H5I_INVALID_HID : H5Aget_space(a);
+    hid_t t = a < 0 ? H5I_INVALID_HID : H5Aget_type(a);
+    if (a < 0 || sp < 0 || t < 0) {
+        *rc = cs__h5_fail(CS_EIO, "root attribute '%s'", name);
+    } else {
+        hssize_t np = H5Sget_simple_extent_npoints(sp);
+        H5T_class_t c = H5Tget_class(t);
+        int ok = cls == H5T_NO_CLASS ? (c == H5T_INTEGER || c == H5T_FLOAT) : c == cls;
+        if (np != 1 || !ok) *rc = cs__h5_fail(CS_EPARSE, "root attribute '%s' has the wrong type", name);
+        else *rc = CS_OK;
+    }
+    cs__h5_close_id(&sp, H5Sclose);
+    cs__h5_close_id(&t, H5Tclose);
+    if (*rc != CS_OK) cs__h5_close_id(&a, H5Aclose);
+    return a;
+}
+
+/* Read a scalar numeric root attribute converted to mtype into out. */
+static int cs__h5_rd_num(cs_h5_reader_t *r, const char *name, hid_t mtype, void *out)
+{
+    int rc;
+    hid_t a = cs__h5_rd_attr_open(r, name, H5T_NO_CLASS, &rc);
+    if (a < 0) return rc;
+    if (H5Aread(a, mtype, out) < 0) rc = cs__h5_fail(CS_EPARSE, "reading root attribute '%s'", name);
+    H5Aclose(a);
+    return rc;
+}
+
+int cs_h5_read_attr_u64(cs_h5_reader_t *r, const char *name, uint64_t *v)
+{
+    if (!r || !name || !v) return CS_EINVAL;
+    return cs__h5_rd_num(r, name, H5T_NATIVE_UINT64, v);
+}
+
+int cs_h5_read_attr_f64(cs_h5_reader_t *r, const char *name, double *v)
+{
+    if (!r || !name || !v) return CS_EINVAL;
+    return cs__h5_rd_num(r, name, H5T_NATIVE_DOUBLE, v);
+}
+
+int cs_h5_read_attr_str(cs_h5_reader_t *r, const char *name, char **s)
+{
+    if (!r || !name || !s) return CS_EINVAL;
+    *s = NULL;
+    int rc;
+    hid_t a = cs__h5_rd_attr_open(r, name, H5T_STRING, &rc);
+    if (a < 0) return rc;
+    hid_t ft = H5Aget_type(a), mt = H5I_INVALID_HID;
+    htri_t vl = ft < 0 ? -1 : H5Tis_variable_str(ft);
+    if (vl < 0) {
+        rc = cs__h5_fail(CS_EIO, "root attribute '%s'", name);
+    } else if (vl) {
+        char *p = NULL;
+        mt = cs__h5_vlstr();
+        if (mt < 0 || H5Aread(a, mt, &p) < 0) {
+            rc = cs__h5_fail(CS_EPARSE, "reading root attribute '%s'", name);
+        } else {
+            *s = strdup(p ? p : "");
+            if (p) H5free_memory(p);
+            if (!*s) rc = cs__h5_fail(CS_ENOMEM, "root attribute '%s'", name);
+        }
+    } else {
+        size_t n = H5Tget_size(ft);
+        mt = H5Tcopy(H5T_C_S1);
+        *s = n > 0 && n < ((size_t)1 << 30) ? calloc(n + 1, 1) : NULL;
+        if (!*s) {
+            rc = cs__h5_fail(n ? CS_ENOMEM : CS_EPARSE, "root attribute '%s'", name);
+        } else if (mt < 0 || H5Tset_size(mt, n + 1) < 0 || H5Tset_strpad(mt, H5T_STR_NULLTERM) < 0 ||
+                   H5Aread(a, mt, *s) < 0) {
+            rc = cs__h5_fail(CS_EPARSE, "reading root attribute '%s'", name);
+            free(*s);
+            *s = NULL;
+        }
+    }
+    cs__h5_close_id(&mt, H5Tclose);
+    cs__h5_close_id(&ft, H5Tclose);
+    H5Aclose(a);
+    return rc;
+}
+
+void cs_h5_close_read(cs_h5_reader_t *r)
+{
+    if (!r) return;
+    for (int i = 0; i < CS_H5_NDS; i++) {
+        cs__h5_close_id(&r->dset[i], H5Dclose);
+        cs__h5_close_id(&r->mtype[i], H5Tclose);
+    }
+    cs__h5_close_id(&r->file, H5Fclose);
+    free(r->info.mechanism);
+    free(r->info.scenario_json);
+    free(r->info.cowsim_version);
+    free(r->info.git_commit);
+    free(r);
+}
+
+cs_h5_reader_t *cs_h5_open_read(const char *path, int *err)
+{
+    int dummy;
+    if (!err) err = &dummy;
+    *err = CS_OK;
+    cs__h5_msg[0] = '\0';
+    if (!path) {
+        *err = CS_EINVAL;
+        return NULL;
+    }
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    /* Tell "cannot read the file" (I/O) from "not a run file" (bad input). */
+    FILE *probe = fopen(path, "rb");
+    if (!probe) {
+        *err = cs__h5_fail(CS_EIO, "cannot open '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    fclose(probe);
+    cs_h5_reader_t *r = calloc(1, sizeof *r);
+    if (!r) {
+        *err = cs__h5_fail(CS_ENOMEM, "allocating the reader");
+        return NULL;
+    }
+    r->file = H5I_INVALID_HID;
+    for (int i = 0; i < CS_H5_NDS; i++) r->dset[i] = r->mtype[i] = H5I_INVALID_HID;
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0) {
+#if H5_VERSION_GE(1, 10, 7)
+        H5Pset_file_locking(fapl, 0, 1);
+#endif
+        r->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+        H5Pclose(fapl);
+    }
+    if (r->file < 0) {
+        *err = cs__h5_fail(CS_EPARSE, "'%s' is not a readable HDF5 file", path);
+        cs_h5_close_read(r);
+        return NULL;
+    }
+    int rc = cs__h5_rd_num(r, "format_version", H5T_NATIVE_INT, &r->info.format_version);
+    if (rc == CS_OK && r->info.format_version != CS_H5_FORMAT_VERSION)
+        rc = cs__h5_fail(CS_EPARSE, "'%s': unsupported format_version %d (this build reads %d)",
+                         path, r->info.format_version, CS_H5_FORMAT_VERSION);
+    if (rc == CS_OK) rc = cs__h5_rd_num(r, "complete", H5T_NATIVE_INT, &r->info.complete);
+    if (rc == CS_OK) rc = cs__h5_rd_num(r, "seed", H5T_NATIVE_UINT64, &r->info.seed);
+    if (rc == CS_OK) rc = cs_h5_read_attr_str(r, "mechanism", &r->info.mechanism);
+    if (rc == CS_OK) rc = cs_h5_read_attr_str(r, "scenario_json", &r->info.scenario_json);
+    if (rc == CS_OK) rc = cs_h5_read_attr_str(r, "cowsim_version", &r->info.cowsim_version);
+    if (rc == CS_OK) rc = cs_h5_read_attr_str(r, "git_commit", &r->info.git_commit);
+    if (rc != CS_OK) {
+        *err = rc;
+        cs_h5_close_read(r);
+        return NULL;
+    }
+    return r;
+}
+
+const cs_h5_info_t *cs_h5_info(const cs_h5_reader_t *r)
+{
+    return r ? &r->info : NULL;
+}
+
+/* The HDF5 class a column kind must have in the file, and its size. */
+static void cs__h5_expect(int kind, H5T_class_t *cls, size_t *size)
+{
+    switch (kind) {
+    case CS__H5_F_U64: *cls = H5T_INTEGER; *size = 8; break;
+    case CS__H5_F_U32: *cls = H5T_INTEGER; *size = 4; break;
+    case CS__H5_F_F64: *cls = H5T_FLOAT; *size = 8; break;
+    case CS__H5_F_DIGEST: *cls = H5T_STRING; *size = sizeof(cs__h5_hex_t); break;
+    default: *cls = H5T_ENUM; *size = 4; break;
+    }
+}
+
+/* Open dataset ds and check it is a rank-1 compound dataset holding every
+ * column of this module's table with the right class and size. */
+static int cs__h5_rd_ds(cs_h5_reader_t *r, int dsi)
+{
+    if (r->dset[dsi] >= 0) return CS_OK;
+    const cs__h5_dsdesc_t *d = &cs__h5_desc[dsi];
+    htri_t ex = H5Lexists(r->file, d->name, H5P_DEFAULT);
+    if (ex <= 0) return cs__h5_fail(ex < 0 ? CS_EIO : CS_EPARSE, "no dataset /%s", d->name);
+    int rc = CS_OK;
+    hid_t ds = H5Dopen2(r->file, d->name, H5P_DEFAULT);
+    hid_t ft = ds < 0 ? H5I_INVALID_HID : H5Dget_type(ds);
+    hid_t sp = ds < 0 ? H5I_INVALID_HID : H5Dget_space(ds);
+    if (ds < 0 || ft < 0 || sp < 0) {
+        rc = cs__h5_fail(CS_EPARSE, "opening /%s", d->name);
+        goto out;
+    }
+    if (H5Tget_class(ft) != H5T_COMPOUND || H5Sget_simple_extent_ndims(sp) != 1) {
+        rc = cs__h5_fail(CS_EPARSE, "/%s is not a 1-D table", d->name);
+        goto out;
+    }
+    for (size_t i = 0; i < d->nfield && rc == CS_OK; i++) {
+        int idx = H5Tget_member_index(ft, d->field[i].name);
+        hid_t mt = idx < 0 ? H5I_INVALID_HID : H5Tget_member_type(ft, (unsigned)idx);
+        H5T_class_t want;
+        size_t size;
+        cs__h5_expect(d->field[i].kind, &want, &size);
+        if (mt < 0 || H5Tget_class(mt) != want || H5Tget_size(mt) != size)
+            rc = cs__h5_fail(CS_EPARSE, "/%s: column %s missing or of the wrong type", d->name,
+                             d->field[i].name);
+        cs__h5_close_id(&mt, H5Tclose);
+    }
+    if (rc == CS_OK) {
+        r->mtype[dsi] = cs__h5_row_type(d);
+        if (r->mtype[dsi] < 0) rc = cs__h5_fail(CS_EIO, "row type for /%s", d->name);
+    }
+out:
+    cs__h5_close_id(&sp, H5Sclose);
+    cs__h5_close_id(&ft, H5Tclose);
+    if (rc == CS_OK)
+        r->dset[dsi] = ds;
+    else
+        cs__h5_close_id(&ds, H5Dclose);
+    return rc;
+}
+
+int cs_h5_nrows(cs_h5_reader_t *r, cs_h5_ds ds, uint64_t *n)
+{
+    if (!r || (unsigned)ds >= CS_H5_NDS || !n) return CS_EINVAL;
+    *n = 0;
+    int rc = cs__h5_rd_ds(r, (int)ds);
+    if (rc != CS_OK) return rc;
+    hid_t sp = H5Dget_space(r->dset[ds]);
+    hsize_t dim = 0;
+    if (sp < 0 || H5Sget_simple_extent_dims(sp, &dim, NULL) != 1)
+        rc = cs__h5_fail(CS_EIO, "extent of /%s", cs__h5_desc[ds].name);
+    cs__h5_close_id(&sp, H5Sclose);
+    if (rc == CS_OK) *n = (uint64_t)dim;
+    return rc;
+}
+
+/* Read file rows [start, start + count) of dataset dsi into buf (file row
+ * layout). */
+static int cs__h5_rd_raw(cs_h5_reader_t *r, int dsi, uint64_t start, size_t count, void *buf)
+{
+    int rc = CS_OK;
+    hsize_t off = start, cnt = count;
+    hid_t fs = H5Dget_space(r->dset[dsi]);
+    hid_t ms = H5Screate_simple(1, &cnt, NULL);
+    if (fs < 0 || ms < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, &off, NULL, &cnt, NULL) < 0 ||
+        H5Dread(r->dset[dsi], r->mtype[dsi], ms, fs, H5P_DEFAULT, buf) < 0)
+        rc = cs__h5_fail(CS_EIO, "reading /%s rows %llu..%llu", cs__h5_desc[dsi].name,
+                         (unsigned long long)start, (unsigned long long)(start + count));
+    cs__h5_close_id(&ms, H5Sclose);
+    cs__h5_close_id(&fs, H5Sclose);
+    return rc;
+}
+
+int cs_h5_read_rows(cs_h5_reader_t *r, cs_h5_ds ds, uint64_t start, size_t count, void *rows)
+{
+    if (!r || (unsigned)ds >= CS_H5_NDS || (!rows && count > 0)) return CS_EINVAL;
+    uint64_t n;
+    int rc = cs_h5_nrows(r, ds, &n);
+    if (rc != CS_OK) return rc;
+    if (start > n || count > n - start) return CS_ERANGE;
+    if (count == 0) return CS_OK;
+    const cs__h5_dsdesc_t *d = &cs__h5_desc[ds];
+    if (!d->encoded) return cs__h5_rd_raw(r, (int)ds, start, count, rows);
+    /* Re-encoded table: read file rows in pieces and decode them. */
+    size_t piece = count < 4096 ? count : 4096;
+    uint8_t *tmp = malloc(piece * d->frow);
+    if (!tmp) return cs__h5_fail(CS_ENOMEM, "reading /%s", d->name);
+    for (size_t done = 0; done < count && rc == CS_OK;) {
+        size_t k = count - done < piece ? count - done : piece;
+        rc = cs__h5_rd_raw(r, (int)ds, start + done, k, tmp);
+        if (rc == CS_OK && cs__h5_decode(d, (uint8_t *)rows + done * d->row, tmp, k) != CS_OK)
+            rc = cs__h5_fail(CS_EPARSE, "/%s rows %llu..%llu: digest is not 64 hex digits",
+                             d->name, (unsigned long long)(start + done),
+                             (unsigned long long)(start + done + k));
+        done += k;
+    }
+    free(tmp);
+    return rc;
+}
+
+int cs_h5_read_all(cs_h5_reader_t *r, cs_h5_ds ds, void **rows, size_t *n)
+{
+    if (!rows || !n) return CS_EINVAL;
+    *rows = NULL;
+    *n = 0;
+    uint64_t cnt;
+    int rc = cs_h5_nrows(r, ds, &cnt);
+    if (rc != CS_OK) return rc;
+    if (cnt == 0) return CS_OK;
+    size_t es = cs__h5_desc[ds].row;
+    if (cnt > SIZE_MAX / es) return cs__h5_fail(CS_ENOMEM, "/%s too large", cs__h5_desc[ds].name);
+    void *buf = malloc((size_t)cnt * es);
+    if (!buf) return cs__h5_fail(CS_ENOMEM, "/%s: %llu rows", cs__h5_desc[ds].name, (unsigned long long)cnt);
+    rc = cs_h5_read_rows(r, ds, 0, (size_t)cnt, buf);
+    if (rc != CS_OK) {
+        free(buf);
+        return rc;
+    }
+    *rows = buf;
+    *n = (size_t)cnt;
+    return CS_OK;
+}
+
+/* Typed wrappers of cs_h5_read_all. */
+int cs_h5_read_blocks(cs_h5_reader_t *r, cs_h5_block_t **rows, size_t *n)
+{
+    void *p = NULL;
+    int rc = rows ? cs_h5_read_all(r, CS_H5_BLOCKS, &p, n) : CS_EINVAL;
+    if (rows) *rows = p;
+    return rc;
+}
+
+int cs_h5_read_fires(cs_h5_reader_t *r, cs_h5_fire_t **rows, size_t *n)
+{
+    void *p = NULL;
+    int rc = rows ? cs_h5_read_all(r, CS_H5_FIRES, &p, n) : CS_EINVAL;
+    if (rows) *rows = p;
+    return rc;
+}
+
+int cs_h5_read_timers(cs_h5_reader_t *r, cs_h5_timer_t **rows, size_t *n)
+{
+    void *p = NULL;
+    int rc = rows ? cs_h5_read_all(r, CS_H5_TIMERS, &p, n) : CS_EINVAL;
+    if (rows) *rows = p;
+    return rc;
+}
+
+int cs_h5_read_actors(cs_h5_reader_t *r, cs_h5_actor_t **rows, size_t *n)
+{
+    void *p = NULL;
+    int rc = rows ? cs_h5_read_all(r, CS_H5_ACTORS, &p, n) : CS_EINVAL;
+    if (rows) *rows = p;
+    return rc;
+}
+
+int cs_h5_read_weights(cs_h5_reader_t *r, cs_h5_weight_t **rows, size_t *n)
+{
+    void *p = NULL;
+    int rc = rows ? cs_h5_read_all(r, CS_H5_WEIGHTS, &p, n) : CS_EINVAL;
+    if (rows) *rows = p;
+    return rc;
+}
+
+int cs_h5_read_summary(cs_h5_reader_t *r, cs_h5_summary_t **rows, size_t *n)
+{
+    void *p = NULL;
+    int rc = rows ? cs_h5_read_all(r, CS_H5_SUMMARY, &p, n) : CS_EINVAL;
+    if (rows) *rows = p;
+    return rc;
+}

@@ -1,0 +1,422 @@
+/*
+ * cs_h5.h -- the HDF5 run file: writer and reader (DESIGN §5 "HDF5 run file").
+ *
+ * A run file holds six one-dimensional, chunked, compressed, extendible
+ * datasets of compound rows: /blocks, /fires, /timers, /actors, /weights and
+ * /summary.  Each row type below is generated from one X-macro field table;
+ * the same table builds the HDF5 compound type in cs_h5.c, so the C struct
+ * and the file type cannot drift.  Rows have no padding (checked by
+ * _Static_assert), so the file type is byte-for-byte the memory type: no
+ * conversion on write or read, and no uninitialised padding bytes can leak
+ * into a file (DESIGN §2.7: same scenario + seed => identical datasets).
+ *
+ * Column tables: X(name, kind, doc) with kind one of
+ *   U64 uint64_t, U32 uint32_t, F64 double,
+ *   KIND   uint32_t holding a cs_agent_kind value (HDF5 enum "agent_kind"),
+ *   TRIG   uint32_t holding a cs_h5_trigger value (HDF5 enum),
+ *   OUTC   uint32_t holding a cs_h5_outcome value (HDF5 enum),
+ *   DIGEST uint8_t[32] in the struct; in the file a 64-character lowercase
+ *          hex string (HDF5 fixed string, numpy 'S64').
+ * The digest is not stored as a uint8[32] array member: h5py maps an array
+ * member to a 2-D numpy sub-array, which pandas rejects ("Data must be
+ * 1-dimensional"); a 32-byte opaque becomes numpy 'V32', which pandas holds
+ * but cannot select or take.  A hex string works in h5py, pandas and
+ * h5dump.  The writer encodes and the reader decodes it, so C code sees the
+ * 32 raw bytes.
+ * Amounts are base units saturated to 2^64 - 1 by the caller.
+ *
+ * Root attributes (written at creation): format_version (int32),
+ * cowsim_version, git_commit, scenario_json, mechanism (UTF-8 variable-length
+ * strings), seed (uint64), created_utc (string; provenance, exempt from the
+ * determinism rule), fires_mode (string "all"|"sample"|"off"),
+ * fires_sample_every (uint64), complete (int32: 0 until cs_h5_close(h, 1)).
+ * At close: fires_seen (uint64, fires offered to cs_h5_append_fires).  Each
+ * dataset carries a "description" string attribute listing its columns.
+ *
+ * Durability.  Rows are buffered per dataset in memory, one chunk at a time;
+ * whole chunks are compressed (optionally on one background thread) and
+ * written with H5Dwrite_chunk, after which the file's metadata is flushed.
+ * So whenever control is outside this module, the file on disk is a valid
+ * HDF5 file holding every row of every chunk written so far, and after
+ * cs_h5_flush() every row appended before it.  A crash (or _exit) after
+ * cs_h5_flush() therefore leaves every flushed row readable, with
+ * complete = 0.  Memory is bounded by a few chunks per dataset (about
+ * 25 MiB at most; chunks are 0.2-2 MiB) whatever the run length.
+ * Compression: byte shuffle + deflate (zlib level 1, RLE strategy; byte
+ * planes that look random are stored), which the standard HDF5 shuffle +
+ * deflate filters decode.
+ *
+ * Errors.  Functions return CS_OK (0) or a cs_err code (CS_EIO for
+ * HDF5 or OS failures, CS_ENOMEM, CS_EINVAL for bad arguments, CS_EPARSE for
+ * a file that is not a cowsim run file).  HDF5's automatic error printing is
+ * switched off; cs_h5_last_error() returns the last failure's message.  A
+ * writer that hit an I/O error stays failed: later calls return the same
+ * code and the file is never marked complete.
+ *
+ * Threads.  A writer handle is used by one thread.  Unless sync_compress is
+ * set, the writer owns one helper thread that only compresses (it never
+ * calls HDF5); the main thread alone calls HDF5, at points fixed by the
+ * sequence of API calls, so the file does not depend on thread timing.  Do
+ * not fork() while a writer with a helper thread is open (create writers
+ * after forking).
+ */
+#ifndef CS_H5_H
+#define CS_H5_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cs_error.h"
+
+#define CS_H5_FORMAT_VERSION 1 /* root attribute format_version written by this module */
+
+/* ---- enumerations stored in the file ------------------------------------ */
+
+/* Agent kinds (DESIGN §3); the values 0..12 are part of the file format. */
+#define CS_AGENT_KIND_MAP(X)                                                  \
+    X(DEFAULT_GBA, "default_gba")                                             \
+    X(PRIORITY_TIER, "priority_tier")                                         \
+    X(LIQUIDATION_BOT, "liquidation_bot")                                     \
+    X(ORACLE, "oracle")                                                       \
+    X(HEARTBEAT, "heartbeat")                                                 \
+    X(SUBSCRIPTION, "subscription")                                           \
+    X(SPAMMER, "spammer")                                                     \
+    X(FRAGMENTER, "fragmenter")                                               \
+    X(FP_BEST_RESPONSE, "fp_best_response")                                   \
+    X(WAITING_GAME, "waiting_game")                                           \
+    X(AFFINE_USER, "affine_user")                                             \
+    X(WATCHER, "watcher")                                                     \
+    X(DEMAND_CURVE, "demand_curve")
+
+typedef enum cs_h5_kind {
+#define CS__AGENT_KIND_ENUM(id, str) CS_AGENT_KIND_##id,
+    CS_AGENT_KIND_MAP(CS__AGENT_KIND_ENUM)
+#undef CS__AGENT_KIND_ENUM
+    CS_AGENT_KIND_COUNT,                     /* 13 real kinds */
+    CS_AGENT_KIND_ALL = CS_AGENT_KIND_COUNT  /* /summary total row, name "all" */
+} cs_h5_kind;
+
+/* Names indexed by kind, CS_AGENT_KIND_COUNT entries (no "all"); the same
+ * strings, in the same order, as agents/cs_agent.h cs_agent_kind_names. */
+extern const char *const cs_h5_kind_names[];
+/* The kind whose name is s, or -1 when s names no kind ("all" included). */
+int cs_h5_kind_lookup(const char *s);
+
+/* /timers trigger: same values as cs_timer_kind (core/cs_timer.h). */
+typedef enum cs_h5_trigger {
+    CS_H5_TRIGGER_HEIGHT = 0,   /* HEIGHT */
+    CS_H5_TRIGGER_INTERVAL = 1, /* INTERVAL */
+    CS_H5_TRIGGER_WATCH = 2     /* WATCH */
+} cs_h5_trigger;
+
+/* /timers outcome (DESIGN §2.6 timer accounting classes, plus rejected). */
+typedef enum cs_h5_outcome {
+    CS_H5_OUTCOME_FIRED = 0,        /* "fired": one-shot fired (or interval ended after fires) */
+    CS_H5_OUTCOME_EXPIRED = 1,      /* "expired": TTL reached, destroyed by the GC lane */
+    CS_H5_OUTCOME_INSUFFICIENT = 2, /* "insufficient": TimerCancelledInsufficientFunds */
+    CS_H5_OUTCOME_CANCELLED = 3,    /* "cancelled": cancelled by its owner */
+    CS_H5_OUTCOME_PENDING = 4,      /* "pending": still queued when the run closed */
+    CS_H5_OUTCOME_REJECTED = 5      /* "rejected": refused at schedule time */
+} cs_h5_outcome;
+
+/* output.fires in the scenario (DESIGN §5). */
+typedef enum cs_h5_fires_mode {
+    CS_H5_FIRES_ALL = 0,    /* every fire is a row */
+    CS_H5_FIRES_SAMPLE = 1, /* only fires whose timer_id % N == 0 */
+    CS_H5_FIRES_OFF = 2     /* /fires stays empty */
+} cs_h5_fires_mode;
+
+/* ---- row tables ---------------------------------------------------------- */
+
+typedef uint8_t cs_h5_digest_t[32]; /* DIGEST column: a keccak256 state digest */
+
+#define CS__H5_CTYPE_U64 uint64_t
+#define CS__H5_CTYPE_U32 uint32_t
+#define CS__H5_CTYPE_F64 double
+#define CS__H5_CTYPE_KIND uint32_t
+#define CS__H5_CTYPE_TRIG uint32_t
+#define CS__H5_CTYPE_OUTC uint32_t
+#define CS__H5_CTYPE_DIGEST cs_h5_digest_t
+
+/* /blocks: one row per height (DESIGN §2.3 step 9, §5). */
+#define CS_H5_BLOCK_FIELDS(X)                                                                \
+    X(height, U64, "block height h")                                                         \
+    X(basefee_lane, U64, "lane basefee per cycle charged at h (CIP-1 rev §5)")               \
+    X(basefee_cycle, U64, "CIP-3 cycle basefee at h (environment, D13)")                     \
+    X(basefee_cell, U64, "CIP-3 cell basefee at h (environment, D13)")                       \
+    X(lane_cycles, U64, "cycles used by fires in the timer lane")                            \
+    X(gc_cycles, U64, "cycles used by the GC lane")                                          \
+    X(eob_cycles, U64, "all end-of-block cycles (lane, GC, maintenance)")                    \
+    X(utilisation, F64, "lane_cycles / lane_timer_cycles")                                   \
+    X(due, U32, "candidates due at h (incl. carried and watch)")                             \
+    X(fired, U32, "timers fired at h")                                                       \
+    X(deferred, U32, "candidates carried to h+1")                                            \
+    X(expired, U32, "timers destroyed at h for TTL")                                         \
+    X(insufficient, U32, "timers dropped at h for insufficient funds")                       \
+    X(cancelled, U32, "timers cancelled at h")                                               \
+    X(scheduled, U32, "timers scheduled at h")                                               \
+    X(rejected, U32, "schedule calls rejected at h")                                         \
+    X(gc_backlog, U64, "timers waiting in the GC lane after h")                              \
+    X(burn, U64, "base units burned at h")                                                   \
+    X(tips, U64, "tips paid to the proposer at h")                                           \
+    X(payments, U64, "auction payments at h")                                                \
+    X(lambda_ppb, U64, "bias growth rate lambda x 1e9 (CIP-5 §9.3)")                         \
+    X(p50_tip, U64, "median tip of block h (default GBA input for h+1)")                     \
+    X(tier_ring, U64, "timers in queue tier 1 after h")                                      \
+    X(tier_epoch, U64, "timers in queue tier 2 after h")                                     \
+    X(tier_tree, U64, "timers in queue tier 3 after h")                                      \
+    X(pending, U64, "pending timers after h")                                                \
+    X(digest, DIGEST, "scheduler state digest for h")
+
+/* /fires: one row per fire. */
+#define CS_H5_FIRE_FIELDS(X)                                                                 \
+    X(height, U64, "fire height")                                                            \
+    X(timer_id, U64, "first 8 bytes of timer_id, big-endian")                                \
+    X(actor, U32, "owner actor index")                                                       \
+    X(agent, U32, "agent instance index")                                                    \
+    X(kind, KIND, "agent kind")                                                              \
+    X(delay, U32, "height - due_height")                                                     \
+    X(due_height, U64, "due height of this fire")                                            \
+    X(cycles, U64, "cycles used")                                                            \
+    X(gas_limit, U64, "cycles limit")                                                        \
+    X(bid, U64, "auction bid")                                                               \
+    X(max_fee, U64, "max_fee_per_cycle")                                                     \
+    X(max_prio, U64, "max_priority_fee_per_cycle")                                           \
+    X(paid, U64, "total charged to the fee payer")                                           \
+    X(burn, U64, "part of paid that was burned")                                             \
+    X(tip, U64, "part of paid that went to the proposer")                                    \
+    X(value, F64, "agent valuation of this fire at this delay")                              \
+    X(weight_ppm, U32, "W(actor) x 1e6 at fire time (CIP-1 rev §8)")                         \
+    X(deferrals, U32, "n, blocks deferred before this fire (CIP-5 §9.2)")
+
+/* /timers: one row per timer that ended, or was pending at the close. */
+#define CS_H5_TIMER_FIELDS(X)                                                                \
+    X(timer_id, U64, "first 8 bytes of timer_id, big-endian")                                \
+    X(actor, U32, "owner actor index")                                                       \
+    X(agent, U32, "agent instance index")                                                    \
+    X(kind, KIND, "agent kind")                                                              \
+    X(trigger, TRIG, "HEIGHT, INTERVAL or WATCH")                                            \
+    X(outcome, OUTC, "how the timer ended")                                                  \
+    X(every_blocks, U32, "INTERVAL period, 0 otherwise")                                     \
+    X(sched_height, U64, "height it was scheduled at")                                       \
+    X(due_height, U64, "(first) due height")                                                 \
+    X(end_height, U64, "height it ended at (close height when pending)")                     \
+    X(deferrals, U32, "total blocks deferred")                                               \
+    X(fires, U32, "times fired")
+
+/* /actors: one row per actor. */
+#define CS_H5_ACTOR_FIELDS(X)                                                                \
+    X(actor, U32, "actor index")                                                             \
+    X(agent, U32, "agent instance index")                                                    \
+    X(kind, KIND, "agent kind")                                                              \
+    X(deployer, U32, "deployer id")                                                          \
+    X(fires, U64, "fires")                                                                   \
+    X(scheduled, U64, "timers scheduled")                                                    \
+    X(value, F64, "sum of fire values")                                                      \
+    X(paid, U64, "sum paid (saturating)")                                                    \
+    X(end_balance, U64, "balance at the close (saturating)")
+
+/* /weights: W(identity) sampled every K blocks, long format. */
+#define CS_H5_WEIGHT_FIELDS(X)                                                               \
+    X(height, U64, "sample height")                                                          \
+    X(ident, U32, "fairness identity (actor or deployer, D12)")                              \
+    X(weight_ppm, U32, "W x 1e6 (CIP-1 rev §8)")                                             \
+    X(fires_in_window, U32, "fires of ident in the fairness window")                         \
+    X(median_fires, U32, "window median over identities with >= 1 fire")
+
+/* /summary: one row per agent kind, then one row kind = all. */
+#define CS_H5_SUMMARY_FIELDS(X)                                                              \
+    X(kind, KIND, "agent kind, or all")                                                      \
+    X(actors, U32, "actors of this kind")                                                    \
+    X(fires, U64, "fires")                                                                   \
+    X(timers, U64, "timers")                                                                 \
+    X(delay_p50, F64, "delay median (fired timers)")                                         \
+    X(delay_p95, F64, "delay 95th percentile")                                               \
+    X(delay_p99, F64, "delay 99th percentile")                                               \
+    X(delay_max, F64, "delay maximum")                                                       \
+    X(censored, U64, "timers never fired")                                                   \
+    X(value, F64, "sum of fire values")                                                      \
+    X(paid, F64, "sum paid")                                                                 \
+    X(utility, F64, "value - paid")
+
+#define CS__H5_MEMBER(name, kind, doc) CS__H5_CTYPE_##kind name;
+#define CS__H5_SIZE(name, kind, doc) +sizeof(CS__H5_CTYPE_##kind)
+
+/* Row structs: fields exactly as in the tables above (the doc column). */
+typedef struct cs_h5_block { CS_H5_BLOCK_FIELDS(CS__H5_MEMBER) } cs_h5_block_t;
+typedef struct cs_h5_fire { CS_H5_FIRE_FIELDS(CS__H5_MEMBER) } cs_h5_fire_t;
+typedef struct cs_h5_timer { CS_H5_TIMER_FIELDS(CS__H5_MEMBER) } cs_h5_timer_t;
+typedef struct cs_h5_actor { CS_H5_ACTOR_FIELDS(CS__H5_MEMBER) } cs_h5_actor_t;
+typedef struct cs_h5_weight { CS_H5_WEIGHT_FIELDS(CS__H5_MEMBER) } cs_h5_weight_t;
+typedef struct cs_h5_summary { CS_H5_SUMMARY_FIELDS(CS__H5_MEMBER) } cs_h5_summary_t;
+
+/* No padding anywhere: the struct is exactly the sum of its columns (and
+ * every table but /blocks is written as the raw bytes of its struct). */
+_Static_assert(sizeof(cs_h5_block_t) == 0 CS_H5_BLOCK_FIELDS(CS__H5_SIZE), "blocks padding");
+_Static_assert(sizeof(cs_h5_fire_t) == 0 CS_H5_FIRE_FIELDS(CS__H5_SIZE), "fires padding");
+_Static_assert(sizeof(cs_h5_timer_t) == 0 CS_H5_TIMER_FIELDS(CS__H5_SIZE), "timers padding");
+_Static_assert(sizeof(cs_h5_actor_t) == 0 CS_H5_ACTOR_FIELDS(CS__H5_SIZE), "actors padding");
+_Static_assert(sizeof(cs_h5_weight_t) == 0 CS_H5_WEIGHT_FIELDS(CS__H5_SIZE), "weights padding");
+_Static_assert(sizeof(cs_h5_summary_t) == 0 CS_H5_SUMMARY_FIELDS(CS__H5_SIZE), "summary padding");
+_Static_assert(sizeof(cs_h5_block_t) == 208 && sizeof(cs_h5_fire_t) == 120 &&
+                   sizeof(cs_h5_timer_t) == 64 && sizeof(cs_h5_actor_t) == 56 &&
+                   sizeof(cs_h5_weight_t) == 24 && sizeof(cs_h5_summary_t) == 88,
+               "row sizes are part of format_version 1");
+
+/* Dataset selector for the generic row functions. */
+typedef enum cs_h5_ds {
+    CS_H5_BLOCKS = 0,
+    CS_H5_FIRES = 1,
+    CS_H5_TIMERS = 2,
+    CS_H5_ACTORS = 3,
+    CS_H5_WEIGHTS = 4,
+    CS_H5_SUMMARY = 5,
+    CS_H5_NDS = 6 /* number of datasets */
+} cs_h5_ds;
+
+/* "blocks", "fires", ... for ds in [0, CS_H5_NDS); NULL otherwise. */
+const char *cs_h5_ds_name(cs_h5_ds ds);
+/* Row size in bytes of dataset ds (sizeof the row struct); 0 if invalid. */
+size_t cs_h5_ds_row_size(cs_h5_ds ds);
+
+/* ---- writer ------------------------------------------------------------- */
+
+/* Run-level provenance written as root attributes at creation.  Strings are
+ * copied into the file; NULL strings are written as "". */
+typedef struct cs_h5_meta {
+    int format_version;        /* 0 means CS_H5_FORMAT_VERSION */
+    const char *cowsim_version; /* e.g. CS_VERSION */
+    const char *git_commit;    /* e.g. CS_GIT_COMMIT */
+    const char *scenario_json; /* the scenario text as run (any length) */
+    uint64_t seed;             /* run seed */
+    const char *mechanism;     /* mechanism name, e.g. "eip1559" */
+    int sync_compress;         /* nonzero: compress on the caller's thread; 0 (default): one helper thread */
+} cs_h5_meta_t;
+
+typedef struct cs_h5 cs_h5_t;
+
+/*
+ * Create (truncate) the run file at path and write the root attributes with
+ * complete = 0 and the six empty datasets, then flush.  Returns the writer,
+ * owned by the caller until cs_h5_close().  On failure returns NULL and sets
+ * *err (if err is non-NULL): CS_EIO when the file cannot be created
+ * (message in cs_h5_last_error()), CS_ENOMEM, or CS_EINVAL for NULL
+ * path/meta.
+ */
+cs_h5_t *cs_h5_create(const char *path, const cs_h5_meta_t *meta, int *err);
+
+/*
+ * Append n rows (copied; the caller keeps ownership of rows).  Rows are
+ * buffered and written a whole chunk at a time.  Returns CS_OK, CS_EIO or
+ * CS_ENOMEM (the writer is then failed), or CS_EINVAL for rows == NULL with
+ * n > 0.  n == 0 is a no-op.
+ */
+int cs_h5_append_blocks(cs_h5_t *h, const cs_h5_block_t *rows, size_t n);
+/* As above; fires are filtered by the fires mode (cs_h5_set_fires_mode). */
+int cs_h5_append_fires(cs_h5_t *h, const cs_h5_fire_t *rows, size_t n);
+int cs_h5_append_timers(cs_h5_t *h, const cs_h5_timer_t *rows, size_t n);
+int cs_h5_append_actors(cs_h5_t *h, const cs_h5_actor_t *rows, size_t n);
+int cs_h5_append_weights(cs_h5_t *h, const cs_h5_weight_t *rows, size_t n);
+int cs_h5_append_summary(cs_h5_t *h, const cs_h5_summary_t *rows, size_t n);
+/* Generic form: rows are cs_h5_ds_row_size(ds) bytes each. */
+int cs_h5_append(cs_h5_t *h, cs_h5_ds ds, const void *rows, size_t n);
+
+/*
+ * Honour output.fires: CS_H5_FIRES_ALL, CS_H5_FIRES_OFF, or
+ * CS_H5_FIRES_SAMPLE keeping exactly the fires whose timer_id % sample_every
+ * == 0 (timer_id is a keccak prefix, so this is a uniform 1/N sample of
+ * timers that keeps every fire of a kept timer and cannot alias with the
+ * order of fires inside a block).  sample_every must be >= 1 for SAMPLE
+ * and is ignored otherwise.  Writes root attributes fires_mode and
+ * fires_sample_every.  Must be called before the first fire is appended:
+ * returns CS_EINVAL afterwards or on a bad mode, CS_EIO on write failure.
+ */
+int cs_h5_set_fires_mode(cs_h5_t *h, cs_h5_fires_mode mode, uint64_t sample_every);
+
+/*
+ * Write every buffered row (a partly filled chunk is written now and
+ * rewritten whole when it fills) and flush HDF5 metadata to the OS.  After
+ * it returns CS_OK, a crash leaves all rows appended so far readable.
+ * Cost grows with the partly filled chunks, so call it every few thousand
+ * blocks or seconds, not every block.  Returns CS_OK or the sticky error.
+ */
+int cs_h5_flush(cs_h5_t *h);
+
+/* Root attributes for run-level numbers and strings (created or replaced).
+ * Return CS_OK, CS_EINVAL (empty name, NULL string) or CS_EIO. */
+int cs_h5_attr_u64(cs_h5_t *h, const char *name, uint64_t v);
+int cs_h5_attr_f64(cs_h5_t *h, const char *name, double v);
+int cs_h5_attr_str(cs_h5_t *h, const char *name, const char *s);
+
+/* Rows accepted into dataset ds so far (after fires filtering). */
+uint64_t cs_h5_rows(const cs_h5_t *h, cs_h5_ds ds);
+
+/*
+ * Flush, set the root attribute complete to 1 if complete is nonzero and no
+ * error occurred (0 otherwise), write fires_seen, close the file and free
+ * the writer (always, even on error).  Returns CS_OK or the first error.
+ * h == NULL is a no-op returning CS_OK.
+ */
+int cs_h5_close(cs_h5_t *h, int complete);
+
+/* Message of the last failure in this thread ("" if none).  Static storage,
+ * valid until the next cs_h5 call in the same thread. */
+const char *cs_h5_last_error(void);
+
+/* ---- reader -------------------------------------------------------------- */
+
+/* Root attributes of a run file, owned by the reader. */
+typedef struct cs_h5_info {
+    int format_version;   /* root format_version */
+    int complete;         /* 1 only if the run finished and the file was closed */
+    uint64_t seed;        /* root seed */
+    char *mechanism;      /* root mechanism */
+    char *scenario_json;  /* root scenario_json */
+    char *cowsim_version; /* root cowsim_version */
+    char *git_commit;     /* root git_commit */
+} cs_h5_info_t;
+
+typedef struct cs_h5_reader cs_h5_reader_t;
+
+/*
+ * Open a run file read-only (file locking off, so a run still being written
+ * can be inspected) and read its root attributes.  Returns the reader (free
+ * with cs_h5_close_read) or NULL with *err = CS_EIO (cannot open / not HDF5
+ * / truncated), CS_EPARSE (HDF5 but not a cowsim run file of a supported
+ * format_version) or CS_ENOMEM.
+ */
+cs_h5_reader_t *cs_h5_open_read(const char *path, int *err);
+/* The root attributes; valid until cs_h5_close_read(r). */
+const cs_h5_info_t *cs_h5_info(const cs_h5_reader_t *r);
+/* Close and free; NULL is a no-op. */
+void cs_h5_close_read(cs_h5_reader_t *r);
+
+/* Number of rows in dataset ds.  CS_EPARSE if the dataset is missing or
+ * its type lacks a column of this module's table, CS_EIO on read errors. */
+int cs_h5_nrows(cs_h5_reader_t *r, cs_h5_ds ds, uint64_t *n);
+/* Read rows [start, start + count) of ds into rows (count row structs, caller
+ * allocated).  CS_ERANGE if the range exceeds the dataset. */
+int cs_h5_read_rows(cs_h5_reader_t *r, cs_h5_ds ds, uint64_t start, size_t count, void *rows);
+
+/*
+ * Read a whole dataset into a malloc'd array (caller frees with free()).
+ * On success *rows holds *n rows (*rows is NULL when *n == 0).  On error
+ * *rows = NULL, *n = 0 and the code is returned (CS_EPARSE, CS_EIO,
+ * CS_ENOMEM).
+ */
+int cs_h5_read_all(cs_h5_reader_t *r, cs_h5_ds ds, void **rows, size_t *n);
+int cs_h5_read_blocks(cs_h5_reader_t *r, cs_h5_block_t **rows, size_t *n);
+int cs_h5_read_fires(cs_h5_reader_t *r, cs_h5_fire_t **rows, size_t *n);
+int cs_h5_read_timers(cs_h5_reader_t *r, cs_h5_timer_t **rows, size_t *n);
+int cs_h5_read_actors(cs_h5_reader_t *r, cs_h5_actor_t **rows, size_t *n);
+int cs_h5_read_weights(cs_h5_reader_t *r, cs_h5_weight_t **rows, size_t *n);
+int cs_h5_read_summary(cs_h5_reader_t *r, cs_h5_summary_t **rows, size_t *n);
+
+/* Read a scalar root attribute (any integer / float / string type that
+ * converts).  CS_EPARSE if absent or not a single value.  *s is malloc'd,
+ * caller frees. */
+int cs_h5_read_attr_u64(cs_h5_reader_t *r, const char *name, uint64_t *v);
+int cs_h5_read_attr_f64(cs_h5_reader_t *r, const char *name, double *v);
+int cs_h5_read_attr_str(cs_h5_reader_t *r, const char *name, char **s);
+
+#endif /* CS_H5_H */

@@ -1,0 +1,133 @@
+/*
+ * cs_fairness.h -- the per-identity fairness weight W (CIP-1 rev §8; D12).
+ *
+ *   recent_executions[i] = fires by identity i over the window
+ *   network_median       = lower median of recent_executions over the
+ *                          identities with >= 1 fire in the window (0 if none)
+ *   ratio[i]             = recent_executions[i] / max(1, network_median),
+ *                          clipped to [0, 2]
+ *   W(i)                 = clip(2 - ratio[i], w_min, w_max)       (ppm)
+ *
+ * Identities are uint32_t indices.  Whether an identity is an actor or a
+ * deployer (fairness_identity, D12) is the pipeline's mapping: two actors
+ * mapped to one index share one W.
+ *
+ * Window.  FAIRNESS_WINDOW_BLOCKS = W_b = p->fairness_window, fixed at init.
+ * During block h the window is the W_b completed blocks h-W_b .. h-1: fires
+ * added during block h (CIP-1 rev §3 step 10) are held apart and enter the
+ * window at the next cs_fairness_begin_block, which also drops the block
+ * that falls out ("rolling decay applied at the start of the next
+ * end-of-block step").  So every weight queried during block h is stable
+ * and does not depend on the order of that block's fires.  Heights may
+ * skip (blocks with no call count as blocks with no fires).
+ *
+ * State (CIP-1 rev §8 "State"): each identity with fires in the window
+ * holds a ring of W_b per-block fire counts (uint32_t, 4*W_b bytes, half the
+ * spec's ~8 KiB per actor at W_b = 1,000) plus its window sum.  An identity
+ * whose window sum drops to 0 is pruned at begin_block; its next fire
+ * creates a fresh entry.
+ *
+ * Median.  Computed once per block in cs_fairness_begin_block by O(n)
+ * worst-case selection (median of medians), never per query.  Optional EMA
+ * smoothing (CIP-1 rev §8 limitation 2; median_ema, D12): with alpha =
+ * p->median_ema in ppm, alpha = 0 means off (the raw median is used);
+ * otherwise M_h = alpha*median_h + (1 - alpha)*M_{h-1}, started at the raw
+ * median of the first block, kept in fixed point x 10^6 and floored.
+ * alpha is the weight on the new observation, as the EMA of the CIP-1 first
+ * draft (weight' = (1 - λ)·weight + λ·S).
+ *
+ * Rounding.  ratio is floor(recent * 10^6 / max(1, M)) in ppm, so W =
+ * 2*10^6 - ratio is the exact W rounded up to the next ppm.
+ *
+ * Ownership: the caller owns the cs_fairness_t object; init allocates
+ * nothing, cs_fairness_reserve / add_fire allocate the tables,
+ * cs_fairness_free releases them.  After cs_fairness_reserve(n_ident,
+ * n_tracked) with enough room, begin_block and add_fire never allocate.
+ */
+#ifndef CS_FAIRNESS_H
+#define CS_FAIRNESS_H
+
+#include "cs_error.h"
+#include "cs_params.h"
+#include "cs_types.h"
+
+/* One tracked identity. */
+typedef struct cs_fair_slot {
+    uint32_t ident; /* identity index this slot tracks */
+    uint32_t cur;   /* fires in the current block, not yet in the window */
+    uint64_t sum;   /* recent_executions: fires over the window */
+} cs_fair_slot_t;
+
+typedef struct cs_fairness {
+    uint32_t window;       /* FAIRNESS_WINDOW_BLOCKS (CIP-1 rev §8) */
+    uint64_t w_min;        /* lower clip of W, ppm */
+    uint64_t w_max;        /* upper clip of W, ppm */
+    uint64_t ema;          /* median_ema: weight on the new median, ppm; 0 = off */
+    uint32_t *slot_of;     /* identity -> slot index, UINT32_MAX if untracked */
+    uint32_t n_ident;      /* entries in slot_of */
+    cs_fair_slot_t *slots; /* tracked identities, dense, n_slots in use */
+    uint32_t *counts;      /* ring of slot i: counts[i*window .. (i+1)*window) */
+    cs_u128 *work;         /* median workspace, cap_slots entries */
+    uint32_t n_slots;      /* tracked identities */
+    uint32_t cap_slots;    /* allocated slots, counts rings and work entries */
+    uint64_t height;       /* block of the last begin_block */
+    int started;           /* begin_block has been called */
+    int ema_started;       /* median_fp holds a smoothed value */
+    uint64_t median;       /* raw lower median at the last begin_block */
+    cs_u128 median_fp;     /* median in effect (smoothed if ema), x 10^6 */
+} cs_fairness_t;
+
+/* Set up f from p (fairness_window, w_min, w_max, median_ema).  Allocates
+ * nothing.  CS_EINVAL if fairness_window is 0. */
+int cs_fairness_init(cs_fairness_t *f, const cs_params_t *p);
+/* Release every table; f is then as after a failed init (call init to reuse). */
+void cs_fairness_free(cs_fairness_t *f);
+/* Pre-size for identities 0..n_ident-1 and up to n_tracked simultaneously
+ * tracked identities.  CS_OK or CS_ENOMEM (f unchanged). */
+int cs_fairness_reserve(cs_fairness_t *f, uint32_t n_ident, uint32_t n_tracked);
+
+/*
+ * Start block h (CIP-1 rev §3 step 10 decay, §8): move each identity's
+ * fires of the previous block into its ring, drop the blocks that leave the
+ * window [h - window, h - 1], prune identities whose sum is 0, and compute
+ * the network median (and its EMA) for block h.  Never allocates.
+ * CS_EINVAL if h is not above the previous block's height.
+ */
+int cs_fairness_begin_block(cs_fairness_t *f, uint64_t h);
+
+/* Record one fire of identity ident in the current block (CIP-1 rev §3
+ * step 10).  CS_EINVAL before the first begin_block or for ident =
+ * UINT32_MAX; CS_ENOMEM if a new entry cannot be allocated; CS_EOVERFLOW
+ * past 2^32-1 fires of one identity in one block. */
+int cs_fairness_add_fire(cs_fairness_t *f, uint32_t ident);
+
+/* W(ident) in ppm for the current block: 2,000,000 for an untracked
+ * identity (clipped to [w_min, w_max]). */
+uint64_t cs_fairness_weight(const cs_fairness_t *f, uint32_t ident);
+/* recent_executions of ident over the window (0 if untracked). */
+uint64_t cs_fairness_recent(const cs_fairness_t *f, uint32_t ident);
+/* The raw lower median computed at the last begin_block. */
+uint64_t cs_fairness_median(const cs_fairness_t *f);
+/* The median in effect (EMA-smoothed when median_ema > 0), x 10^6. */
+cs_u128 cs_fairness_median_fp(const cs_fairness_t *f);
+/* Identities currently tracked (including ones first seen this block). */
+uint32_t cs_fairness_count(const cs_fairness_t *f);
+
+/*
+ * Enumerate tracked identities in ascending identity order, for sampling
+ * the /weights matrix: writes up to cap entries into ident[], recent[] and
+ * w_ppm[] (any of them may be NULL) and returns the number written.
+ * O(identities ever seen).
+ */
+uint32_t cs_fairness_snapshot(const cs_fairness_t *f, uint32_t *ident, uint64_t *recent,
+                              uint64_t *w_ppm, uint32_t cap);
+
+/*
+ * Internal, shared with cs_gba.c: the k-th smallest (0-based) of a[0..n),
+ * k < n, by worst-case O(n) selection (median of medians with a three-way
+ * partition).  Permutes a.  The result is a value, so it does not depend on
+ * the pivot choices and is deterministic.
+ */
+cs_u128 cs__select_u128(cs_u128 *a, size_t n, size_t k);
+
+#endif /* CS_FAIRNESS_H */

@@ -1,0 +1,129 @@
+/*
+ * agent_affine_user.c -- the "affine_user" kind (DESIGN §3): users with an
+ * affine utility, value v minus a waiting cost c per block, who take part
+ * only when the expected surplus is positive.
+ *
+ * Arrivals: Poisson(rate x demand_mult) potential users per block.  Each
+ * draws, in this order and whether or not it joins: v (lognormal, mean
+ * value), c (lognormal, mean wait_cost), a geometric delay and a cycles
+ * uniform.  So the exogenous draws follow a fixed pattern; only the
+ * decision reacts to what the user observes.
+ *
+ * Expectations, updated at the start of every block from the observation
+ * (EMA with weight ema_alpha; the first block initialises them):
+ *   expected utilisation  u  <- utilisation
+ *   expected price per fire P <- clearing_price                       (bid mechanisms)
+ *                              (basefee_lane + p50_tip) x E[cycles]  (fee mechanisms)
+ *                              basefee_cycle x E[cycles]             (FIFO)
+ *   with E[cycles] = gas_limit x cycles_frac;
+ *   expected wait W = min(wait_cap, u / (1 - u))  (queueing heuristic; wait_cap if u >= 1).
+ * A user joins iff v - c x W - P > 0.  A joining user's fire is worth
+ * v - c x delay (the default linear value model with decay = c, no
+ * deadline).  Under bid mechanisms it bids min(P x bid_markup, v - c x W);
+ * under fee mechanisms the default GBA prices it.
+ */
+#include "cs_agent_int.h"
+
+#define AF_PARAMS(X)                                                                           \
+    X(RATE, "rate", 0.5, 0, 10000, "mean potential users per block (Poisson; times the demand multiplier)") \
+    X(VALUE, "value", 1e9, 0, 1e15, "mean value v of a fire at zero delay, base units (lognormal)") \
+    X(VALUE_SIGMA, "value_sigma", 0.5, 0, 5, "log-standard deviation of v")                     \
+    X(WAIT_COST, "wait_cost", 1e7, 0, 1e15, "mean waiting cost c per block of delay, base units (lognormal)") \
+    X(WAIT_COST_SIGMA, "wait_cost_sigma", 0.5, 0, 5, "log-standard deviation of c")             \
+    X(DELAY_MEAN, "delay_mean", 10, 1, 10000000, "mean delay in blocks from scheduling to due height (geometric)") \
+    X(GAS_LIMIT, "gas_limit", 100000, 1, 1e9, "gas limit per fire, cycles")                     \
+    X(CYCLES_FRAC, "cycles_frac", 0.6, 0, 1, "mean share of gas_limit the handler uses")        \
+    X(CYCLES_JITTER, "cycles_jitter", 0.2, 0, 1, "relative half-width of the uniform noise on cycles used") \
+    X(PAYLOAD_LEN, "payload_len", 64, 0, 1048576, "payload bytes (cells metering)")            \
+    X(TTL, "ttl", 0, 0, 1e9, "blocks after the due height at which the timer expires; 0 = none") \
+    X(EMA_ALPHA, "ema_alpha", 0.1, 0.0001, 1, "weight of the newest observation in the EMAs")   \
+    X(WAIT_CAP, "wait_cap", 1000, 0, 1e9, "upper bound of the expected wait in blocks")         \
+    X(BID_MARKUP, "bid_markup", 1.1, 1, 100, "bid mechanisms: bid min(expected price x bid_markup, v - c x W)")
+
+enum { AF_PARAMS(CS__P_ENUM) P__COUNT };
+static const cs_agent_param_t af_params[] = {AF_PARAMS(CS__P_ROW)};
+CS_STATIC_ASSERT(sizeof af_params / sizeof af_params[0] == P__COUNT, "one row per parameter");
+
+typedef struct af_state {
+    int have_ema;       /* the EMAs hold an observation */
+    double ema_u;       /* expected utilisation */
+    double ema_p;       /* expected price per fire, base units */
+    uint64_t arrivals;  /* potential users drawn */
+    uint64_t joined;    /* users who scheduled */
+    uint64_t abstained; /* users who stayed out */
+    uint64_t rejected;  /* schedule calls refused by the world */
+} af_state_t;
+
+/* The observed price per fire for mechanism family mc (see above). */
+static double af_price_obs(const double *p, int mc, const cs_obs_t *o)
+{
+    double cyc = p[P_GAS_LIMIT] * p[P_CYCLES_FRAC];
+    if (mc == CS__MC_BID) return o->clearing_price;
+    if (mc == CS__MC_FEE) return (o->basefee_lane + o->p50_tip) * cyc;
+    return o->basefee_cycle * cyc;
+}
+
+/* Expected wait in blocks from the utilisation EMA. */
+static double af_wait(const double *p, double u)
+{
+    double cap = p[P_WAIT_CAP];
+    if (u >= 1.0) return cap;
+    if (u <= 0.0) return 0.0;
+    double wt = u / (1.0 - u);
+    return wt < cap ? wt : cap;
+}
+
+/* Update the EMAs, then let each potential user decide. */
+static void af_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
+{
+    af_state_t *s = a->state;
+    const double *p = a->params;
+    int mc = cs__agent_mclass(o->mechanism);
+    double al = p[P_EMA_ALPHA], pobs = af_price_obs(p, mc, o);
+    if (!s->have_ema) {
+        s->ema_u = o->utilisation;
+        s->ema_p = pobs;
+        s->have_ema = 1;
+    } else {
+        s->ema_u = (1.0 - al) * s->ema_u + al * o->utilisation;
+        s->ema_p = (1.0 - al) * s->ema_p + al * pobs;
+    }
+    double wait = af_wait(p, s->ema_u);
+    unsigned n = cs__agent_arrivals(a->rng, p[P_RATE], o);
+    for (unsigned i = 0; i < n; i++) {
+        cs_timer_req_t q;
+        cs_hash_t id;
+        cs__agent_req_zero(&q);
+        double v = cs__agent_lognormal(a->rng, p[P_VALUE], p[P_VALUE_SIGMA]);
+        double c = cs__agent_lognormal(a->rng, p[P_WAIT_COST], p[P_WAIT_COST_SIGMA]);
+        q.delay = cs__agent_geom_delay(a->rng, p[P_DELAY_MEAN]);
+        cs__agent_cycles(a->rng, p[P_GAS_LIMIT], p[P_CYCLES_FRAC], p[P_CYCLES_JITTER], &q);
+        s->arrivals++;
+        double surplus = v - c * wait;
+        if (!(surplus - s->ema_p > 0.0)) {
+            s->abstained++;
+            continue;
+        }
+        q.value = v;
+        q.decay = c;
+        q.payload_len = (uint32_t)cs__agent_u64(p[P_PAYLOAD_LEN]);
+        q.ttl = cs__agent_u64(p[P_TTL]);
+        if (mc == CS__MC_BID) {
+            double b = s->ema_p * p[P_BID_MARKUP];
+            q.has_bid = 1;
+            q.bid = b < surplus ? b : surplus;
+        }
+        q.tag = (uint32_t)s->joined++;
+        if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
+    }
+}
+
+const cs_agent_ops_t cs__agent_affine_user = {
+    .name = "affine_user",
+    .version = 1,
+    .kind = CS_AK_AFFINE_USER,
+    .state_size = sizeof(af_state_t),
+    .params = af_params,
+    .n_params = P__COUNT,
+    .on_block = af_on_block,
+};

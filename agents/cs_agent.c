@@ -1,0 +1,178 @@
+/*
+ * cs_agent.c -- the agent registry (STYLE §3), the default value model and
+ * the helpers shared by the agent kinds (cs_agent_int.h).
+ */
+#include "cs_agent.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+
+#include "cs_agent_int.h"
+#include "cs_timer.h"
+
+/* The registry, in cs_agent_kind order (entry i has kind i). */
+const cs_agent_ops_t *const cs_agent_registry[] = {
+    &cs__agent_default_gba,      &cs__agent_priority_tier, &cs__agent_liquidation_bot,
+    &cs__agent_oracle,           &cs__agent_heartbeat,     &cs__agent_subscription,
+    &cs__agent_spammer,          &cs__agent_fragmenter,    &cs__agent_fp_best_response,
+    &cs__agent_waiting_game,     &cs__agent_affine_user,   &cs__agent_watcher,
+    &cs__agent_demand_curve,
+};
+CS_STATIC_ASSERT(sizeof cs_agent_registry / sizeof cs_agent_registry[0] == CS_AK__COUNT,
+                 "one registry entry per agent kind");
+
+/* The kind names in enum order (HDF5 enum values, DESIGN §5); they equal
+ * the registry names and sim/cs_h5.c's cs_h5_kind_names (checked in
+ * tests/test_agents.c). */
+const char *const cs_agent_kind_names[] = {
+    "default_gba", "priority_tier",    "liquidation_bot", "oracle",      "heartbeat",
+    "subscription", "spammer",         "fragmenter",      "fp_best_response",
+    "waiting_game", "affine_user",     "watcher",         "demand_curve",
+};
+CS_STATIC_ASSERT(sizeof cs_agent_kind_names / sizeof cs_agent_kind_names[0] == CS_AK__COUNT,
+                 "one name per agent kind");
+
+/* Return the registry entry named name, or NULL when none has that name. */
+const cs_agent_ops_t *cs_agent_find(const char *name)
+{
+    if (name == NULL) return NULL;
+    for (size_t i = 0; i < CS_AK__COUNT; i++)
+        if (strcmp(cs_agent_registry[i]->name, name) == 0) return cs_agent_registry[i];
+    return NULL;
+}
+
+/*
+ * Write the registry names, in enum order and separated by ", ", into buf
+ * (always NUL-terminated when cap > 0; silently truncated to cap - 1
+ * bytes).  Returns buf.  For "unknown agent kind" messages.
+ */
+char *cs_agent_names(char *buf, size_t cap)
+{
+    size_t used = 0;
+    if (buf == NULL || cap == 0) return buf;
+    buf[0] = '\0';
+    for (size_t i = 0; i < CS_AK__COUNT && used + 1 < cap; i++) {
+        int n = snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", cs_agent_registry[i]->name);
+        if (n < 0) break;
+        used += (size_t)n;
+    }
+    return buf;
+}
+
+/*
+ * Default value model (DESIGN §3): value - decay * delay, floored at 0, and
+ * 0 once delay exceeds a nonzero deadline (a fire at exactly the deadline
+ * still counts).
+ */
+double cs_agent_value_default(const cs_timer_info_t *t, uint64_t delay)
+{
+    if (t->deadline != 0 && delay > t->deadline) return 0.0;
+    double v = t->value - t->decay * (double)delay;
+    return v > 0.0 ? v : 0.0;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+/* Family of mechanism m: bias-* and score take bids, eip1559 and gba-* take
+ * fee params, everything else (fifo, fifo-capped) takes no price. */
+int cs__agent_mclass(const char *m)
+{
+    if (m == NULL) return CS__MC_NONE;
+    if (strncmp(m, "bias", 4) == 0 || strcmp(m, "score") == 0) return CS__MC_BID;
+    if (strcmp(m, "eip1559") == 0 || strncmp(m, "gba", 3) == 0) return CS__MC_FEE;
+    return CS__MC_NONE;
+}
+
+/* Round x to the nearest integer in [0, 2^62]; NaN gives 0. */
+uint64_t cs__agent_u64(double x)
+{
+    if (!(x > 0.0)) return 0;
+    if (x >= 4611686018427387904.0) return (uint64_t)1 << 62;
+    return (uint64_t)llround(x);
+}
+
+/* A zeroed HEIGHT request for actor 0. */
+void cs__agent_req_zero(cs_timer_req_t *q)
+{
+    memset(q, 0, sizeof *q);
+    q->kind = (uint8_t)CS_KIND_HEIGHT;
+}
+
+/* Cycles model for a given uniform u in [0, 1) (cs_agent_int.h). */
+void cs__agent_cycles_at(double u, double gas, double frac, double jitter, cs_timer_req_t *q)
+{
+    uint64_t gl = cs__agent_u64(gas);
+    if (gl == 0) gl = 1;
+    double f = frac * (1.0 + jitter * (2.0 * u - 1.0));
+    if (f < 0.0) f = 0.0;
+    if (f > 1.0) f = 1.0;
+    uint64_t used = cs__agent_u64((double)gl * f);
+    q->gas_limit = gl;
+    q->cycles_used = used > gl ? gl : used;
+}
+
+/* Cycles model with one uniform draw (cs_agent_int.h). */
+void cs__agent_cycles(gsl_rng *r, double gas, double frac, double jitter, cs_timer_req_t *q)
+{
+    cs__agent_cycles_at(gsl_rng_uniform(r), gas, frac, jitter, q);
+}
+
+/* Cycles model without a draw: the jitter is centred (u = 1/2). */
+void cs__agent_cycles_fixed(double gas, double frac, cs_timer_req_t *q)
+{
+    cs__agent_cycles_at(0.5, gas, frac, 0.0, q);
+}
+
+/* Lognormal with mean `mean` and log-sd sigma; one draw. */
+double cs__agent_lognormal(gsl_rng *r, double mean, double sigma)
+{
+    double zeta = mean > 0.0 ? log(mean) - 0.5 * sigma * sigma : 0.0;
+    double x = gsl_ran_lognormal(r, zeta, sigma);
+    return mean > 0.0 ? x : 0.0;
+}
+
+/* Geometric delay on {1, 2, ...} with mean `mean`; one draw. */
+uint64_t cs__agent_geom_delay(gsl_rng *r, double mean)
+{
+    double p = mean > 1.0 ? 1.0 / mean : 1.0;
+    unsigned k = gsl_ran_geometric(r, p);
+    return k ? (uint64_t)k : 1u;
+}
+
+/* Poisson arrivals with mean rate * demand_mult. */
+unsigned cs__agent_arrivals(gsl_rng *r, double rate, const cs_obs_t *o)
+{
+    double mu = rate * o->demand_mult;
+    if (!(mu > 0.0)) mu = 0.0;
+    return gsl_ran_poisson(r, mu);
+}
+
+/* One arrival of the shared model; three draws (delay, value, cycles). */
+void cs__agent_arrival(gsl_rng *r, const double *p, cs_timer_req_t *q)
+{
+    cs__agent_req_zero(q);
+    q->delay = cs__agent_geom_delay(r, p[CS__AR_DELAY_MEAN]);
+    q->value = cs__agent_lognormal(r, p[CS__AR_VALUE], p[CS__AR_VALUE_SIGMA]);
+    cs__agent_cycles(r, p[CS__AR_GAS_LIMIT], p[CS__AR_CYCLES_FRAC], p[CS__AR_CYCLES_JITTER], q);
+    q->decay = q->value * p[CS__AR_DECAY_FRAC];
+    q->deadline = cs__agent_u64(p[CS__AR_DEADLINE]);
+    q->payload_len = (uint32_t)cs__agent_u64(p[CS__AR_PAYLOAD_LEN]);
+    q->ttl = cs__agent_u64(p[CS__AR_TTL]);
+}
+
+/* Default pricing: default GBA under fee mechanisms, bid_frac * value (or
+ * no bid) under bid mechanisms, nothing under FIFO. */
+void cs__agent_price_default(int mc, double bid_frac, cs_timer_req_t *q)
+{
+    q->has_fees = 0;
+    q->max_fee = q->max_prio = 0.0;
+    q->has_bid = 0;
+    q->bid = 0.0;
+    if (mc == CS__MC_BID && bid_frac > 0.0) {
+        q->has_bid = 1;
+        q->bid = bid_frac * q->value;
+    }
+}

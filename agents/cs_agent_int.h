@@ -1,0 +1,137 @@
+/*
+ * cs_agent_int.h -- internals shared by the agent kinds (DESIGN §3).  Not
+ * part of the public interface: only the agents/ sources include it.
+ *
+ * Every agent kind lives in its own agents/agent_<kind>.c and exports one
+ * const ops table, cs__agent_<kind>; agents/cs_agent.c collects them into
+ * cs_agent_registry in cs_agent_kind order.
+ *
+ * Random draws.  Helpers that draw say exactly how many variates they take
+ * from the generator, so each kind can keep the fixed per-block draw
+ * pattern that makes arrivals identical across mechanisms (common random
+ * numbers, DESIGN §2.7).  Nothing here draws conditionally on an outcome.
+ */
+#ifndef CS_AGENT_INT_H
+#define CS_AGENT_INT_H
+
+#include <gsl/gsl_rng.h>
+
+#include "cs_agent.h"
+
+/* The ops table of every kind, defined in agents/agent_<kind>.c. */
+extern const cs_agent_ops_t cs__agent_default_gba;
+extern const cs_agent_ops_t cs__agent_priority_tier;
+extern const cs_agent_ops_t cs__agent_liquidation_bot;
+extern const cs_agent_ops_t cs__agent_oracle;
+extern const cs_agent_ops_t cs__agent_heartbeat;
+extern const cs_agent_ops_t cs__agent_subscription;
+extern const cs_agent_ops_t cs__agent_spammer;
+extern const cs_agent_ops_t cs__agent_fragmenter;
+extern const cs_agent_ops_t cs__agent_fp_best_response;
+extern const cs_agent_ops_t cs__agent_waiting_game;
+extern const cs_agent_ops_t cs__agent_affine_user;
+extern const cs_agent_ops_t cs__agent_watcher;
+extern const cs_agent_ops_t cs__agent_demand_curve;
+
+/* Mechanism families, by what an agent has to state to take part. */
+typedef enum cs__mclass {
+    CS__MC_NONE = 0, /* fifo, fifo-capped (and unknown names): no price at all */
+    CS__MC_BID = 1,  /* bias-vcg, bias-fp, score: a bid per fire (CIP-5 §9.7) */
+    CS__MC_FEE = 2   /* eip1559, gba-tip: fee params per cycle (CIP-1 rev §6-7) */
+} cs__mclass;
+
+/* The family of the mechanism named m (NULL counts as CS__MC_NONE). */
+int cs__agent_mclass(const char *m);
+
+/*
+ * Parameter-table rows shared by the Poisson-arrival kinds, as an X-macro:
+ * X(ID, "name", default, min, max, "doc").  A kind lists them first, so
+ * their values sit at a->params[CS__AR_*].  The defaults are the caller's.
+ */
+#define CS__ARRIVAL_ROWS(X, d_rate, d_delay, d_value, d_sigma, d_decay, d_deadline, d_gas, d_frac, \
+                         d_payload)                                                                \
+    X(RATE, "rate", d_rate, 0, 10000, "mean arrivals per block (Poisson; times the demand multiplier)") \
+    X(DELAY_MEAN, "delay_mean", d_delay, 1, 10000000,                                              \
+      "mean delay in blocks from scheduling to due height (geometric on 1, 2, ...)")              \
+    X(VALUE, "value", d_value, 0, 1e15, "mean value of a fire at zero delay, base units (lognormal)") \
+    X(VALUE_SIGMA, "value_sigma", d_sigma, 0, 5, "log-standard deviation of the value")             \
+    X(DECAY_FRAC, "decay_frac", d_decay, 0, 1, "share of the zero-delay value lost per block of delay") \
+    X(DEADLINE, "deadline", d_deadline, 0, 10000000, "value is 0 beyond this delay in blocks; 0 = none") \
+    X(GAS_LIMIT, "gas_limit", d_gas, 1, 1e9, "gas limit per fire, cycles")                         \
+    X(CYCLES_FRAC, "cycles_frac", d_frac, 0, 1, "mean share of gas_limit the handler uses")         \
+    X(CYCLES_JITTER, "cycles_jitter", 0.2, 0, 1, "relative half-width of the uniform noise on cycles used") \
+    X(PAYLOAD_LEN, "payload_len", d_payload, 0, 1048576, "payload bytes (cells metering)")         \
+    X(TTL, "ttl", 0, 0, 1e9, "blocks after the due height at which the timer expires; 0 = none")
+
+/* Indices of the shared rows when a kind lists them first. */
+enum {
+    CS__AR_RATE = 0,
+    CS__AR_DELAY_MEAN,
+    CS__AR_VALUE,
+    CS__AR_VALUE_SIGMA,
+    CS__AR_DECAY_FRAC,
+    CS__AR_DEADLINE,
+    CS__AR_GAS_LIMIT,
+    CS__AR_CYCLES_FRAC,
+    CS__AR_CYCLES_JITTER,
+    CS__AR_PAYLOAD_LEN,
+    CS__AR_TTL,
+    CS__AR__COUNT
+};
+
+/* Helpers for the per-file X-macro parameter lists. */
+#define CS__P_ENUM(id, name, def, mn, mx, doc) P_##id,
+#define CS__P_ROW(id, name, def, mn, mx, doc) {name, def, mn, mx, doc},
+
+/* Round x >= 0 to the nearest integer, clamped to [0, 2^62]. */
+uint64_t cs__agent_u64(double x);
+
+/* A zeroed HEIGHT request for actor 0. */
+void cs__agent_req_zero(cs_timer_req_t *q);
+
+/*
+ * Cycles model: gas_limit = round(gas) (at least 1), and cycles_used =
+ * round(gas_limit * clip(frac * (1 + jitter * (2u - 1)), 0, 1)) with u
+ * uniform on [0, 1), so cycles_used <= gas_limit always.  Draws exactly one
+ * uniform.  Fills q->gas_limit and q->cycles_used.
+ */
+void cs__agent_cycles(gsl_rng *r, double gas, double frac, double jitter, cs_timer_req_t *q);
+
+/* The same model for a uniform u drawn earlier (no draw). */
+void cs__agent_cycles_at(double u, double gas, double frac, double jitter, cs_timer_req_t *q);
+
+/* The same model without a draw: u = 1/2 (cycles_used = gas * frac). */
+void cs__agent_cycles_fixed(double gas, double frac, cs_timer_req_t *q);
+
+/*
+ * A lognormal draw with the given mean and log-sd: exp(zeta + sigma * z)
+ * with zeta = ln(mean) - sigma^2 / 2, so E = mean.  Draws exactly one
+ * variate (gsl_ran_lognormal); returns 0 when mean <= 0 (still drawing).
+ */
+double cs__agent_lognormal(gsl_rng *r, double mean, double sigma);
+
+/* A geometric delay on {1, 2, ...} with the given mean >= 1 (p = 1/mean).
+ * Draws exactly one variate (gsl_ran_geometric). */
+uint64_t cs__agent_geom_delay(gsl_rng *r, double mean);
+
+/* Poisson(rate * demand_mult) arrivals this block (gsl_ran_poisson; the
+ * count of variates depends on the mean only, never on outcomes). */
+unsigned cs__agent_arrivals(gsl_rng *r, double rate, const cs_obs_t *o);
+
+/*
+ * One arrival of the shared model from the CS__ARRIVAL_ROWS values p[]:
+ * delay (geometric), value (lognormal), cycles (uniform) -- exactly three
+ * draws, in that order -- then decay = value * decay_frac, deadline,
+ * payload_len and ttl.  The request is HEIGHT, actor 0, unpriced.
+ */
+void cs__agent_arrival(gsl_rng *r, const double *p, cs_timer_req_t *q);
+
+/*
+ * Price q the default way for mechanism family mc: no fee params under fee
+ * mechanisms (the default GBA prices it at fire time, CIP-1 rev §7.1);
+ * under bid mechanisms a bid of bid_frac * value when bid_frac > 0, else
+ * no bid (the timer relies on Bias, CIP-5 §9.7 "bid = 0").  No draws.
+ */
+void cs__agent_price_default(int mc, double bid_frac, cs_timer_req_t *q);
+
+#endif /* CS_AGENT_INT_H */

@@ -26,32 +26,6 @@ static uint64_t cs__due(const cs_sched_t *s, const cs_timer_t *t)
     return t->kind == CS_KIND_WATCH ? s->cur : t->height;
 }
 
-/* FIFO order (CIP-5 §5.1, CIP-5 CN §6.2 IndexHeight): earlier due height
- * first, then insertion order.  fifo_rank is unique, so the order is total. */
-static const cs_sched_t *cs__sort_s;
-static int cs__cmp_fifo(const void *a, const void *b)
-{
-    const cs_timer_t *x = &cs__sort_s->pool[*(const uint32_t *)a];
-    const cs_timer_t *y = &cs__sort_s->pool[*(const uint32_t *)b];
-    uint64_t dx = cs__due(cs__sort_s, x), dy = cs__due(cs__sort_s, y);
-    if (dx != dy) return dx < dy ? -1 : 1;
-    if (x->fifo_rank != y->fifo_rank) return x->fifo_rank < y->fifo_rank ? -1 : 1;
-    return 0;
-}
-
-static void cs__sort_fifo(cs_sched_t *s, uint32_t *v, size_t n)
-{
-    size_t i = 1;
-    for (; i < n; i++) {
-        const cs_timer_t *x = &s->pool[v[i - 1]], *y = &s->pool[v[i]];
-        uint64_t dx = cs__due(s, x), dy = cs__due(s, y);
-        if (dx > dy || (dx == dy && x->fifo_rank > y->fifo_rank)) break;
-    }
-    if (i >= n) return; /* already in order: the common case */
-    cs__sort_s = s;
-    qsort(v, n, sizeof *v, cs__cmp_fifo);
-}
-
 /* Put a record that left its queue tier back in the queue (interval roll). */
 int cs__requeue(cs_sched_t *s, uint32_t slot)
 {
@@ -98,7 +72,7 @@ static int cs__collect(cs_sched_t *s, size_t *n_out)
         size_t it = SIZE_MAX;
         for (uint32_t slot; (slot = cs__hmap_next(&s->watch_map, key, &it)) != CS__HEMPTY;) {
             cs_timer_t *t = &s->pool[slot];
-            if (t->flags & CS_TF_INSET) continue;
+            if (t->flags & (CS_TF_INSET | CS_TF_GC)) continue;
             /* Confirm the full key, not just the prefix. */
             const cs__wlist_t *w = &s->wlists[t->wkeys];
             int hit = 0;
@@ -110,7 +84,9 @@ static int cs__collect(cs_sched_t *s, size_t *n_out)
             s->trig[n++] = slot;
         }
     }
-    cs__sort_fifo(s, s->trig, n);
+    /* No sort here: each mechanism imposes its own total order (fifo and
+     * fifo-capped order by (due height, fifo_rank) themselves), and the
+     * candidate order is itself deterministic. */
     *n_out = n;
     return CS_OK;
 }
@@ -126,6 +102,10 @@ static void cs__gc_run(cs_sched_t *s, cs_block_stats_t *st)
         cs_timer_t *t = &s->pool[slot];
         if (!(t->flags & CS_TF_LIVE) || !(t->flags & CS_TF_GC)) continue; /* cancelled meanwhile */
         used += per;
+        /* Accounting counts the timer when it is destroyed, so a timer
+         * waiting in the GC queue is still pending (DESIGN §2.6). */
+        if (t->flags & CS_TF_GC_FUNDS) s->acct.insufficient++;
+        else s->acct.expired++;
         cs__fees_on_destroy(s, slot);
         cs__remove_record(s, slot);
         st->gc_destroyed++;
@@ -135,11 +115,11 @@ static void cs__gc_run(cs_sched_t *s, cs_block_stats_t *st)
     st->gc_backlog = s->n_gcq - s->gcq_head;
 }
 
-static int cs__gc_push(cs_sched_t *s, uint32_t slot)
+static int cs__gc_push(cs_sched_t *s, uint32_t slot, int funds)
 {
     if (CS__GROW(s->gcq, s->gcq_cap, s->n_gcq + 1) != 0) return CS_ENOMEM;
     s->gcq[s->n_gcq++] = slot;
-    s->pool[slot].flags |= CS_TF_GC;
+    s->pool[slot].flags |= (uint8_t)(CS_TF_GC | (funds ? CS_TF_GC_FUNDS : 0));
     return CS_OK;
 }
 
@@ -211,8 +191,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
             cs__carry_del(s, slot);
             row->outcome = CS_OUT_EXPIRED;
             st->expired++;
-            s->acct.expired++;
-            cs__gc_push(s, slot);
+            cs__gc_push(s, slot, 0);
             continue;
         }
         cs_cand_t *c = &s->cands[nc];
@@ -232,8 +211,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
             cs__carry_del(s, slot);
             row->outcome = CS_OUT_INSUFFICIENT;
             st->insufficient++;
-            s->acct.insufficient++;
-            cs__gc_push(s, slot);
+            cs__gc_push(s, slot, 1);
             continue;
         }
         row->outcome = CS_OUT_DEFERRED; /* until selected */
@@ -297,8 +275,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
             cs__carry_del(s, slot);
             row->outcome = CS_OUT_INSUFFICIENT;
             st->insufficient++;
-            s->acct.insufficient++;
-            cs__gc_push(s, slot);
+            cs__gc_push(s, slot, 1);
             continue;
         }
         cs__carry_del(s, slot);

@@ -503,7 +503,7 @@ void cs__remove_record(cs_sched_t *s, uint32_t slot)
 {
     cs_timer_t *t = &s->pool[slot];
     cs__setsum_update(s, t, 0);
-    if (t->flags & CS_TF_GC) t->flags &= (uint8_t)~CS_TF_GC;
+    t->flags &= (uint8_t)~(CS_TF_GC | CS_TF_GC_FUNDS);
     if (t->tier != CS_TIER_NONE) cs_queue_remove(s->q, slot);
     else if (t->flags & CS_TF_CARRIED) {
         uint32_t i = t->qpos, last = s->carry[--s->n_carry];

@@ -129,6 +129,7 @@ int cs__fees_on_insert(cs_sched_t *s, uint32_t slot);
 
 #define CS_TF_INSET 0x10u /* candidate of the block being cleared */
 #define CS_TF_GC 0x20u    /* waiting in the GC queue */
+#define CS_TF_GC_FUNDS 0x40u /* ... for insufficient funds (else TTL) */
 
 int cs__fees_classify(cs_sched_t *s, uint32_t slot, cs_cand_t *c);
 int cs__fees_precharge(cs_sched_t *s, const cs_cand_t *c, cs_cand_row_t *row);

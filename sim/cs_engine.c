@@ -48,6 +48,7 @@ typedef struct cs__actor {
     uint32_t deployer;   /* deployer id */
     uint64_t fires, scheduled;
     double value, paid;
+    double delay_sum;    /* sum of fire delays */
 } cs__actor_t;
 
 /* Scenario events and their ends, in a binary heap by (height, seq). */
@@ -789,16 +790,28 @@ int cs_sim_step(cs_engine_t *e)
         const cs_timer_t *t = cs_sched_record(e->s, slot);
         cs_agent_t *a = &e->agents[ti->agent];
         int kind = e->agent_kind[ti->agent];
+        uint64_t delay = h - row->due_height;
+        if (row->outcome == CS_OUT_DEFERRED) {
+            /* The common case under congestion: no timer info needed unless
+             * the agent listens. */
+            ti->deferrals++;
+            if (a->ops->on_outcome) {
+                cs_timer_info_t in = cs__info(e, slot, t);
+                in.due_height = row->due_height;
+                a->ops->on_outcome(a, &e->world, &in, CS_AO_DEFERRED, delay, 0);
+            }
+            continue;
+        }
         cs_timer_info_t in = cs__info(e, slot, t);
         in.due_height = row->due_height;
         uint32_t gact = a->first_actor + ti->actor;
-        uint64_t delay = h - row->due_height;
         if (row->outcome == CS_OUT_FIRED) {
             cs_u128 paid128 = (mflags & CS_MF_FEES) ? row->burn + row->tip + row->payment : row->payment;
             double paid = cs__u128d(paid128);
             double val = cs__value(e, a, &in, delay);
             ti->fires++;
             e->actors[gact].fires++;
+            e->actors[gact].delay_sum += (double)delay;
             e->actors[gact].value += val;
             e->actors[gact].paid += paid;
             e->kind_fires[kind]++;
@@ -832,9 +845,6 @@ int cs_sim_step(cs_engine_t *e)
             f->weight_ppm = (uint32_t)(row->weight > UINT32_MAX ? UINT32_MAX : row->weight);
             f->deferrals = row->deferrals;
             if (!(t->flags & CS_TF_LIVE)) cs__timer_row(e, slot, CS_H5_OUTCOME_FIRED, h);
-        } else if (row->outcome == CS_OUT_DEFERRED) {
-            ti->deferrals++;
-            if (a->ops->on_outcome) a->ops->on_outcome(a, &e->world, &in, CS_AO_DEFERRED, delay, 0);
         } else if (row->outcome == CS_OUT_EXPIRED || row->outcome == CS_OUT_INSUFFICIENT) {
             int ao = row->outcome == CS_OUT_EXPIRED ? CS_AO_EXPIRED : CS_AO_INSUFFICIENT;
             cs__timer_row(e, slot, row->outcome == CS_OUT_EXPIRED ? CS_H5_OUTCOME_EXPIRED : CS_H5_OUTCOME_INSUFFICIENT, h);
@@ -979,9 +989,10 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
             const cs__actor_t *a = &e->actors[i];
             rs->kind[e->agent_kind[a->agent]].actors++;
             rs->kind[CS_AK__COUNT].actors++;
-            if (a->scheduled > 0) {
-                /* Jain's index over per-actor service: fires per timer scheduled. */
-                double x = (double)a->fires / (double)a->scheduled;
+            if (a->fires > 0) {
+                /* Jain's index over per-actor service x = 1 / (1 + mean delay)
+                 * of the actors that fired (analysis/README.md). */
+                double x = 1.0 / (1.0 + a->delay_sum / (double)a->fires);
                 sx += x;
                 sxx += x * x;
                 nx++;

@@ -42,7 +42,7 @@ typedef struct cs_run_stats {
     double burn, proposer;    /* revenue split: burned, to proposer */
     double sched_fees;        /* scheduling costs metered (cycles) */
     double util_mean;         /* time-average lane utilisation */
-    double jain;              /* Jain's index over per-actor service ratio */
+    double jain;              /* Jain's index over per-actor service 1/(1+mean delay) */
     double basefee_final;     /* lane basefee at the close */
     uint64_t invariant_checks;/* blocks checked with --check-invariants */
     int complete;             /* ran every block */

@@ -216,7 +216,7 @@ static int cs__h5_fail(int code, const char *fmt, ...)
     if (H5Eget_num(H5E_DEFAULT) > 0) H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, cs__h5_walk_cb, &w);
     H5Eclear2(H5E_DEFAULT);
     if (w.inner[0] || w.outer[0])
-        snprintf(cs__h5_msg, sizeof cs__h5_msg, "%s: %s (in %s)", ctx, w.inner, w.outer);
+        snprintf(cs__h5_msg, sizeof cs__h5_msg, "%.400s: %.300s (in %.300s)", ctx, w.inner, w.outer);
     else
         snprintf(cs__h5_msg, sizeof cs__h5_msg, "%s", ctx);
     /* HDF5's file-driver messages contain newlines; keep one line. */

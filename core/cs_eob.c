@@ -73,6 +73,8 @@ static int cs__collect(cs_sched_t *s, size_t *n_out)
         for (uint32_t slot; (slot = cs__hmap_next(&s->watch_map, key, &it)) != CS__HEMPTY;) {
             cs_timer_t *t = &s->pool[slot];
             if (t->flags & (CS_TF_INSET | CS_TF_GC)) continue;
+            /* CIP-5 CN §5: a timer created in this block does not fire in it. */
+            if (t->sched_height >= s->cur) continue;
             /* Confirm the full key, not just the prefix. */
             const cs__wlist_t *w = &s->wlists[t->wkeys];
             int hit = 0;
@@ -254,6 +256,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
         row->weight = c->weight;
         row->max_fee = c->max_fee;
         row->max_prio = c->max_prio;
+        row->bid = c->bid;
         row->why = c->selected ? 0 : c->why;
         if (c->rank < nc && s->order[c->rank] == CS_NIL) s->order[c->rank] = (uint32_t)i;
         else return CS_EINVARIANT; /* a mechanism must output a permutation */

@@ -19,6 +19,7 @@ const cs_mech_ops_t *const cs_mech_registry[] = {
     &cs__mech_bias_fp,
     &cs__mech_eip1559,
     &cs__mech_gbatip,
+    &cs__mech_oracle,
     NULL,
 };
 
@@ -138,12 +139,16 @@ int cs__ws_reserve(cs__ws_t *w, size_t n)
     while (cap < n) cap *= 2;
     if (cs__grow((void **)&w->rec, cap, sizeof *w->rec) ||
         cs__grow((void **)&w->whyp, cap, sizeof *w->whyp) ||
+        cs__grow((void **)&w->whyi, cap, sizeof *w->whyi) ||
+        cs__grow((void **)&w->cw, cap, sizeof *w->cw) ||
         cs__grow((void **)&w->inv, cap, sizeof *w->inv) ||
         cs__grow((void **)&w->ord, cap, sizeof *w->ord) ||
         cs__grow((void **)&w->tmp, cap, sizeof *w->tmp) ||
         cs__grow((void **)&w->key, cap, sizeof *w->key) ||
         cs__grow((void **)&w->key2, cap, sizeof *w->key2) ||
         cs__grow((void **)&w->key3, cap, sizeof *w->key3) ||
+        cs__grow((void **)&w->key4, cap, sizeof *w->key4) ||
+        cs__grow((void **)&w->tmp2, cap, sizeof *w->tmp2) ||
         cs__grow((void **)&w->aux, cap, sizeof *w->aux) ||
         cs__grow((void **)&w->tie, cap, sizeof *w->tie))
         return CS_ENOMEM;
@@ -176,12 +181,16 @@ void cs__ws_free(cs__ws_t *w)
 {
     free(w->rec);
     free(w->whyp);
+    free(w->whyi);
+    free(w->cw);
     free(w->inv);
     free(w->ord);
     free(w->tmp);
     free(w->key);
     free(w->key2);
     free(w->key3);
+    free(w->key4);
+    free(w->tmp2);
     free(w->aux);
     free(w->tie);
     free(w->hist);
@@ -224,94 +233,277 @@ void cs__sort(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn cmp, const v
     cs__msort(w->ord, w->tmp, n, c, cmp, ctx);
 }
 
-/* Merge sort of a[0..n) by tie[] ascending, cmp breaking equal ties. */
-static void cs__msort_tie(uint32_t *a, uint32_t *t, size_t n, const uint64_t *tie,
-                          const cs_cand_t *c, cs__cmp_fn cmp, const void *ctx)
+/* Insertion sort of the pairs (tk[i], to[i]) by tk ascending, cmp over the
+ * candidates to[] breaking equal tk. */
+static void cs__isort_pairs(uint64_t *tk, uint32_t *to, size_t n, const cs_cand_t *c,
+                            cs__cmp_fn cmp, const void *ctx)
 {
-    if (n < 2) return;
-    if (n <= 12) {
-        for (size_t i = 1; i < n; i++) {
-            uint32_t x = a[i];
-            size_t j = i;
-            while (j > 0 && (tie[x] < tie[a[j - 1]] ||
-                             (tie[x] == tie[a[j - 1]] && cmp(&c[x], &c[a[j - 1]], ctx) < 0))) {
-                a[j] = a[j - 1];
-                j--;
-            }
-            a[j] = x;
+    for (size_t i = 1; i < n; i++) {
+        uint64_t xk = tk[i];
+        uint32_t xo = to[i];
+        size_t j = i;
+        while (j > 0 && (xk < tk[j - 1] || (xk == tk[j - 1] && cmp(&c[xo], &c[to[j - 1]], ctx) < 0))) {
+            tk[j] = tk[j - 1];
+            to[j] = to[j - 1];
+            j--;
         }
+        tk[j] = xk;
+        to[j] = xo;
+    }
+}
+
+/* Stable merge sort of the pairs (tk, to)[0..n) in the order of
+ * cs__isort_pairs, using the scratch pairs (sk, so)[0..n). */
+static void cs__msort_pairs(uint64_t *tk, uint32_t *to, uint64_t *sk, uint32_t *so, size_t n,
+                            const cs_cand_t *c, cs__cmp_fn cmp, const void *ctx)
+{
+    if (n <= 16) {
+        cs__isort_pairs(tk, to, n, c, cmp, ctx);
         return;
     }
     size_t h = n / 2;
-    cs__msort_tie(a, t, h, tie, c, cmp, ctx);
-    cs__msort_tie(a + h, t + h, n - h, tie, c, cmp, ctx);
-    memcpy(t, a, n * sizeof *a);
+    cs__msort_pairs(tk, to, sk, so, h, c, cmp, ctx);
+    cs__msort_pairs(tk + h, to + h, sk + h, so + h, n - h, c, cmp, ctx);
+    if (tk[h - 1] < tk[h] || (tk[h - 1] == tk[h] && cmp(&c[to[h - 1]], &c[to[h]], ctx) <= 0))
+        return; /* already in order */
+    memcpy(sk, tk, n * sizeof *tk);
+    memcpy(so, to, n * sizeof *to);
     size_t i = 0, j = h, k = 0;
     while (i < h && j < n) {
-        uint32_t x = t[j], y = t[i];
-        int first = tie[x] < tie[y] || (tie[x] == tie[y] && cmp(&c[x], &c[y], ctx) < 0);
-        a[k++] = first ? t[j++] : t[i++];
+        int right = sk[j] < sk[i] || (sk[j] == sk[i] && cmp(&c[so[j]], &c[so[i]], ctx) < 0);
+        size_t f = right ? j++ : i++;
+        tk[k] = sk[f];
+        to[k++] = so[f];
     }
-    while (i < h) a[k++] = t[i++];
-    while (j < n) a[k++] = t[j++];
+    for (; i < h; i++, k++) tk[k] = sk[i], to[k] = so[i];
+    for (; j < n; j++, k++) tk[k] = sk[j], to[k] = so[j];
+}
+
+/* Order one run of equal radix keys, the pairs (tk, ord)[0..n) with
+ * tk[k] = tie[ord[k]] already gathered, by tk ascending, cmp breaking
+ * equal tie values; so the comparisons read no candidate unless two tie
+ * values are equal.  Runs above 16 are split by one most-significant-
+ * digit pass over the bits below the highest bit in which their tie
+ * values differ (about four per bucket), then each bucket is sorted by
+ * insertion, or by merge sort above 16; so the worst case stays
+ * O(n log n).  Scratch: sk (u64) and so (u32), n each; hist holds
+ * CS__RADIX + 1 counters. */
+static void cs__sort_run_tie(uint32_t *ord, uint64_t *tk, size_t n, uint64_t *sk, uint32_t *so,
+                             uint32_t *hist, const cs_cand_t *c, cs__cmp_fn cmp, const void *ctx)
+{
+    if (n <= 16) {
+        cs__isort_pairs(tk, ord, n, c, cmp, ctx);
+        return;
+    }
+    uint64_t t0 = tk[0], any = 0;
+    for (size_t k = 0; k < n; k++) any |= tk[k] ^ t0;
+    if (any == 0) { /* one tie value: the comparator decides */
+        cs__msort(ord, so, n, c, cmp, ctx);
+        return;
+    }
+    unsigned hb = 64u - (unsigned)__builtin_clzll(any);            /* differing bits */
+    unsigned b = (64u - (unsigned)__builtin_clzll((uint64_t)n)) - 2u; /* ~n/4 buckets */
+    if (b > CS__RADIX_BITS) b = CS__RADIX_BITS;
+    if (b > hb) b = hb;
+    unsigned sh = hb - b;
+    uint64_t mask = ((uint64_t)1 << b) - 1;
+    size_t nb = (size_t)1 << b;
+    memset(hist, 0, (nb + 1) * sizeof *hist);
+    for (size_t k = 0; k < n; k++) hist[((tk[k] >> sh) & mask) + 1]++;
+    for (size_t d = 0; d < nb; d++) hist[d + 1] += hist[d];
+    for (size_t k = 0; k < n; k++) {
+        uint32_t pos = hist[(tk[k] >> sh) & mask]++;
+        sk[pos] = tk[k];
+        so[pos] = ord[k];
+    }
+    /* hist[d] is now the end of bucket d (the start of bucket d + 1). */
+    size_t lo = 0;
+    for (size_t d = 0; d < nb; d++) {
+        size_t hi = hist[d], m = hi - lo;
+        if (m > 16) cs__msort_pairs(sk + lo, so + lo, tk + lo, ord + lo, m, c, cmp, ctx);
+        else if (m > 1) cs__isort_pairs(sk + lo, so + lo, m, c, cmp, ctx);
+        lo = hi;
+    }
+    memcpy(ord, so, n * sizeof *ord);
+}
+
+/* One LSD pass: dst[] = src[] stably bucketed by the digit at bit sh,
+ * with h[] the digit's histogram (turned into running offsets here). */
+static void cs__radix_pass(const uint64_t *src, uint64_t *dst, size_t n, uint32_t *h, unsigned sh)
+{
+    const uint64_t mask = CS__RADIX - 1;
+    uint32_t sum = 0;
+    for (unsigned b = 0; b < CS__RADIX; b++) {
+        uint32_t x = h[b];
+        h[b] = sum;
+        sum += x;
+    }
+    size_t j = 0;
+    for (; j + 2 <= n; j += 2) {
+        uint64_t x0 = src[j], x1 = src[j + 1];
+        dst[h[(x0 >> sh) & mask]++] = x0;
+        dst[h[(x1 >> sh) & mask]++] = x1;
+    }
+    if (j < n) dst[h[(src[j] >> sh) & mask]++] = src[j];
+}
+
+/* The radix sort behind cs__sort_keyed_desc and cs__sort_keyed_desc_id:
+ * identity = 1 sorts the indices 0..n-1 (w->ord is output only); diff is
+ * (OR of the keys) ^ (AND of the keys), computed here when have_diff = 0. */
+static void cs__sort_core(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn cmp,
+                          const void *ctx, int use_tie, int identity, int have_diff,
+                          uint64_t diff)
+{
+    enum { BITS = CS__RADIX_BITS, PASSES = CS__RADIX_PASSES, RADIX = CS__RADIX };
+    const uint64_t mask = RADIX - 1;
+    uint32_t *ord = w->ord;
+    const uint64_t *key = w->key;
+    if (identity)
+        for (size_t j = 0; j < (n <= 64 ? n : 0); j++) ord[j] = (uint32_t)j;
+    if (n < 2) return;
+    if (n <= 64) {
+        cs__msort(ord, w->tmp, n, c, cmp, ctx);
+        return;
+    }
+    /* Only the bits in which two keys differ matter: above them all keys
+     * agree, so they can be dropped without changing the order. */
+    if (!have_diff) {
+        uint64_t kor = 0, kand = ~(uint64_t)0;
+        for (size_t j = 0; j < n; j++) {
+            uint64_t k = key[identity ? j : ord[j]];
+            kor |= k;
+            kand &= k;
+        }
+        diff = kor ^ kand;
+    }
+    unsigned hb = diff ? 64u - (unsigned)__builtin_clzll(diff) : 0u;
+    unsigned ib = 64u - (unsigned)__builtin_clzll((uint64_t)(n - 1)); /* index bits */
+    unsigned passes = (hb + BITS - 1) / BITS;
+    uint32_t *hist = w->hist;
+    uint32_t *eqpos = w->tmp; /* positions j whose key equals key(j - 1) */
+    size_t eq = 0;
+    uint64_t *kfree;   /* a u64 scratch array free after the passes */
+    if (hb + ib <= 64) {
+        /* Packed: one word per candidate, (~key's differing bits) << ib |
+         * index, so each pass moves 8 bytes and the index rides along. */
+        uint64_t m = hb == 64 ? ~(uint64_t)0 : ((uint64_t)1 << hb) - 1;
+        uint64_t *pa = w->key2, *pb = w->key3;
+        memset(hist, 0, (size_t)passes * RADIX * sizeof *hist);
+        if (passes <= 3) {
+            uint32_t *h0 = hist, *h1 = hist + RADIX, *h2 = hist + 2 * RADIX;
+            uint64_t m1 = passes > 1 ? mask : 0, m2 = passes > 2 ? mask : 0;
+            for (size_t j = 0; j < n; j++) {
+                uint32_t x = identity ? (uint32_t)j : ord[j];
+                uint64_t y = ~key[x] & m;
+                pa[j] = (y << ib) | x;
+                h0[y & mask]++;
+                h1[(y >> BITS) & m1]++;
+                h2[(y >> (2 * BITS)) & m2]++;
+            }
+        } else {
+            for (size_t j = 0; j < n; j++) {
+                uint32_t x = identity ? (uint32_t)j : ord[j];
+                uint64_t y = ~key[x] & m;
+                pa[j] = (y << ib) | x;
+                for (unsigned d = 0; d < passes; d++, y >>= BITS) hist[d * RADIX + (y & mask)]++;
+            }
+        }
+        for (unsigned d = 0; d < passes; d++) {
+            uint32_t *h = hist + (size_t)d * RADIX;
+            unsigned s = ib + d * BITS;
+            if (h[(pa[0] >> s) & mask] == n) continue; /* one bucket: skip */
+            cs__radix_pass(pa, pb, n, h, s);
+            uint64_t *t = pa;
+            pa = pb;
+            pb = t;
+        }
+        uint64_t im = ((uint64_t)1 << ib) - 1;
+        ord[0] = (uint32_t)(pa[0] & im);
+        for (size_t j = 1; j < n; j++) {
+            ord[j] = (uint32_t)(pa[j] & im);
+            eqpos[eq] = (uint32_t)j; /* kept only when the keys are equal */
+            eq += (pa[j] >> ib) == (pa[j - 1] >> ib);
+        }
+        kfree = pb;
+    } else {
+        /* Keys and indices in separate arrays. */
+        uint32_t *oa = ord, *ob = w->tmp;
+        uint64_t *ka = w->key2, *kb = w->key3;
+        if (passes > PASSES) passes = PASSES;
+        memset(hist, 0, (size_t)passes * RADIX * sizeof *hist);
+        for (size_t j = 0; j < n; j++) {
+            if (identity) oa[j] = (uint32_t)j;
+            uint64_t y = ~key[oa[j]];
+            ka[j] = y;
+            for (unsigned d = 0; d < passes; d++, y >>= BITS) hist[d * RADIX + (y & mask)]++;
+        }
+        for (unsigned d = 0; d < passes; d++) {
+            uint32_t *h = hist + (size_t)d * RADIX;
+            unsigned s = d * BITS;
+            if (h[(ka[0] >> s) & mask] == n) continue; /* one bucket: skip */
+            uint32_t sum = 0;
+            for (unsigned b = 0; b < RADIX; b++) {
+                uint32_t x = h[b];
+                h[b] = sum;
+                sum += x;
+            }
+            for (size_t j = 0; j < n; j++) {
+                uint32_t pos = h[(ka[j] >> s) & mask]++;
+                kb[pos] = ka[j];
+                ob[pos] = oa[j];
+            }
+            uint64_t *kt = ka;
+            ka = kb;
+            kb = kt;
+            uint32_t *ot = oa;
+            oa = ob;
+            ob = ot;
+        }
+        if (oa != ord) memcpy(ord, oa, n * sizeof *oa);
+        for (size_t j = 1; j < n; j++) {
+            eqpos[eq] = (uint32_t)j;
+            eq += ka[j] == ka[j - 1];
+        }
+        kfree = kb;
+    }
+    if (eq == 0) return; /* every key distinct: the radix order is final */
+    /* Runs of equal keys (eqpos lists their positions after the first):
+     * exact order by cmp (after tie[] with use_tie).  With use_tie the tie
+     * values are first gathered into position order (kfree), in one
+     * prefetched pass when the runs are large. */
+    int gathered = 0;
+    if (use_tie && eq >= n / 16) {
+        const uint64_t *tie = w->tie;
+        for (size_t j = 0; j < n; j++) {
+            if (j + CS__PREFETCH < n) __builtin_prefetch(&tie[ord[j + CS__PREFETCH]]);
+            kfree[j] = tie[ord[j]];
+        }
+        gathered = 1;
+    }
+    for (size_t a = 0; a < eq;) {
+        size_t s = eqpos[a] - 1, e = (size_t)eqpos[a] + 1;
+        for (a++; a < eq && eqpos[a] == e; a++) e++;
+        if (use_tie) {
+            if (!gathered)
+                for (size_t j = s; j < e; j++) kfree[j] = w->tie[ord[j]];
+            cs__sort_run_tie(ord + s, kfree + s, e - s, w->key4 + s, w->tmp2 + s, hist, c, cmp,
+                             ctx);
+        } else {
+            cs__msort(ord + s, w->tmp2 + s, e - s, c, cmp, ctx);
+        }
+    }
 }
 
 void cs__sort_keyed_desc(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn cmp,
                          const void *ctx, int use_tie)
 {
-    enum { BITS = CS__RADIX_BITS, PASSES = CS__RADIX_PASSES, RADIX = CS__RADIX };
-    const uint64_t mask = RADIX - 1;
-    if (n < 2) return;
-    uint32_t *oa = w->ord, *ob = w->tmp;
-    uint64_t *ka = w->key2, *kb = w->key3;
-    /* Descending by key = ascending by ~key. */
-    for (size_t j = 0; j < n; j++) ka[j] = ~w->key[oa[j]];
-    if (n <= 64) {
-        cs__msort(oa, ob, n, c, cmp, ctx);
-        return;
-    }
-    /* Only the digits below the highest bit in which two keys differ. */
-    uint64_t any = 0;
-    for (size_t j = 0; j < n; j++) any |= ka[j] ^ ka[0];
-    unsigned passes = any ? (64u - (unsigned)__builtin_clzll(any) + BITS - 1) / BITS : 0u;
-    if (passes > PASSES) passes = PASSES;
-    uint32_t *hist = w->hist;
-    memset(hist, 0, (size_t)passes * RADIX * sizeof *hist);
-    for (size_t j = 0; j < n; j++)
-        for (unsigned d = 0; d < passes; d++) hist[d * RADIX + ((ka[j] >> (d * BITS)) & mask)]++;
-    for (unsigned d = 0; d < passes; d++) {
-        uint32_t *h = hist + (size_t)d * RADIX;
-        if (h[(ka[0] >> (d * BITS)) & mask] == n) continue; /* one bucket: skip */
-        uint32_t sum = 0;
-        for (unsigned b = 0; b < RADIX; b++) {
-            uint32_t x = h[b];
-            h[b] = sum;
-            sum += x;
-        }
-        for (size_t j = 0; j < n; j++) {
-            uint32_t pos = h[(ka[j] >> (d * BITS)) & mask]++;
-            kb[pos] = ka[j];
-            ob[pos] = oa[j];
-        }
-        uint64_t *kt = ka;
-        ka = kb;
-        kb = kt;
-        uint32_t *ot = oa;
-        oa = ob;
-        ob = ot;
-    }
-    if (oa != w->ord) memcpy(w->ord, oa, n * sizeof *oa);
-    /* Runs of equal keys: exact order by cmp (after tie[] with use_tie). */
-    uint32_t *ord = w->ord;
-    for (size_t s = 0; s < n;) {
-        size_t e = s + 1;
-        while (e < n && ka[e] == ka[s]) e++;
-        if (e - s > 1) {
-            if (use_tie) cs__msort_tie(ord + s, w->tmp + s, e - s, w->tie, c, cmp, ctx);
-            else cs__msort(ord + s, w->tmp + s, e - s, c, cmp, ctx);
-        }
-        s = e;
-    }
+    cs__sort_core(w, c, n, cmp, ctx, use_tie, 0, 0, 0);
+}
+
+void cs__sort_keyed_desc_id(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn cmp,
+                            const void *ctx, int use_tie, uint64_t diff)
+{
+    cs__sort_core(w, c, n, cmp, ctx, use_tie, 1, 1, diff);
 }
 
 void cs__finish(cs__ws_t *w, cs_cand_t *c, size_t n)
@@ -323,6 +515,17 @@ void cs__finish(cs__ws_t *w, cs_cand_t *c, size_t n)
         c[i].rank = k;
         c[i].why = why;
         c[i].selected = why == CS_WHY_NONE;
+    }
+}
+
+void cs__finish_idx(cs__ws_t *w, cs_cand_t *c, size_t n)
+{
+    const uint32_t *inv = w->inv;
+    const uint8_t *why = w->whyi;
+    for (size_t i = 0; i < n; i++) {
+        c[i].rank = inv[i];
+        c[i].why = why[i];
+        c[i].selected = why[i] == CS_WHY_NONE;
     }
 }
 
@@ -374,6 +577,8 @@ int cs__ratio_cmp(cs_u128 a, uint64_t ca, cs_u128 b, uint64_t cb)
 
 uint64_t cs__ratio_key(cs_u128 v, uint64_t c)
 {
+    if ((v >> 64) == 0 && (uint64_t)v != 0 && (c >> 37) == 0)
+        return cs__ratio_key_fast((uint64_t)v, c);
     /* X = floor(v * 2^64 / c) as 192 bits (q << 64 | f) depends on v / c
      * only; the key keeps its bit length and the next 56 bits, which is
      * monotone in X, hence in v / c. */

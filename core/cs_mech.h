@@ -88,6 +88,7 @@ typedef struct cs_clear_out {
 #define CS_MF_BID 0x02u       /* uses an escrowed bid (CIP-5 §9.7) */
 #define CS_MF_BUDGET 0x04u    /* selects under the lane budget */
 #define CS_MF_DEFER_FUNDS 0x08u /* insufficient funds defers instead of GC (D10) */
+#define CS_MF_ORACLE 0x10u    /* reference allocator: bids are true values, never charged */
 
 typedef struct cs_mech_ops {
     const char *name;      /* registry key, e.g. "bias-vcg" */

@@ -29,16 +29,28 @@ typedef struct cs__crec {
     uint8_t why0;    /* loser reason known before the scan, else CS_WHY_NONE */
 } cs__crec_t;
 
+/* Compact outcome-or-cycles word (w->cw, by candidate index) of the
+ * selection scans of eip1559 and bias-*: when the per-fire cap is below
+ * 2^31, an eligible candidate's cycles fit 31 bits and a candidate already
+ * known to lose is CS__CW_LOSER | why0.  Four bytes per candidate keep the
+ * scan's random reads in cache (cs__crec_t takes 24). */
+#define CS__CW_LOSER 0x80000000u
+#define CS__CW_MAX_CAP 0x7fffffffu /* largest cap the compact word allows */
+
 /* Reusable workspace of one mechanism instance. */
 typedef struct cs__ws {
     cs__crec_t *rec; /* compact records by candidate index */
     uint8_t *whyp;   /* outcome by position: CS_WHY_NONE = selected */
+    uint8_t *whyi;   /* outcome by candidate index (cs__finish_idx) */
+    uint32_t *cw;    /* compact cycles-or-outcome by index (CS__CW_LOSER) */
     uint32_t *inv;   /* position of each candidate index (cs__finish) */
     uint32_t *ord;   /* candidate indices in the mechanism's order */
     uint32_t *tmp;   /* merge-sort / radix scratch, same length as ord */
     uint64_t *key;   /* per-candidate 64-bit monotone sort key (radix path) */
     uint64_t *key2;  /* radix scratch: keys in position order */
     uint64_t *key3;  /* radix scratch: ping-pong partner of key2 */
+    uint64_t *key4;  /* scratch of the tie sort of runs of equal keys */
+    uint32_t *tmp2;  /* scratch of the tie sort of runs of equal keys */
     uint32_t *aux;   /* per-candidate scratch (mechanism-defined use) */
     uint64_t *tie;   /* per-candidate compact tie-break key (use_tie sorts) */
     uint32_t *hist;  /* radix histograms, CS__RADIX_PASSES x CS__RADIX */
@@ -75,6 +87,11 @@ static inline int cs__prep(cs_cand_t *t)
  * index) and w->whyp (position -> outcome), in one sequential pass over c. */
 void cs__finish(cs__ws_t *w, cs_cand_t *c, size_t n);
 
+/* The same as cs__finish from w->inv (position of each candidate index)
+ * and w->whyi (outcome by candidate index), which the caller filled
+ * during its selection scan; one sequential pass over c. */
+void cs__finish_idx(cs__ws_t *w, cs_cand_t *c, size_t n);
+
 /* Comparator of a total order over candidates: < 0 when a comes first.
  * It must return 0 only for a == b (every order ends in a unique key). */
 typedef int (*cs__cmp_fn)(const cs_cand_t *a, const cs_cand_t *b, const void *ctx);
@@ -90,16 +107,38 @@ void cs__sort(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn cmp, const v
  * exactly the cmp order.  With use_tie, runs are first ordered by w->tie[]
  * ascending (a compact copy of the comparator's next keys) and cmp only
  * breaks equal tie values; the caller then guarantees that within a run
- * of equal keys, tie[a] < tie[b] implies cmp(a, b) < 0. */
+ * of equal keys, tie[a] < tie[b] implies cmp(a, b) < 0.
+ * When the differing key bits and the index bits fit one 64-bit word, the
+ * passes move packed (key << index bits | index) words; runs of equal keys
+ * are found in the same pass that unpacks the order, and with use_tie
+ * their tie values are gathered once into position order and sorted as
+ * (tie, index) pairs, so the comparator is only called for equal tie
+ * values.  Scratch: tmp, tmp2, key2, key3, key4, hist (key, tie, aux are
+ * read only).  n <= 64 falls back to a merge sort by cmp. */
 void cs__sort_keyed_desc(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn cmp,
                          const void *ctx, int use_tie);
+
+/* The same over the candidates in index order (w->ord need not be filled;
+ * it is output only), with diff = (OR of key[0..n)) ^ (AND of key[0..n)),
+ * which the caller accumulated while writing the keys: the bits in which
+ * some keys differ. */
+void cs__sort_keyed_desc_id(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn cmp,
+                            const void *ctx, int use_tie, uint64_t diff);
 
 /* The first 8 bytes of a timer id as a big-endian integer (so integer
  * order agrees with cs__id_cmp whenever the prefixes differ). */
 static inline uint64_t cs__id_prefix(const cs_hash_t *id)
 {
-    uint64_t v = 0;
+    uint64_t v;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&v, id->b, 8);
+    v = __builtin_bswap64(v);
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    memcpy(&v, id->b, 8);
+#else
+    v = 0;
     for (int k = 0; k < 8; k++) v = (v << 8) | id->b[k];
+#endif
     return v;
 }
 
@@ -125,6 +164,13 @@ static inline int cs__cmp_u128(cs_u128 a, cs_u128 b)
 }
 
 /* Saturating u128 helpers (priorities never wrap). */
+/* a * b for a 64-bit a, saturating; no division when b < 2^64. */
+static inline cs_u128 cs__sat_mul64(uint64_t a, cs_u128 b)
+{
+    if ((b >> 64) == 0) return (cs_u128)a * (uint64_t)b; /* < 2^128 */
+    if (a != 0 && b > CS_U128_MAX / a) return CS_U128_MAX;
+    return a * b;
+}
 static inline cs_u128 cs__sat_add(cs_u128 a, cs_u128 b)
 {
     cs_u128 s = a + b;
@@ -149,6 +195,28 @@ int cs__ratio_cmp(cs_u128 a, uint64_t ca, cs_u128 b, uint64_t cb);
  * alone, for cs__sort_keyed_desc. */
 uint64_t cs__ratio_key(cs_u128 v, uint64_t c);
 
+/* cs__ratio_key(v, c) for 1 <= v < 2^64 and 1 <= c < 2^37, with one
+ * 64-bit division: with v' = v << lz (leading one at bit 63),
+ * q = floor(v' / c) >= 2^63 / c > 2^26, and X = floor(v * 2^64 / c) =
+ * q * 2^(64 - lz) + (lower bits), so X has bit length len(q) + 64 - lz and
+ * its leading 26 bits (all the key keeps) are q's. */
+static inline uint64_t cs__ratio_key_fast(uint64_t v, uint64_t c)
+{
+    unsigned lz = (unsigned)__builtin_clzll(v);
+    uint64_t q = (v << lz) / c;
+    unsigned z = (unsigned)__builtin_clzll(q);
+    uint64_t len = (uint64_t)(64u - z) + 64u - lz;
+    return ((len << 56) | (((q << z) << 1) >> 8)) >> CS__KEY_DROP;
+}
+
+/* cs__ratio_key, inline in the common case. */
+static inline uint64_t cs__ratio_key_inl(cs_u128 v, uint64_t c)
+{
+    if ((v >> 64) == 0 && (uint64_t)v != 0 && (c >> 37) == 0)
+        return cs__ratio_key_fast((uint64_t)v, c);
+    return cs__ratio_key(v, c);
+}
+
 /* A key that is a non-decreasing function of v, for cs__sort_keyed_desc. */
 uint64_t cs__u128_key(cs_u128 v);
 
@@ -160,5 +228,6 @@ extern const cs_mech_ops_t cs__mech_bias_fp;
 extern const cs_mech_ops_t cs__mech_score;
 extern const cs_mech_ops_t cs__mech_eip1559;
 extern const cs_mech_ops_t cs__mech_gbatip;
+extern const cs_mech_ops_t cs__mech_oracle;
 
 #endif /* CS_MECH_INT_H */

@@ -101,6 +101,7 @@ typedef struct cs_cand_row {
     uint64_t due_height;      /* height the timer became due */
     uint32_t deferrals;       /* n before this block */
     cs_u128 max_fee, max_prio;/* fee parameters used (fee mechanisms) */
+    cs_u128 bid;              /* bid at clearing (bid mechanisms) */
 } cs_cand_row_t;
 
 /* Per-block totals (one /blocks row). */

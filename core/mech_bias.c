@@ -56,11 +56,18 @@
  * a winner's blocker is the nearest stack entry with need <= c_i, found by
  * binary search.  Candidates excluded while their target was at the actor
  * quota can only block winners of the same target; they sit on one chain
- * per target, walked from the winner's position.  Cost: O(n) plus
- * O(log n) per winner, after the radix sort (3 passes of 11 bits, plus an
- * exact sort of runs of equal keys).  Only with max_fires_per_actor set do
- * the chain walks add up to (winners of a target) x (saturated losers of
- * that target) steps per target; without it nothing is quadratic.
+ * per target, walked from the winner's position.  Without the actor quota
+ * (no saturated candidates) the stack is built segment by segment instead:
+ * between two winners, pushing the excluded candidates one by one would
+ * leave exactly the segment's "records" (the excluded positions whose need
+ * is a strict running minimum from the left, which the greedy scan notes
+ * as it goes) above the old entries with a smaller need; so the right-to-
+ * left pass visits the winners only, and the payments are made in the
+ * same pass.  Cost: O(n) plus O(log n) per winner, after the radix sort
+ * (3 passes of 11 bits, plus an exact sort of runs of equal keys).  Only
+ * with max_fires_per_actor set do the chain walks add up to (winners of a
+ * target) x (saturated losers of that target) steps per target; without
+ * it nothing is quadratic.
  *
  * Dynamic lambda (CIP-5 §9.3, DESIGN §2.4) in end_block, when
  * lambda_control = on: over each epoch (heights h with (h + 1) %
@@ -92,12 +99,14 @@ enum {
 typedef struct cs__bias_state {
     cs__ws_t ws;          /* order, scratch, per-target table */
     int fp;               /* 1 = bias-fp, 0 = bias-vcg */
-    cs_u128 *bias;        /* Bias(n) per candidate index */
-    uint64_t *need;       /* need_j per position (excluded candidates) */
+    uint64_t *need;       /* need_j per position (quotas), or per record (none) */
     uint32_t *stk;        /* monotonic stack of positions */
-    uint32_t *chain;      /* next saturated excluded position of the same target */
+    uint64_t *stkv;       /* need of each stack entry (stkv[t] = need[stk[t]]) */
+    uint32_t *chain;      /* next saturated excluded position of the same target
+                           * (quotas), or each record's position (none) */
     uint32_t *wins;       /* winners' positions, in order */
-    size_t cap;           /* capacity of bias/need/stk/chain */
+    uint32_t *segs;       /* records after winner j: [segs[j], segs[j + 1]) (no quota) */
+    size_t cap;           /* capacity of need/stk/stkv/chain/wins (segs: + 1) */
     uint64_t lambda;      /* current lambda, ppb */
     cs_u128 acc_bias;     /* epoch sum of winners' Bias */
     cs_u128 acc_total;    /* epoch sum of winners' V = bid + Bias */
@@ -144,15 +153,17 @@ static void cs__bias_fini(void *state)
 {
     cs__bias_state_t *s = state;
     cs__ws_free(&s->ws);
-    free(s->bias);
     free(s->need);
     free(s->stk);
+    free(s->stkv);
     free(s->chain);
     free(s->wins);
+    free(s->segs);
     s->wins = NULL;
-    s->bias = NULL;
+    s->segs = NULL;
     s->need = NULL;
     s->stk = NULL;
+    s->stkv = NULL;
     s->chain = NULL;
     s->cap = 0;
 }
@@ -162,23 +173,26 @@ static int cs__bias_reserve(cs__bias_state_t *s, size_t n)
 {
     int rc = cs__ws_reserve(&s->ws, n);
     if (rc != CS_OK) return rc;
-    if (n <= s->cap) return CS_OK;
+    if (n <= s->cap && s->segs != NULL) return CS_OK; /* segs is written even for n = 0 */
     size_t cap = s->ws.cap;
-    cs_u128 *b = realloc(s->bias, cap * sizeof *b);
-    if (b == NULL) return CS_ENOMEM;
-    s->bias = b;
     uint64_t *nd = realloc(s->need, cap * sizeof *nd);
     if (nd == NULL) return CS_ENOMEM;
     s->need = nd;
     uint32_t *st = realloc(s->stk, cap * sizeof *st);
     if (st == NULL) return CS_ENOMEM;
     s->stk = st;
+    uint64_t *sv = realloc(s->stkv, cap * sizeof *sv);
+    if (sv == NULL) return CS_ENOMEM;
+    s->stkv = sv;
     uint32_t *ch = realloc(s->chain, cap * sizeof *ch);
     if (ch == NULL) return CS_ENOMEM;
     s->chain = ch;
     uint32_t *wn = realloc(s->wins, cap * sizeof *wn);
     if (wn == NULL) return CS_ENOMEM;
     s->wins = wn;
+    uint32_t *sg = realloc(s->segs, (cap + 1) * sizeof *sg);
+    if (sg == NULL) return CS_ENOMEM;
+    s->segs = sg;
     s->cap = cap;
     return CS_OK;
 }
@@ -200,6 +214,15 @@ static cs_u128 cs__bias_of(cs__bias_state_t *s, uint32_t n, uint64_t lambda, cs_
         s->c_tag[n] = s->c_gen;
     }
     return s->c_val[n];
+}
+
+/* Bias(n) from the memo, which cs__bias_of(s, 0, lambda, scale) has made
+ * current for this clearing's lambda and scale. */
+static inline cs_u128 cs__bias_get(cs__bias_state_t *s, uint32_t n, uint64_t lambda,
+                                   cs_u128 scale)
+{
+    if (n < CS__BIAS_CACHE && s->c_tag[n] == s->c_gen) return s->c_val[n];
+    return cs__bias_of(s, n, lambda, scale);
 }
 
 /* CIP-5 §9.5 step 1: V_a / c_a descending, exact; then timer_id ascending. */
@@ -241,8 +264,24 @@ static cs_u128 cs__muldiv(cs_u128 v, uint64_t m, uint64_t d, int ceil_)
  * floored at 0. */
 static cs_u128 cs__beat_bid(const cs_cand_t *a, cs_u128 bias_a, const cs_cand_t *b)
 {
+    uint64_t pa = cs__id_prefix(&a->id), pb = cs__id_prefix(&b->id);
+    int first = pa != pb ? pa < pb : cs__id_cmp(&a->id, &b->id) < 0; /* id_a < id_b */
     cs_u128 vmin;
-    if (cs__id_cmp(&a->id, &b->id) < 0) {
+    if ((b->priority >> 64) == 0) {
+        /* V_b * c_a < 2^128: one division, 64-bit when the product fits;
+         * the quotient is below 2^128 - 1, so + 1 cannot wrap. */
+        cs_u128 prod = (cs_u128)(uint64_t)b->priority * a->cycles, q;
+        int rem;
+        if ((prod >> 64) == 0) {
+            uint64_t p64 = (uint64_t)prod;
+            q = p64 / b->cycles;
+            rem = p64 % b->cycles != 0;
+        } else {
+            q = prod / b->cycles;
+            rem = prod - q * b->cycles != 0;
+        }
+        vmin = first ? q + (cs_u128)rem : q + 1;
+    } else if (first) {
         vmin = cs__muldiv(b->priority, a->cycles, b->cycles, 1);
     } else {
         vmin = cs__muldiv(b->priority, a->cycles, b->cycles, 0);
@@ -251,59 +290,160 @@ static cs_u128 cs__beat_bid(const cs_cand_t *a, cs_u128 bias_a, const cs_cand_t 
     return vmin > bias_a ? vmin - bias_a : 0;
 }
 
+/* Number of entries of the increasing v[0..len) below x, or at most x
+ * with le; a binary search whose steps are selections, not branches (the
+ * stack is short and its comparisons unpredictable). */
+static inline size_t cs__count_below(const uint64_t *v, size_t len, uint64_t x, int le)
+{
+    if (len == 0) return 0;
+    size_t base = 0;
+    while (len > 1) {
+        size_t half = len / 2;
+        uint64_t y = v[base + half];
+        base = (le ? y <= x : y < x) ? base + half : base;
+        len -= half;
+    }
+    return base + (le ? v[base] <= x : v[base] < x);
+}
+
 /* Critical bids of every winner (see the file comment).  Uses the flags
  * in ws.aux and needs in s->need, both by position; first_win is the
- * position of the first winner (nothing left of it matters). */
+ * position of the first winner (nothing left of it matters).  Targets
+ * (only read under the actor quota) come from ws.rec. */
 static void cs__bias_critical(cs__bias_state_t *s, cs_cand_t *c, size_t n, size_t first_win,
-                              const cs_params_t *p)
+                              size_t fired, const cs_params_t *p, uint64_t lambda)
 {
+    size_t wi = fired; /* winners right of k: s->wins[wi..fired) */
     const uint32_t *ord = s->ws.ord;
     const uint32_t *flag = s->ws.aux;
     const cs__crec_t *rec = s->ws.rec;
+    const uint64_t *need = s->need;
+    uint32_t *stk = s->stk;
+    uint64_t *stkv = s->stkv;
     size_t top = 0;
     int quotas = p->max_fires_per_actor != 0;
     if (quotas) cs__tcount_reset(&s->ws); /* target -> nearest saturated position + 1 */
     for (size_t k = n; k-- > first_win;) {
         uint32_t f = flag[k];
         if (f == CS__POS_EXCLUDED) {
-            uint64_t nd = s->need[k];
-            while (top > 0 && s->need[s->stk[top - 1]] >= nd) top--;
-            s->stk[top++] = (uint32_t)k;
+            uint64_t nd = need[k];
+            top = cs__count_below(stkv, top, nd, 0); /* pop every need >= nd */
+            stkv[top] = nd;
+            stk[top++] = (uint32_t)k;
         } else if (f == CS__POS_EXCLUDED_SAT) {
             uint32_t *head = cs__tcount(&s->ws, rec[ord[k]].target);
             s->chain[k] = *head; /* next saturated position + 1, or 0 */
             *head = (uint32_t)k + 1;
         } else if (f == CS__POS_WIN) {
+            /* The winners' records are scattered over c: fetch ahead. */
+            wi--;
+            if (wi >= CS__PREFETCH) __builtin_prefetch(&c[ord[s->wins[wi - CS__PREFETCH]]]);
             cs_cand_t *w = &c[ord[k]];
             uint64_t ci = w->cycles;
             size_t blocker = SIZE_MAX;
             /* Stack needs increase with the index; entries with need <= ci
              * form a prefix; the nearest is its last element. */
-            size_t lo = 0, hi = top;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (s->need[s->stk[mid]] <= ci) lo = mid + 1;
-                else hi = mid;
-            }
-            if (lo > 0) blocker = s->stk[lo - 1];
+            size_t lo = cs__count_below(stkv, top, ci, 1);
+            if (lo > 0) blocker = stk[lo - 1];
             if (quotas) {
                 uint32_t *head = cs__tcount(&s->ws, w->target);
                 for (uint32_t q = *head; q != 0 && (size_t)(q - 1) < blocker;
                      q = s->chain[q - 1]) {
-                    if (s->need[q - 1] <= ci) {
+                    if (need[q - 1] <= ci) {
                         blocker = q - 1;
                         break;
                     }
                 }
             }
             cs_u128 theta = 0;
-            if (blocker != SIZE_MAX) theta = cs__beat_bid(w, s->bias[ord[k]], &c[ord[blocker]]);
+            if (blocker != SIZE_MAX) {
+                cs_u128 bias = cs__bias_get(s, w->deferrals, lambda, p->bias_scale);
+                theta = cs__beat_bid(w, bias, &c[ord[blocker]]);
+            }
             w->critical = theta > p->reserve_price ? theta : p->reserve_price;
         }
     }
 }
 
-/* Order, select and price: see the file comment. */
+/* CIP-5 §9.5 step 4 / fallback: the payment of winner t (critical bid
+ * already set), added to the clearing's totals.  ru is the runner-up (the
+ * first excluded candidate) or NULL; bias is Bias(n) of t.  The totals are
+ * saturating sums of non-negative terms, so the order of the winners does
+ * not change them. */
+static inline void cs__bias_pay(const cs__bias_state_t *s, cs_cand_t *t, cs_u128 bias,
+                                const cs_cand_t *ru, const cs_params_t *p, cs_clear_out_t *out)
+{
+    cs_u128 pay;
+    if (s->fp) {
+        pay = t->bid; /* first price: own bid (>= reserve) */
+    } else if (p->vcg_payment == CS_VCG_CRITICAL) {
+        pay = t->critical; /* D6 critical: max(reserve, theta) <= bid */
+    } else {
+        /* D6 spec: bid(runner_up) - Bias(winner), floored at the reserve,
+         * never above the own bid. */
+        pay = p->reserve_price;
+        if (ru != NULL) {
+            cs_u128 d = ru->bid > bias ? ru->bid - bias : 0;
+            if (d > pay) pay = d;
+        }
+        if (pay > t->bid) pay = t->bid;
+    }
+    t->payment = pay;
+    out->cycles_used += t->cycles;
+    out->payments = cs__sat_add(out->payments, pay);
+    out->bias_prio = cs__sat_add(out->bias_prio, bias);
+    out->total_prio = cs__sat_add(out->total_prio, t->priority);
+}
+
+/* Critical bids of every winner without the actor quota (so no excluded
+ * candidate is saturated): the same monotonic stack as cs__bias_critical,
+ * built segment by segment.  The selection scan kept, between consecutive
+ * winners, the excluded positions whose need is a strict running minimum
+ * from the left (the "records", in s->chain / s->need, segment j after
+ * winner j at [segs[j], segs[j + 1])).  Pushing a segment right to left
+ * one candidate at a time would leave exactly its records on the stack,
+ * above the old entries with a smaller need than its minimum; so each
+ * segment costs its few records instead of one unpredictable pop loop per
+ * excluded candidate. */
+static void cs__bias_critical_fast(cs__bias_state_t *s, cs_cand_t *c, size_t fired,
+                                   const cs_params_t *p, uint64_t lambda, const cs_cand_t *ru,
+                                   cs_clear_out_t *out)
+{
+    const uint32_t *ord = s->ws.ord, *wins = s->wins, *segs = s->segs, *recp = s->chain;
+    const uint64_t *recv = s->need;
+    uint32_t *stk = s->stk;
+    uint64_t *stkv = s->stkv;
+    size_t top = 0;
+    for (size_t j = fired < CS__PREFETCH ? fired : CS__PREFETCH; j-- > 0;)
+        __builtin_prefetch(&c[ord[wins[fired - 1 - j]]]);
+    for (size_t wi = fired; wi-- > 0;) {
+        size_t r0 = segs[wi], r1 = segs[wi + 1];
+        if (r1 > r0) {
+            uint64_t m = recv[r1 - 1]; /* the segment's minimum need */
+            while (top > 0 && stkv[top - 1] >= m) top--;
+            for (size_t r = r1; r-- > r0;) {
+                stkv[top] = recv[r];
+                stk[top++] = recp[r];
+            }
+        }
+        /* The winners' records are scattered over c: fetch ahead. */
+        if (wi >= CS__PREFETCH) __builtin_prefetch(&c[ord[wins[wi - CS__PREFETCH]]]);
+        cs_cand_t *w = &c[ord[wins[wi]]];
+        size_t lo = cs__count_below(stkv, top, w->cycles, 1); /* need <= c_i */
+        cs_u128 theta = 0, bias = cs__bias_get(s, w->deferrals, lambda, p->bias_scale);
+        if (lo > 0) theta = cs__beat_bid(w, bias, &c[ord[stk[lo - 1]]]);
+        w->critical = theta > p->reserve_price ? theta : p->reserve_price;
+        cs__bias_pay(s, w, bias, ru, p, out); /* while its record is in cache */
+    }
+}
+
+/* Order, select and price: see the file comment.
+ *
+ * One pass over c resets the outputs, computes V and the radix key and
+ * the compact scan word (ws.cw, or ws.rec when the cap or the quotas need
+ * the wide record); the scan records positions and outcomes by index so
+ * the final pass over c is sequential.  Bias is not stored per candidate:
+ * the memo gives it again for the winners. */
 static int cs__bias_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, size_t n,
                           cs_clear_out_t *out)
 {
@@ -313,92 +453,125 @@ static int cs__bias_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, 
     if (rc != CS_OK) return rc;
     if (p->lambda_control != CS_LAMBDA_ON) s->lambda = p->lambda;
     uint64_t lambda = s->lambda;
+    cs_u128 scale = p->bias_scale, reserve = p->reserve_price;
     cs__ws_t *w = &s->ws;
+    (void)cs__bias_of(s, 0, lambda, scale); /* make the memo current */
+    uint64_t cap = p->max_cycles_per_fire;
+    int actor_q = p->max_fires_per_actor != 0;
+    int compact = cap <= CS__CW_MAX_CAP && !actor_q;
+    uint64_t *key = w->key;
+    uint32_t *ord = w->ord, *cw = w->cw; /* ord: written by the sort */
+    cs__crec_t *rec = w->rec;
 
-    /* CIP-5 §9.2: priority numerator V = bid + Bias(n); compact records. */
+    /* CIP-5 §9.2: priority numerator V = bid + Bias(n); scan words. */
+    uint64_t kor = 0, kand = ~(uint64_t)0; /* which key bits differ */
     for (size_t i = 0; i < n; i++) {
         cs_cand_t *t = &c[i];
-        if (cs__prep(t) != CS_OK) return CS_EINVAL;
-        cs_u128 b = cs__bias_of(s, t->deferrals, lambda, p->bias_scale);
-        s->bias[i] = b;
-        t->priority = cs__sat_add(t->bid, b);
-        w->key[i] = cs__ratio_key(t->priority, t->cycles);
-        w->ord[i] = (uint32_t)i;
-        cs__crec_t *r = &w->rec[i];
-        r->cycles = t->cycles;
-        r->target = t->target;
-        r->why0 = t->cycles > p->max_cycles_per_fire ? CS_WHY_OVER_CAP /* CIP-1 rev §10 */
-                  : t->bid < p->reserve_price        ? CS_WHY_RESERVE  /* §9.5 floor */
-                                                     : CS_WHY_NONE;
+        uint64_t cyc = t->cycles;
+        if (cyc == 0) return CS_EINVAL;
+        cs_u128 v = cs__sat_add(t->bid, cs__bias_get(s, t->deferrals, lambda, scale));
+        t->selected = 0;
+        t->why = CS_WHY_NONE;
+        t->rank = 0;
+        t->priority = v;
+        t->prio_rate = 0;
+        t->payment = 0;
+        t->critical = 0;
+        uint64_t k = cs__ratio_key_inl(v, cyc);
+        key[i] = k;
+        kor |= k;
+        kand &= k;
+        uint8_t why0 = cyc > cap         ? CS_WHY_OVER_CAP /* CIP-1 rev §10 */
+                       : t->bid < reserve ? CS_WHY_RESERVE  /* §9.5 floor */
+                                          : CS_WHY_NONE;
+        if (compact) {
+            cw[i] = why0 != CS_WHY_NONE ? CS__CW_LOSER | why0 : (uint32_t)cyc;
+        } else {
+            rec[i].cycles = cyc;
+            rec[i].target = t->target;
+            rec[i].why0 = why0;
+        }
     }
     /* CIP-5 §9.5 step 1: sort by V / cycles descending. */
-    cs__sort_keyed_desc(w, c, n, cs__bias_cmp, NULL, 0);
+    cs__sort_keyed_desc_id(w, c, n, cs__bias_cmp, NULL, 0, kor ^ kand);
 
     /* CIP-5 §9.5 step 2, §9.4: greedy under the budget, caps and quotas. */
     cs__tcount_reset(w);
-    uint64_t left = ctx->budget_cycles, fired = 0;
+    uint64_t left = ctx->budget_cycles, fired = 0, block_q = p->max_fires_per_block;
     size_t runner_up = SIZE_MAX, first_win = n;
-    int actor_q = p->max_fires_per_actor != 0;
+    uint32_t *inv = w->inv, *flag = w->aux, *recp = s->chain;
+    uint8_t *whyi = w->whyi;
+    uint64_t segmin = UINT64_MAX; /* minimum need in the current segment */
+    size_t nrec = 0;
     for (size_t k = 0; k < n; k++) {
-        if (k + CS__PREFETCH < n) __builtin_prefetch(&w->rec[w->ord[k + CS__PREFETCH]]);
-        const cs__crec_t *r = &w->rec[w->ord[k]];
-        if (r->why0 != CS_WHY_NONE) {
-            w->whyp[k] = r->why0;
-            w->aux[k] = CS__POS_INELIGIBLE;
+        uint32_t i = ord[k];
+        uint8_t why0;
+        uint64_t cyc;
+        if (compact) {
+            if (k + CS__PREFETCH < n) __builtin_prefetch(&cw[ord[k + CS__PREFETCH]]);
+            uint32_t x = cw[i];
+            why0 = x & CS__CW_LOSER ? (uint8_t)x : CS_WHY_NONE;
+            cyc = x;
+        } else {
+            if (k + CS__PREFETCH < n) __builtin_prefetch(&rec[ord[k + CS__PREFETCH]]);
+            why0 = rec[i].why0;
+            cyc = rec[i].cycles;
+        }
+        inv[i] = (uint32_t)k;
+        if (why0 != CS_WHY_NONE) {
+            whyi[i] = why0;
+            if (actor_q) flag[k] = CS__POS_INELIGIBLE;
             continue;
         }
-        uint32_t *cnt = actor_q ? cs__tcount(w, r->target) : NULL;
+        uint32_t *cnt = actor_q ? cs__tcount(w, rec[i].target) : NULL;
         int sat = actor_q && *cnt >= p->max_fires_per_actor;
         uint8_t why = CS_WHY_NONE;
-        if (p->max_fires_per_block != 0 && fired >= p->max_fires_per_block)
+        if (block_q != 0 && fired >= block_q)
             why = CS_WHY_BLOCK_QUOTA;
         else if (sat)
             why = CS_WHY_ACTOR_QUOTA;
-        else if (r->cycles > left)
+        else if (cyc > left)
             why = CS_WHY_BUDGET;
-        w->whyp[k] = why;
+        whyi[i] = why;
         if (why != CS_WHY_NONE) {
-            w->aux[k] = sat ? CS__POS_EXCLUDED_SAT : CS__POS_EXCLUDED;
-            s->need[k] = r->cycles > left ? r->cycles - left : 0;
+            uint64_t nd = cyc > left ? cyc - left : 0;
             if (runner_up == SIZE_MAX) runner_up = k;
+            if (actor_q) {
+                flag[k] = sat ? CS__POS_EXCLUDED_SAT : CS__POS_EXCLUDED;
+                s->need[k] = nd;
+            } else if (nd < segmin) { /* a record of this segment */
+                recp[nrec] = (uint32_t)k;
+                s->need[nrec++] = nd;
+                segmin = nd;
+            }
             continue;
         }
-        left -= r->cycles;
-        if (actor_q) (*cnt)++;
+        left -= cyc;
+        if (actor_q) {
+            (*cnt)++;
+            flag[k] = CS__POS_WIN;
+        }
+        s->segs[fired] = (uint32_t)nrec; /* records after this winner start here */
+        segmin = UINT64_MAX;
         s->wins[fired++] = (uint32_t)k;
         if (first_win == n) first_win = k;
-        w->aux[k] = CS__POS_WIN;
     }
+    s->segs[fired] = (uint32_t)nrec;
 
-    cs__bias_critical(s, c, n, first_win, p);
-
-    /* CIP-5 §9.5 step 4 / fallback: payments. */
-    const cs_cand_t *ru = runner_up == SIZE_MAX ? NULL : &c[w->ord[runner_up]];
-    for (size_t j = 0; j < fired; j++) {
-        uint32_t i = w->ord[s->wins[j]];
-        cs_cand_t *t = &c[i];
-        cs_u128 pay;
-        if (s->fp) {
-            pay = t->bid; /* first price: own bid (>= reserve) */
-        } else if (p->vcg_payment == CS_VCG_CRITICAL) {
-            pay = t->critical; /* D6 critical: max(reserve, theta) <= bid */
-        } else {
-            /* D6 spec: bid(runner_up) - Bias(winner), floored at the
-             * reserve, never above the own bid. */
-            pay = p->reserve_price;
-            if (ru != NULL) {
-                cs_u128 d = ru->bid > s->bias[i] ? ru->bid - s->bias[i] : 0;
-                if (d > pay) pay = d;
-            }
-            if (pay > t->bid) pay = t->bid;
+    /* CIP-5 §9.5 step 4 / fallback: payments (with the critical bids). */
+    const cs_cand_t *ru = runner_up == SIZE_MAX ? NULL : &c[ord[runner_up]];
+    if (actor_q) {
+        for (size_t j = fired < CS__PREFETCH ? fired : CS__PREFETCH; j-- > 0;)
+            __builtin_prefetch(&c[ord[s->wins[fired - 1 - j]]]);
+        cs__bias_critical(s, c, n, first_win, fired, p, lambda);
+        for (size_t j = 0; j < fired; j++) {
+            cs_cand_t *t = &c[ord[s->wins[j]]];
+            cs__bias_pay(s, t, cs__bias_get(s, t->deferrals, lambda, scale), ru, p, out);
         }
-        t->payment = pay;
-        out->cycles_used += t->cycles;
-        out->payments = cs__sat_add(out->payments, pay);
-        out->bias_prio = cs__sat_add(out->bias_prio, s->bias[i]);
-        out->total_prio = cs__sat_add(out->total_prio, t->priority);
+    } else {
+        cs__bias_critical_fast(s, c, fired, p, lambda, ru, out);
     }
-    cs__finish(w, c, n);
+    cs__finish_idx(w, c, n);
     out->fired = (uint32_t)fired;
     out->deferred = (uint32_t)(n - fired);
     return CS_OK;

@@ -50,7 +50,14 @@ static int cs__eip_cmp(const cs_cand_t *a, const cs_cand_t *b, const void *ctx)
     return cs__cmp_u64(a->sched_height, b->sched_height);
 }
 
-/* Order, select and price: see the file comment. */
+/* Order, select and price: see the file comment.
+ *
+ * One pass over c computes every candidate's outputs and its radix key
+ * (the priority itself while every priority is below 2^64, so equal keys
+ * mean equal priorities and the runs are ordered by the timer-id prefix
+ * in w->tie without reading the candidates again); the selection scan
+ * records each candidate's position and outcome by index, so the final
+ * pass over c is sequential. */
 static int cs__eip_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, size_t n,
                          cs_clear_out_t *out)
 {
@@ -64,68 +71,106 @@ static int cs__eip_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, s
     cs_u128 base_rate = p->lane_basefee_mode == CS_LANE_ADDITIONAL
                             ? cs__sat_add(bf, ctx->basefee_cycle)
                             : bf;
-    int exact = 1; /* every priority below 2^64: the radix key is exact */
+    uint64_t cap = p->max_cycles_per_fire;
+    uint64_t block_q = p->max_fires_per_block, actor_q = p->max_fires_per_actor;
+    int compact = cap <= CS__CW_MAX_CAP && actor_q == 0;
+    uint32_t *cw = w->cw;
+    uint64_t *key = w->key, *tie = w->tie;
+    uint32_t *ord = w->ord; /* written by the sort */
+    cs__crec_t *rec = w->rec;
+    uint64_t wide = 0; /* nonzero when a priority reaches 2^64 */
+    uint64_t kor = 0, kand = ~(uint64_t)0; /* which key bits differ */
     for (size_t i = 0; i < n; i++) {
         cs_cand_t *t = &c[i];
-        if (cs__prep(t) != CS_OK) return CS_EINVAL;
+        uint64_t cyc = t->cycles;
+        if (cyc == 0) return CS_EINVAL;
         uint8_t why0 = CS_WHY_NONE;
+        cs_u128 rate = 0, prio = 0;
         if (t->max_fee < bf) {
             why0 = CS_WHY_BELOW_BASEFEE;
         } else {
             /* CIP-1 rev §3 step 6. */
             cs_u128 room = t->max_fee - bf;
-            t->prio_rate = t->max_prio < room ? t->max_prio : room;
-            if (t->cycles > p->max_cycles_per_fire) { /* §3 step 7, §10 */
+            rate = t->max_prio < room ? t->max_prio : room;
+            if (cyc > cap) { /* §3 step 7, §10 */
                 why0 = CS_WHY_OVER_CAP;
             } else {
                 /* §3 step 8 pre-charge. */
-                cs_u128 cost = cs__sat_mul(t->cycles, cs__sat_add(base_rate, t->prio_rate));
+                cs_u128 cost = cs__sat_mul64(cyc, cs__sat_add(base_rate, rate));
                 if (t->balance < cost) why0 = CS_WHY_FUNDS;
             }
+            prio = cs__sat_mul64(t->weight ? t->weight : CS_PPM, rate);
         }
-        uint64_t W = t->weight ? t->weight : CS_PPM;
-        t->priority = cs__sat_mul(t->prio_rate, W);
-        if (t->priority >> 64) exact = 0;
-        w->tie[i] = cs__id_prefix(&t->id); /* next key: timer_id ascending */
-        w->ord[i] = (uint32_t)i;
-        w->rec[i].cycles = t->cycles;
-        w->rec[i].target = t->target;
-        w->rec[i].why0 = why0;
+        t->selected = 0;
+        t->why = CS_WHY_NONE;
+        t->rank = 0;
+        t->priority = prio;
+        t->prio_rate = rate;
+        t->payment = 0;
+        t->critical = 0;
+        wide |= (uint64_t)(prio >> 64);
+        key[i] = (uint64_t)prio;
+        kor |= (uint64_t)prio;
+        kand &= (uint64_t)prio;
+        tie[i] = cs__id_prefix(&t->id); /* next key: timer_id ascending */
+        if (compact) {
+            cw[i] = why0 != CS_WHY_NONE ? CS__CW_LOSER | why0 : (uint32_t)cyc;
+        } else {
+            rec[i].cycles = cyc;
+            rec[i].target = t->target;
+            rec[i].why0 = why0;
+        }
     }
-    for (size_t i = 0; i < n; i++)
-        w->key[i] = exact ? (uint64_t)c[i].priority : cs__u128_key(c[i].priority);
-    cs__sort_keyed_desc(w, c, n, cs__eip_cmp, NULL, exact);
+    int exact = wide == 0; /* every priority below 2^64: the radix key is exact */
+    if (!exact) {
+        kor = 0;
+        kand = ~(uint64_t)0;
+        for (size_t i = 0; i < n; i++) {
+            key[i] = cs__u128_key(c[i].priority);
+            kor |= key[i];
+            kand &= key[i];
+        }
+    }
+    cs__sort_keyed_desc_id(w, c, n, cs__eip_cmp, NULL, exact, kor ^ kand);
 
     cs__tcount_reset(w);
-    uint64_t left = ctx->budget_cycles, fired = 0;
-    int actor_q = p->max_fires_per_actor != 0;
+    uint64_t left = ctx->budget_cycles, fired = 0, used = 0;
+    uint32_t *inv = w->inv;
+    uint8_t *whyi = w->whyi;
     for (size_t k = 0; k < n; k++) {
-        if (k + CS__PREFETCH < n) __builtin_prefetch(&w->rec[w->ord[k + CS__PREFETCH]]);
-        const cs__crec_t *r = &w->rec[w->ord[k]];
-        if (r->why0 != CS_WHY_NONE) {
-            w->whyp[k] = r->why0;
-            continue;
+        uint32_t i = ord[k];
+        uint8_t why;
+        uint64_t cyc;
+        if (compact) {
+            if (k + CS__PREFETCH < n) __builtin_prefetch(&cw[ord[k + CS__PREFETCH]]);
+            uint32_t x = cw[i];
+            why = x & CS__CW_LOSER ? (uint8_t)x : CS_WHY_NONE;
+            cyc = x;
+        } else {
+            if (k + CS__PREFETCH < n) __builtin_prefetch(&rec[ord[k + CS__PREFETCH]]);
+            why = rec[i].why0;
+            cyc = rec[i].cycles;
         }
-        if (p->max_fires_per_block != 0 && fired >= p->max_fires_per_block) {
-            w->whyp[k] = CS_WHY_BLOCK_QUOTA;
-            continue;
+        inv[i] = (uint32_t)k;
+        if (why == CS_WHY_NONE) {
+            uint32_t *cnt = NULL;
+            if (block_q != 0 && fired >= block_q) {
+                why = CS_WHY_BLOCK_QUOTA;
+            } else if (actor_q != 0 && *(cnt = cs__tcount(w, rec[i].target)) >= actor_q) {
+                why = CS_WHY_ACTOR_QUOTA;
+            } else if (cyc > left) {
+                why = CS_WHY_BUDGET;
+            } else {
+                left -= cyc;
+                used += cyc;
+                if (cnt != NULL) (*cnt)++;
+                fired++;
+            }
         }
-        uint32_t *cnt = actor_q ? cs__tcount(w, r->target) : NULL;
-        if (actor_q && *cnt >= p->max_fires_per_actor) {
-            w->whyp[k] = CS_WHY_ACTOR_QUOTA;
-            continue;
-        }
-        if (r->cycles > left) {
-            w->whyp[k] = CS_WHY_BUDGET;
-            continue;
-        }
-        left -= r->cycles;
-        if (actor_q) (*cnt)++;
-        fired++;
-        w->whyp[k] = CS_WHY_NONE;
-        out->cycles_used += r->cycles;
+        whyi[i] = why;
     }
-    cs__finish(w, c, n);
+    cs__finish_idx(w, c, n);
+    out->cycles_used = used;
     out->fired = (uint32_t)fired;
     out->deferred = (uint32_t)(n - fired);
     return CS_OK;

@@ -13,8 +13,12 @@ enum { CS_EXIT_OK = 0, CS_EXIT_CHECK = 1, CS_EXIT_USAGE = 2, CS_EXIT_IO = 3 };
 int cs_cli_main(int argc, char **argv);
 
 int cs_cmd_bench(int argc, char **argv);
+int cs_cmd_check(int argc, char **argv);
 int cs_cmd_clear(int argc, char **argv);
+int cs_cmd_compare(int argc, char **argv);
+int cs_cmd_report(int argc, char **argv);
 int cs_cmd_run(int argc, char **argv);
+int cs_cmd_sweep(int argc, char **argv);
 int cs_cmd_validate(int argc, char **argv);
 
 #endif

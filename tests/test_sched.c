@@ -427,7 +427,7 @@ static cs_sched_t *history(uint64_t h0)
     cs_block_result_t r;
     for (uint64_t h = 1; h < h0; h++) {
         CS_CHECK_EQ_U64(cs_sched_begin_block(s, h), CS_OK);
-        char pl[16];
+        char pl[32];
         snprintf(pl, sizeof pl, "p%llu", (unsigned long long)h);
         CS_CHECK_EQ_U64(sched1(s, (uint8_t)(h % 5), h + 1 + h % 3, pl, NULL), CS_OK);
         CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);

@@ -1,0 +1,307 @@
+/*
+ * cs_compare.c -- `cowsim compare RUN.h5 ... [--csv|--json] [--oracle
+ * ORACLE.h5]` (DESIGN §5): the metrics of analysis/README.md side by side,
+ * one column per run and one row per metric.
+ *
+ * Oracle: --oracle applies to every run; without it, a file oracle.h5 in a
+ * run's directory is used for that run.  Exit codes (DESIGN §2.9): 0 ok;
+ * 2 usage or a file that is not a cowsim run file; 3 a file that cannot be
+ * read.  An incomplete run (complete = 0) is shown, with a warning.
+ */
+#include "cs_cli.h"
+#include "cs_error.h"
+#include "cs_h5.h"
+#include "cs_metrics.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CS__FMT_TEXT = 0, CS__FMT_CSV = 1, CS__FMT_JSON = 2 };
+
+/* Usage text of `cowsim compare` on f. */
+static void cs__compare_usage(FILE *f)
+{
+    fprintf(f, "usage: cowsim compare RUN.h5 ... [--csv|--json] [--oracle ORACLE.h5]\n"
+               "  Prints the metrics of analysis/README.md, one column per run, one row per metric.\n"
+               "  Efficiency and price of anarchy use --oracle, else an oracle.h5 next to each run.\n"
+               "  Exit 2 if a file is not a cowsim run file, 3 if it cannot be read.\n");
+}
+
+/* Exit status for a cs_metrics_compute error code. */
+static int cs__exit_for(int rc)
+{
+    return (rc == CS_EIO || rc == CS_ENOMEM) ? CS_EXIT_IO : CS_EXIT_USAGE;
+}
+
+/* A value as text: "-" for NaN, integers without decimals, else %.6g. */
+static void cs__fmt_val(double v, char *buf, size_t cap)
+{
+    if (isnan(v)) snprintf(buf, cap, "-");
+    else if (v == floor(v) && fabs(v) < 1e12) snprintf(buf, cap, "%.0f", v);
+    else snprintf(buf, cap, "%.6g", v);
+}
+
+/* Shortest "%.*g" text (15 to 17 digits) that reads back as exactly v:
+ * cJSON's own printer accepts an approximate round trip, so baselines and
+ * JSON output format their numbers here. */
+static void cs__exact_num(double v, char *buf, size_t cap)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) return;
+    }
+}
+
+/* Write s as one CSV field (quoted when it holds a comma, quote or newline). */
+static void cs__csv_field(const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"') putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+/* The ordered union of metric names over the runs: run-level metrics,
+ * then each kind metric of every kind present in at least one run.
+ * Returns a malloc'd array of malloc'd names (count in *n), or NULL. */
+static char **cs__union_names(const cs_metrics_t *ms, size_t nrun, size_t *n)
+{
+    cs_metrics_t all;
+    memset(&all, 0, sizeof all);
+    for (size_t r = 0; r < nrun; r++)
+        for (int k = 0; k < CS_METRIC_KINDS; k++)
+            if (ms[r].kind_present[k]) all.kind_present[k] = 1;
+    size_t cnt = cs_metrics_n(&all);
+    char **names = calloc(cnt, sizeof *names);
+    if (!names) return NULL;
+    for (size_t i = 0; i < cnt; i++) {
+        char buf[96];
+        names[i] = strdup(cs_metrics_name(&all, i, buf, sizeof buf));
+        if (!names[i]) {
+            for (size_t j = 0; j < i; j++) free(names[j]);
+            free(names);
+            return NULL;
+        }
+    }
+    *n = cnt;
+    return names;
+}
+
+/* Column labels: the mechanism, or mechanism#i when two runs share it. */
+static void cs__labels(const cs_metrics_t *ms, size_t nrun, char (*lab)[48])
+{
+    for (size_t r = 0; r < nrun; r++) {
+        int dup = 0;
+        for (size_t q = 0; q < nrun; q++)
+            if (q != r && strcmp(ms[q].mechanism, ms[r].mechanism) == 0) dup = 1;
+        if (dup) snprintf(lab[r], 48, "%.24s#%u", ms[r].mechanism, (unsigned)((r + 1) % 100000u));
+        else snprintf(lab[r], 48, "%.46s", ms[r].mechanism[0] ? ms[r].mechanism : "?");
+    }
+}
+
+/* Text table on stdout: a header line per run (path, scenario, seed,
+ * oracle, INCOMPLETE), then one row per name in names, "-" for NaN. */
+static void cs__print_text(const cs_metrics_t *ms, char **paths, const char **oracles, size_t nrun,
+                           char **names, size_t nn, char (*lab)[48])
+{
+    printf("cowsim compare: %zu run%s\n", nrun, nrun == 1 ? "" : "s");
+    for (size_t r = 0; r < nrun; r++)
+        printf("  %-14s %s (scenario %s, seed %llu%s%s%s)\n", lab[r], paths[r],
+               ms[r].scenario[0] ? ms[r].scenario : "?", (unsigned long long)ms[r].seed,
+               ms[r].has_oracle ? ", oracle " : "", ms[r].has_oracle ? oracles[r] : "",
+               ms[r].v[CS_M_complete] == 1.0 ? "" : ", INCOMPLETE");
+    int w = 13; /* each column is one space and w characters */
+    for (size_t r = 0; r < nrun; r++)
+        if ((int)strlen(lab[r]) > w) w = (int)strlen(lab[r]);
+    printf("\n%-32s", "metric");
+    for (size_t r = 0; r < nrun; r++) printf(" %*s", w, lab[r]);
+    putchar('\n');
+    for (size_t i = 0; i < nn; i++) {
+        printf("%-32s", names[i]);
+        for (size_t r = 0; r < nrun; r++) {
+            double v;
+            char buf[48];
+            if (cs_metrics_get(&ms[r], names[i], &v) != 0) v = (double)NAN;
+            cs__fmt_val(v, buf, sizeof buf);
+            printf(" %*s", w, buf);
+        }
+        putchar('\n');
+    }
+}
+
+/* CSV on stdout: "metric,<label>..." then one row per name; an empty field
+ * for NaN; numbers exact (cs__exact_num). */
+static void cs__print_csv(const cs_metrics_t *ms, size_t nrun, char **names, size_t nn, char (*lab)[48])
+{
+    fputs("metric", stdout);
+    for (size_t r = 0; r < nrun; r++) {
+        putchar(',');
+        cs__csv_field(lab[r]);
+    }
+    putchar('\n');
+    for (size_t i = 0; i < nn; i++) {
+        cs__csv_field(names[i]);
+        for (size_t r = 0; r < nrun; r++) {
+            double v;
+            putchar(',');
+            char num[40];
+            if (cs_metrics_get(&ms[r], names[i], &v) == 0 && !isnan(v)) {
+                cs__exact_num(v, num, sizeof num);
+                fputs(num, stdout);
+            }
+        }
+        putchar('\n');
+    }
+}
+
+/* JSON: {"runs": [{path, mechanism, scenario, seed, complete, oracle,
+ * fires_mode, note, metrics: {name: value|null}}]}.  Returns 0 or -1 when
+ * out of memory. */
+static int cs__print_json(const cs_metrics_t *ms, char **paths, const char **oracles, size_t nrun)
+{
+    static const char *const modes[] = {"all", "sample", "off"};
+    cJSON *root = cJSON_CreateObject();
+    cJSON *runs = root ? cJSON_AddArrayToObject(root, "runs") : NULL;
+    int ok = runs != NULL;
+    for (size_t r = 0; ok && r < nrun; r++) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(runs, o)) {
+            ok = 0;
+            break;
+        }
+        cJSON_AddStringToObject(o, "path", paths[r]);
+        cJSON_AddStringToObject(o, "mechanism", ms[r].mechanism);
+        cJSON_AddStringToObject(o, "scenario", ms[r].scenario);
+        char sb[24];
+        snprintf(sb, sizeof sb, "%llu", (unsigned long long)ms[r].seed);
+        cJSON_AddRawToObject(o, "seed", sb);
+        cJSON_AddBoolToObject(o, "complete", ms[r].v[CS_M_complete] == 1.0);
+        if (ms[r].has_oracle) cJSON_AddStringToObject(o, "oracle", oracles[r]);
+        else cJSON_AddNullToObject(o, "oracle");
+        cJSON_AddStringToObject(o, "fires_mode", modes[ms[r].fires_mode >= 0 && ms[r].fires_mode <= 2 ? ms[r].fires_mode : 0]);
+        cJSON_AddStringToObject(o, "note", ms[r].note);
+        cJSON *mm = cJSON_AddObjectToObject(o, "metrics");
+        if (!mm) {
+            ok = 0;
+            break;
+        }
+        size_t n = cs_metrics_n(&ms[r]);
+        for (size_t i = 0; i < n; i++) {
+            char buf[96];
+            double v = cs_metrics_value(&ms[r], i);
+            cs_metrics_name(&ms[r], i, buf, sizeof buf);
+            char num[40];
+            if (isnan(v) || isinf(v)) {
+                cJSON_AddNullToObject(mm, buf);
+            } else {
+                cs__exact_num(v, num, sizeof num);
+                cJSON_AddRawToObject(mm, buf, num);
+            }
+        }
+    }
+    char *txt = ok ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    if (!txt) return -1;
+    puts(txt);
+    free(txt);
+    return 0;
+}
+
+/* `cowsim compare`: parse arguments, compute every run's metrics (all
+ * errors reported before any table), print the table.  Returns the exit
+ * status (cs_cli.h). */
+int cs_cmd_compare(int argc, char **argv)
+{
+    int fmt = CS__FMT_TEXT;
+    const char *oracle = NULL;
+    char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    size_t np = 0;
+    if (!paths) return CS_EXIT_IO;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            cs__compare_usage(stdout);
+            free(paths);
+            return CS_EXIT_OK;
+        } else if (strcmp(a, "--csv") == 0) {
+            fmt = CS__FMT_CSV;
+        } else if (strcmp(a, "--json") == 0) {
+            fmt = CS__FMT_JSON;
+        } else if (strcmp(a, "--oracle") == 0 && i + 1 < argc) {
+            oracle = argv[++i];
+        } else if (a[0] != '-' || strcmp(a, "-") == 0) {
+            paths[np++] = argv[i];
+        } else {
+            fprintf(stderr, "cowsim compare: unexpected argument '%s'\n", a);
+            cs__compare_usage(stderr);
+            free(paths);
+            return CS_EXIT_USAGE;
+        }
+    }
+    if (np == 0) {
+        cs__compare_usage(stderr);
+        free(paths);
+        return CS_EXIT_USAGE;
+    }
+    cs_metrics_t *ms = calloc(np, sizeof *ms);
+    char (*obuf)[4096] = calloc(np, sizeof *obuf);
+    const char **oracles = calloc(np, sizeof *oracles);
+    if (!ms || !obuf || !oracles) {
+        free(ms);
+        free(obuf);
+        free(oracles);
+        free(paths);
+        return CS_EXIT_IO;
+    }
+    int status = CS_EXIT_OK;
+    for (size_t r = 0; r < np; r++) {
+        oracles[r] = oracle ? oracle : cs_metrics_find_oracle(paths[r], obuf[r], sizeof obuf[r]);
+        char err[1024];
+        int rc = cs_metrics_compute(paths[r], oracles[r], &ms[r], err, sizeof err);
+        if (rc != CS_OK && !oracle && oracles[r] && cs_metrics_compute(paths[r], NULL, &ms[r], NULL, 0) == CS_OK) {
+            /* An oracle.h5 found beside the run but unusable: say so, go on. */
+            fprintf(stderr, "cowsim compare: warning: ignoring %s: %s\n", oracles[r], err);
+            rc = CS_OK;
+        }
+        if (rc != CS_OK) {
+            fprintf(stderr, "cowsim compare: %s\n", err);
+            int ex = cs__exit_for(rc);
+            if (ex == CS_EXIT_IO || status == CS_EXIT_OK) status = ex;
+            continue;
+        }
+        if (ms[r].v[CS_M_complete] != 1.0)
+            fprintf(stderr, "cowsim compare: warning: %s is an incomplete run (complete = 0)\n", paths[r]);
+        if (ms[r].note[0]) fprintf(stderr, "cowsim compare: note: %s: %s\n", paths[r], ms[r].note);
+    }
+    if (status == CS_EXIT_OK) {
+        size_t nn = 0;
+        char **names = cs__union_names(ms, np, &nn);
+        char(*lab)[48] = calloc(np, sizeof *lab);
+        if (!names || !lab) {
+            status = CS_EXIT_IO;
+        } else {
+            cs__labels(ms, np, lab);
+            if (fmt == CS__FMT_TEXT) cs__print_text(ms, paths, oracles, np, names, nn, lab);
+            else if (fmt == CS__FMT_CSV) cs__print_csv(ms, np, names, nn, lab);
+            else if (cs__print_json(ms, paths, oracles, np) != 0) status = CS_EXIT_IO;
+        }
+        if (names)
+            for (size_t i = 0; i < nn; i++) free(names[i]);
+        free(names);
+        free(lab);
+    }
+    free(ms);
+    free(obuf);
+    free(oracles);
+    free(paths);
+    return status;
+}

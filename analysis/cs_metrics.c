@@ -1,0 +1,907 @@
+/*
+ * cs_metrics.c -- the metrics of DESIGN §6 computed from one HDF5 run file
+ * (and, for efficiency, the `oracle` run of the same scenario and seed).
+ *
+ * Every metric is defined in analysis/README.md; the comments below name
+ * the definition they implement.  Analysis code may use doubles (DESIGN
+ * §2.7); quantiles and moments go through GSL.  Sorts use total orders
+ * (STYLE §6): ties are broken by a unique key or the values are equal.
+ */
+#include "cs_metrics.h"
+
+#include "cs_error.h"
+#include "cs_h5.h"
+#include "cs_rng.h"
+
+#include <cjson/cJSON.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(CS_METRIC_KINDS == CS_AGENT_KIND_COUNT, "one metrics column per agent kind");
+
+#define CS__NAN ((double)NAN)
+#define CS__MAX_ACTORS 10000000u /* README "Security and limits": 10^7 actors */
+#define CS__FULL_UTIL 0.95       /* full_share threshold (analysis/README.md) */
+
+static const char *const cs__m_names[] = {
+#define CS__M_NAME(name, doc) #name,
+    CS_METRIC_MAP(CS__M_NAME)
+#undef CS__M_NAME
+};
+static const char *const cs__m_docs[] = {
+#define CS__M_DOC(name, doc) doc,
+    CS_METRIC_MAP(CS__M_DOC)
+#undef CS__M_DOC
+};
+static const char *const cs__km_names[] = {
+#define CS__KM_NAME(name, doc) #name,
+    CS_KIND_METRIC_MAP(CS__KM_NAME)
+#undef CS__KM_NAME
+};
+static const char *const cs__km_docs[] = {
+#define CS__KM_DOC(name, doc) doc,
+    CS_KIND_METRIC_MAP(CS__KM_DOC)
+#undef CS__KM_DOC
+};
+_Static_assert(sizeof cs__m_names / sizeof cs__m_names[0] == CS_M__COUNT, "metric names");
+_Static_assert(sizeof cs__km_names / sizeof cs__km_names[0] == CS_KM__COUNT, "kind metric names");
+
+/* ------------------------------------------------------------ statistics */
+
+/* Jain's index (sum x)^2 / (n sum x^2); NaN for n == 0 or sum x^2 == 0. */
+double cs_stat_jain(const double *x, size_t n)
+{
+    if (!x || n == 0) return CS__NAN;
+    double s = 0, ss = 0;
+    for (size_t i = 0; i < n; i++) {
+        s += x[i];
+        ss += x[i] * x[i];
+    }
+    if (!(ss > 0)) return CS__NAN;
+    return (s * s) / ((double)n * ss);
+}
+
+/* Gini coefficient sum_ij |x_i - x_j| / (2 n^2 mean), computed on a sorted
+ * copy as 2 sum_i i x_(i) / (n sum x) - (n + 1) / n (i = 1..n ascending).
+ * NaN for n == 0, a zero sum or an allocation failure. */
+double cs_stat_gini(const double *x, size_t n)
+{
+    if (!x || n == 0) return CS__NAN;
+    double *y = malloc(n * sizeof *y);
+    if (!y) return CS__NAN;
+    memcpy(y, x, n * sizeof *y);
+    gsl_sort(y, 1, n);
+    double s = 0, w = 0;
+    for (size_t i = 0; i < n; i++) {
+        s += y[i];
+        w += (double)(i + 1) * y[i];
+    }
+    free(y);
+    if (!(s != 0)) return CS__NAN;
+    double nd = (double)n;
+    return 2.0 * w / (nd * s) - (nd + 1.0) / nd;
+}
+
+/* GSL quantile of x (sorted in place): (1 - f) x[i] + f x[i+1] with
+ * i = floor((n - 1) q), f its fractional part.  NaN when n == 0. */
+double cs_stat_quantile(double *x, size_t n, double q)
+{
+    if (!x || n == 0) return CS__NAN;
+    gsl_sort(x, 1, n);
+    return gsl_stats_quantile_from_sorted_data(x, 1, n, q);
+}
+
+/* Percentile bootstrap of the mean: B resamples of size n drawn with
+ * replacement (uniform indices from cs_rng_stream(seed, 0) through
+ * gsl_rng_uniform_int), then the GSL quantiles (1 - level)/2 and
+ * (1 + level)/2 of the sorted resample means.  NaN bounds when n == 0,
+ * B == 0, level outside (0, 1) or on allocation failure. */
+void cs_stat_bootstrap_mean(const double *x, size_t n, unsigned B, double level, uint64_t seed,
+                            double *lo, double *hi)
+{
+    double l = CS__NAN, h = CS__NAN;
+    double *means = NULL;
+    gsl_rng *r = NULL;
+    if (x && n > 0 && B > 0 && level > 0 && level < 1 && n <= 0xffffffffu) {
+        means = malloc((size_t)B * sizeof *means);
+        r = cs_rng_stream(seed, 0);
+    }
+    if (means && r) {
+        for (unsigned b = 0; b < B; b++) {
+            double s = 0;
+            for (size_t i = 0; i < n; i++) s += x[gsl_rng_uniform_int(r, (unsigned long)n)];
+            means[b] = s / (double)n;
+        }
+        gsl_sort(means, 1, B);
+        l = gsl_stats_quantile_from_sorted_data(means, 1, B, (1.0 - level) / 2.0);
+        h = gsl_stats_quantile_from_sorted_data(means, 1, B, (1.0 + level) / 2.0);
+    }
+    free(means);
+    if (r) gsl_rng_free(r);
+    if (lo) *lo = l;
+    if (hi) *hi = h;
+}
+
+/* Population variance (divide by n) of x[0..n); NaN for n == 0. */
+static double cs__pvar(const double *x, size_t n)
+{
+    if (n == 0) return CS__NAN;
+    double mu = gsl_stats_mean(x, 1, n);
+    return gsl_stats_variance_with_fixed_mean(x, 1, n, mu);
+}
+
+/* ------------------------------------------------------------ run loading */
+
+typedef struct cs__run {
+    cs_h5_reader_t *r;     /* open reader */
+    cs_h5_block_t *b;      /* /blocks rows */
+    size_t nb;             /* rows in b */
+    cs_h5_fire_t *f;       /* /fires rows */
+    size_t nf;             /* rows in f */
+    cs_h5_timer_t *t;      /* /timers rows */
+    size_t nt;             /* rows in t */
+    cs_h5_actor_t *a;      /* /actors rows */
+    size_t na;             /* rows in a */
+    cs_h5_weight_t *w;     /* /weights rows */
+    size_t nw;             /* rows in w */
+    cs_h5_summary_t *s;    /* /summary rows */
+    size_t ns;             /* rows in s */
+} cs__run_t;
+
+/* Per-actor aggregates (analysis/README.md "Per-actor quantities"). */
+typedef struct cs__act {
+    int kind;          /* agent kind, -1 if the actor appears nowhere */
+    uint32_t agent;    /* agent instance index */
+    uint64_t scheduled;/* timers scheduled (/actors, else /timers rows) */
+    double fires;      /* fires (/actors, else /fires rows) */
+    double value;      /* sum of fire values */
+    double paid;       /* sum paid */
+    uint64_t fn;       /* /fires rows of this actor */
+    double f_delay;    /* sum of delays over /fires rows */
+    double f_bid;      /* sum of bids over /fires rows */
+    double f_paid;     /* sum paid over /fires rows */
+    double f_value;    /* sum of values over /fires rows */
+} cs__act_t;
+
+static void cs__seterr(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void cs__note(cs_metrics_t *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* snprintf into the caller's error buffer (which may be NULL). */
+static void cs__seterr(char *err, size_t cap, const char *fmt, ...)
+{
+    if (!err || cap == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, cap, fmt, ap);
+    va_end(ap);
+}
+
+/* Append a sentence to m->note (silently truncated when full). */
+static void cs__note(cs_metrics_t *m, const char *fmt, ...)
+{
+    size_t len = strlen(m->note);
+    if (len + 2 >= sizeof m->note) return;
+    if (len) {
+        m->note[len++] = ' ';
+        m->note[len] = '\0';
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->note + len, sizeof m->note - len, fmt, ap);
+    va_end(ap);
+}
+
+/* Free every table and close the reader; u is zeroed. */
+static void cs__run_free(cs__run_t *u)
+{
+    free(u->b);
+    free(u->f);
+    free(u->t);
+    free(u->a);
+    free(u->w);
+    free(u->s);
+    cs_h5_close_read(u->r);
+    memset(u, 0, sizeof *u);
+}
+
+/* Open path and read every table.  Returns CS_OK or the reader's code with
+ * a message "path: why" in err. */
+static int cs__run_load(const char *path, cs__run_t *u, char *err, size_t cap)
+{
+    memset(u, 0, sizeof *u);
+    int rc = CS_OK;
+    u->r = cs_h5_open_read(path, &rc);
+    if (!u->r) {
+        const char *why = cs_h5_last_error();
+        if (why && *why && strstr(why, path)) cs__seterr(err, cap, "%s", why);
+        else cs__seterr(err, cap, "%s: %s", path, why && *why ? why : cs_strerror(rc));
+        return rc ? rc : CS_EIO;
+    }
+    if (rc == CS_OK) rc = cs_h5_read_blocks(u->r, &u->b, &u->nb);
+    if (rc == CS_OK) rc = cs_h5_read_fires(u->r, &u->f, &u->nf);
+    if (rc == CS_OK) rc = cs_h5_read_timers(u->r, &u->t, &u->nt);
+    if (rc == CS_OK) rc = cs_h5_read_actors(u->r, &u->a, &u->na);
+    if (rc == CS_OK) rc = cs_h5_read_weights(u->r, &u->w, &u->nw);
+    if (rc == CS_OK) rc = cs_h5_read_summary(u->r, &u->s, &u->ns);
+    if (rc != CS_OK) {
+        const char *why = cs_h5_last_error();
+        cs__seterr(err, cap, "%s: %s", path, why && *why ? why : cs_strerror(rc));
+        cs__run_free(u);
+        return rc;
+    }
+    /* Kinds are an HDF5 enum; a value outside it means a damaged file. */
+    for (size_t i = 0; i < u->nf; i++)
+        if (u->f[i].kind >= CS_AGENT_KIND_COUNT || u->f[i].actor >= CS__MAX_ACTORS) rc = CS_EPARSE;
+    for (size_t i = 0; i < u->nt; i++)
+        if (u->t[i].kind >= CS_AGENT_KIND_COUNT || u->t[i].actor >= CS__MAX_ACTORS) rc = CS_EPARSE;
+    for (size_t i = 0; i < u->na; i++)
+        if (u->a[i].kind >= CS_AGENT_KIND_COUNT || u->a[i].actor >= CS__MAX_ACTORS ||
+            u->a[i].agent >= CS__MAX_ACTORS)
+            rc = CS_EPARSE;
+    for (size_t i = 0; i < u->ns; i++)
+        if (u->s[i].kind > CS_AGENT_KIND_ALL) rc = CS_EPARSE;
+    if (rc != CS_OK) {
+        cs__seterr(err, cap, "%s: agent kind or actor index out of range in a table", path);
+        cs__run_free(u);
+    }
+    return rc;
+}
+
+/* The "name" member of a scenario JSON text into out ("" if none). */
+static void cs__scenario_name(const char *json, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (!json || !*json) return;
+    cJSON *root = cJSON_Parse(json);
+    const cJSON *nm = root ? cJSON_GetObjectItemCaseSensitive(root, "name") : NULL;
+    if (cJSON_IsString(nm) && nm->valuestring) snprintf(out, cap, "%s", nm->valuestring);
+    cJSON_Delete(root);
+}
+
+/* Welfare of a loaded run: sum of /actors value, or of /fires value when
+ * the file has no /actors rows (README "welfare"). */
+static double cs__welfare(const cs__run_t *u)
+{
+    double w = 0;
+    if (u->na > 0) {
+        for (size_t i = 0; i < u->na; i++) w += u->a[i].value;
+    } else {
+        for (size_t i = 0; i < u->nf; i++) w += u->f[i].value;
+    }
+    return w;
+}
+
+/* Mechanisms whose /fires bid column is the stated bid (CIP-5 §9.7);
+ * everywhere else bid_i is what was paid (analysis/README.md). */
+static int cs__bid_family(const char *mech)
+{
+    return strcmp(mech, "bias-vcg") == 0 || strcmp(mech, "bias-fp") == 0 || strcmp(mech, "score") == 0;
+}
+
+typedef struct cs__hp {
+    uint64_t h;   /* height (or sample height) */
+    uint64_t key; /* unique tie-break: row index or identity */
+    double v;     /* price or weight */
+} cs__hp_t;
+
+/* Order by height, then value, then key: a total order. */
+static int cs__hp_cmp(const void *x, const void *y)
+{
+    const cs__hp_t *a = x, *b = y;
+    if (a->h != b->h) return a->h < b->h ? -1 : 1;
+    if (a->v != b->v) return a->v < b->v ? -1 : 1;
+    return (a->key > b->key) - (a->key < b->key);
+}
+
+/* Clearing-price direction reversals (README "reversals"): per height with
+ * fires, p_h = min over its fires of paid / max(cycles, 1); successive
+ * differences of p over those heights in increasing order, zeros dropped;
+ * count adjacent nonzero differences of opposite sign.  Returns -1 on
+ * allocation failure. */
+static double cs__reversals(const cs_h5_fire_t *f, size_t nf)
+{
+    if (nf == 0) return 0;
+    cs__hp_t *p = malloc(nf * sizeof *p);
+    if (!p) return -1;
+    for (size_t i = 0; i < nf; i++) {
+        p[i].h = f[i].height;
+        p[i].key = i;
+        p[i].v = (double)f[i].paid / (double)(f[i].cycles ? f[i].cycles : 1);
+    }
+    qsort(p, nf, sizeof *p, cs__hp_cmp);
+    double prev = 0, rev = 0;
+    int have_prev = 0, last_sign = 0;
+    for (size_t i = 0; i < nf; i++) {
+        if (i > 0 && p[i].h == p[i - 1].h) continue; /* the first of a height is its minimum */
+        double c = p[i].v;
+        if (have_prev) {
+            double d = c - prev;
+            int sg = d > 0 ? 1 : d < 0 ? -1 : 0;
+            if (sg != 0) {
+                if (last_sign != 0 && sg != last_sign) rev += 1;
+                last_sign = sg;
+            }
+        }
+        prev = c;
+        have_prev = 1;
+    }
+    free(p);
+    return rev;
+}
+
+/* W(actor) percentiles (README "w_p10, w_p50, w_p90"): for each sample
+ * height, GSL quantiles q of weight_ppm / 1e6 over the identities sampled
+ * there; averaged over sample heights.  out[0..2] for q = 0.1, 0.5, 0.9.
+ * Returns -1 on allocation failure. */
+static int cs__weights(const cs_h5_weight_t *w, size_t nw, double out[3])
+{
+    out[0] = out[1] = out[2] = CS__NAN;
+    if (nw == 0) return 0;
+    cs__hp_t *p = malloc(nw * sizeof *p);
+    double *x = malloc(nw * sizeof *x);
+    if (!p || !x) {
+        free(p);
+        free(x);
+        return -1;
+    }
+    for (size_t i = 0; i < nw; i++) {
+        p[i].h = w[i].height;
+        p[i].key = w[i].ident;
+        p[i].v = (double)w[i].weight_ppm / 1e6;
+    }
+    qsort(p, nw, sizeof *p, cs__hp_cmp);
+    static const double qs[3] = {0.10, 0.50, 0.90};
+    double acc[3] = {0, 0, 0};
+    size_t groups = 0;
+    for (size_t i = 0; i < nw;) {
+        size_t j = i;
+        while (j < nw && p[j].h == p[i].h) {
+            x[j - i] = p[j].v; /* already ascending within the height */
+            j++;
+        }
+        for (int k = 0; k < 3; k++) acc[k] += gsl_stats_quantile_from_sorted_data(x, 1, j - i, qs[k]);
+        groups++;
+        i = j;
+    }
+    for (int k = 0; k < 3; k++) out[k] = acc[k] / (double)groups;
+    free(p);
+    free(x);
+    return 0;
+}
+
+/* Delay quantiles over /fires rows (README "Delay"): all kinds into
+ * v[delay_*], and per kind into k[][delay_*].  Returns -1 on allocation
+ * failure. */
+static int cs__delays(const cs__run_t *u, cs_metrics_t *m)
+{
+    size_t nf = u->nf;
+    m->v[CS_M_delay_p50] = m->v[CS_M_delay_p95] = m->v[CS_M_delay_p99] = m->v[CS_M_delay_max] = CS__NAN;
+    if (nf == 0) return 0;
+    double *all = malloc(nf * sizeof *all), *byk = malloc(nf * sizeof *byk);
+    if (!all || !byk) {
+        free(all);
+        free(byk);
+        return -1;
+    }
+    size_t cnt[CS_METRIC_KINDS] = {0}, off[CS_METRIC_KINDS], pos[CS_METRIC_KINDS];
+    for (size_t i = 0; i < nf; i++) cnt[u->f[i].kind]++;
+    size_t o = 0;
+    for (int k = 0; k < CS_METRIC_KINDS; k++) {
+        off[k] = pos[k] = o;
+        o += cnt[k];
+    }
+    for (size_t i = 0; i < nf; i++) {
+        all[i] = (double)u->f[i].delay;
+        byk[pos[u->f[i].kind]++] = (double)u->f[i].delay;
+    }
+    gsl_sort(all, 1, nf);
+    m->v[CS_M_delay_p50] = gsl_stats_quantile_from_sorted_data(all, 1, nf, 0.50);
+    m->v[CS_M_delay_p95] = gsl_stats_quantile_from_sorted_data(all, 1, nf, 0.95);
+    m->v[CS_M_delay_p99] = gsl_stats_quantile_from_sorted_data(all, 1, nf, 0.99);
+    m->v[CS_M_delay_max] = all[nf - 1];
+    for (int k = 0; k < CS_METRIC_KINDS; k++) {
+        if (cnt[k] == 0) continue;
+        double *x = byk + off[k];
+        gsl_sort(x, 1, cnt[k]);
+        m->k[k][CS_KM_delay_p50] = gsl_stats_quantile_from_sorted_data(x, 1, cnt[k], 0.50);
+        m->k[k][CS_KM_delay_p99] = gsl_stats_quantile_from_sorted_data(x, 1, cnt[k], 0.99);
+        m->k[k][CS_KM_delay_max] = x[cnt[k] - 1];
+    }
+    free(all);
+    free(byk);
+    return 0;
+}
+
+/* The /summary fallback for delays (README "Fallbacks"). */
+static void cs__delays_summary(const cs__run_t *u, cs_metrics_t *m)
+{
+    m->v[CS_M_delay_p50] = m->v[CS_M_delay_p95] = m->v[CS_M_delay_p99] = m->v[CS_M_delay_max] = CS__NAN;
+    for (size_t i = 0; i < u->ns; i++) {
+        const cs_h5_summary_t *s = &u->s[i];
+        int has = s->fires > 0;
+        if (s->kind == CS_AGENT_KIND_ALL) {
+            if (!has) continue;
+            m->v[CS_M_delay_p50] = s->delay_p50;
+            m->v[CS_M_delay_p95] = s->delay_p95;
+            m->v[CS_M_delay_p99] = s->delay_p99;
+            m->v[CS_M_delay_max] = s->delay_max;
+        } else if (has) {
+            m->k[s->kind][CS_KM_delay_p50] = s->delay_p50;
+            m->k[s->kind][CS_KM_delay_p99] = s->delay_p99;
+            m->k[s->kind][CS_KM_delay_max] = s->delay_max;
+        }
+    }
+}
+
+/* Build the per-actor table (README "Per-actor quantities").  *acts is
+ * malloc'd with *nact entries.  Returns CS_OK or CS_ENOMEM. */
+static int cs__actors(const cs__run_t *u, cs__act_t **acts, size_t *nact)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < u->na; i++)
+        if ((size_t)u->a[i].actor + 1 > n) n = (size_t)u->a[i].actor + 1;
+    for (size_t i = 0; i < u->nf; i++)
+        if ((size_t)u->f[i].actor + 1 > n) n = (size_t)u->f[i].actor + 1;
+    for (size_t i = 0; i < u->nt; i++)
+        if ((size_t)u->t[i].actor + 1 > n) n = (size_t)u->t[i].actor + 1;
+    cs__act_t *a = calloc(n ? n : 1, sizeof *a);
+    if (!a) return CS_ENOMEM;
+    for (size_t i = 0; i < n; i++) a[i].kind = -1;
+    for (size_t i = 0; i < u->nf; i++) {
+        const cs_h5_fire_t *f = &u->f[i];
+        cs__act_t *x = &a[f->actor];
+        x->kind = (int)f->kind;
+        x->agent = f->agent;
+        x->fn++;
+        x->f_delay += (double)f->delay;
+        x->f_bid += (double)f->bid;
+        x->f_paid += (double)f->paid;
+        x->f_value += f->value;
+    }
+    if (u->na > 0) {
+        for (size_t i = 0; i < u->na; i++) {
+            const cs_h5_actor_t *r = &u->a[i];
+            cs__act_t *x = &a[r->actor];
+            x->kind = (int)r->kind;
+            x->agent = r->agent;
+            x->scheduled = r->scheduled;
+            x->fires = (double)r->fires;
+            x->value = r->value;
+            x->paid = (double)r->paid;
+        }
+    } else {
+        /* A run that never closed: totals from the rows that were flushed. */
+        for (size_t i = 0; i < u->nt; i++) {
+            cs__act_t *x = &a[u->t[i].actor];
+            x->kind = (int)u->t[i].kind;
+            x->agent = u->t[i].agent;
+            x->scheduled++;
+        }
+        for (size_t i = 0; i < n; i++) {
+            a[i].fires = (double)a[i].fn;
+            a[i].value = a[i].f_value;
+            a[i].paid = a[i].f_paid;
+        }
+    }
+    *acts = a;
+    *nact = n;
+    return CS_OK;
+}
+
+/* Service per unit paid per agent instance, and attack gain (README
+ * "attack_gain").  Returns CS_OK or CS_ENOMEM. */
+static int cs__attack(const cs__act_t *a, size_t n, cs_metrics_t *m)
+{
+    size_t ng = 0;
+    for (size_t i = 0; i < n; i++)
+        if (a[i].kind >= 0 && (size_t)a[i].agent + 1 > ng) ng = (size_t)a[i].agent + 1;
+    typedef struct {
+        int kind;          /* kind of the instance, -1 if unused */
+        uint64_t scheduled;/* timers scheduled by its actors */
+        double fires;      /* fires of its actors */
+        double paid;       /* paid by its actors */
+    } cs__inst_t;
+    cs__inst_t *g = calloc(ng ? ng : 1, sizeof *g);
+    if (!g) return CS_ENOMEM;
+    for (size_t j = 0; j < ng; j++) g[j].kind = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (a[i].kind < 0) continue;
+        cs__inst_t *x = &g[a[i].agent];
+        x->kind = a[i].kind;
+        x->scheduled += a[i].scheduled;
+        x->fires += a[i].fires;
+        x->paid += a[i].paid;
+    }
+    double sum[CS_METRIC_KINDS] = {0};
+    size_t cnt[CS_METRIC_KINDS] = {0};
+    double att_sum = 0;
+    size_t att_n = 0;
+    for (size_t j = 0; j < ng; j++) {
+        if (g[j].kind < 0 || g[j].scheduled == 0) continue;
+        double s = g[j].fires / (g[j].paid > 1 ? g[j].paid : 1.0);
+        sum[g[j].kind] += s;
+        cnt[g[j].kind]++;
+        if (g[j].kind == CS_AGENT_KIND_FRAGMENTER || g[j].kind == CS_AGENT_KIND_SPAMMER) {
+            att_sum += s;
+            att_n++;
+        }
+    }
+    for (int k = 0; k < CS_METRIC_KINDS; k++)
+        m->k[k][CS_KM_svc_per_paid] = cnt[k] ? sum[k] / (double)cnt[k] : CS__NAN;
+    double honest = m->k[CS_AGENT_KIND_DEFAULT_GBA][CS_KM_svc_per_paid];
+    m->v[CS_M_attack_gain] = (att_n && honest > 0) ? (att_sum / (double)att_n) / honest : CS__NAN;
+    free(g);
+    return CS_OK;
+}
+
+/* Jain over per-actor service and the CIP-5 §9.6 variances (README
+ * "jain", "var_util_per_bid", "var_eff_per_bid"), from /fires.  Returns
+ * CS_OK or CS_ENOMEM. */
+static int cs__fairness_fires(const cs__act_t *a, size_t n, const char *mech, cs_metrics_t *m)
+{
+    double *x = malloc((n ? n : 1) * sizeof *x), *b = malloc((n ? n : 1) * sizeof *b);
+    double *r = malloc((n ? n : 1) * sizeof *r);
+    if (!x || !b || !r) {
+        free(x);
+        free(b);
+        free(r);
+        return CS_ENOMEM;
+    }
+    /* Jain over x_i = 1 / (1 + mean delay_i), actors with >= 1 fire. */
+    size_t nx = 0;
+    for (size_t i = 0; i < n; i++)
+        if (a[i].fn > 0) x[nx++] = 1.0 / (1.0 + a[i].f_delay / (double)a[i].fn);
+    m->v[CS_M_jain] = cs_stat_jain(x, nx);
+    /* CIP-5 §9.6: bid_i per fire; actors with a fire and bid_i > 0. */
+    int bidfam = cs__bid_family(mech);
+    size_t nb = 0;
+    double bsum = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (a[i].fn == 0) continue;
+        double fn = (double)a[i].fn;
+        double bi = (bidfam ? a[i].f_bid : a[i].f_paid) / fn;
+        if (!(bi > 0)) continue;
+        double ui = (a[i].f_value - a[i].f_paid) / fn;
+        x[nb] = ui / bi;                                   /* utility per unit bid */
+        r[nb] = 1.0 / (1.0 + a[i].f_delay / fn);           /* efficiency_i = service_i */
+        b[nb] = bi;
+        bsum += bi;
+        nb++;
+    }
+    m->v[CS_M_var_util_per_bid] = cs__pvar(x, nb);
+    double bbar = nb ? bsum / (double)nb : 0;
+    for (size_t i = 0; i < nb; i++) r[i] = r[i] * bbar / b[i];
+    m->v[CS_M_var_eff_per_bid] = cs__pvar(r, nb);
+    free(x);
+    free(b);
+    free(r);
+    return CS_OK;
+}
+
+/* Gini over per-actor fires of actors that scheduled (README "gini"). */
+static int cs__gini(const cs__act_t *a, size_t n, cs_metrics_t *m)
+{
+    double *x = malloc((n ? n : 1) * sizeof *x);
+    if (!x) return CS_ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (a[i].kind >= 0 && (a[i].scheduled > 0 || a[i].fires > 0)) x[k++] = a[i].fires;
+    m->v[CS_M_gini] = cs_stat_gini(x, k);
+    free(x);
+    return CS_OK;
+}
+
+/* Stability metrics from /blocks (README "Stability"). */
+static int cs__stability(const cs__run_t *u, cs_metrics_t *m)
+{
+    size_t nb = u->nb;
+    m->v[CS_M_basefee_mean] = m->v[CS_M_basefee_cv] = m->v[CS_M_util_mean] = CS__NAN;
+    m->v[CS_M_full_share] = m->v[CS_M_empty_share] = CS__NAN;
+    if (nb == 0) return CS_OK;
+    double *x = malloc(nb * sizeof *x);
+    if (!x) return CS_ENOMEM;
+    for (size_t i = 0; i < nb; i++) x[i] = (double)u->b[i].basefee_lane;
+    double mu = gsl_stats_mean(x, 1, nb);
+    m->v[CS_M_basefee_mean] = mu;
+    m->v[CS_M_basefee_cv] = mu > 0 ? sqrt(gsl_stats_variance_with_fixed_mean(x, 1, nb, mu)) / mu : CS__NAN;
+    size_t full = 0, empty = 0;
+    for (size_t i = 0; i < nb; i++) {
+        x[i] = u->b[i].utilisation;
+        if (u->b[i].utilisation >= CS__FULL_UTIL) full++;
+        if (u->b[i].fired == 0) empty++;
+    }
+    m->v[CS_M_util_mean] = gsl_stats_mean(x, 1, nb);
+    m->v[CS_M_full_share] = (double)full / (double)nb;
+    m->v[CS_M_empty_share] = (double)empty / (double)nb;
+    free(x);
+    return CS_OK;
+}
+
+/* Compare the oracle run with this one and set efficiency and poa
+ * (README "efficiency", "poa").  A file that cannot be read is an error;
+ * one of another seed or scenario leaves NaN with a note. */
+static int cs__oracle(const char *opath, const cs__run_t *u, cs_metrics_t *m, char *err, size_t cap)
+{
+    cs__run_t o;
+    int rc = cs__run_load(opath, &o, err, cap);
+    if (rc != CS_OK) return rc;
+    const cs_h5_info_t *oi = cs_h5_info(o.r), *ri = cs_h5_info(u->r);
+    char oname[128];
+    cs__scenario_name(oi->scenario_json, oname, sizeof oname);
+    if (strcmp(oi->mechanism, "oracle") != 0) {
+        cs__note(m, "oracle file %s holds mechanism '%s', not 'oracle': efficiency not computed.", opath,
+                 oi->mechanism);
+    } else if (oi->seed != ri->seed || strcmp(oname, m->scenario) != 0) {
+        cs__note(m, "oracle file %s is scenario '%.60s' seed %llu, the run is '%.60s' seed %llu: efficiency not computed.",
+                 opath, oname, (unsigned long long)oi->seed, m->scenario, (unsigned long long)ri->seed);
+    } else {
+        double ow = cs__welfare(&o);
+        double w = m->v[CS_M_welfare];
+        m->has_oracle = 1;
+        m->v[CS_M_efficiency] = ow > 0 ? w / ow : CS__NAN;
+        m->v[CS_M_poa] = w > 0 ? ow / w : CS__NAN;
+        if (o.nb != u->nb)
+            cs__note(m, "oracle run has %zu blocks, this run %zu: efficiency compares unequal horizons.", o.nb,
+                     u->nb);
+        if (!oi->complete) cs__note(m, "oracle run %s is incomplete.", opath);
+    }
+    cs__run_free(&o);
+    return CS_OK;
+}
+
+/* Metrics of one run file; see cs_metrics.h. */
+int cs_metrics_compute(const char *path, const char *oracle_path, cs_metrics_t *m, char *err, size_t errcap)
+{
+    if (err && errcap) err[0] = '\0';
+    if (!path || !m) {
+        cs__seterr(err, errcap, "cs_metrics_compute: NULL argument");
+        return CS_EINVAL;
+    }
+    memset(m, 0, sizeof *m);
+    for (int i = 0; i < CS_M__COUNT; i++) m->v[i] = CS__NAN;
+    for (int k = 0; k < CS_METRIC_KINDS; k++)
+        for (int j = 0; j < CS_KM__COUNT; j++) m->k[k][j] = CS__NAN;
+    cs__run_t u;
+    int rc = cs__run_load(path, &u, err, errcap);
+    if (rc != CS_OK) return rc;
+    const cs_h5_info_t *info = cs_h5_info(u.r);
+    snprintf(m->mechanism, sizeof m->mechanism, "%s", info->mechanism ? info->mechanism : "");
+    m->seed = info->seed;
+    cs__scenario_name(info->scenario_json, m->scenario, sizeof m->scenario);
+    /* Fires mode (root attributes; a file without them holds every fire). */
+    char *mode = NULL;
+    m->fires_mode = CS_H5_FIRES_ALL;
+    m->fires_sample_every = 1;
+    if (cs_h5_read_attr_str(u.r, "fires_mode", &mode) == CS_OK && mode) {
+        if (strcmp(mode, "sample") == 0) m->fires_mode = CS_H5_FIRES_SAMPLE;
+        else if (strcmp(mode, "off") == 0) m->fires_mode = CS_H5_FIRES_OFF;
+    }
+    free(mode);
+    uint64_t se = 1;
+    if (cs_h5_read_attr_u64(u.r, "fires_sample_every", &se) == CS_OK) m->fires_sample_every = se;
+    int all_fires = m->fires_mode == CS_H5_FIRES_ALL ||
+                    (m->fires_mode == CS_H5_FIRES_SAMPLE && m->fires_sample_every == 1);
+    m->delay_src = all_fires ? CS_METRICS_SRC_FIRES : CS_METRICS_SRC_SUMMARY;
+    if (!info->complete) cs__note(m, "incomplete run (complete = 0): metrics cover the rows written.");
+
+    cs__act_t *acts = NULL;
+    size_t nact = 0;
+    rc = cs__actors(&u, &acts, &nact);
+    if (rc != CS_OK) goto oom;
+    if (u.na == 0 && nact > 0)
+        cs__note(m, "no /actors rows (the run did not close): per-actor totals from /fires and /timers.");
+
+    /* Counts and totals (README "Counts", "Revenue", "Welfare"). */
+    m->v[CS_M_blocks] = (double)u.nb;
+    m->v[CS_M_complete] = info->complete ? 1.0 : 0.0;
+    double timers = 0, fires = 0, welfare = 0, paid = 0;
+    for (size_t i = 0; i < nact; i++) {
+        if (acts[i].kind < 0) continue;
+        int k = acts[i].kind;
+        if (!m->kind_present[k]) {
+            m->kind_present[k] = 1;
+            m->k[k][CS_KM_fires] = m->k[k][CS_KM_censored] = 0;
+            m->k[k][CS_KM_paid] = m->k[k][CS_KM_utility] = 0;
+        }
+        timers += (double)acts[i].scheduled;
+        fires += acts[i].fires;
+        welfare += acts[i].value;
+        paid += acts[i].paid;
+        m->k[k][CS_KM_fires] += acts[i].fires;
+        m->k[k][CS_KM_paid] += acts[i].paid;
+        m->k[k][CS_KM_utility] += acts[i].value - acts[i].paid;
+    }
+    m->v[CS_M_timers] = timers;
+    m->v[CS_M_fires] = fires;
+    m->v[CS_M_welfare] = welfare;
+    m->v[CS_M_paid] = paid;
+    m->v[CS_M_utility] = welfare - paid;
+    /* Censored: timers with no fire that were pending, expired or dropped. */
+    double cens = 0;
+    for (size_t i = 0; i < u.nt; i++) {
+        const cs_h5_timer_t *t = &u.t[i];
+        if (t->fires != 0) continue;
+        if (t->outcome != CS_H5_OUTCOME_PENDING && t->outcome != CS_H5_OUTCOME_EXPIRED &&
+            t->outcome != CS_H5_OUTCOME_INSUFFICIENT)
+            continue;
+        cens += 1;
+        if (m->kind_present[t->kind]) m->k[t->kind][CS_KM_censored] += 1;
+    }
+    m->v[CS_M_censored] = cens;
+    double burn = 0, tips = 0, pay = 0;
+    for (size_t i = 0; i < u.nb; i++) {
+        burn += (double)u.b[i].burn;
+        tips += (double)u.b[i].tips;
+        pay += (double)u.b[i].payments;
+    }
+    m->v[CS_M_burn] = burn;
+    m->v[CS_M_tips] = tips;
+    m->v[CS_M_payments] = pay;
+    double prop = 0;
+    m->v[CS_M_revenue_proposer] =
+        cs_h5_read_attr_f64(u.r, "proposer", &prop) == CS_OK ? prop : tips + pay;
+
+    /* Delays, Jain, §9.6 variances, reversals: /fires or the fallbacks. */
+    if (all_fires) {
+        if (cs__delays(&u, m) != 0) goto oom;
+        rc = cs__fairness_fires(acts, nact, m->mechanism, m);
+        if (rc != CS_OK) goto oom;
+        double rv = cs__reversals(u.f, u.nf);
+        if (rv < 0) goto oom;
+        m->v[CS_M_reversals] = rv;
+    } else {
+        cs__delays_summary(&u, m);
+        double j = 0;
+        if (cs_h5_read_attr_f64(u.r, "jain", &j) == CS_OK) m->v[CS_M_jain] = j;
+        if (m->fires_mode == CS_H5_FIRES_OFF)
+            cs__note(m, "output.fires = off: delay quantiles from /summary (nearest rank), jain from the root "
+                        "attribute; var_util_per_bid, var_eff_per_bid and reversals not computed.");
+        else
+            cs__note(m, "output.fires sampled 1/%llu: delay quantiles from /summary (nearest rank), jain from "
+                        "the root attribute; var_util_per_bid, var_eff_per_bid and reversals not computed.",
+                     (unsigned long long)m->fires_sample_every);
+    }
+    rc = cs__gini(acts, nact, m);
+    if (rc == CS_OK) rc = cs__attack(acts, nact, m);
+    if (rc != CS_OK) goto oom;
+    double wq[3];
+    if (cs__weights(u.w, u.nw, wq) != 0) goto oom;
+    m->v[CS_M_w_p10] = wq[0];
+    m->v[CS_M_w_p50] = wq[1];
+    m->v[CS_M_w_p90] = wq[2];
+    if (cs__stability(&u, m) != CS_OK) goto oom;
+    free(acts);
+    acts = NULL;
+
+    if (oracle_path) {
+        rc = cs__oracle(oracle_path, &u, m, err, errcap);
+        if (rc != CS_OK) {
+            cs__run_free(&u);
+            return rc;
+        }
+    }
+    cs__run_free(&u);
+    return CS_OK;
+oom:
+    free(acts);
+    cs__run_free(&u);
+    cs__seterr(err, errcap, "%s: out of memory computing metrics", path);
+    return CS_ENOMEM;
+}
+
+/* ------------------------------------------------------------ flat access */
+
+/* Number of metrics: run-level, then CS_KM__COUNT per present kind. */
+size_t cs_metrics_n(const cs_metrics_t *m)
+{
+    size_t n = CS_M__COUNT;
+    if (!m) return n;
+    for (int k = 0; k < CS_METRIC_KINDS; k++)
+        if (m->kind_present[k]) n += CS_KM__COUNT;
+    return n;
+}
+
+/* Locate flat index i: returns -1 for run-level (metric in *j), else the
+ * kind (kind metric in *j); -2 when out of range. */
+static int cs__locate(const cs_metrics_t *m, size_t i, int *j)
+{
+    if (i < CS_M__COUNT) {
+        *j = (int)i;
+        return -1;
+    }
+    i -= CS_M__COUNT;
+    for (int k = 0; k < CS_METRIC_KINDS; k++) {
+        if (!m->kind_present[k]) continue;
+        if (i < CS_KM__COUNT) {
+            *j = (int)i;
+            return k;
+        }
+        i -= CS_KM__COUNT;
+    }
+    return -2;
+}
+
+/* Name of flat metric i into buf ("" if out of range); returns buf. */
+const char *cs_metrics_name(const cs_metrics_t *m, size_t i, char *buf, size_t cap)
+{
+    if (!buf || cap == 0) return buf;
+    buf[0] = '\0';
+    if (!m) return buf;
+    int j = 0, k = cs__locate(m, i, &j);
+    if (k == -1) snprintf(buf, cap, "%s", cs__m_names[j]);
+    else if (k >= 0) snprintf(buf, cap, "%s.%s", cs__km_names[j], cs_h5_kind_names[k]);
+    return buf;
+}
+
+/* Value of flat metric i (NaN if out of range). */
+double cs_metrics_value(const cs_metrics_t *m, size_t i)
+{
+    if (!m) return CS__NAN;
+    int j = 0, k = cs__locate(m, i, &j);
+    if (k == -1) return m->v[j];
+    if (k >= 0) return m->k[k][j];
+    return CS__NAN;
+}
+
+/* Parse a metric name: returns -1 (run-level, *j set), a kind >= 0 (kind
+ * metric *j), or -2 if unknown. */
+static int cs__parse_name(const char *name, int *j)
+{
+    if (!name) return -2;
+    const char *dot = strchr(name, '.');
+    if (!dot) {
+        for (int i = 0; i < CS_M__COUNT; i++)
+            if (strcmp(name, cs__m_names[i]) == 0) {
+                *j = i;
+                return -1;
+            }
+        return -2;
+    }
+    size_t len = (size_t)(dot - name);
+    int k = cs_h5_kind_lookup(dot + 1);
+    if (k < 0 || k >= CS_METRIC_KINDS) return -2;
+    for (int i = 0; i < CS_KM__COUNT; i++)
+        if (strlen(cs__km_names[i]) == len && strncmp(name, cs__km_names[i], len) == 0) {
+            *j = i;
+            return k;
+        }
+    return -2;
+}
+
+/* Look up a metric by name; see cs_metrics.h. */
+int cs_metrics_get(const cs_metrics_t *m, const char *name, double *v)
+{
+    int j = 0, k = cs__parse_name(name, &j);
+    if (k == -2 || !m) return -1;
+    double x = k == -1 ? m->v[j] : (m->kind_present[k] ? m->k[k][j] : CS__NAN);
+    if (v) *v = x;
+    return 0;
+}
+
+/* Description of a metric name, or NULL if unknown. */
+const char *cs_metrics_doc(const char *name)
+{
+    int j = 0, k = cs__parse_name(name, &j);
+    if (k == -2) return NULL;
+    return k == -1 ? cs__m_docs[j] : cs__km_docs[j];
+}
+
+/* The oracle.h5 beside run_path (same directory), if it exists. */
+const char *cs_metrics_find_oracle(const char *run_path, char *buf, size_t cap)
+{
+    if (!run_path || !buf || cap == 0) return NULL;
+    const char *slash = strrchr(run_path, '/');
+    int n = slash ? snprintf(buf, cap, "%.*s/oracle.h5", (int)(slash - run_path), run_path)
+                  : snprintf(buf, cap, "oracle.h5");
+    if (n < 0 || (size_t)n >= cap) return NULL;
+    FILE *f = fopen(buf, "rb");
+    if (!f) return NULL;
+    fclose(f);
+    return buf;
+}

@@ -1,0 +1,142 @@
+/*
+ * cs_metrics.h -- the metrics researchers judge mechanisms by (DESIGN §6),
+ * computed from HDF5 run files; every metric is defined in
+ * analysis/README.md.
+ *
+ * A run's metrics are a flat list of named doubles (CS_METRIC_MAP), so
+ * `cowsim compare` prints them as columns, `cowsim check` addresses them by
+ * name in baselines, and sweeps store them as columns of /runs.  Per-kind
+ * metrics are named "<metric>.<agent kind>", e.g. "delay_p99.oracle".
+ *
+ * Ownership: cs_metrics_compute fills a caller-owned cs_metrics_t; nothing
+ * to free.
+ */
+#ifndef CS_METRICS_H
+#define CS_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Run-level metrics: X(name, doc). */
+#define CS_METRIC_MAP(X)                                                                      \
+    X(blocks, "blocks simulated")                                                             \
+    X(complete, "1 if the run finished")                                                      \
+    X(timers, "timers scheduled")                                                             \
+    X(fires, "fires")                                                                         \
+    X(censored, "timers never fired by the close (pending, expired or dropped)")              \
+    X(delay_p50, "fire delay median, blocks (fired timers)")                                  \
+    X(delay_p95, "fire delay 95th percentile")                                                \
+    X(delay_p99, "fire delay 99th percentile")                                                \
+    X(delay_max, "fire delay maximum")                                                        \
+    X(burn, "base units burned (lane, cycle and cell basefees)")                             \
+    X(tips, "priority tips to the proposer")                                                  \
+    X(payments, "auction payments")                                                           \
+    X(revenue_proposer, "everything paid to the proposer")                                    \
+    X(welfare, "sum over fires of the agents' value at the realised delay")                   \
+    X(paid, "sum paid by agents")                                                             \
+    X(utility, "welfare - paid")                                                              \
+    X(efficiency, "welfare / oracle welfare on the same scenario and seed (NaN without one)") \
+    X(poa, "price of anarchy estimate: oracle welfare / welfare")                             \
+    X(jain, "Jain's index over per-actor service 1/(1 + mean delay)")                         \
+    X(gini, "Gini coefficient over per-actor fires")                                          \
+    X(var_util_per_bid, "var(utility_i / bid_i) over actors (CIP-5 §9.6)")                    \
+    X(var_eff_per_bid, "var(efficiency_i / bid_i) over actors (CIP-5 §9.6)")                  \
+    X(w_p10, "W(actor) 10th percentile, averaged over samples")                               \
+    X(w_p50, "W(actor) median, averaged over samples")                                        \
+    X(w_p90, "W(actor) 90th percentile, averaged over samples")                               \
+    X(basefee_mean, "mean lane basefee")                                                      \
+    X(basefee_cv, "coefficient of variation of the lane basefee")                             \
+    X(util_mean, "time-average lane utilisation")                                             \
+    X(full_share, "share of blocks with utilisation >= 0.95")                                 \
+    X(empty_share, "share of blocks with no fire")                                            \
+    X(reversals, "direction reversals of the clearing price (sawtooth count)")                \
+    X(attack_gain, "attacker service per unit paid / honest service per unit paid")
+
+enum {
+#define CS__METRIC_ENUM(name, doc) CS_M_##name,
+    CS_METRIC_MAP(CS__METRIC_ENUM)
+#undef CS__METRIC_ENUM
+    CS_M__COUNT
+};
+
+/* Per-agent-kind metrics: X(name, doc); named "<name>.<kind>". */
+#define CS_KIND_METRIC_MAP(X)                                                                 \
+    X(fires, "fires of this kind")                                                            \
+    X(censored, "timers of this kind never fired")                                            \
+    X(delay_p50, "delay median")                                                              \
+    X(delay_p99, "delay 99th percentile")                                                     \
+    X(delay_max, "delay maximum")                                                             \
+    X(paid, "sum paid")                                                                       \
+    X(utility, "value - paid")                                                                \
+    X(svc_per_paid, "mean over agent instances of fires / max(paid, 1) (attack gain input)")
+
+enum {
+#define CS__KMETRIC_ENUM(name, doc) CS_KM_##name,
+    CS_KIND_METRIC_MAP(CS__KMETRIC_ENUM)
+#undef CS__KMETRIC_ENUM
+    CS_KM__COUNT
+};
+
+#define CS_METRIC_KINDS 13
+
+/* Where the delay quantiles and Jain's index came from (analysis/README.md
+ * "Fallbacks"). */
+typedef enum cs_metrics_src {
+    CS_METRICS_SRC_FIRES = 0,  /* computed from every /fires row (output.fires = all) */
+    CS_METRICS_SRC_SUMMARY = 1 /* /fires off or sampled: /summary rows and the root attribute jain */
+} cs_metrics_src;
+
+typedef struct cs_metrics {
+    char mechanism[32];                               /* root attribute */
+    uint64_t seed;                                    /* root attribute */
+    double v[CS_M__COUNT];                            /* run-level values */
+    double k[CS_METRIC_KINDS][CS_KM__COUNT];          /* per kind */
+    int kind_present[CS_METRIC_KINDS];                /* kind had actors */
+    char scenario[128];                               /* "name" of the root scenario_json ("" if none) */
+    int fires_mode;                                   /* cs_h5_fires_mode of the file (root fires_mode) */
+    uint64_t fires_sample_every;                      /* root fires_sample_every (1 unless sampled) */
+    int delay_src;                                    /* cs_metrics_src of delays and jain */
+    int has_oracle;                                   /* 1 if efficiency/poa use a matching oracle run */
+    char note[512];                                   /* warnings for the user ("" if none): fallbacks, oracle mismatch */
+} cs_metrics_t;
+
+/*
+ * Compute the metrics of run file `path`.  `oracle_path` (may be NULL) is
+ * the `oracle` mechanism's file for the same scenario and seed; without it
+ * efficiency and poa are NaN.  Returns 0, or a cs_err code with a message
+ * in err.
+ */
+int cs_metrics_compute(const char *path, const char *oracle_path, cs_metrics_t *m, char *err,
+                       size_t errcap);
+
+/* Flat access: every metric as (name, value), run-level first, then per
+ * kind for present kinds.  cs_metrics_n counts them for m. */
+size_t cs_metrics_n(const cs_metrics_t *m);
+const char *cs_metrics_name(const cs_metrics_t *m, size_t i, char *buf, size_t cap);
+double cs_metrics_value(const cs_metrics_t *m, size_t i);
+/* Look up by name; returns 0 and the value, or -1 if unknown.  A valid
+ * per-kind name whose kind is absent from the run gives 0 and NaN. */
+int cs_metrics_get(const cs_metrics_t *m, const char *name, double *v);
+/* One-line description of metric `name` (run-level or "<metric>.<kind>"),
+ * or NULL if the name is unknown.  Static storage. */
+const char *cs_metrics_doc(const char *name);
+
+/* The file "oracle.h5" in the directory of run_path, written into buf,
+ * if it exists; NULL otherwise (or if it does not fit in cap). */
+const char *cs_metrics_find_oracle(const char *run_path, char *buf, size_t cap);
+
+/* Statistics used above, exposed for tests (analysis/README.md).
+ * Jain: (sum x)^2 / (n sum x^2); Gini: sum_ij |x_i - x_j| / (2 n^2 mean).
+ * Both return NaN for n == 0 or an all-zero x. */
+double cs_stat_jain(const double *x, size_t n);
+double cs_stat_gini(const double *x, size_t n);
+/* Quantile with GSL's definition (gsl_stats_quantile_from_sorted_data);
+ * sorts x in place first.  NaN when n == 0. */
+double cs_stat_quantile(double *x, size_t n, double q);
+/* Bootstrap confidence interval of the mean: B resamples, level (e.g. 0.95).
+ * Percentile interval over the B resample means, drawn from the PCG64-DXSM
+ * stream cs_rng_stream(seed, 0); lo = hi = NaN when n == 0 or B == 0. */
+void cs_stat_bootstrap_mean(const double *x, size_t n, unsigned B, double level, uint64_t seed,
+                            double *lo, double *hi);
+
+#endif /* CS_METRICS_H */

@@ -1,0 +1,1954 @@
+/*
+ * cs_report.c -- `cowsim report RUN.h5|SWEEP.h5 ... [-o DIR]` (DESIGN §5
+ * CLI, §6 metrics, §7 calibration studies): DIR/report.md with a metrics
+ * table and PNG plots.
+ *
+ * Inputs.  Each argument is either a run file (sim/cs_h5.h; one per
+ * mechanism, as `cowsim run` writes them) or a sweep summary (the
+ * DIR/sweep.h5 of `cowsim sweep`, recognised by its /runs table,
+ * analysis/cs_sweep.h).  Runs of different mechanisms on the same scenario
+ * share axes in every plot; each sweep gets its own section.
+ *
+ * Plots.  gnuplot draws them: this module writes, into DIR, one script
+ * NAME.gp per plot and plain whitespace-separated data files, then runs
+ * `gnuplot NAME.gp` as a child process (working directory DIR) to make
+ * NAME.png.  The scripts and data stay in DIR so a plot can be restyled and
+ * redrawn by hand.  gnuplot's messages go to DIR/gnuplot.log.  The PNG
+ * terminal is pngcairo when this gnuplot has it, else png (libgd).
+ *   runs:   basefee.png (lane basefee per height), utilisation.png
+ *           (lane utilisation per height, block-binned means),
+ *           delay_cdf_<kind>.png (empirical CDF of fire delay per agent
+ *           kind), weights.png (W(actor) p10/p50/p90 per /weights sample),
+ *           revenue.png (burn / tips / payments per run);
+ *   sweeps: <prefix>_<param>__<metric>.png, each run-level metric against
+ *           each swept parameter: mean over seeds with a 95 % bootstrap
+ *           interval (cs_stat_bootstrap_mean).
+ *
+ * Numbers.  The metrics table holds cs_metrics_compute's values for the
+ * same oracle pairing as `cowsim compare` (cs_metrics_find_oracle), in
+ * compare's row order, each printed with the number format of
+ * `cowsim compare --json` (cs__fmt_num), so the two agree character for
+ * character.
+ *
+ * Exit codes (DESIGN §2.9): 0 ok; 2 bad usage or an input that is not a run
+ * or sweep file; 3 a missing or unreadable input, an output directory that
+ * cannot be written, gnuplot missing (it is a declared run-time dependency,
+ * DESIGN §1) or failing.
+ */
+#include "cs_cli.h"
+#include "cs_error.h"
+#include "cs_h5.h"
+#include "cs_metrics.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gsl/gsl_statistics_double.h>
+#include <hdf5.h>
+
+#define CS__NUM_NAN "-"            /* table text of NaN / absent (compare --json: null) */
+#define CS__CHUNK_ROWS 8192        /* rows read per HDF5 call when streaming */
+#define CS__BASEFEE_POINTS 4000    /* at most this many basefee points per run */
+#define CS__UTIL_POINTS 200        /* utilisation is shown as this many bin means */
+#define CS__DENSE_DELAYS 65536u    /* delays below this are histogrammed densely */
+#define CS__NAN ((double)NAN) /* NaN as a double (NAN is a float) */
+#define CS__BOOT_B 2000u           /* bootstrap resamples for sweep intervals */
+#define CS__BOOT_LEVEL 0.95        /* interval level */
+#define CS__BOOT_SEED 20261121u    /* fixed: the same report every time */
+#define CS__PATH_MAX 4352          /* buffer for DIR/file paths */
+
+/* Category-10 colours; run i draws in colour i % 10 with dash type i / 10 + 1. */
+static const char *const cs__colors[10] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                           "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+
+/* ---- small helpers ---------------------------------------------------- */
+
+/* Print the usage text to f. */
+static void cs__report_usage(FILE *f)
+{
+    fprintf(f, "usage: cowsim report RUN.h5|SWEEP.h5 ... [-o DIR]\n"
+               "  Writes DIR/report.md and PNG plots (drawn by gnuplot) for run files of\n"
+               "  `cowsim run` and sweep summaries (sweep.h5) of `cowsim sweep`.\n"
+               "  Runs of different mechanisms on the same scenario share axes.\n"
+               "  DIR defaults to the directory of the first input.  The gnuplot scripts\n"
+               "  (*.gp) and data files (*.dat) stay in DIR.\n");
+}
+
+/* malloc'd copy of s (NULL stays NULL); NULL on allocation failure too. */
+static char *cs__strdup(const char *s)
+{
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p) memcpy(p, s, n);
+    return p;
+}
+
+/* mkdir -p path.  Returns 0, or -1 with errno set. */
+static int cs__mkdirs(const char *path)
+{
+    char buf[4096];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(buf, path, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] == '/' || buf[i] == '\0') {
+            char c = buf[i];
+            buf[i] = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+            buf[i] = c;
+        }
+    }
+    struct stat sb;
+    if (stat(path, &sb) != 0) return -1;
+    if (!S_ISDIR(sb.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
+
+/* Copy src into dst (cap bytes) keeping [A-Za-z0-9._-] and turning every
+ * other byte into '_', so the result is a safe file-name part. */
+static void cs__sanitize(char *dst, size_t cap, const char *src)
+{
+    size_t j = 0;
+    for (size_t i = 0; src[i] && j + 1 < cap; i++) {
+        char c = src[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                 c == '-' || c == '_';
+        dst[j++] = ok ? c : '_';
+    }
+    dst[j] = '\0';
+}
+
+/* Write s to f as a gnuplot single-quoted string ('' stands for '). */
+static void cs__gp_quote(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'') fputc('\'', f);
+        if (*s == '\n' || *s == '\r') continue;
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+/* Format metric value v exactly as `cowsim compare --json` prints it
+ * (analysis/cs_compare.c): the shortest of "%.15g", "%.16g", "%.17g" that
+ * reads back as exactly v.  NaN and infinities, which compare writes as
+ * JSON null, print as CS__NUM_NAN (compare's text table shows "-" too). */
+static const char *cs__fmt_num(char *buf, size_t cap, double v)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, cap, "%s", CS__NUM_NAN);
+        return buf;
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return buf;
+}
+
+/* Write v to a data file: "NaN" (which gnuplot skips) for non-finite. */
+static void cs__dat_num(FILE *f, double v)
+{
+    if (isfinite(v)) fprintf(f, " %.10g", v);
+    else fputs(" NaN", f);
+}
+
+/* Markdown-escape s into f for a table cell ('|' and newlines). */
+static void cs__md_cell(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|') fputs("\\|", f);
+        else if (*s == '\n' || *s == '\r') fputc(' ', f);
+        else fputc(*s, f);
+    }
+}
+
+/* qsort comparators: doubles ascending (total order on the values, NaN
+ * never reaches them); uint32 ascending. */
+static int cs__cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int cs__cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Growable array of doubles. */
+typedef struct cs__dvec {
+    double *v;  /* values */
+    size_t n;   /* used */
+    size_t cap; /* allocated */
+} cs__dvec_t;
+
+/* Append x; returns 0 or -1 when out of memory. */
+static int cs__dvec_push(cs__dvec_t *d, double x)
+{
+    if (d->n == d->cap) {
+        size_t nc = d->cap ? 2 * d->cap : 64;
+        double *p = realloc(d->v, nc * sizeof *p);
+        if (!p) return -1;
+        d->v = p;
+        d->cap = nc;
+    }
+    d->v[d->n++] = x;
+    return 0;
+}
+
+/* ---- gnuplot ------------------------------------------------------------ */
+
+typedef struct cs__gp {
+    char exe[4096];          /* absolute path of the gnuplot executable */
+    const char *dir;         /* output directory (the child's working directory) */
+    char log[CS__PATH_MAX];  /* DIR/gnuplot.log: the child's stderr */
+    int cairo;               /* 1: pngcairo terminal, 0: png (libgd) */
+} cs__gp_t;
+
+/* Find gnuplot on PATH into g->exe.  Returns 0, or -1 if there is none. */
+static int cs__gp_find(cs__gp_t *g)
+{
+    const char *path = getenv("PATH");
+    if (!path || !*path) path = "/usr/bin:/bin";
+    const char *p = path;
+    while (*p) {
+        const char *e = strchr(p, ':');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len > 0 && len + 10 < sizeof g->exe) {
+            memcpy(g->exe, p, len);
+            memcpy(g->exe + len, "/gnuplot", 9);
+            struct stat sb;
+            if (stat(g->exe, &sb) == 0 && S_ISREG(sb.st_mode) && access(g->exe, X_OK) == 0) return 0;
+        }
+        if (!e) break;
+        p = e + 1;
+    }
+    g->exe[0] = '\0';
+    return -1;
+}
+
+/*
+ * Run gnuplot with arguments args (NULL-terminated, args[0] unused) in
+ * g->dir, stdin and stdout on /dev/null, stderr appended to g->log.
+ * Returns gnuplot's exit status, or -1 if it could not be started.
+ */
+static int cs__gp_exec(const cs__gp_t *g, const char *a1, const char *a2)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDWR);
+        int lg = open(g->log, O_WRONLY | O_CREAT | O_APPEND, 0666);
+        if (nul >= 0) {
+            dup2(nul, 0);
+            dup2(nul, 1);
+        }
+        if (lg >= 0) dup2(lg, 2);
+        if (chdir(g->dir) != 0) _exit(126);
+        char *args[4] = {(char *)"gnuplot", (char *)a1, (char *)a2, NULL};
+        execv(g->exe, args);
+        _exit(127);
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR) return -1;
+    }
+    if (WIFEXITED(st)) return WEXITSTATUS(st) == 127 ? -1 : WEXITSTATUS(st);
+    return 128 + WTERMSIG(st);
+}
+
+/* Plots of the report, in order. */
+typedef struct cs__plot {
+    char file[256];    /* PNG file name inside DIR */
+    char alt[256];     /* image alt text */
+    char caption[768]; /* one-line caption */
+} cs__plot_t;
+
+typedef struct cs__plots {
+    cs__plot_t *p; /* plots */
+    size_t n;      /* used */
+    size_t cap;    /* allocated */
+} cs__plots_t;
+
+/* Begin plot `base`: create DIR/base.gp with the terminal and output lines
+ * and common settings.  Returns the open script or NULL (errno set). */
+static FILE *cs__gp_begin(const cs__gp_t *g, const char *base, int w, int h)
+{
+    char path[CS__PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s.gp", g->dir, base);
+    FILE *f = fopen(path, "w");
+    if (!f) return NULL;
+    fprintf(f, "# %s.gp -- generated by cowsim report; run `gnuplot %s.gp` in this directory.\n", base, base);
+    if (g->cairo) fprintf(f, "set terminal pngcairo noenhanced size %d,%d font 'sans,10'\n", w, h);
+    else fprintf(f, "set terminal png noenhanced size %d,%d\n", w, h);
+    fprintf(f, "set output '%s.png'\n", base);
+    fprintf(f, "set grid lc rgb '#dddddd'\nset border lc rgb '#444444'\nset key noautotitle\n");
+    return f;
+}
+
+/*
+ * Close script f of plot `base`, run gnuplot on it and check that
+ * DIR/base.png was written; then record it with alt text and caption in
+ * plots.  Returns 0, or CS_EXIT_IO with a message on stderr.
+ */
+static int cs__gp_end(const cs__gp_t *g, FILE *f, const char *base, cs__plots_t *plots, const char *alt,
+                      const char *caption)
+{
+    char path[CS__PATH_MAX];
+    int werr = ferror(f);
+    if (fclose(f) != 0 || werr) {
+        fprintf(stderr, "cowsim report: cannot write %s/%s.gp\n", g->dir, base);
+        return CS_EXIT_IO;
+    }
+    snprintf(path, sizeof path, "%s.gp", base);
+    int rc = cs__gp_exec(g, path, NULL);
+    snprintf(path, sizeof path, "%s/%s.png", g->dir, base);
+    struct stat sb;
+    if (rc != 0 || stat(path, &sb) != 0 || sb.st_size == 0) {
+        fprintf(stderr, "cowsim report: gnuplot (%s) failed on %s/%s.gp (exit %d); see %s\n", g->exe, g->dir,
+                base, rc, g->log);
+        return CS_EXIT_IO;
+    }
+    if (plots->n == plots->cap) {
+        size_t nc = plots->cap ? 2 * plots->cap : 16;
+        cs__plot_t *p = realloc(plots->p, nc * sizeof *p);
+        if (!p) {
+            fprintf(stderr, "cowsim report: out of memory\n");
+            return CS_EXIT_IO;
+        }
+        plots->p = p;
+        plots->cap = nc;
+    }
+    cs__plot_t *pl = &plots->p[plots->n++];
+    snprintf(pl->file, sizeof pl->file, "%s.png", base);
+    snprintf(pl->alt, sizeof pl->alt, "%s", alt);
+    snprintf(pl->caption, sizeof pl->caption, "%s", caption);
+    return 0;
+}
+
+/* Open DIR/name for writing; on failure print a message naming it. */
+static FILE *cs__open_out(const char *dir, const char *name)
+{
+    char path[CS__PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) fprintf(stderr, "cowsim report: cannot write %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+/* Close a data file; CS_EXIT_IO with a message if any write failed. */
+static int cs__close_out(FILE *f, const char *dir, const char *name)
+{
+    int werr = ferror(f);
+    if (fclose(f) != 0 || werr) {
+        fprintf(stderr, "cowsim report: cannot write %s/%s\n", dir, name);
+        return CS_EXIT_IO;
+    }
+    return 0;
+}
+
+/* ---- run files ---------------------------------------------------------- */
+
+/* Fire delays of one agent kind: a dense histogram of small delays plus a
+ * list of the rare large ones. */
+typedef struct cs__dhist {
+    uint64_t *cnt; /* cnt[d] = fires with delay d, for d < ncnt */
+    size_t ncnt;   /* entries of cnt (grows to the largest small delay + 1) */
+    uint32_t *big; /* delays >= CS__DENSE_DELAYS */
+    size_t nbig;   /* used entries of big */
+    size_t capbig; /* allocated entries of big */
+    uint64_t total; /* fires counted */
+    uint32_t max;  /* largest delay */
+} cs__dhist_t;
+
+/* Count one fire with delay d.  Returns 0 or -1 when out of memory. */
+static int cs__dhist_add(cs__dhist_t *h, uint32_t d)
+{
+    if (d < CS__DENSE_DELAYS) {
+        if ((size_t)d >= h->ncnt) {
+            size_t nc = h->ncnt ? h->ncnt : 64;
+            while (nc <= (size_t)d) nc *= 2;
+            if (nc > CS__DENSE_DELAYS) nc = CS__DENSE_DELAYS;
+            uint64_t *p = realloc(h->cnt, nc * sizeof *p);
+            if (!p) return -1;
+            memset(p + h->ncnt, 0, (nc - h->ncnt) * sizeof *p);
+            h->cnt = p;
+            h->ncnt = nc;
+        }
+        h->cnt[d]++;
+    } else {
+        if (h->nbig == h->capbig) {
+            size_t nc = h->capbig ? 2 * h->capbig : 64;
+            uint32_t *p = realloc(h->big, nc * sizeof *p);
+            if (!p) return -1;
+            h->big = p;
+            h->capbig = nc;
+        }
+        h->big[h->nbig++] = d;
+    }
+    h->total++;
+    if (d > h->max) h->max = d;
+    return 0;
+}
+
+typedef struct cs__run {
+    const char *path;       /* input path (argv, not owned) */
+    char label[128];        /* legend / column label, unique among the runs */
+    char *mechanism;        /* root attribute mechanism */
+    char *scenario_json;    /* root attribute scenario_json */
+    char *scenario_name;    /* "name" of scenario_json, "" if none */
+    char *cowsim_version;   /* root attribute cowsim_version */
+    char *git_commit;       /* root attribute git_commit */
+    char *fires_mode;       /* root attribute fires_mode ("all" if absent) */
+    uint64_t fires_every;   /* root attribute fires_sample_every (1 if absent) */
+    uint64_t seed;          /* root attribute seed */
+    int complete;           /* root attribute complete */
+    uint64_t nblocks;       /* rows of /blocks */
+    uint64_t bf_bin;        /* blocks per basefee point */
+    uint64_t util_bin;      /* blocks per utilisation point */
+    double bf_min;          /* smallest basefee point written */
+    double bf_max;          /* largest basefee point written */
+    size_t w_samples;       /* /weights sample heights */
+    cs__dhist_t delay[CS_AGENT_KIND_COUNT]; /* fire delays per agent kind */
+    cs_metrics_t met;       /* cs_metrics_compute of this file */
+} cs__run_t;
+
+/* Free what r owns. */
+static void cs__run_free(cs__run_t *r)
+{
+    free(r->mechanism);
+    free(r->scenario_json);
+    free(r->scenario_name);
+    free(r->cowsim_version);
+    free(r->git_commit);
+    free(r->fires_mode);
+    for (int k = 0; k < CS_AGENT_KIND_COUNT; k++) {
+        free(r->delay[k].cnt);
+        free(r->delay[k].big);
+    }
+}
+
+/* Exit code for a cs_h5 reader error while reading `path`, with a message. */
+static int cs__h5_fail(const char *path, int rc)
+{
+    const char *m = cs_h5_last_error();
+    fprintf(stderr, "cowsim report: %s: %s\n", path, m && *m ? m : cs_strerror(rc));
+    return rc == CS_EPARSE ? CS_EXIT_USAGE : CS_EXIT_IO;
+}
+
+/*
+ * Stream /blocks of run r (index idx) into two data files:
+ *   run<idx>_basefee.dat: "height basefee_lane", bin means over r->bf_bin
+ *     blocks (1 when the run has at most CS__BASEFEE_POINTS blocks);
+ *   run<idx>_util.dat: "height utilisation", means over r->util_bin
+ *     blocks, the height being the bin's centre.
+ * Returns 0 or an exit code with a message.
+ */
+static int cs__run_blocks(cs__run_t *r, cs_h5_reader_t *rd, size_t idx, const char *dir)
+{
+    uint64_t n = 0;
+    int rc = cs_h5_nrows(rd, CS_H5_BLOCKS, &n);
+    if (rc != CS_OK) return cs__h5_fail(r->path, rc);
+    r->nblocks = n;
+    r->bf_bin = n > CS__BASEFEE_POINTS ? (n + CS__BASEFEE_POINTS - 1) / CS__BASEFEE_POINTS : 1;
+    r->util_bin = n > CS__UTIL_POINTS ? (n + CS__UTIL_POINTS - 1) / CS__UTIL_POINTS : 1;
+    r->bf_min = INFINITY;
+    r->bf_max = -INFINITY;
+    char nb[64], nu[64];
+    snprintf(nb, sizeof nb, "run%zu_basefee.dat", idx + 1);
+    snprintf(nu, sizeof nu, "run%zu_util.dat", idx + 1);
+    FILE *fb = cs__open_out(dir, nb);
+    FILE *fu = fb ? cs__open_out(dir, nu) : NULL;
+    if (!fb || !fu) {
+        if (fb) fclose(fb);
+        return CS_EXIT_IO;
+    }
+    fprintf(fb, "# %s (%s): height, lane basefee (mean over %llu-block bins)\n", r->label, r->path,
+            (unsigned long long)r->bf_bin);
+    fprintf(fu, "# %s (%s): height (bin centre), lane utilisation (mean over %llu-block bins)\n", r->label,
+            r->path, (unsigned long long)r->util_bin);
+    cs_h5_block_t *buf = malloc(CS__CHUNK_ROWS * sizeof *buf);
+    double bsum = 0, bh = 0, usum = 0, uh = 0;
+    uint64_t bcnt = 0, ucnt = 0;
+    if (!buf) rc = CS_ENOMEM;
+    for (uint64_t s = 0; rc == CS_OK && s < n; s += CS__CHUNK_ROWS) {
+        size_t m = (size_t)(n - s < CS__CHUNK_ROWS ? n - s : CS__CHUNK_ROWS);
+        rc = cs_h5_read_rows(rd, CS_H5_BLOCKS, s, m, buf);
+        for (size_t i = 0; rc == CS_OK && i < m; i++) {
+            const cs_h5_block_t *b = &buf[i];
+            bsum += (double)b->basefee_lane;
+            bh += (double)b->height;
+            usum += b->utilisation;
+            uh += (double)b->height;
+            bcnt++;
+            ucnt++;
+            int last = s + i + 1 == n;
+            if (bcnt == r->bf_bin || last) {
+                double v = bsum / (double)bcnt;
+                fprintf(fb, "%.10g %.17g\n", bh / (double)bcnt, v);
+                if (v < r->bf_min) r->bf_min = v;
+                if (v > r->bf_max) r->bf_max = v;
+                bsum = bh = 0;
+                bcnt = 0;
+            }
+            if (ucnt == r->util_bin || last) {
+                fprintf(fu, "%.10g %.10g\n", uh / (double)ucnt, usum / (double)ucnt);
+                usum = uh = 0;
+                ucnt = 0;
+            }
+        }
+    }
+    free(buf);
+    int e1 = cs__close_out(fb, dir, nb), e2 = cs__close_out(fu, dir, nu);
+    if (rc != CS_OK) return cs__h5_fail(r->path, rc);
+    return e1 ? e1 : e2;
+}
+
+/* Stream /fires of r into the per-kind delay histograms.  Returns 0 or an
+ * exit code with a message. */
+static int cs__run_fires(cs__run_t *r, cs_h5_reader_t *rd)
+{
+    uint64_t n = 0;
+    int rc = cs_h5_nrows(rd, CS_H5_FIRES, &n);
+    if (rc != CS_OK) return cs__h5_fail(r->path, rc);
+    cs_h5_fire_t *buf = malloc(CS__CHUNK_ROWS * sizeof *buf);
+    if (!buf) rc = CS_ENOMEM;
+    for (uint64_t s = 0; rc == CS_OK && s < n; s += CS__CHUNK_ROWS) {
+        size_t m = (size_t)(n - s < CS__CHUNK_ROWS ? n - s : CS__CHUNK_ROWS);
+        rc = cs_h5_read_rows(rd, CS_H5_FIRES, s, m, buf);
+        for (size_t i = 0; rc == CS_OK && i < m; i++) {
+            if (buf[i].kind >= CS_AGENT_KIND_COUNT) continue; /* not a real kind: no CDF */
+            if (cs__dhist_add(&r->delay[buf[i].kind], buf[i].delay) != 0) rc = CS_ENOMEM;
+        }
+    }
+    free(buf);
+    if (rc != CS_OK) return cs__h5_fail(r->path, rc);
+    for (int k = 0; k < CS_AGENT_KIND_COUNT; k++)
+        if (r->delay[k].nbig > 1) qsort(r->delay[k].big, r->delay[k].nbig, sizeof(uint32_t), cs__cmp_u32);
+    return 0;
+}
+
+/* Quantiles of one /weights sample: sort w (n values) and write
+ * "height p10 p50 p90 n" to f (GSL quantile definition, as cs_stat_quantile). */
+static void cs__weights_sample(FILE *f, uint64_t height, double *w, size_t n)
+{
+    qsort(w, n, sizeof *w, cs__cmp_double);
+    fprintf(f, "%llu %.10g %.10g %.10g %zu\n", (unsigned long long)height,
+            gsl_stats_quantile_from_sorted_data(w, 1, n, 0.10), gsl_stats_quantile_from_sorted_data(w, 1, n, 0.50),
+            gsl_stats_quantile_from_sorted_data(w, 1, n, 0.90), n);
+}
+
+/* Stream /weights of run r into run<idx>_weights.dat, one line per sample
+ * height (rows of one height are consecutive: the writer samples every K
+ * blocks in order).  Returns 0 or an exit code with a message. */
+static int cs__run_weights(cs__run_t *r, cs_h5_reader_t *rd, size_t idx, const char *dir)
+{
+    uint64_t n = 0;
+    int rc = cs_h5_nrows(rd, CS_H5_WEIGHTS, &n);
+    if (rc != CS_OK) return cs__h5_fail(r->path, rc);
+    char name[64];
+    snprintf(name, sizeof name, "run%zu_weights.dat", idx + 1);
+    FILE *f = cs__open_out(dir, name);
+    if (!f) return CS_EXIT_IO;
+    fprintf(f, "# %s (%s): sample height, W p10, W p50, W p90, identities\n", r->label, r->path);
+    cs_h5_weight_t *buf = malloc(CS__CHUNK_ROWS * sizeof *buf);
+    cs__dvec_t w = {0};
+    uint64_t cur = 0;
+    if (!buf) rc = CS_ENOMEM;
+    for (uint64_t s = 0; rc == CS_OK && s < n; s += CS__CHUNK_ROWS) {
+        size_t m = (size_t)(n - s < CS__CHUNK_ROWS ? n - s : CS__CHUNK_ROWS);
+        rc = cs_h5_read_rows(rd, CS_H5_WEIGHTS, s, m, buf);
+        for (size_t i = 0; rc == CS_OK && i < m; i++) {
+            if (w.n > 0 && buf[i].height != cur) {
+                cs__weights_sample(f, cur, w.v, w.n);
+                r->w_samples++;
+                w.n = 0;
+            }
+            cur = buf[i].height;
+            /* CIP-1 rev §8: W is stored x 1e6. */
+            if (cs__dvec_push(&w, (double)buf[i].weight_ppm / 1e6) != 0) rc = CS_ENOMEM;
+        }
+    }
+    if (rc == CS_OK && w.n > 0) {
+        cs__weights_sample(f, cur, w.v, w.n);
+        r->w_samples++;
+    }
+    free(w.v);
+    free(buf);
+    int e = cs__close_out(f, dir, name);
+    if (rc != CS_OK) return cs__h5_fail(r->path, rc);
+    return e;
+}
+
+/* Read run file r->path: root attributes, then the three data streams.
+ * Returns 0 or an exit code with a message. */
+static int cs__run_load(cs__run_t *r, size_t idx, const char *dir)
+{
+    int err = CS_OK;
+    cs_h5_reader_t *rd = cs_h5_open_read(r->path, &err);
+    if (!rd) return cs__h5_fail(r->path, err);
+    const cs_h5_info_t *in = cs_h5_info(rd);
+    r->mechanism = cs__strdup(in->mechanism ? in->mechanism : "");
+    r->scenario_json = cs__strdup(in->scenario_json ? in->scenario_json : "");
+    r->cowsim_version = cs__strdup(in->cowsim_version ? in->cowsim_version : "");
+    r->git_commit = cs__strdup(in->git_commit ? in->git_commit : "");
+    r->seed = in->seed;
+    r->complete = in->complete;
+    char *fm = NULL;
+    if (cs_h5_read_attr_str(rd, "fires_mode", &fm) != CS_OK) fm = cs__strdup("all");
+    r->fires_mode = fm;
+    if (cs_h5_read_attr_u64(rd, "fires_sample_every", &r->fires_every) != CS_OK) r->fires_every = 1;
+    r->scenario_name = NULL;
+    cJSON *j = cJSON_Parse(r->scenario_json ? r->scenario_json : "");
+    const cJSON *nm = j ? cJSON_GetObjectItemCaseSensitive(j, "name") : NULL;
+    r->scenario_name = cs__strdup(cJSON_IsString(nm) ? nm->valuestring : "");
+    cJSON_Delete(j);
+    if (!r->mechanism || !r->scenario_json || !r->cowsim_version || !r->git_commit || !r->fires_mode ||
+        !r->scenario_name) {
+        cs_h5_close_read(rd);
+        fprintf(stderr, "cowsim report: out of memory\n");
+        return CS_EXIT_IO;
+    }
+    snprintf(r->label, sizeof r->label, "%s", r->mechanism);
+    int rc = cs__run_blocks(r, rd, idx, dir);
+    if (rc == 0) rc = cs__run_fires(r, rd);
+    if (rc == 0) rc = cs__run_weights(r, rd, idx, dir);
+    cs_h5_close_read(rd);
+    return rc;
+}
+
+/* Make labels unique: a mechanism that appears more than once is labelled
+ * "mech seed N" when the seeds differ, else "mech [file name]". */
+static void cs__run_labels(cs__run_t *runs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int dup = 0, same_seed = 0;
+        for (size_t j = 0; j < n; j++) {
+            if (j == i || strcmp(runs[i].mechanism, runs[j].mechanism) != 0) continue;
+            dup = 1;
+            if (runs[j].seed == runs[i].seed) same_seed = 1;
+        }
+        if (!dup) continue;
+        if (!same_seed)
+            snprintf(runs[i].label, sizeof runs[i].label, "%s seed %llu", runs[i].mechanism,
+                     (unsigned long long)runs[i].seed);
+        else {
+            const char *b = strrchr(runs[i].path, '/');
+            snprintf(runs[i].label, sizeof runs[i].label, "%s [%s]", runs[i].mechanism, b ? b + 1 : runs[i].path);
+        }
+    }
+}
+
+/*
+ * Metrics of every run through cs_metrics_compute, with the oracle run that
+ * `cowsim compare` would use (oracle.h5 beside the run,
+ * cs_metrics_find_oracle), so efficiency and poa match compare's.  Returns 0
+ * or an exit code with a message.
+ */
+static int cs__run_metrics(cs__run_t *runs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char obuf[4096], err[1024] = "";
+        const char *oracle = cs_metrics_find_oracle(runs[i].path, obuf, sizeof obuf);
+        int rc = cs_metrics_compute(runs[i].path, oracle, &runs[i].met, err, sizeof err);
+        if (rc != CS_OK) {
+            fprintf(stderr, "cowsim report: %s: %s\n", runs[i].path, err[0] ? err : cs_strerror(rc));
+            return rc == CS_EIO || rc == CS_ENOMEM ? CS_EXIT_IO : CS_EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+/* Line style of run i of n: colour, dash type and a width that shrinks from
+ * lw + 1.6 (first run) to lw (last), so a run whose line coincides with a
+ * later one still shows as a rim around it. */
+static void cs__style(FILE *f, size_t i, size_t n, double lw)
+{
+    double w = n > 1 ? lw + 1.6 * (double)(n - 1 - i) / (double)(n - 1) : lw;
+    fprintf(f, " lc rgb '%s' dt %zu lw %.2f", cs__colors[i % 10], i / 10 + 1, w);
+}
+
+/* Plot the lane basefee of every run on one axes. */
+static int cs__plot_basefee(const cs__gp_t *g, const cs__run_t *runs, size_t n, cs__plots_t *plots)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    uint64_t bin = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (runs[i].nblocks == 0) continue;
+        if (runs[i].bf_min < lo) lo = runs[i].bf_min;
+        if (runs[i].bf_max > hi) hi = runs[i].bf_max;
+        if (runs[i].bf_bin > bin) bin = runs[i].bf_bin;
+    }
+    if (!(hi >= lo)) return 0; /* no blocks at all */
+    int logy = lo > 0 && hi / lo >= 100;
+    FILE *f = cs__gp_begin(g, "basefee", 1100, 600);
+    if (!f) return CS_EXIT_IO;
+    fprintf(f, "set title 'Lane basefee per block'\nset xlabel 'block height'\n");
+    fprintf(f, "set ylabel 'lane basefee (base units per cycle%s)'\n", logy ? ", log scale" : "");
+    if (logy) fprintf(f, "set logscale y\nset format y '1e%%L'\n");
+    fprintf(f, "set key outside right top\nplot");
+    for (size_t i = 0, k = 0; i < n; i++) {
+        if (runs[i].nblocks == 0) continue;
+        fprintf(f, "%s 'run%zu_basefee.dat' using 1:2 with lines", k++ ? ", \\\n    " : " ", i + 1);
+        cs__style(f, i, n, 1.0);
+        fputs(" title ", f);
+        cs__gp_quote(f, runs[i].label);
+    }
+    fputc('\n', f);
+    char cap[768];
+    snprintf(cap, sizeof cap,
+             "Lane basefee (CIP-1 rev §5) per block height, one line per run%s%s; coinciding runs overlap.",
+             logy ? ", log scale" : "", bin > 1 ? " (long runs: means over bins of blocks)" : "");
+    return cs__gp_end(g, f, "basefee", plots, "lane basefee over height", cap);
+}
+
+/* Plot the lane utilisation of every run on one axes (bin means). */
+static int cs__plot_util(const cs__gp_t *g, const cs__run_t *runs, size_t n, cs__plots_t *plots)
+{
+    uint64_t bin = 0;
+    for (size_t i = 0; i < n; i++)
+        if (runs[i].nblocks > 0 && runs[i].util_bin > bin) bin = runs[i].util_bin;
+    if (bin == 0) return 0;
+    FILE *f = cs__gp_begin(g, "utilisation", 1100, 600);
+    if (!f) return CS_EXIT_IO;
+    fprintf(f, "set title 'Lane utilisation'\nset xlabel 'block height'\n");
+    fprintf(f, "set ylabel 'lane cycles used / LANE_TIMER_CYCLES'\nset yrange [0:*]\n");
+    fprintf(f, "set key outside right top\nplot");
+    for (size_t i = 0, k = 0; i < n; i++) {
+        if (runs[i].nblocks == 0) continue;
+        fprintf(f, "%s 'run%zu_util.dat' using 1:2 with lines", k++ ? ", \\\n    " : " ", i + 1);
+        cs__style(f, i, n, 1.0);
+        fputs(" title ", f);
+        cs__gp_quote(f, runs[i].label);
+    }
+    fputc('\n', f);
+    char cap[768];
+    if (bin > 1)
+        snprintf(cap, sizeof cap,
+                 "Lane utilisation per height, mean over bins of %llu blocks, one line per run "
+                 "(mechanisms without a lane budget show 0).",
+                 (unsigned long long)bin);
+    else
+        snprintf(cap, sizeof cap, "Lane utilisation per block height, one line per run.");
+    return cs__gp_end(g, f, "utilisation", plots, "lane utilisation over height", cap);
+}
+
+/* Tick labels for a log axis of delay + 1: the delays 0, 1, 2, 5, 10, ... up
+ * to max, placed at delay + 1. */
+static void cs__delay_ticks(FILE *f, uint32_t max)
+{
+    static const double step[3] = {1, 2, 5};
+    fprintf(f, "set xtics (\"0\" 1");
+    for (double dec = 1; dec <= (double)max * 10; dec *= 10)
+        for (int s = 0; s < 3; s++) {
+            double d = dec * step[s];
+            if (d <= (double)max * 1.5) fprintf(f, ", \"%.0f\" %.0f", d, d + 1);
+        }
+    fprintf(f, ")\n");
+}
+
+/* Write the empirical CDF of h to DIR/name: "x F" points for a `steps`
+ * plot: a leading (first, 0), one point per distinct delay, and a trailing
+ * (xend, 1).  x is delay + shift. */
+static int cs__write_cdf(const char *dir, const char *name, const cs__dhist_t *h, double shift, double xend)
+{
+    FILE *f = cs__open_out(dir, name);
+    if (!f) return CS_EXIT_IO;
+    fprintf(f, "# x = delay + %g, F = fraction of fires with delay <= delay\n", shift);
+    uint64_t cum = 0;
+    int first = 1;
+    for (size_t d = 0; d < h->ncnt; d++) {
+        if (!h->cnt[d]) continue;
+        if (first) fprintf(f, "%.10g 0\n", (double)d + shift);
+        first = 0;
+        cum += h->cnt[d];
+        fprintf(f, "%.10g %.10g\n", (double)d + shift, (double)cum / (double)h->total);
+    }
+    for (size_t i = 0; i < h->nbig; i++) {
+        if (first) fprintf(f, "%.10g 0\n", (double)h->big[i] + shift);
+        first = 0;
+        cum++;
+        if (i + 1 < h->nbig && h->big[i + 1] == h->big[i]) continue;
+        fprintf(f, "%.10g %.10g\n", (double)h->big[i] + shift, (double)cum / (double)h->total);
+    }
+    fprintf(f, "%.10g 1\n", xend);
+    return cs__close_out(f, dir, name);
+}
+
+/* Share of h's fires at its smallest delay: the CDF's first step. */
+static double cs__cdf_first(const cs__dhist_t *h)
+{
+    for (size_t d = 0; d < h->ncnt; d++)
+        if (h->cnt[d]) return (double)h->cnt[d] / (double)h->total;
+    size_t j = 0;
+    while (j < h->nbig && h->big[j] == h->big[0]) j++;
+    return h->total ? (double)j / (double)h->total : 0;
+}
+
+/* One delay-CDF plot per agent kind with fires in some run; mechanisms
+ * share the axes. */
+static int cs__plot_delays(const cs__gp_t *g, const cs__run_t *runs, size_t n, cs__plots_t *plots)
+{
+    for (int k = 0; k < CS_AGENT_KIND_COUNT; k++) {
+        uint32_t max = 0;
+        int any = 0, sampled = 0;
+        double f0 = 1; /* lowest first step: the y axis may start just below it */
+        for (size_t i = 0; i < n; i++) {
+            if (runs[i].delay[k].total == 0) continue;
+            any = 1;
+            double a = cs__cdf_first(&runs[i].delay[k]);
+            if (a < f0) f0 = a;
+            if (runs[i].delay[k].max > max) max = runs[i].delay[k].max;
+            if (strcmp(runs[i].fires_mode, "sample") == 0) sampled = 1;
+        }
+        if (!any) continue;
+        const char *kn = cs_h5_kind_names[k];
+        /* Long tails: log axis of delay + 1 so both the bulk and the tail show. */
+        int logx = max > 50;
+        double shift = logx ? 1 : 0;
+        double xend = logx ? ((double)max + 1) * 1.15 : (double)max + 1;
+        char base[128];
+        snprintf(base, sizeof base, "delay_cdf_%s", kn);
+        FILE *f = cs__gp_begin(g, base, 1000, 660);
+        if (!f) return CS_EXIT_IO;
+        fprintf(f, "set title 'Fire delay CDF: agent kind %s'\n", kn);
+        if (logx) {
+            fprintf(f, "set logscale x\nset xrange [1:%.10g]\n", xend);
+            cs__delay_ticks(f, max);
+            fprintf(f, "set xlabel 'delay = fire height - due height (blocks; log scale of delay + 1)'\n");
+        } else {
+            fprintf(f, "set xrange [-0.5:%.10g]\n", xend);
+            fprintf(f, "set xlabel 'delay = fire height - due height (blocks)'\n");
+        }
+        /* Mostly-prompt kinds: zoom on the tail, starting 0.1 below the
+         * lowest first step (rounded down to a tenth), and say so. */
+        double ylo = f0 >= 0.4 ? floor(f0 * 10.0) / 10.0 - 0.1 : 0;
+        if (ylo > 0.9) ylo = 0.9;
+        if (ylo > 0)
+            fprintf(f, "set ylabel 'fraction of fires with delay <= x (axis from %.1f)'\n", ylo);
+        else
+            fprintf(f, "set ylabel 'fraction of fires with delay <= x'\n");
+        fprintf(f, "set yrange [%.1f:1.005]\n", ylo);
+        fprintf(f, "set key below maxrows 4\nplot");
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            const cs__dhist_t *h = &runs[i].delay[k];
+            if (h->total == 0) continue;
+            char dat[192];
+            snprintf(dat, sizeof dat, "run%zu_delay_%s.dat", i + 1, kn);
+            int rc = cs__write_cdf(g->dir, dat, h, shift, xend);
+            if (rc) {
+                fclose(f);
+                return rc;
+            }
+            char title[256];
+            double cens = runs[i].met.kind_present[k] ? runs[i].met.k[k][CS_KM_censored] : CS__NAN;
+            snprintf(title, sizeof title, "%s (%llu fires, %.0f censored)", runs[i].label,
+                     (unsigned long long)h->total, cens);
+            fprintf(f, "%s '%s' using 1:2 with steps", m++ ? ", \\\n    " : " ", dat);
+            cs__style(f, i, n, 1.4);
+            fputs(" title ", f);
+            cs__gp_quote(f, title);
+        }
+        fputc('\n', f);
+        char cap[768], alt[160];
+        snprintf(cap, sizeof cap,
+                 "Empirical CDF of fire delay for agent kind %s, one line per run%s; timers never fired are "
+                 "censored (counted in the legend, not in the CDF)%s%s.",
+                 kn, logx ? " (log x axis of delay + 1, ticks labelled in blocks of delay)" : "",
+                 ylo > 0 ? "; the y axis starts above 0" : "", sampled ? "; /fires holds a 1/N sample of timers" : "");
+        snprintf(alt, sizeof alt, "delay CDF %s", kn);
+        int rc = cs__gp_end(g, f, base, plots, alt, cap);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* W(actor) p10/p50/p90 per /weights sample, every run on one axes. */
+static int cs__plot_weights(const cs__gp_t *g, const cs__run_t *runs, size_t n, cs__plots_t *plots)
+{
+    size_t most = 0;
+    for (size_t i = 0; i < n; i++)
+        if (runs[i].w_samples > most) most = runs[i].w_samples;
+    if (most == 0) return 0;
+    /* Few samples: mark them, a single sample would otherwise not show. */
+    const char *with = most < 30 ? "linespoints pt 7 ps 0.7" : "lines";
+    FILE *f = cs__gp_begin(g, "weights", 1100, 600);
+    if (!f) return CS_EXIT_IO;
+    fprintf(f, "set title 'Fairness weight W(actor) across identities'\nset xlabel 'block height (sample)'\n");
+    fprintf(f, "set ylabel 'W (CIP-1 rev §8, in [1, 2])'\nset yrange [0.95:2.05]\n");
+    fprintf(f, "set key outside right top\nplot");
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (runs[i].w_samples == 0) continue;
+        fprintf(f, "%s 'run%zu_weights.dat' using 1:3 with %s", m++ ? ", \\\n    " : " ", i + 1, with);
+        cs__style(f, i, n, 1.4);
+        fputs(" title ", f);
+        cs__gp_quote(f, runs[i].label);
+        for (int c = 2; c <= 4; c += 2)
+            fprintf(f, ", \\\n    'run%zu_weights.dat' using 1:%d with %s lc rgb '%s' dt 2 lw 1.2 notitle", i + 1,
+                    c, with, cs__colors[i % 10]);
+    }
+    fprintf(f, ", \\\n    NaN with lines lc rgb '#000000' lw 1.4 title 'p50 (solid)', \\\n"
+               "    NaN with lines lc rgb '#000000' dt 2 lw 1.2 title 'p10, p90 (dashed)'");
+    fputc('\n', f);
+    return cs__gp_end(g, f, "weights", plots, "W(actor) percentiles over time",
+                      "W(actor) over the run: 10th, 50th (solid) and 90th (dashed) percentile across fairness "
+                      "identities at each /weights sample (GSL quantile definition).");
+}
+
+/* Burn / tips / payments of every run as clustered bars (cs_metrics values). */
+static int cs__plot_revenue(const cs__gp_t *g, const cs__run_t *runs, size_t n, cs__plots_t *plots)
+{
+    static const int mi[3] = {CS_M_burn, CS_M_tips, CS_M_payments};
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int c = 0; c < 3; c++) {
+            double v = runs[i].met.v[mi[c]];
+            if (isfinite(v) && v > 0) {
+                if (v < lo) lo = v;
+                if (v > hi) hi = v;
+            }
+        }
+    int logy = hi > 0 && hi / lo >= 1000;
+    FILE *d = cs__open_out(g->dir, "revenue.dat");
+    if (!d) return CS_EXIT_IO;
+    fprintf(d, "# run burn tips payments (base units; cs_metrics burn, tips, payments%s)\n",
+            logy ? "; 0 written as NaN for the log axis" : "");
+    for (size_t i = 0; i < n; i++) {
+        char lab[160];
+        cs__sanitize(lab, sizeof lab, runs[i].label);
+        fprintf(d, "%s", lab);
+        for (int c = 0; c < 3; c++) {
+            double v = runs[i].met.v[mi[c]];
+            cs__dat_num(d, logy && !(v > 0) ? CS__NAN : v);
+        }
+        fputc('\n', d);
+    }
+    int rc = cs__close_out(d, g->dir, "revenue.dat");
+    if (rc) return rc;
+    FILE *f = cs__gp_begin(g, "revenue", 1100, 600);
+    if (!f) return CS_EXIT_IO;
+    fprintf(f, "set title 'Revenue split per run'\nset ylabel 'base units%s'\n", logy ? " (log scale)" : "");
+    fprintf(f, "set style data histograms\nset style histogram clustered gap 1\n"
+               "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset xtics rotate by -25\n");
+    if (logy) {
+        double l = floor(log10(lo)) - 0.5;
+        fprintf(f, "set logscale y\nset format y '1e%%L'\nset yrange [%.6g:*]\n", pow(10.0, l));
+    } else {
+        fprintf(f, "set yrange [0:*]\n");
+    }
+    fprintf(f, "set key top left box opaque\n");
+    fprintf(f, "plot 'revenue.dat' using 2:xtic(1) title 'burn' lc rgb '#d62728', "
+               "'' using 3 title 'tips (to proposer)' lc rgb '#1f77b4', "
+               "'' using 4 title 'auction payments' lc rgb '#2ca02c'\n");
+    char cap[768];
+    snprintf(cap, sizeof cap,
+             "Revenue split per run: base units burned, tips and auction payments (metrics burn, tips, "
+             "payments)%s.",
+             logy ? "; log scale, a missing bar is 0" : "");
+    return cs__gp_end(g, f, "revenue", plots, "revenue split", cap);
+}
+
+/* ---- sweep summaries ----------------------------------------------------- */
+
+typedef struct cs__scol {
+    char *name;   /* column (compound member) name */
+    int is_str;   /* 1: string column (str), 0: numeric (num) */
+    double *num;  /* nrows values (numeric columns) */
+    char **str;   /* nrows malloc'd strings (string columns) */
+} cs__scol_t;
+
+typedef struct cs__sweep {
+    const char *path;   /* input path (argv, not owned) */
+    char *name;         /* root attribute name (or the file name) */
+    char *version;      /* root attribute cowsim_version ("" if absent) */
+    char *commit;       /* root attribute git_commit ("" if absent) */
+    char *base_name;    /* "name" of the base scenario ("" if unknown) */
+    uint64_t blocks;    /* blocks per run: the /runs column blocks when constant, else the
+                           base scenario's "blocks" (0 if unknown or varying) */
+    size_t nrows;       /* rows of /runs */
+    size_t ncols;       /* columns of /runs */
+    cs__scol_t *col;    /* the columns */
+    int c_point;        /* index of column point, or -1 */
+    int c_seed;         /* index of column seed, or -1 */
+    int c_mech;         /* index of column mechanism, or -1 */
+    size_t p0;          /* first swept-parameter column */
+    size_t np;          /* swept-parameter columns: [p0, p0 + np) */
+    char **plabel;      /* np display names: the scenario paths of sweep_json, else the column names */
+    char *design;       /* root attribute design ("grid", "sobol", "single"; "" if absent) */
+    int complete;       /* root attribute complete (1 if absent) */
+    int metric_col[CS_M__COUNT]; /* column of each run-level metric, -1 if absent */
+} cs__sweep_t;
+
+/* Free what s owns. */
+static void cs__sweep_free(cs__sweep_t *s)
+{
+    for (size_t c = 0; c < s->ncols; c++) {
+        free(s->col[c].name);
+        free(s->col[c].num);
+        if (s->col[c].str)
+            for (size_t i = 0; i < s->nrows; i++) free(s->col[c].str[i]);
+        free(s->col[c].str);
+    }
+    free(s->col);
+    if (s->plabel)
+        for (size_t p = 0; p < s->np; p++) free(s->plabel[p]);
+    free(s->plabel);
+    free(s->design);
+    free(s->name);
+    free(s->version);
+    free(s->commit);
+    free(s->base_name);
+}
+
+/* A root string attribute of file fid as a malloc'd string, or NULL if
+ * absent or not a string. */
+static char *cs__attr_str(hid_t fid, const char *name)
+{
+    if (H5Aexists(fid, name) <= 0) return NULL;
+    hid_t a = H5Aopen(fid, name, H5P_DEFAULT);
+    if (a < 0) return NULL;
+    hid_t t = H5Aget_type(a);
+    char *out = NULL;
+    if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
+        if (H5Tis_variable_str(t) > 0) {
+            char *v = NULL;
+            hid_t mt = H5Tcopy(H5T_C_S1);
+            H5Tset_size(mt, H5T_VARIABLE);
+            H5Tset_cset(mt, H5Tget_cset(t)); /* HDF5 will not convert UTF-8 <-> ASCII */
+            if (H5Aread(a, mt, &v) >= 0 && v) {
+                out = cs__strdup(v);
+                H5free_memory(v);
+            }
+            H5Tclose(mt);
+        } else {
+            size_t sz = H5Tget_size(t);
+            out = calloc(sz + 1, 1);
+            if (out && H5Aread(a, t, out) < 0) {
+                free(out);
+                out = NULL;
+            }
+        }
+    }
+    if (t >= 0) H5Tclose(t);
+    H5Aclose(a);
+    return out;
+}
+
+/* Read member `name` of compound dataset ds (n rows) as doubles into out.
+ * Returns 0 or -1. */
+static int cs__read_num_member(hid_t ds, const char *name, size_t n, double *out)
+{
+    hid_t mt = H5Tcreate(H5T_COMPOUND, sizeof(double));
+    if (mt < 0) return -1;
+    int rc = H5Tinsert(mt, name, 0, H5T_NATIVE_DOUBLE) < 0 ||
+                     (n > 0 && H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
+                 ? -1
+                 : 0;
+    H5Tclose(mt);
+    return rc;
+}
+
+/* Read string member `name` (file type ft) of ds (n rows) into out[n]
+ * (malloc'd strings).  Returns 0 or -1. */
+static int cs__read_str_member(hid_t ds, const char *name, hid_t ft, size_t n, char **out)
+{
+    if (n == 0) return 0;
+    int rc = -1;
+    if (H5Tis_variable_str(ft) > 0) {
+        hid_t st = H5Tcopy(H5T_C_S1);
+        H5Tset_size(st, H5T_VARIABLE);
+        H5Tset_cset(st, H5Tget_cset(ft));
+        hid_t mt = H5Tcreate(H5T_COMPOUND, sizeof(char *));
+        char **v = calloc(n, sizeof *v);
+        if (v && mt >= 0 && H5Tinsert(mt, name, 0, st) >= 0 &&
+            H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) {
+            rc = 0;
+            for (size_t i = 0; i < n; i++) {
+                out[i] = cs__strdup(v[i] ? v[i] : "");
+                if (!out[i]) rc = -1;
+            }
+            hid_t sp = H5Dget_space(ds);
+#if H5_VERSION_GE(1, 12, 0)
+            H5Treclaim(mt, sp, H5P_DEFAULT, v);
+#else
+            H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, v);
+#endif
+            H5Sclose(sp);
+        }
+        free(v);
+        if (mt >= 0) H5Tclose(mt);
+        H5Tclose(st);
+    } else {
+        size_t sz = H5Tget_size(ft);
+        hid_t st = H5Tcopy(ft);
+        hid_t mt = H5Tcreate(H5T_COMPOUND, sz);
+        char *buf = calloc(n, sz);
+        if (buf && mt >= 0 && H5Tinsert(mt, name, 0, st) >= 0 &&
+            H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0) {
+            rc = 0;
+            for (size_t i = 0; i < n; i++) {
+                out[i] = calloc(sz + 1, 1);
+                if (!out[i]) {
+                    rc = -1;
+                    continue;
+                }
+                memcpy(out[i], buf + i * sz, sz);
+            }
+        }
+        free(buf);
+        if (mt >= 0) H5Tclose(mt);
+        H5Tclose(st);
+    }
+    return rc;
+}
+
+/* The run-level metric index whose name is s, or -1. */
+static int cs__metric_index(const char *s)
+{
+    static const char *const names[CS_M__COUNT] = {
+#define CS__METRIC_NAME(name, doc) #name,
+        CS_METRIC_MAP(CS__METRIC_NAME)
+#undef CS__METRIC_NAME
+    };
+    for (int i = 0; i < CS_M__COUNT; i++)
+        if (strcmp(names[i], s) == 0) return i;
+    return -1;
+}
+
+/*
+ * Load the /runs table of sweep file s->path (already known to have one):
+ * every column, numeric ones as doubles and string ones as strings.  The
+ * swept parameters are the columns between `mechanism` and the first
+ * run-level metric column (cs_sweep.h: run_id, point, seed, mechanism,
+ * parameters, metrics).  Returns 0 or an exit code with a message.
+ */
+static int cs__sweep_load(cs__sweep_t *s, hid_t fid)
+{
+    int rc = 0;
+    hid_t ds = H5Dopen2(fid, "runs", H5P_DEFAULT);
+    hid_t ft = ds >= 0 ? H5Dget_type(ds) : H5I_INVALID_HID;
+    hid_t sp = ds >= 0 ? H5Dget_space(ds) : H5I_INVALID_HID;
+    if (ft < 0 || sp < 0 || H5Tget_class(ft) != H5T_COMPOUND || H5Sget_simple_extent_ndims(sp) != 1) {
+        fprintf(stderr, "cowsim report: %s: /runs is not a one-dimensional compound table\n", s->path);
+        rc = CS_EXIT_USAGE;
+        goto out;
+    }
+    hsize_t dim = 0;
+    H5Sget_simple_extent_dims(sp, &dim, NULL);
+    s->nrows = (size_t)dim;
+    int nm = H5Tget_nmembers(ft);
+    s->ncols = nm > 0 ? (size_t)nm : 0;
+    s->col = calloc(s->ncols ? s->ncols : 1, sizeof *s->col);
+    if (!s->col) {
+        rc = CS_EXIT_IO;
+        goto out;
+    }
+    s->c_point = s->c_seed = s->c_mech = -1;
+    for (int m = 0; m < CS_M__COUNT; m++) s->metric_col[m] = -1;
+    int first_metric = -1;
+    for (size_t c = 0; c < s->ncols && rc == 0; c++) {
+        cs__scol_t *col = &s->col[c];
+        char *nm5 = H5Tget_member_name(ft, (unsigned)c);
+        col->name = cs__strdup(nm5 ? nm5 : "");
+        if (nm5) H5free_memory(nm5);
+        H5T_class_t cl = H5Tget_member_class(ft, (unsigned)c);
+        if (!col->name) {
+            rc = CS_EXIT_IO;
+            break;
+        }
+        if (cl == H5T_STRING) {
+            hid_t mt = H5Tget_member_type(ft, (unsigned)c);
+            col->is_str = 1;
+            col->str = calloc(s->nrows ? s->nrows : 1, sizeof *col->str);
+            if (!col->str || cs__read_str_member(ds, col->name, mt, s->nrows, col->str) != 0) rc = CS_EXIT_IO;
+            H5Tclose(mt);
+        } else if (cl == H5T_INTEGER || cl == H5T_FLOAT) {
+            col->num = calloc(s->nrows ? s->nrows : 1, sizeof *col->num);
+            if (!col->num || cs__read_num_member(ds, col->name, s->nrows, col->num) != 0) rc = CS_EXIT_IO;
+        } else {
+            continue; /* other member types are neither parameters nor metrics */
+        }
+        if (rc) {
+            fprintf(stderr, "cowsim report: %s: cannot read /runs column %s\n", s->path, col->name);
+            break;
+        }
+        if (strcmp(col->name, "point") == 0) s->c_point = (int)c;
+        else if (strcmp(col->name, "seed") == 0) s->c_seed = (int)c;
+        else if (strcmp(col->name, "mechanism") == 0 && col->is_str) s->c_mech = (int)c;
+        int mi = cs__metric_index(col->name);
+        if (mi >= 0 && !col->is_str && s->c_mech >= 0) {
+            s->metric_col[mi] = (int)c;
+            if (first_metric < 0) first_metric = (int)c;
+        }
+    }
+    if (rc == 0 && (s->c_mech < 0 || first_metric < 0)) {
+        fprintf(stderr, "cowsim report: %s: /runs lacks a mechanism column or metric columns\n", s->path);
+        rc = CS_EXIT_USAGE;
+    }
+    if (rc == 0) {
+        s->p0 = (size_t)s->c_mech + 1;
+        s->np = (size_t)first_metric - s->p0;
+    }
+out:
+    if (sp >= 0) H5Sclose(sp);
+    if (ft >= 0) H5Tclose(ft);
+    if (ds >= 0) H5Dclose(ds);
+    return rc;
+}
+
+static int cs__varies(const cs__sweep_t *s, int mc, double *only);
+
+/* Open sweep file s->path and load its attributes and /runs.  Returns 0 or
+ * an exit code with a message. */
+static int cs__sweep_open(cs__sweep_t *s)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+#if H5_VERSION_GE(1, 10, 7)
+    H5Pset_file_locking(fapl, 0, 1);
+#endif
+    hid_t fid = H5Fopen(s->path, H5F_ACC_RDONLY, fapl);
+    H5Pclose(fapl);
+    if (fid < 0) {
+        fprintf(stderr, "cowsim report: %s: cannot open as HDF5\n", s->path);
+        return CS_EXIT_USAGE;
+    }
+    s->name = cs__attr_str(fid, "name");
+    if (!s->name) {
+        const char *b = strrchr(s->path, '/');
+        s->name = cs__strdup(b ? b + 1 : s->path);
+    }
+    s->version = cs__attr_str(fid, "cowsim_version");
+    s->commit = cs__attr_str(fid, "git_commit");
+    char *base = cs__attr_str(fid, "base_json");
+    if (!base) base = cs__attr_str(fid, "scenario_json");
+    cJSON *j = base ? cJSON_Parse(base) : NULL;
+    const cJSON *nm = j ? cJSON_GetObjectItemCaseSensitive(j, "name") : NULL;
+    const cJSON *bl = j ? cJSON_GetObjectItemCaseSensitive(j, "blocks") : NULL;
+    s->base_name = cs__strdup(cJSON_IsString(nm) ? nm->valuestring : "");
+    s->blocks = cJSON_IsNumber(bl) && bl->valuedouble > 0 ? (uint64_t)bl->valuedouble : 0;
+    cJSON_Delete(j);
+    free(base);
+    if (!s->version) s->version = cs__strdup("");
+    if (!s->commit) s->commit = cs__strdup("");
+    s->design = cs__attr_str(fid, "design");
+    if (!s->design) s->design = cs__strdup("");
+    s->complete = 1;
+    if (H5Aexists(fid, "complete") > 0) {
+        hid_t a = H5Aopen(fid, "complete", H5P_DEFAULT);
+        int v = 1;
+        if (a >= 0 && H5Aread(a, H5T_NATIVE_INT, &v) >= 0) s->complete = v;
+        if (a >= 0) H5Aclose(a);
+    }
+    int rc = cs__sweep_load(s, fid);
+    if (rc == 0 && s->metric_col[CS_M_blocks] >= 0) {
+        /* What ran (fixed overrides may change the base's "blocks"). */
+        double only;
+        int varies = cs__varies(s, s->metric_col[CS_M_blocks], &only);
+        s->blocks = !varies && only > 0 ? (uint64_t)only : 0;
+    }
+    /* Display names of the parameters: the design's scenario paths, in the
+     * order of the design object, which is the column order (cs_sweep.h). */
+    char *sj = rc == 0 ? cs__attr_str(fid, "sweep_json") : NULL;
+    cJSON *j2 = sj ? cJSON_Parse(sj) : NULL;
+    const cJSON *des = j2 ? cJSON_GetObjectItemCaseSensitive(j2, "grid") : NULL;
+    if (!cJSON_IsObject(des) && j2) {
+        const cJSON *sob = cJSON_GetObjectItemCaseSensitive(j2, "sobol");
+        des = sob ? cJSON_GetObjectItemCaseSensitive(sob, "ranges") : NULL;
+    }
+    int use_paths = cJSON_IsObject(des) && (size_t)cJSON_GetArraySize(des) == s->np;
+    if (rc == 0) {
+        s->plabel = calloc(s->np ? s->np : 1, sizeof *s->plabel);
+        if (!s->plabel) rc = CS_EXIT_IO;
+        for (size_t p = 0; rc == 0 && p < s->np; p++) {
+            const cJSON *it = use_paths ? cJSON_GetArrayItem(des, (int)p) : NULL;
+            s->plabel[p] = cs__strdup(it && it->string ? it->string : s->col[s->p0 + p].name);
+            if (!s->plabel[p]) rc = CS_EXIT_IO;
+        }
+    }
+    cJSON_Delete(j2);
+    free(sj);
+    H5Fclose(fid);
+    return rc;
+}
+
+/* Mechanisms of a sweep in order of first appearance in /runs. */
+typedef struct cs__names {
+    const char **v; /* names (pointers into the sweep's columns) */
+    size_t n;       /* count */
+} cs__names_t;
+
+/* Distinct values of string column strs (n rows), first appearance order;
+ * returns 0 or -1 when out of memory. */
+static int cs__distinct_str(char **strs, size_t n, cs__names_t *out)
+{
+    out->v = calloc(n ? n : 1, sizeof *out->v);
+    out->n = 0;
+    if (!out->v) return -1;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < out->n && strcmp(out->v[j], strs[i]) != 0) j++;
+        if (j == out->n) out->v[out->n++] = strs[i];
+    }
+    return 0;
+}
+
+/* x position of row i on parameter column pc: the value itself for a
+ * numeric parameter, the index of its category for a string one. */
+static double cs__param_x(const cs__sweep_t *s, size_t pc, const cs__names_t *cats, size_t i)
+{
+    const cs__scol_t *c = &s->col[pc];
+    if (!c->is_str) return c->num[i];
+    for (size_t k = 0; k < cats->n; k++)
+        if (strcmp(cats->v[k], c->str[i]) == 0) return (double)k;
+    return CS__NAN;
+}
+
+/* Mean of x[0..n) and its CIS__BOOT_LEVEL bootstrap interval (NaN interval
+ * for n < 2). */
+static void cs__mean_ci(const double *x, size_t n, double *mean, double *lo, double *hi)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += x[i];
+    *mean = n ? s / (double)n : CS__NAN;
+    *lo = *hi = CS__NAN;
+    if (n >= 2) cs_stat_bootstrap_mean(x, n, CS__BOOT_B, CS__BOOT_LEVEL, CS__BOOT_SEED, lo, hi);
+}
+
+/* Whether metric column mc has finite values that are not all equal; *only
+ * is the first finite value (NaN if there is none). */
+static int cs__varies(const cs__sweep_t *s, int mc, double *only)
+{
+    int seen = 0, varies = 0;
+    double v0 = CS__NAN;
+    for (size_t i = 0; i < s->nrows; i++) {
+        double v = s->col[mc].num[i];
+        if (!isfinite(v)) continue;
+        if (!seen) v0 = v;
+        else if (v != v0) varies = 1;
+        seen = 1;
+    }
+    *only = v0;
+    return varies;
+}
+
+/*
+ * Plots of sweep s: for each swept parameter and each run-level metric that
+ * varies, the mean across rows with the same (mechanism, parameter value)
+ * and its 95 % bootstrap interval, one line and band per mechanism.
+ * Rows are pooled over the other swept parameters (a main-effect plot).
+ * `prefix` names the files.  Returns 0 or an exit code.
+ */
+static int cs__plot_sweep(const cs__gp_t *g, const cs__sweep_t *s, const char *prefix, cs__plots_t *plots)
+{
+    cs__names_t mechs = {0};
+    if (cs__distinct_str(s->col[s->c_mech].str, s->nrows, &mechs) != 0) return CS_EXIT_IO;
+    int plotted[CS_M__COUNT];
+    double only[CS_M__COUNT];
+    for (int m = 0; m < CS_M__COUNT; m++)
+        plotted[m] = s->metric_col[m] >= 0 && cs__varies(s, s->metric_col[m], &only[m]);
+    double *vals = malloc((s->nrows ? s->nrows : 1) * sizeof *vals);
+    double *xs = malloc((s->nrows ? s->nrows : 1) * sizeof *xs);
+    int rc = vals && xs ? 0 : CS_EXIT_IO;
+    for (size_t p = 0; p < s->np && rc == 0; p++) {
+        size_t pc = s->p0 + p;
+        const cs__scol_t *pcol = &s->col[pc];
+        cs__names_t cats = {0};
+        if (pcol->is_str && cs__distinct_str(pcol->str, s->nrows, &cats) != 0) {
+            rc = CS_EXIT_IO;
+            break;
+        }
+        char pname[128];
+        cs__sanitize(pname, sizeof pname, pcol->name);
+        /* One data file per mechanism: x, n, then mean lo hi per metric. */
+        for (size_t k = 0; k < mechs.n && rc == 0; k++) {
+            size_t nx = 0;
+            for (size_t i = 0; i < s->nrows; i++) {
+                if (strcmp(s->col[s->c_mech].str[i], mechs.v[k]) != 0) continue;
+                double x = cs__param_x(s, pc, &cats, i);
+                if (isnan(x)) continue;
+                xs[nx++] = x;
+            }
+            qsort(xs, nx, sizeof *xs, cs__cmp_double);
+            char dat[256];
+            snprintf(dat, sizeof dat, "%s_%s_m%zu.dat", prefix, pname, k + 1);
+            FILE *d = cs__open_out(g->dir, dat);
+            if (!d) {
+                rc = CS_EXIT_IO;
+                break;
+            }
+            fprintf(d, "# %s, mechanism %s: %s, rows, then mean lo hi for each metric column of /runs:", s->path,
+                    mechs.v[k], pcol->name);
+            for (int m = 0; m < CS_M__COUNT; m++)
+                if (plotted[m]) fprintf(d, " %s", s->col[s->metric_col[m]].name);
+            fputc('\n', d);
+            for (size_t a = 0; a < nx; a++) {
+                if (a > 0 && xs[a] == xs[a - 1]) continue;
+                size_t rows = 0;
+                for (size_t i = 0; i < s->nrows; i++)
+                    if (strcmp(s->col[s->c_mech].str[i], mechs.v[k]) == 0 && cs__param_x(s, pc, &cats, i) == xs[a])
+                        rows++;
+                fprintf(d, "%.10g %zu", xs[a], rows);
+                for (int m = 0; m < CS_M__COUNT; m++) {
+                    if (!plotted[m]) continue;
+                    size_t nv = 0;
+                    for (size_t i = 0; i < s->nrows; i++) {
+                        if (strcmp(s->col[s->c_mech].str[i], mechs.v[k]) != 0 ||
+                            cs__param_x(s, pc, &cats, i) != xs[a])
+                            continue;
+                        double v = s->col[s->metric_col[m]].num[i];
+                        if (isfinite(v)) vals[nv++] = v;
+                    }
+                    double mean, lo, hi;
+                    cs__mean_ci(vals, nv, &mean, &lo, &hi);
+                    cs__dat_num(d, mean);
+                    cs__dat_num(d, lo);
+                    cs__dat_num(d, hi);
+                }
+                fputc('\n', d);
+            }
+            rc = cs__close_out(d, g->dir, dat);
+        }
+        /* One plot per metric. */
+        int col3 = 3; /* data column of the first plotted metric's mean */
+        for (int m = 0; m < CS_M__COUNT && rc == 0; m++) {
+            if (!plotted[m]) continue;
+            const char *mn = s->col[s->metric_col[m]].name;
+            char base[320];
+            snprintf(base, sizeof base, "%s_%s__%s", prefix, pname, mn);
+            FILE *f = cs__gp_begin(g, base, 900, 560);
+            if (!f) {
+                rc = CS_EXIT_IO;
+                break;
+            }
+            fputs("set title ", f);
+            {
+                char t[320];
+                snprintf(t, sizeof t, "%s vs %s", mn, s->plabel[p]);
+                cs__gp_quote(f, t);
+            }
+            fputs("\nset xlabel ", f);
+            cs__gp_quote(f, s->plabel[p]);
+            fputs("\nset ylabel ", f);
+            {
+                char t[320];
+                snprintf(t, sizeof t, "%s (mean over seeds, 95%% CI)", mn);
+                cs__gp_quote(f, t);
+            }
+            fputc('\n', f);
+            if (pcol->is_str) {
+                fprintf(f, "set xtics (");
+                for (size_t c = 0; c < cats.n; c++) {
+                    fprintf(f, "%s", c ? ", " : "");
+                    cs__gp_quote(f, cats.v[c]);
+                    fprintf(f, " %zu", c);
+                }
+                fprintf(f, ")\nset xrange [-0.5:%zu.5]\n", cats.n ? cats.n - 1 : 0);
+            } else {
+                fprintf(f, "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
+            }
+            fprintf(f, "set key outside right top\nplot");
+            /* Numeric parameter: shaded bands (pngcairo) first, so no band
+             * hides another mechanism's line, then the mean lines.  String
+             * parameter, or the png terminal: error bars, the mechanisms
+             * spread a little around each category so the bars stay apart. */
+            int bands = g->cairo && !pcol->is_str;
+            size_t item = 0;
+            for (size_t k = 0; k < mechs.n; k++) {
+                const char *c = cs__colors[k % 10];
+                double off = pcol->is_str ? 0.08 * ((double)k - (double)(mechs.n - 1) / 2.0) : 0;
+                if (bands)
+                    fprintf(f, "%s '%s_%s_m%zu.dat' using 1:%d:%d with filledcurves fs transparent solid 0.18 "
+                               "noborder lc rgb '%s' notitle",
+                            item++ ? ", \\\n    " : " ", prefix, pname, k + 1, col3 + 1, col3 + 2, c);
+                else
+                    fprintf(f, "%s '%s_%s_m%zu.dat' using ($1%+.3f):%d:%d:%d with yerrorbars pt 7 ps 0.9 lw 1.4 "
+                               "lc rgb '%s' notitle",
+                            item++ ? ", \\\n    " : " ", prefix, pname, k + 1, off, col3, col3 + 1, col3 + 2, c);
+            }
+            for (size_t k = 0; k < mechs.n; k++) {
+                const char *c = cs__colors[k % 10];
+                double off = pcol->is_str ? 0.08 * ((double)k - (double)(mechs.n - 1) / 2.0) : 0;
+                fprintf(f, ", \\\n    '%s_%s_m%zu.dat' using ($1%+.3f):%d with %s pt 7 ps 0.9 lw 1.8 lc rgb '%s' "
+                           "dt %zu title ",
+                        prefix, pname, k + 1, off, col3, pcol->is_str ? "points" : "linespoints", c, k / 10 + 1);
+                cs__gp_quote(f, mechs.v[k]);
+            }
+            fputc('\n', f);
+            char cap[768], alt[320];
+            snprintf(cap, sizeof cap,
+                     "%s against swept %s: mean over seeds%s per mechanism with a 95%% bootstrap interval of "
+                     "the mean as %s (cs_stat_bootstrap_mean, B = %u; none where a value has one run).",
+                     mn, s->plabel[p], s->np > 1 ? " and the other swept parameters" : "",
+                     bands ? "a shaded band" : "error bars", CS__BOOT_B);
+            snprintf(alt, sizeof alt, "%s vs %s", mn, s->plabel[p]);
+            rc = cs__gp_end(g, f, base, plots, alt, cap);
+            col3 += 3;
+        }
+        free(cats.v);
+    }
+    free(vals);
+    free(xs);
+    free(mechs.v);
+    return rc;
+}
+
+/* ---- report.md ------------------------------------------------------------ */
+
+/* Write the images of plots[from, to) with captions. */
+static void cs__md_plots(FILE *f, const cs__plots_t *pl, size_t from, size_t to, size_t *fig)
+{
+    for (size_t i = from; i < to; i++) {
+        fprintf(f, "![%s](%s)\n\n*Figure %zu. %s*\n\n", pl->p[i].alt, pl->p[i].file, ++*fig, pl->p[i].caption);
+    }
+}
+
+/* The runs part of report.md: provenance table, metrics table, figures. */
+static void cs__md_runs(FILE *f, const cs__run_t *runs, size_t n)
+{
+    fprintf(f, "## Runs\n\n| run | file | mechanism | scenario | seed | blocks | complete | cowsim | commit |\n");
+    fprintf(f, "|---|---|---|---|---:|---:|---|---|---|\n");
+    for (size_t i = 0; i < n; i++) {
+        fputs("| ", f);
+        cs__md_cell(f, runs[i].label);
+        fputs(" | `", f);
+        cs__md_cell(f, runs[i].path);
+        fputs("` | ", f);
+        cs__md_cell(f, runs[i].mechanism);
+        fputs(" | ", f);
+        cs__md_cell(f, runs[i].scenario_name);
+        fprintf(f, " | %llu | %llu | %s | ", (unsigned long long)runs[i].seed, (unsigned long long)runs[i].nblocks,
+                runs[i].complete ? "yes" : "**no**");
+        cs__md_cell(f, runs[i].cowsim_version);
+        fputs(" | ", f);
+        cs__md_cell(f, runs[i].git_commit);
+        fputs(" |\n", f);
+    }
+    fputc('\n', f);
+    for (size_t i = 0; i < n; i++)
+        if (runs[i].met.note[0]) {
+            fprintf(f, "- Note on %s: ", runs[i].label);
+            cs__md_cell(f, runs[i].met.note);
+            fputc('\n', f);
+        }
+    fprintf(f, "\n## Metrics\n\n");
+    fprintf(f, "Values of `cs_metrics_compute` (definitions in `analysis/README.md`), printed exactly as "
+               "`cowsim compare --json` prints them; `%s` = undefined (JSON null: e.g. efficiency without an "
+               "`oracle.h5` beside the run) or a kind absent from the run.\n\n",
+            CS__NUM_NAN);
+    fprintf(f, "| metric |");
+    for (size_t i = 0; i < n; i++) {
+        fputc(' ', f);
+        cs__md_cell(f, runs[i].label);
+        fputs(" |", f);
+    }
+    fprintf(f, "\n|---|");
+    for (size_t i = 0; i < n; i++) fputs("---:|", f);
+    fputc('\n', f);
+    /* Rows: as compare lists them, the run-level metrics, then the per-kind
+     * metrics of every kind present in some run (kind order); a kind absent
+     * from a run shows CS__NUM_NAN there (compare --json omits it). */
+    cs_metrics_t all;
+    memset(&all, 0, sizeof all);
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < CS_METRIC_KINDS; k++)
+            if (runs[i].met.kind_present[k]) all.kind_present[k] = 1;
+    size_t nn = cs_metrics_n(&all);
+    for (size_t j = 0; j < nn; j++) {
+        char name[96], num[64];
+        if (!cs_metrics_name(&all, j, name, sizeof name)) continue;
+        fprintf(f, "| %s |", name);
+        for (size_t i = 0; i < n; i++) {
+            double v;
+            if (cs_metrics_get(&runs[i].met, name, &v) != 0) v = CS__NAN;
+            fprintf(f, " %s |", cs__fmt_num(num, sizeof num, v));
+        }
+        fputc('\n', f);
+    }
+    fputc('\n', f);
+}
+
+/* The part of report.md for sweep s: provenance, a table of means per
+ * (mechanism, point), figures. */
+static void cs__md_sweep(FILE *f, const cs__sweep_t *s, const cs__plots_t *pl, size_t from, size_t to, size_t *fig)
+{
+    fprintf(f, "## Sweep %s\n\n", s->name);
+    fprintf(f, "File `%s`: %zu rows in /runs", s->path, s->nrows);
+    if (s->base_name[0]) fprintf(f, "; base scenario %s", s->base_name);
+    if (s->blocks) fprintf(f, ", %llu blocks", (unsigned long long)s->blocks);
+    if (s->version[0]) fprintf(f, "; cowsim %s", s->version);
+    if (s->commit[0]) fprintf(f, ", commit %s", s->commit);
+    if (s->design[0]) fprintf(f, "; design %s", s->design);
+    if (!s->complete) fprintf(f, "; **incomplete** (not every run finished)");
+    fprintf(f, ".  Swept:");
+    for (size_t p = 0; p < s->np; p++)
+        fprintf(f, "%s `%s` (column `%s`)", p ? "," : "", s->plabel[p], s->col[s->p0 + p].name);
+    if (s->np == 0) fprintf(f, " nothing (one point)");
+    fprintf(f, ".\n\n");
+    /* Constant or undefined metrics are listed, not plotted. */
+    int nconst = 0, nundef = 0;
+    for (int m = 0; m < CS_M__COUNT; m++) {
+        double only;
+        if (s->metric_col[m] < 0 || cs__varies(s, s->metric_col[m], &only) || isnan(only)) continue;
+        char num[64];
+        fprintf(f, "%s%s = %s", nconst++ ? ", " : "Constant over the sweep (not plotted): ", s->col[s->metric_col[m]].name,
+                cs__fmt_num(num, sizeof num, only));
+    }
+    if (nconst) fprintf(f, ".\n\n");
+    for (int m = 0; m < CS_M__COUNT; m++) {
+        double only;
+        if (s->metric_col[m] < 0 || cs__varies(s, s->metric_col[m], &only) || !isnan(only)) continue;
+        fprintf(f, "%s%s", nundef++ ? ", " : "Undefined (NaN) in every run, not plotted: ", s->col[s->metric_col[m]].name);
+    }
+    if (nundef) fprintf(f, ".\n\n");
+    cs__names_t mechs = {0};
+    if (cs__distinct_str(s->col[s->c_mech].str, s->nrows, &mechs) != 0) return;
+    fprintf(f, "Mean over seeds of each metric per design point, 6 significant digits (`%s` = no finite value; "
+               "intervals in the figures).\n\n",
+            CS__NUM_NAN);
+    for (size_t k = 0; k < mechs.n; k++) {
+        fprintf(f, "### %s\n\n| point |", mechs.v[k]);
+        for (size_t p = 0; p < s->np; p++) fprintf(f, " %s |", s->plabel[p]);
+        fprintf(f, " runs |");
+        for (int m = 0; m < CS_M__COUNT; m++) {
+            double only;
+            if (s->metric_col[m] >= 0 && cs__varies(s, s->metric_col[m], &only))
+                fprintf(f, " %s |", s->col[s->metric_col[m]].name);
+        }
+        fprintf(f, "\n|---:|");
+        for (size_t p = 0; p < s->np; p++) fprintf(f, "---:|");
+        fprintf(f, "---:|");
+        for (int m = 0; m < CS_M__COUNT; m++) {
+            double only;
+            if (s->metric_col[m] >= 0 && cs__varies(s, s->metric_col[m], &only)) fprintf(f, "---:|");
+        }
+        fputc('\n', f);
+        /* Points in order of first appearance (the table is point-major). */
+        for (size_t i = 0; i < s->nrows; i++) {
+            if (strcmp(s->col[s->c_mech].str[i], mechs.v[k]) != 0) continue;
+            double pt = s->c_point >= 0 && !s->col[s->c_point].is_str ? s->col[s->c_point].num[i] : (double)i;
+            size_t a;
+            for (a = 0; a < i; a++)
+                if (strcmp(s->col[s->c_mech].str[a], mechs.v[k]) == 0 &&
+                    (s->c_point >= 0 && !s->col[s->c_point].is_str ? s->col[s->c_point].num[a] : (double)a) == pt)
+                    break;
+            if (a < i) continue; /* point already listed */
+            char num[64];
+            fprintf(f, "| %.0f |", pt);
+            for (size_t p = 0; p < s->np; p++) {
+                const cs__scol_t *c = &s->col[s->p0 + p];
+                if (c->is_str) {
+                    fputc(' ', f);
+                    cs__md_cell(f, c->str[i]);
+                    fputs(" |", f);
+                } else {
+                    fprintf(f, " %s |", cs__fmt_num(num, sizeof num, c->num[i]));
+                }
+            }
+            size_t rows = 0;
+            for (size_t b = i; b < s->nrows; b++)
+                if (strcmp(s->col[s->c_mech].str[b], mechs.v[k]) == 0 &&
+                    (s->c_point >= 0 && !s->col[s->c_point].is_str ? s->col[s->c_point].num[b] : (double)b) == pt)
+                    rows++;
+            fprintf(f, " %zu |", rows);
+            for (int m = 0; m < CS_M__COUNT; m++) {
+                double only;
+                if (s->metric_col[m] < 0 || !cs__varies(s, s->metric_col[m], &only)) continue;
+                double sum = 0;
+                size_t nv = 0;
+                for (size_t b = i; b < s->nrows; b++) {
+                    if (strcmp(s->col[s->c_mech].str[b], mechs.v[k]) != 0 ||
+                        (s->c_point >= 0 && !s->col[s->c_point].is_str ? s->col[s->c_point].num[b] : (double)b) != pt)
+                        continue;
+                    double v = s->col[s->metric_col[m]].num[b];
+                    if (isfinite(v)) {
+                        sum += v;
+                        nv++;
+                    }
+                }
+                if (nv) fprintf(f, " %.6g |", sum / (double)nv);
+                else fprintf(f, " %s |", CS__NUM_NAN);
+            }
+            fputc('\n', f);
+        }
+        fputc('\n', f);
+    }
+    free(mechs.v);
+    cs__md_plots(f, pl, from, to, fig);
+}
+
+/* ---- the command ------------------------------------------------------------ */
+
+/*
+ * Classify input path: 0 run file, 1 sweep summary (has /runs), or a
+ * negative exit code after printing a message naming the path: -3 missing
+ * or unreadable, -2 not a cowsim run or sweep file.
+ */
+static int cs__classify(const char *path)
+{
+    FILE *probe = fopen(path, "rb");
+    if (!probe) {
+        fprintf(stderr, "cowsim report: cannot read %s: %s\n", path, strerror(errno));
+        return -CS_EXIT_IO;
+    }
+    fclose(probe);
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "cowsim report: %s is a directory, not a run or sweep file\n", path);
+        return -CS_EXIT_USAGE;
+    }
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (H5Fis_hdf5(path) <= 0) {
+        fprintf(stderr, "cowsim report: %s is not an HDF5 file (expected a cowsim run or sweep file)\n", path);
+        return -CS_EXIT_USAGE;
+    }
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+#if H5_VERSION_GE(1, 10, 7)
+    H5Pset_file_locking(fapl, 0, 1);
+#endif
+    hid_t fid = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    H5Pclose(fapl);
+    if (fid < 0) {
+        fprintf(stderr, "cowsim report: %s: cannot open as HDF5\n", path);
+        return -CS_EXIT_USAGE;
+    }
+    int sweep = H5Lexists(fid, "runs", H5P_DEFAULT) > 0;
+    int run = H5Lexists(fid, "blocks", H5P_DEFAULT) > 0 && H5Aexists(fid, "format_version") > 0;
+    H5Fclose(fid);
+    if (sweep) return 1;
+    if (run) return 0;
+    fprintf(stderr, "cowsim report: %s is HDF5 but neither a cowsim run file (/blocks, format_version) nor a "
+                    "sweep summary (/runs)\n",
+            path);
+    return -CS_EXIT_USAGE;
+}
+
+/* Title block of report.md from the runs (or the first sweep). */
+static void cs__md_title(FILE *f, const cs__run_t *runs, size_t nr, const cs__sweep_t *sw, size_t ns)
+{
+    if (nr > 0) {
+        const cs__run_t *r = &runs[0];
+        int same_scn = 1, same_seed = 1, same_blocks = 1, same_ver = 1;
+        for (size_t i = 1; i < nr; i++) {
+            if (strcmp(runs[i].scenario_name, r->scenario_name) != 0) same_scn = 0;
+            if (runs[i].seed != r->seed) same_seed = 0;
+            if (runs[i].nblocks != r->nblocks) same_blocks = 0;
+            if (strcmp(runs[i].cowsim_version, r->cowsim_version) != 0 || strcmp(runs[i].git_commit, r->git_commit) != 0)
+                same_ver = 0;
+        }
+        fprintf(f, "# cowsim report: %s\n\n", same_scn ? (r->scenario_name[0] ? r->scenario_name : "(unnamed)")
+                                                      : "several scenarios");
+        fprintf(f, "- scenario: %s\n", same_scn ? r->scenario_name : "see the Runs table");
+        if (same_seed) fprintf(f, "- seed: %llu\n", (unsigned long long)r->seed);
+        else fprintf(f, "- seed: several (see the Runs table)\n");
+        if (same_blocks) fprintf(f, "- blocks: %llu\n", (unsigned long long)r->nblocks);
+        else fprintf(f, "- blocks: several (see the Runs table)\n");
+        if (same_ver) fprintf(f, "- cowsim version: %s, commit %s\n", r->cowsim_version, r->git_commit);
+        else fprintf(f, "- cowsim version: several (see the Runs table)\n");
+        fprintf(f, "- mechanisms:");
+        for (size_t i = 0; i < nr; i++) fprintf(f, "%s %s", i ? "," : "", runs[i].label);
+        fputc('\n', f);
+    } else {
+        const cs__sweep_t *s = &sw[0];
+        fprintf(f, "# cowsim report: sweep %s\n\n", s->name);
+        fprintf(f, "- scenario: %s\n", s->base_name[0] ? s->base_name : "(see the sweep file)");
+        if (s->c_seed >= 0 && !s->col[s->c_seed].is_str) {
+            fprintf(f, "- seeds:");
+            cs__dvec_t seeds = {0};
+            for (size_t i = 0; i < s->nrows; i++) {
+                size_t j = 0;
+                while (j < seeds.n && seeds.v[j] != s->col[s->c_seed].num[i]) j++;
+                if (j == seeds.n && cs__dvec_push(&seeds, s->col[s->c_seed].num[i]) != 0) break;
+            }
+            for (size_t j = 0; j < seeds.n; j++) fprintf(f, "%s %.0f", j ? "," : "", seeds.v[j]);
+            free(seeds.v);
+            fputc('\n', f);
+        }
+        if (s->blocks) fprintf(f, "- blocks: %llu\n", (unsigned long long)s->blocks);
+        fprintf(f, "- cowsim version: %s, commit %s\n", s->version[0] ? s->version : "?", s->commit[0] ? s->commit : "?");
+        (void)ns;
+    }
+    fprintf(f, "- report written by cowsim %s (commit %s)\n\n", CS_VERSION, CS_GIT_COMMIT);
+}
+
+/*
+ * `cowsim report RUN.h5|SWEEP.h5 ... [-o DIR]`: check every input, find
+ * gnuplot and its PNG terminal, create DIR (default: the first input's
+ * directory), write the data files, scripts and PNGs, then DIR/report.md
+ * (through DIR/report.md.tmp, renamed when complete).  Prints the report
+ * path on stdout.  Returns 0, CS_EXIT_USAGE or CS_EXIT_IO (file header).
+ */
+int cs_cmd_report(int argc, char **argv)
+{
+    const char *outdir = NULL;
+    const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
+    size_t nin = 0;
+    if (!inputs) return CS_EXIT_IO;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            cs__report_usage(stdout);
+            free(inputs);
+            return CS_EXIT_OK;
+        } else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
+            outdir = argv[++i];
+        } else if (a[0] != '-' || strcmp(a, "-") == 0) {
+            inputs[nin++] = a;
+        } else {
+            fprintf(stderr, "cowsim report: unexpected argument '%s'\n", a);
+            cs__report_usage(stderr);
+            free(inputs);
+            return CS_EXIT_USAGE;
+        }
+    }
+    if (nin == 0) {
+        cs__report_usage(stderr);
+        free(inputs);
+        return CS_EXIT_USAGE;
+    }
+    /* 1. Inputs: each a run file or a sweep summary. */
+    int *kind = calloc(nin, sizeof *kind);
+    cs__run_t *runs = calloc(nin, sizeof *runs);
+    cs__sweep_t *sweeps = calloc(nin, sizeof *sweeps);
+    size_t nr = 0, ns = 0;
+    int rc = kind && runs && sweeps ? 0 : CS_EXIT_IO;
+    for (size_t i = 0; i < nin && rc == 0; i++) {
+        kind[i] = cs__classify(inputs[i]);
+        if (kind[i] < 0) rc = -kind[i];
+        else if (kind[i] == 0) runs[nr++].path = inputs[i];
+        else sweeps[ns++].path = inputs[i];
+    }
+    /* 2. gnuplot, a declared run-time dependency (DESIGN §1). */
+    cs__gp_t g;
+    memset(&g, 0, sizeof g);
+    if (rc == 0 && cs__gp_find(&g) != 0) {
+        fprintf(stderr, "cowsim report: gnuplot not found on PATH; it draws the report's plots and is required "
+                        "(Debian: apt-get install gnuplot-nox)\n");
+        rc = CS_EXIT_IO;
+    }
+    /* 3. The output directory. */
+    char dirbuf[4096];
+    if (rc == 0 && !outdir) {
+        const char *sl = strrchr(inputs[0], '/');
+        if (!sl) snprintf(dirbuf, sizeof dirbuf, ".");
+        else if (sl == inputs[0]) snprintf(dirbuf, sizeof dirbuf, "/");
+        else snprintf(dirbuf, sizeof dirbuf, "%.*s", (int)(sl - inputs[0]), inputs[0]);
+        outdir = dirbuf;
+    }
+    char tmp_md[CS__PATH_MAX], md[CS__PATH_MAX];
+    FILE *out = NULL;
+    if (rc == 0) {
+        snprintf(tmp_md, sizeof tmp_md, "%s/report.md.tmp", outdir);
+        snprintf(md, sizeof md, "%s/report.md", outdir);
+        if (cs__mkdirs(outdir) != 0 || !(out = fopen(tmp_md, "w"))) {
+            fprintf(stderr, "cowsim report: cannot write to output directory %s: %s\n", outdir, strerror(errno));
+            rc = CS_EXIT_IO;
+        }
+    }
+    if (rc == 0) {
+        g.dir = outdir;
+        snprintf(g.log, sizeof g.log, "%s/gnuplot.log", outdir);
+        unlink(g.log);
+        int st = cs__gp_exec(&g, "-e", "set terminal pngcairo");
+        g.cairo = st == 0;
+        if (!g.cairo && cs__gp_exec(&g, "-e", "set terminal png") != 0) {
+            fprintf(stderr, "cowsim report: %s has neither the pngcairo nor the png terminal (see %s)\n", g.exe,
+                    g.log);
+            rc = CS_EXIT_IO;
+        }
+        unlink(g.log);
+    }
+    /* 4. Read the inputs, write data files, draw. */
+    cs__plots_t plots = {0};
+    size_t run_plots_end = 0;
+    size_t *sweep_from = calloc(ns + 1, sizeof *sweep_from);
+    if (!sweep_from) rc = CS_EXIT_IO;
+    for (size_t i = 0; i < nr && rc == 0; i++) rc = cs__run_load(&runs[i], i, outdir);
+    if (rc == 0 && nr > 0) {
+        cs__run_labels(runs, nr);
+        rc = cs__run_metrics(runs, nr);
+        if (rc == 0) rc = cs__plot_basefee(&g, runs, nr, &plots);
+        if (rc == 0) rc = cs__plot_util(&g, runs, nr, &plots);
+        if (rc == 0) rc = cs__plot_delays(&g, runs, nr, &plots);
+        if (rc == 0) rc = cs__plot_weights(&g, runs, nr, &plots);
+        if (rc == 0) rc = cs__plot_revenue(&g, runs, nr, &plots);
+    }
+    run_plots_end = plots.n;
+    for (size_t i = 0; i < ns && rc == 0; i++) {
+        rc = cs__sweep_open(&sweeps[i]);
+        char prefix[32];
+        if (ns > 1) snprintf(prefix, sizeof prefix, "sweep%zu", i + 1);
+        else snprintf(prefix, sizeof prefix, "sweep");
+        sweep_from[i] = plots.n;
+        if (rc == 0) rc = cs__plot_sweep(&g, &sweeps[i], prefix, &plots);
+        sweep_from[i + 1] = plots.n;
+    }
+    /* 5. report.md (written to a temporary name, renamed when complete). */
+    if (rc == 0) {
+        size_t fig = 0;
+        cs__md_title(out, runs, nr, sweeps, ns);
+        if (nr > 0) {
+            cs__md_runs(out, runs, nr);
+            fprintf(out, "## Plots\n\n");
+            cs__md_plots(out, &plots, 0, run_plots_end, &fig);
+            int fires = 0;
+            for (size_t i = 0; i < nr; i++)
+                for (int k = 0; k < CS_AGENT_KIND_COUNT; k++)
+                    if (runs[i].delay[k].total) fires = 1;
+            if (!fires) fprintf(out, "No /fires rows (output.fires = off): no delay CDFs.\n\n");
+        }
+        for (size_t i = 0; i < ns; i++) cs__md_sweep(out, &sweeps[i], &plots, sweep_from[i], sweep_from[i + 1], &fig);
+        fprintf(out, "---\nPlots drawn by gnuplot (%s terminal); scripts (*.gp) and data (*.dat) are in this "
+                     "directory.\n",
+                g.cairo ? "pngcairo" : "png");
+    }
+    if (out) {
+        int werr = ferror(out);
+        if (fclose(out) != 0 || werr) {
+            if (rc == 0) fprintf(stderr, "cowsim report: cannot write %s\n", tmp_md);
+            if (rc == 0) rc = CS_EXIT_IO;
+        }
+        if (rc == 0 && rename(tmp_md, md) != 0) {
+            fprintf(stderr, "cowsim report: cannot write %s: %s\n", md, strerror(errno));
+            rc = CS_EXIT_IO;
+        }
+        if (rc != 0) unlink(tmp_md);
+    }
+    if (rc == 0) {
+        struct stat sb;
+        if (stat(g.log, &sb) == 0 && sb.st_size == 0) unlink(g.log);
+        printf("wrote %s with %zu plot(s)\n", md, plots.n);
+    }
+    for (size_t i = 0; i < nr; i++) cs__run_free(&runs[i]);
+    for (size_t i = 0; i < ns; i++) cs__sweep_free(&sweeps[i]);
+    free(plots.p);
+    free(sweep_from);
+    free(runs);
+    free(sweeps);
+    free(kind);
+    free(inputs);
+    return rc;
+}

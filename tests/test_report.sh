@@ -1,0 +1,315 @@
+#!/usr/bin/env bash
+# test_report.sh -- `cowsim report` end to end (DESIGN §5, §6).
+#   1. runs of scenarios/default.json (7 mechanisms, 13 agent kinds):
+#      report.md plus the expected PNGs, each a real PNG (signature, size),
+#      every image referenced in report.md with a caption;
+#   2. report.md's metrics table equals `cowsim compare --json` of the same
+#      files character for character (raw JSON number tokens; null or a
+#      missing key <-> "-"), rows in compare's order, title from the files'
+#      root attributes;
+#   3. the plotted data are checked against an independent recomputation
+#      from the HDF5 files with numpy: basefee per block, utilisation bin
+#      means, W p10/p50/p90 per sample (numpy 'linear' percentile = GSL's
+#      quantile definition), delay CDF per kind;
+#   4. a hand-made sweep summary (h5py, the /runs layout of cs_sweep.h, a
+#      numeric and a string parameter): means per parameter value equal
+#      hand-computed values, intervals lie inside the sample range,
+#      constant and all-NaN metrics are listed, not plotted; and the real
+#      `cowsim sweep` output when that command exists;
+#   5. errors: missing input -> 3 naming it, not a run/sweep file -> 2
+#      naming it, unwritable -o -> 3 naming it, gnuplot missing -> 3
+#      naming gnuplot, usage -> 2.
+# Usage: bash tests/test_report.sh PATH-TO-COWSIM   (run from the source root)
+set -u
+BIN=${1:-${CS_BIN:-}}
+SRC=${CS_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
+PY=/usr/bin/python3 # Debian's python, with h5py and numpy
+if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
+    echo "test_report: no cowsim binary (got '$BIN')" >&2
+    exit 1
+fi
+case "$BIN" in /*) ;; *) BIN="$(pwd)/$BIN" ;; esac
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+check() { if eval "$1"; then ok; else bad "$2"; fi; }
+
+# ---- 1. runs -> report.md + PNGs ------------------------------------------
+"$BIN" run "$SRC/scenarios/default.json" -o "$T/run" --quiet > /dev/null 2> "$T/run.err"
+check "[ $? -eq 0 ]" "cowsim run default.json exit 0 ($(head -c 300 "$T/run.err"))"
+"$BIN" report "$T"/run/*.h5 -o "$T/out" > "$T/rep.out" 2> "$T/rep.err"
+rc=$?
+check "[ $rc -eq 0 ]" "report exit 0 (got $rc: $(head -c 400 "$T/rep.err"))"
+check "[ -s '$T/out/report.md' ]" "report.md written"
+npng=$(ls "$T"/out/*.png 2> /dev/null | wc -l)
+check "[ $npng -ge 4 ]" ">= 4 PNG files (got $npng)"
+# Expected plots: 4 run-level plots + one delay CDF per agent kind (13).
+for p in basefee utilisation weights revenue; do
+    check "[ -f '$T/out/$p.png' ]" "$p.png exists"
+done
+for k in default_gba priority_tier liquidation_bot oracle heartbeat subscription spammer fragmenter \
+    fp_best_response waiting_game affine_user watcher demand_curve; do
+    check "[ -f '$T/out/delay_cdf_$k.png' ]" "delay_cdf_$k.png exists"
+done
+check "[ $npng -eq 17 ]" "17 PNGs for the default scenario (got $npng)"
+# Each PNG: nonzero size and the 8-byte signature 89 50 4E 47 0D 0A 1A 0A.
+badpng=0
+for f in "$T"/out/*.png; do
+    sig=$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')
+    if [ ! -s "$f" ] || [ "$sig" != "89504e470d0a1a0a" ]; then
+        badpng=$((badpng + 1))
+        echo "  bad PNG: $f ($sig)" >&2
+    fi
+done
+check "[ $badpng -eq 0 ]" "every PNG has the PNG signature and nonzero size"
+# Every image in report.md exists and is followed by a one-line caption.
+$PY - "$T/out" > "$T/img.txt" 2>&1 << 'PYEOF'
+import os, re, sys
+d = sys.argv[1]
+lines = open(os.path.join(d, "report.md")).read().split("\n")
+imgs = [(i, m.group(1)) for i, l in enumerate(lines) for m in [re.match(r"!\[[^\]]+\]\(([^)]+\.png)\)$", l)] if m]
+pngs = sorted(f for f in os.listdir(d) if f.endswith(".png"))
+bad = [f for i, f in imgs if not os.path.isfile(os.path.join(d, f))]
+nocap = [f for i, f in imgs if not re.match(r"\*Figure \d+\. .+\*$", lines[i + 2] if i + 2 < len(lines) else "")]
+print("images", len(imgs), "pngs", len(pngs), "missing", bad, "nocaption", nocap)
+sys.exit(0 if len(imgs) == len(pngs) and sorted(f for _, f in imgs) == pngs and not bad and not nocap else 1)
+PYEOF
+check "[ $? -eq 0 ]" "every PNG embedded with a caption: $(cat "$T/img.txt")"
+
+# ---- 2. metrics table == cowsim compare --json; title ------------------------
+"$BIN" compare --json "$T"/run/*.h5 > "$T/cmp.json" 2> /dev/null
+check "[ $? -eq 0 ]" "cowsim compare --json exit 0"
+$PY - "$T/out/report.md" "$T/cmp.json" "$T"/run/*.h5 > "$T/cmp.txt" 2>&1 << 'PYEOF'
+import json, sys, h5py
+md, js, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+# Raw number tokens: the report must print the same characters as compare.
+data = json.load(open(js), parse_float=str, parse_int=str)
+runs = data["runs"]
+lines = open(md).read().split("\n")
+i = lines.index("## Metrics")
+while not lines[i].startswith("| metric |"):
+    i += 1
+hdr = [c.strip() for c in lines[i].strip("|").split("|")]
+rows = []
+j = i + 2
+while j < len(lines) and lines[j].startswith("|"):
+    rows.append([c.strip() for c in lines[j].strip("|").split("|")])
+    j += 1
+errs = []
+if hdr[1:] != [r["mechanism"] for r in runs]:
+    errs.append("columns %s != compare runs %s" % (hdr[1:], [r["mechanism"] for r in runs]))
+# Row order: the run-level metrics, then per kind, as compare lists them
+# (every run has every kind here, so compare's first run lists them all).
+names = [r[0] for r in rows]
+if names != list(runs[0]["metrics"].keys()):
+    errs.append("row names differ from compare's metric keys")
+cells = 0
+for r in rows:
+    for c, run in enumerate(runs):
+        want = run["metrics"].get(r[0])
+        want = "-" if want is None else want
+        if r[1 + c] != want:
+            errs.append("%s / %s: report %s, compare %s" % (r[0], run["mechanism"], r[1 + c], want))
+        cells += 1
+# Title: scenario, seed, blocks, cowsim version and commit from the files.
+f = h5py.File(files[0], "r")
+a = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()}
+head = "\n".join(lines[:12])
+for want in ["# cowsim report: default", "- seed: %d" % a["seed"], "- blocks: %d" % len(f["blocks"]),
+             "- cowsim version: %s, commit %s" % (a["cowsim_version"], a["git_commit"])]:
+    if want not in head:
+        errs.append("title lacks %r" % want)
+print("cells", cells, "rows", len(rows), "errors", len(errs))
+for e in errs[:10]:
+    print(" ", e)
+sys.exit(0 if not errs and cells >= 7 * 32 else 1)
+PYEOF
+check "[ $? -eq 0 ]" "report table == compare --json: $(tr '\n' ' ' < "$T/cmp.txt")"
+
+# ---- 3. plotted data == independent recomputation ---------------------------
+$PY - "$T/out" "$T"/run/*.h5 > "$T/data.txt" 2>&1 << 'PYEOF'
+import sys, h5py, numpy as np
+d, files = sys.argv[1], sys.argv[2:]
+errs = []
+fires = [h5py.File(p, "r")["fires"][:] for p in files]
+kinds = ["default_gba", "priority_tier", "liquidation_bot", "oracle", "heartbeat", "subscription", "spammer",
+         "fragmenter", "fp_best_response", "waiting_game", "affine_user", "watcher", "demand_curve"]
+for i, path in enumerate(files, 1):
+    f = h5py.File(path, "r")
+    b = f["blocks"][:]
+    # basefee: 4000 blocks <= 4000 points, so one point per block.
+    bf = np.loadtxt("%s/run%d_basefee.dat" % (d, i))
+    if not (np.array_equal(bf[:, 0], b["height"].astype(float)) and np.array_equal(bf[:, 1], b["basefee_lane"].astype(float))):
+        errs.append("run%d basefee data differ from /blocks" % i)
+    # utilisation: 200 bins of 20 blocks, x = mean height of the bin.
+    u = np.loadtxt("%s/run%d_util.dat" % (d, i))
+    ub = b["utilisation"].reshape(200, 20).mean(axis=1)
+    hb = b["height"].astype(float).reshape(200, 20).mean(axis=1)
+    if u.shape != (200, 2) or np.abs(u[:, 1] - ub).max() > 1e-9 or np.abs(u[:, 0] - hb).max() > 1e-9:
+        errs.append("run%d utilisation bins differ" % i)
+    # W percentiles per sample height.
+    w = f["weights"][:]
+    wd = np.loadtxt("%s/run%d_weights.dat" % (d, i))
+    hs = np.unique(w["height"])
+    if len(wd) != len(hs):
+        errs.append("run%d weights: %d samples, want %d" % (i, len(wd), len(hs)))
+    else:
+        for r, h in zip(wd, hs):
+            x = w["weight_ppm"][w["height"] == h] / 1e6
+            want = np.percentile(x, [10, 50, 90])
+            if r[0] != h or np.abs(r[1:4] - want).max() > 1e-9 or r[4] != len(x):
+                errs.append("run%d weights at %d: %s vs %s" % (i, h, r[1:4], want))
+                break
+    # Delay CDF per kind: F(d) at each listed delay = share of fires <= d.
+    # The x axis is delay + 1 (log scale) when the kind's largest delay over
+    # all runs exceeds 50, else the delay itself.
+    fi = fires[i - 1]
+    for k, kn in enumerate(kinds):
+        dl = fi["delay"][fi["kind"] == k]
+        if len(dl) == 0:
+            continue
+        c = np.loadtxt("%s/run%d_delay_%s.dat" % (d, i, kn))
+        gmax = max(x["delay"][x["kind"] == k].max(initial=0) for x in fires)
+        shift = 1.0 if gmax > 50 else 0.0
+        xs = c[1:-1, 0] - shift
+        want = np.array([(dl <= x).mean() for x in xs])
+        if c[0, 1] != 0 or c[-1, 1] != 1 or np.abs(c[1:-1, 1] - want).max() > 1e-9 or \
+                not np.array_equal(np.unique(dl).astype(float), xs):
+            errs.append("run%d delay CDF %s differs" % (i, kn))
+print("files", len(files), "errors", len(errs))
+for e in errs[:10]:
+    print(" ", e)
+sys.exit(0 if not errs else 1)
+PYEOF
+check "[ $? -eq 0 ]" "plot data match numpy recomputation: $(tr '\n' ' ' < "$T/data.txt")"
+# The revenue bars are the metrics burn/tips/payments (0 -> NaN on the log axis).
+$PY - "$T/out/revenue.dat" "$T/cmp.json" > "$T/rev.txt" 2>&1 << 'PYEOF'
+import json, sys, math
+runs = json.load(open(sys.argv[2]))["runs"]
+rows = [l.split() for l in open(sys.argv[1]) if not l.startswith("#")]
+errs = 0
+for r, run in zip(rows, runs):
+    for c, m in zip(r[1:], ["burn", "tips", "payments"]):
+        v = float(c)
+        w = run["metrics"][m]
+        if not ((math.isnan(v) and w == 0) or abs(v - w) <= 1e-9 * abs(w)):
+            errs += 1
+print("rows", len(rows), "errors", errs)
+sys.exit(0 if errs == 0 and len(rows) == len(runs) else 1)
+PYEOF
+check "[ $? -eq 0 ]" "revenue bars = metrics: $(cat "$T/rev.txt")"
+
+# ---- 4. sweep summaries -------------------------------------------------------
+# A hand-made /runs table: 4 points (lambda x payment) x 2 seeds x 2 mechanisms.
+# fires = 1000 + 100 point + 7 (seed - 11) + 50 mech + 3.25 [critical];
+# jain = 0.5 + 0.1 point + 0.01 (seed - 11) - 0.05 mech.
+$PY - "$T/sweep.h5" << 'PYEOF'
+import sys, json, numpy as np, h5py
+dt = np.dtype([("run_id", "S8"), ("point", "<i8"), ("seed", "<u8"), ("mechanism", "S16"),
+               ("params_lambda", "<f8"), ("params_vcg_payment", "S12"), ("blocks", "<f8"), ("complete", "<f8"),
+               ("fires", "<f8"), ("jain", "<f8"), ("efficiency", "<f8"), ("fires.oracle", "<f8")])
+rows, r = [], 0
+for pi, (l, v) in enumerate([(l, v) for l in [0.05, 0.2] for v in ["spec", "critical"]]):
+    for s in [11, 12]:
+        for mi, m in enumerate(["bias-vcg", "eip1559"]):
+            fires = 1000 + 100 * pi + 7 * (s - 11) + 50 * mi + (3.25 if v == "critical" else 0)
+            jain = 0.5 + 0.1 * pi + 0.01 * (s - 11) - 0.05 * mi
+            rows.append((b"r%04d" % r, pi, s, m.encode(), l, v.encode(), 4000, 1, fires, jain, np.nan, 10 + r))
+        r += 1
+with h5py.File(sys.argv[1], "w") as f:
+    f.create_dataset("runs", data=np.array(rows, dtype=dt))
+    f.attrs["name"] = "synthetic"
+    f.attrs["cowsim_version"] = "0.1.0"
+    f.attrs["git_commit"] = "abcdef123456"
+    f.attrs["design"] = "grid"
+    f.attrs["complete"] = np.int32(1)
+    f.attrs["base_json"] = json.dumps({"name": "crn", "blocks": 4000})
+    f.attrs["sweep_json"] = json.dumps({"name": "synthetic", "grid": {"params.lambda": [0.05, 0.2],
+                                                                     "params.vcg_payment": ["spec", "critical"]}})
+PYEOF
+"$BIN" report "$T/sweep.h5" -o "$T/sw" > /dev/null 2> "$T/sw.err"
+check "[ $? -eq 0 ]" "report of a sweep summary exits 0 ($(head -c 300 "$T/sw.err"))"
+for p in params_lambda__fires params_lambda__jain params_vcg_payment__fires params_vcg_payment__jain; do
+    check "[ -s '$T/sw/sweep_$p.png' ]" "sweep_$p.png exists"
+done
+check "[ \$(ls '$T'/sw/*.png | wc -l) -eq 4 ]" "only varying metrics plotted (4 PNGs)"
+check "grep -q 'Constant over the sweep (not plotted): blocks = 4000, complete = 1' '$T/sw/report.md'" "constant metrics listed"
+check "grep -q 'Undefined (NaN) in every run, not plotted: efficiency' '$T/sw/report.md'" "all-NaN metric listed"
+check "grep -q '^# cowsim report: sweep synthetic' '$T/sw/report.md'" "sweep title"
+$PY - "$T/sw" > "$T/swd.txt" 2>&1 << 'PYEOF'
+import sys, numpy as np
+d = sys.argv[1]
+errs = []
+# lambda, bias-vcg (mech 0), pooled over payment and seed:
+#   lambda 0.05: points 0, 1 -> fires 1000, 1007, 1103.25, 1110.25 -> mean 1055.125
+#                jain 0.50, 0.51, 0.60, 0.61 -> mean 0.555
+#   lambda 0.2:  points 2, 3 -> fires 1200, 1207, 1303.25, 1310.25 -> mean 1255.125; jain 0.755
+# payment (x = category 0 spec, 1 critical), eip1559 (mech 1):
+#   spec: points 0, 2 -> fires 1050, 1057, 1250, 1257 -> 1153.5; jain 0.45, 0.46, 0.65, 0.66 -> 0.555
+#   critical: points 1, 3 -> fires 1153.25, 1160.25, 1353.25, 1360.25 -> 1256.75; jain 0.655
+want = {"sweep_params_lambda_m1.dat": [(0.05, 4, 1055.125, 0.555), (0.2, 4, 1255.125, 0.755)],
+        "sweep_params_vcg_payment_m2.dat": [(0, 4, 1153.5, 0.555), (1, 4, 1256.75, 0.655)]}
+samples = {("sweep_params_lambda_m1.dat", 0): [1000, 1007, 1103.25, 1110.25],
+           ("sweep_params_lambda_m1.dat", 1): [1200, 1207, 1303.25, 1310.25],
+           ("sweep_params_vcg_payment_m2.dat", 0): [1050, 1057, 1250, 1257],
+           ("sweep_params_vcg_payment_m2.dat", 1): [1153.25, 1160.25, 1353.25, 1360.25]}
+for name, rows in want.items():
+    a = np.loadtxt("%s/%s" % (d, name))
+    for i, (x, n, fires, jain) in enumerate(rows):
+        r = a[i]
+        # columns: x n | fires mean lo hi | jain mean lo hi
+        if r[0] != x or r[1] != n or abs(r[2] - fires) > 1e-9 or abs(r[5] - jain) > 1e-12:
+            errs.append("%s row %d: %s" % (name, i, r))
+        s = samples[(name, i)]
+        if not (min(s) <= r[3] <= r[2] <= r[4] <= max(s)) or r[3] == r[4]:
+            errs.append("%s row %d: interval [%g, %g] not around the mean inside [%g, %g]" % (name, i, r[3], r[4], min(s), max(s)))
+print("errors", len(errs))
+for e in errs:
+    print(" ", e)
+sys.exit(0 if not errs else 1)
+PYEOF
+check "[ $? -eq 0 ]" "sweep means and intervals: $(tr '\n' ' ' < "$T/swd.txt")"
+# The per-point table: bias-vcg point 1 (0.05, critical): fires (1103.25 + 1110.25) / 2 = 1106.75, jain 0.605.
+check "grep -q '^| 1 | 0.05 | critical | 2 | 1106.75 | 0.605 |$' '$T/sw/report.md'" "sweep table row (point 1, bias-vcg)"
+# A real `cowsim sweep`, when that command is built: two lambda values x 2 seeds on crn.
+if "$BIN" --help 2>&1 | grep -q '^  sweep '; then
+    cat > "$T/s.json" << EOF
+{"name": "report-test", "base": "$SRC/scenarios/crn.json", "mechanisms": ["bias-vcg", "eip1559"],
+ "set": {"blocks": 150}, "seeds": [1, 2], "grid": {"params.lambda": [0.02, 0.2]}}
+EOF
+    "$BIN" sweep "$T/s.json" -o "$T/sweep" --quiet > /dev/null 2> "$T/sweep.err"
+    check "[ $? -eq 0 ] && [ -f '$T/sweep/sweep.h5' ]" "cowsim sweep ran ($(head -c 300 "$T/sweep.err"))"
+    "$BIN" report "$T/sweep/sweep.h5" -o "$T/swr" > /dev/null 2> "$T/swr.err"
+    check "[ $? -eq 0 ]" "report of a real sweep exits 0 ($(head -c 300 "$T/swr.err"))"
+    n=$(ls "$T"/swr/sweep_params_lambda__*.png 2> /dev/null | wc -l)
+    check "[ $n -ge 4 ]" "real sweep: >= 4 metric plots against params.lambda (got $n)"
+    check "grep -q 'Swept: \`params.lambda\`' '$T/swr/report.md'" "real sweep: swept path named"
+else
+    echo "test_report: cowsim sweep not built yet; real-sweep case skipped" >&2
+fi
+
+# ---- 5. errors ----------------------------------------------------------------------
+"$BIN" report "$T/nope.h5" -o "$T/e1" > /dev/null 2> "$T/e.err"
+check "[ $? -eq 3 ] && grep -q '$T/nope.h5' '$T/e.err'" "missing input exits 3 naming it"
+"$BIN" report "$SRC/scenarios/default.json" -o "$T/e2" > /dev/null 2> "$T/e.err"
+check "[ $? -eq 2 ] && grep -q 'default.json' '$T/e.err'" "non-HDF5 input exits 2 naming it"
+$PY -c "import h5py, sys; h5py.File(sys.argv[1], 'w').create_dataset('x', data=[1, 2])" "$T/other.h5"
+"$BIN" report "$T/other.h5" -o "$T/e3" > /dev/null 2> "$T/e.err"
+check "[ $? -eq 2 ] && grep -q 'other.h5' '$T/e.err'" "HDF5 that is not a run/sweep file exits 2 naming it"
+"$BIN" report "$T/run/fifo.h5" -o /proc/cowsim-no/x > /dev/null 2> "$T/e.err"
+check "[ $? -eq 3 ] && grep -q '/proc/cowsim-no/x' '$T/e.err'" "unwritable -o exits 3 naming it"
+mkdir -p "$T/nognuplot"
+PATH="$T/nognuplot" "$BIN" report "$T/run/fifo.h5" -o "$T/e4" > /dev/null 2> "$T/e.err"
+check "[ $? -eq 3 ] && grep -q 'gnuplot' '$T/e.err' && [ ! -f '$T/e4/report.md' ]" "gnuplot missing exits 3 naming gnuplot"
+"$BIN" report > /dev/null 2>&1
+check "[ $? -eq 2 ]" "no input exits 2"
+"$BIN" report "$T/run/fifo.h5" --bogus > /dev/null 2>&1
+check "[ $? -eq 2 ]" "unknown flag exits 2"
+"$BIN" report --help > "$T/h.txt" 2>&1
+check "[ $? -eq 0 ] && grep -q 'usage: cowsim report' '$T/h.txt'" "--help exits 0"
+
+echo "report: $pass passed, $fail failed"
+[ $fail -eq 0 ]

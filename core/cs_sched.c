@@ -600,7 +600,9 @@ int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out
     /* CIP-5 §8: MAX_TIMERS_PER_ACTOR through the per-actor index, counting
      * what this transaction has staged. */
     cs_actor_rec_t *ar = &s->actors[actor];
-    if ((uint64_t)ar->pending + (uint64_t)ar->staged >= s->p.max_timers_per_actor)
+    /* staged is a net count kept modulo 2^32 (cancelling a committed timer
+     * takes one back and may take it below zero), so add in 32 bits. */
+    if ((uint64_t)(uint32_t)(ar->pending + ar->staged) >= s->p.max_timers_per_actor)
         return CS_ETOO_MANY_TIMERS;
 
     cs_timer_t rec;

@@ -270,6 +270,12 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     sa.has_fees = req.has_fees;
     sa.max_fee = cs__d2u(req.max_fee);
     sa.max_prio = cs__d2u(req.max_prio);
+    if (cs_sched_mech(e->s)->ops->flags & CS_MF_ORACLE) {
+        /* The reference allocator ranks by true value (never charged). */
+        sa.has_bid = 1;
+        sa.bid = cs__d2u(req.value);
+        sa.has_fees = 0;
+    }
     sa.tier_hint = req.tier;
     sa.agent = a->index;
     const uint8_t *wk[1];
@@ -835,7 +841,7 @@ int cs_sim_step(cs_engine_t *e)
             f->due_height = row->due_height;
             f->cycles = row->used_cycles;
             f->gas_limit = t->gas_limit;
-            f->bid = cs__sat64(t->bid);
+            f->bid = cs__sat64(row->bid); /* settlement releases the record's escrowed bid */
             f->max_fee = cs__sat64(row->max_fee);
             f->max_prio = cs__sat64(row->max_prio);
             f->paid = cs__sat64(paid128);

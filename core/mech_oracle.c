@@ -32,6 +32,7 @@ static int cs__oracle_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c
                             cs_clear_out_t *out)
 {
     cs__oracle_state_t *s = state;
+    if (n == 0) return CS_OK;
     if (n > s->cap) {
         uint32_t *p = realloc(s->ord, n * sizeof *p);
         if (!p) return CS_ENOMEM;

@@ -2,6 +2,7 @@
  * result writer shared by the benchmarks. */
 #include "cs_bench.h"
 #include "cs_cli.h"
+#include "cs_error.h"
 
 #include <string.h>
 #include <time.h>
@@ -107,6 +108,9 @@ int cs_cmd_bench(int argc, char **argv)
         cs_bench_close(&o);
         return rc == 0 ? CS_EXIT_OK : CS_EXIT_IO;
     }
-    fprintf(stderr, "cowsim bench e2e: not available in this build\n");
-    return CS_EXIT_USAGE;
+    cs_bench_open(&o, stdout, json, "cowsim bench e2e");
+    int rc = cs_bench_e2e(&o, quick);
+    cs_bench_close(&o);
+    if (rc == CS_EINVAL || rc == CS_EPARSE) return CS_EXIT_USAGE;
+    return rc == 0 ? CS_EXIT_OK : CS_EXIT_IO;
 }

@@ -29,5 +29,7 @@ void cs_bench_close(cs_bench_out_t *o);
 int cs_bench_core(cs_bench_out_t *o, int quick);
 /* Mechanism clearing figures, appended to the core benchmark. */
 int cs_bench_clear(cs_bench_out_t *o, int quick);
+/* End to end on scenarios/bench-large.json (bench/cs_bench_e2e.c). */
+int cs_bench_e2e(cs_bench_out_t *o, int quick);
 
 #endif

@@ -183,11 +183,10 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
         uint32_t slot = s->trig[i];
         cs_timer_t *t = &s->pool[slot];
         t->flags &= (uint8_t)~CS_TF_INSET;
+        uint64_t due = cs__due(s, t);
         cs_cand_row_t *row = &s->rows[nr++];
-        memset(row, 0, sizeof *row);
-        row->slot = slot;
-        row->due_height = cs__due(s, t);
-        row->deferrals = t->deferrals;
+        /* Every other field zero (a compound literal: no memset call). */
+        *row = (cs_cand_row_t){.slot = slot, .due_height = due, .deferrals = t->deferrals};
         /* Path 2: TTL expired -> GC lane. */
         if (t->expires_at != 0 && h > t->expires_at) {
             cs__carry_del(s, slot);
@@ -197,15 +196,14 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
             continue;
         }
         cs_cand_t *c = &s->cands[nc];
-        memset(c, 0, sizeof *c);
-        c->slot = slot;
-        c->target = t->actor;
-        c->deferrals = t->deferrals;
-        c->due_height = cs__due(s, t);
-        c->sched_height = t->sched_height;
-        c->fifo_rank = t->fifo_rank;
-        c->id = t->id;
-        c->bid = t->bid;
+        *c = (cs_cand_t){.slot = slot,
+                         .target = t->actor,
+                         .deferrals = t->deferrals,
+                         .due_height = due,
+                         .sched_height = t->sched_height,
+                         .fifo_rank = t->fifo_rank,
+                         .id = t->id,
+                         .bid = t->bid};
         rc = cs__fees_classify(s, slot, c);
         if (rc == CS_EINSUFFICIENT_FUNDS && !(ops->flags & CS_MF_DEFER_FUNDS)) {
             /* Path 3: balance(fee_payer) < max_cost -> GC lane, emitting
@@ -344,6 +342,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
      * commit (CIP-5 §4.3, §5.1). */
     uint64_t used_sum = 0;
     size_t di = 0;
+    int oom = 0; /* an allocation failed after the block was committed to */
     for (size_t k = 0; k < nw; k++) {
         cs_cand_t *c = &s->cands[s->trig[k]];
         cs_cand_row_t *row = &s->rows[s->crow[s->trig[k]]];
@@ -354,7 +353,9 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
             s->tx_open = 0;
             if (cs_sched_tx_begin(s) == CS_OK) {
                 s->hooks.execute(s->hooks.user, s, d, &uc, &ue);
-                if (cs_sched_tx_commit(s) != CS_OK) cs_sched_tx_rollback(s);
+                int crc = cs_sched_tx_commit(s);
+                if (crc != CS_OK) cs_sched_tx_rollback(s);
+                if (crc == CS_ENOMEM) oom = 1; /* a handler's timer was lost: report it */
             }
             if (uc > d->cycles_limit) uc = d->cycles_limit;
             if (ue > d->cells_limit) ue = d->cells_limit;
@@ -371,7 +372,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
 
     /* Step 9: fairness counters, lane basefee, p50 tip, mechanism feedback. */
     s->n_rows_last = nr;
-    cs__fees_end_block(s, s->cands, nc, st);
+    if (cs__fees_end_block(s, s->cands, nc, st) != CS_OK) oom = 1;
     if (!s->paused) cs_mech_end_block(&s->mech, &ctx, s->cands, nc, &out);
     s->height = h;
     cs_queue_stats(s->q, &st->tiers);
@@ -381,6 +382,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
     res->n_deliv = nd;
     res->rows = s->rows;
     res->n_rows = nr;
-    return CS_OK;
+    /* The block ran to the end, but state was lost on the way: say so. */
+    return oom ? CS_ENOMEM : CS_OK;
 }
 

@@ -32,6 +32,29 @@ struct cs_fees {
     size_t tips_cap;
     uint64_t clamped;         /* TimerPriorityClampedAtSchedule count (run) */
     uint64_t rejected_below;  /* TimerRejectedBelowBasefee count (run) */
+    /* Memos of pure functions (performance only: each holds its full input
+     * key, so a hit returns exactly what the call would). */
+    cs_u128 lc_in;            /* lane charged: basefee_lane of the memo */
+    uint64_t lc_mult;         /* lane charged: lane_fee_multiplier of the memo */
+    cs_u128 lc_out;           /* lane charged: result (CS_U128_MAX on overflow) */
+    int lc_valid;             /* lane charged memo holds a value */
+    struct cs__gba_memo {
+        cs_u128 lane, p50;    /* key: charged lane basefee, previous-block p50 tip */
+        cs_u128 cell;         /* key: basefee_cell */
+        uint64_t headroom;    /* key: gba_headroom */
+        uint64_t mult;        /* key: the tier's multiplier */
+        int rc;               /* cs_gba_default's return code */
+        cs_u128 max_fee;      /* its max_fee_per_cycle */
+        cs_u128 max_prio;     /* its max_priority_fee_per_cycle */
+        int valid;            /* entry holds a value */
+    } gba[4];                 /* default-GBA memo per priority tier (cs_ptier) */
+    struct cs__prechg {
+        cs_fire_charge_t ch;  /* the charge built at pre-charge */
+        cs_u128 cost;         /* its max_cost, locked in escrow */
+        uint64_t height;      /* block of the pre-charge */
+        uint32_t slot;        /* record slot of the candidate */
+    } *pre;                   /* per candidate index of the block being settled */
+    size_t pre_cap;           /* entries of pre */
 };
 
 static int cs__fgrow(void **arr, size_t *cap, size_t need, size_t elem)
@@ -67,6 +90,7 @@ void cs__fees_free(cs_sched_t *s)
     cs_ledger_free(&f->ledger);
     cs_fairness_free(&f->fair);
     free(f->tips);
+    free(f->pre);
     free(f);
     s->fees = NULL;
 }
@@ -78,18 +102,69 @@ void cs__fees_begin_block(cs_sched_t *s, uint64_t h)
     (void)cs_fairness_begin_block(&s->fees->fair, h);
 }
 
-/* The charged lane basefee per cycle (lane fee multiplier applied, §5). */
+/* The charged lane basefee per cycle (lane fee multiplier applied, §5),
+ * CS_U128_MAX on overflow.  Memoized on its full input (basefee_lane,
+ * lane_fee_multiplier): the pipeline asks for it several times per
+ * candidate and it changes at most once per block. */
 static cs_u128 cs__lane_charged(const cs_sched_t *s)
 {
-    cs_u128 out = s->fees->basefee_lane;
-    if (cs_basefee_charged(&s->p, s->fees->basefee_lane, &out) != CS_OK) out = CS_U128_MAX;
+    struct cs_fees *f = s->fees;
+    if (f->lc_valid && f->lc_in == f->basefee_lane && f->lc_mult == s->p.lane_fee_multiplier) return f->lc_out;
+    cs_u128 out = f->basefee_lane;
+    if (cs_basefee_charged(&s->p, f->basefee_lane, &out) != CS_OK) out = CS_U128_MAX;
+    f->lc_in = f->basefee_lane;
+    f->lc_mult = s->p.lane_fee_multiplier;
+    f->lc_out = out;
+    f->lc_valid = 1;
     return out;
+}
+
+/*
+ * CIP-1 rev §7.1/§7.3 default GBA for a timer of priority tier `tier`:
+ * cs_gba_default's return code, with *max_fee and *max_prio set on CS_OK.
+ * Memoized per tier on every input cs_gba_default reads (charged lane
+ * basefee, previous-block p50 tip, basefee_cell, gba_headroom and the
+ * tier's multiplier), so a hit is exactly the call's result.
+ */
+static int cs__gba_default_fees(struct cs_fees *f, const cs_params_t *p, const cs_gba_ctx_t *ctx, int tier,
+                                cs_u128 *max_fee, cs_u128 *max_prio)
+{
+    struct cs__gba_memo *m = tier >= 0 && tier < 4 ? &f->gba[tier] : NULL;
+    uint64_t mult = m ? cs_gba_tier_multiplier(p, tier) : 0;
+    if (m && m->valid && m->lane == ctx->basefee_lane_timer &&
+        m->p50 == ctx->previous_block_p50_priority_tip_per_cycle && m->cell == ctx->basefee_cell &&
+        m->headroom == p->gba_headroom && m->mult == mult) {
+        if (m->rc == CS_OK) {
+            *max_fee = m->max_fee;
+            *max_prio = m->max_prio;
+        }
+        return m->rc;
+    }
+    cs_txfee_t fee;
+    int rc = cs_gba_default(p, ctx, tier, &fee);
+    if (rc == CS_OK) {
+        *max_fee = fee.max_fee_per_cycle;
+        *max_prio = fee.max_priority_fee_per_cycle;
+    }
+    if (m) {
+        m->lane = ctx->basefee_lane_timer;
+        m->p50 = ctx->previous_block_p50_priority_tip_per_cycle;
+        m->cell = ctx->basefee_cell;
+        m->headroom = p->gba_headroom;
+        m->mult = mult;
+        m->rc = rc;
+        m->max_fee = rc == CS_OK ? *max_fee : 0;
+        m->max_prio = rc == CS_OK ? *max_prio : 0;
+        m->valid = 1;
+    }
+    return rc;
 }
 
 static int cs__auction(const cs_sched_t *s)
 {
     unsigned fl = s->mech.ops->flags;
-    return (fl & CS_MF_BUDGET) && (fl & (CS_MF_FEES | CS_MF_BID));
+    /* The oracle competes for the same budget under the same cap. */
+    return (fl & CS_MF_BUDGET) && (fl & (CS_MF_FEES | CS_MF_BID | CS_MF_ORACLE));
 }
 
 int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_t *rec)
@@ -123,10 +198,10 @@ int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_t *rec)
                 memset(&ctx, 0, sizeof ctx);
                 ctx.basefee_lane_timer = lane;
                 ctx.previous_block_p50_priority_tip_per_cycle = f->p50_tip;
-                cs_txfee_t fee;
-                if (cs_gba_default(&s->p, &ctx, a->tier_hint, &fee) == CS_OK) {
-                    rec->max_fee = fee.max_fee_per_cycle;
-                    rec->max_prio = fee.max_priority_fee_per_cycle;
+                cs_u128 mf, mp;
+                if (cs__gba_default_fees(f, &s->p, &ctx, a->tier_hint, &mf, &mp) == CS_OK) {
+                    rec->max_fee = mf;
+                    rec->max_prio = mp;
                     rec->flags |= CS_TF_HAS_FEES;
                 }
             }
@@ -200,29 +275,25 @@ static void cs__fire_fees(cs_sched_t *s, const cs_timer_t *t, cs_u128 lane, cs_u
         pub.owner_balance = ctx.owner_actor_balance;
         if (s->hooks.gba(s->hooks.user, t, &pub, max_fee, max_prio)) return;
     }
-    cs_txfee_t fee;
-    if (cs_gba_default(&s->p, &ctx, t->tier_hint, &fee) != CS_OK) {
+    if (cs__gba_default_fees(f, &s->p, &ctx, t->tier_hint, max_fee, max_prio) != CS_OK) {
         *max_fee = 0;
         *max_prio = 0;
-        return;
     }
-    *max_fee = fee.max_fee_per_cycle;
-    *max_prio = fee.max_priority_fee_per_cycle;
 }
 
 /* The charge of one fire given its priority rate and lump payment. */
 static void cs__charge(const cs_sched_t *s, const cs_timer_t *t, cs_u128 prio_rate, cs_u128 lump,
                        cs_fire_charge_t *ch)
 {
-    memset(ch, 0, sizeof *ch);
-    ch->gas_limit = t->gas_limit;
-    ch->max_cells = t->max_cells;
+    /* used_cycles and used_cells stay 0 (set at settlement). */
+    *ch = (cs_fire_charge_t){.gas_limit = t->gas_limit,
+                             .max_cells = t->max_cells,
+                             .tip_rate = prio_rate,
+                             .basefee_cell = s->fees->basefee_cell,
+                             .lump = lump,
+                             .payments_to = s->p.payments_to};
     cs_basefee_fire_rates(&s->p, s->fees->basefee_cycle, cs__lane_charged(s), &ch->basefee_cycle,
                           &ch->basefee_lane);
-    ch->tip_rate = prio_rate;
-    ch->basefee_cell = s->fees->basefee_cell;
-    ch->lump = lump;
-    ch->payments_to = s->p.payments_to;
 }
 
 int cs__fees_classify(cs_sched_t *s, uint32_t slot, cs_cand_t *c)
@@ -267,7 +338,30 @@ int cs__fees_precharge(cs_sched_t *s, const cs_cand_t *c, cs_cand_row_t *row)
     cs_u128 cost;
     if (cs_ledger_max_cost(&ch, &cost) != CS_OK) return CS_EINSUFFICIENT_FUNDS;
     if (cs_ledger_escrow_lock(&f->ledger, t->fee_payer, cost) != CS_OK) return CS_EINSUFFICIENT_FUNDS;
+    /* Keep the charge for cs__fees_settle: its inputs (the record's limits,
+     * the candidate's rates, parameters, environment and lane basefee) do
+     * not change between pre-charge and settlement within a block, so the
+     * settlement reuses it instead of building it again (performance). */
+    if (c >= s->cands && c < s->cands + s->cands_cap) {
+        size_t i = (size_t)(c - s->cands);
+        if (cs__fgrow((void **)&f->pre, &f->pre_cap, i + 1, sizeof *f->pre) == 0) {
+            f->pre[i].ch = ch;
+            f->pre[i].cost = cost;
+            f->pre[i].height = s->cur;
+            f->pre[i].slot = c->slot;
+        }
+    }
     return CS_OK;
+}
+
+/* The pre-charge kept for candidate c of the current block, or NULL. */
+static const struct cs__prechg *cs__prechg_of(const cs_sched_t *s, const cs_cand_t *c)
+{
+    const struct cs_fees *f = s->fees;
+    if (c < s->cands || c >= s->cands + s->cands_cap) return NULL;
+    size_t i = (size_t)(c - s->cands);
+    if (i >= f->pre_cap || f->pre[i].height != s->cur || f->pre[i].slot != c->slot) return NULL;
+    return &f->pre[i];
 }
 
 void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles, uint64_t used_cells,
@@ -279,14 +373,23 @@ void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles, ui
     cs_ledger_dest dest = cs_ledger_dest_of(s->p.payments_to);
     if (fl & CS_MF_FEES) {
         cs_fire_charge_t ch;
-        cs__charge(s, t, c->prio_rate, c->payment, &ch);
+        cs_u128 cost = 0;
+        int have = 0;
+        const struct cs__prechg *pc = cs__prechg_of(s, c);
+        if (pc) {
+            /* The charge pre-charged for this fire (same inputs, same cost). */
+            ch = pc->ch;
+            cost = pc->cost;
+            have = 1;
+        } else {
+            cs__charge(s, t, c->prio_rate, c->payment, &ch);
+            have = cs_ledger_max_cost(&ch, &cost) == CS_OK;
+        }
         ch.used_cycles = used_cycles;
         ch.used_cells = used_cells;
-        cs_u128 cost = 0;
         cs_fire_bill_t bill;
         memset(&bill, 0, sizeof bill);
-        if (cs_ledger_max_cost(&ch, &cost) == CS_OK &&
-            cs_ledger_escrow_release(&f->ledger, t->fee_payer, cost) == CS_OK &&
+        if (have && cs_ledger_escrow_release(&f->ledger, t->fee_payer, cost) == CS_OK &&
             cs_ledger_settle_fire(&f->ledger, t->fee_payer, &ch, &bill) == CS_OK) {
             row->burn = bill.burned;
             row->tip = bill.tip;
@@ -320,21 +423,22 @@ void cs__fees_ctx(cs_sched_t *s, cs_clear_ctx_t *ctx)
     ctx->budget_cycles = s->p.lane_timer_cycles;
 }
 
-void cs__fees_end_block(cs_sched_t *s, const cs_cand_t *c, size_t n, cs_block_stats_t *st)
+int cs__fees_end_block(cs_sched_t *s, const cs_cand_t *c, size_t n, cs_block_stats_t *st)
 {
     struct cs_fees *f = s->fees;
     (void)c;
     (void)n;
-    if (cs_fairness_reserve(&f->fair, (uint32_t)s->n_actors, (uint32_t)s->n_actors) != CS_OK) return;
+    if (cs_fairness_reserve(&f->fair, (uint32_t)s->n_actors, (uint32_t)s->n_actors) != CS_OK) return CS_ENOMEM;
     size_t nt = 0;
-    if (cs__fgrow((void **)&f->tips, &f->tips_cap, st->fired + 1, sizeof *f->tips) != 0) return;
+    if (cs__fgrow((void **)&f->tips, &f->tips_cap, st->fired + 1, sizeof *f->tips) != 0) return CS_ENOMEM;
+    int err = CS_OK;
     for (size_t i = 0; i < s->n_rows_last; i++) {
         const cs_cand_row_t *row = &s->rows[i];
         if (row->outcome != CS_OUT_FIRED) continue;
         const cs_timer_t *t = &s->pool[row->slot];
         uint32_t ident = s->p.fairness_identity == CS_IDENTITY_DEPLOYER ? s->actors[t->actor].deployer : t->actor;
         /* CIP-1 rev §3 step 10: recent_executions[actor] += 1 per fire. */
-        (void)cs_fairness_add_fire(&f->fair, ident);
+        if (cs_fairness_add_fire(&f->fair, ident) == CS_ENOMEM) err = CS_ENOMEM;
         f->tips[nt++] = row->tip_rate;
     }
     /* CIP-1 rev §7.1: p50 of the tips fired timers paid (0 if none). */
@@ -346,6 +450,7 @@ void cs__fees_end_block(cs_sched_t *s, const cs_cand_t *c, size_t n, cs_block_st
         if (cs_basefee_next(&s->p, f->basefee_lane, st->lane_cycles, &next) == CS_OK) f->basefee_lane = next;
     }
     f->last_usage = st->eob_cycles;
+    return err;
 }
 
 /* ------------------------------------------------------------ public API */
@@ -388,6 +493,12 @@ void cs_sched_set_env(cs_sched_t *s, cs_u128 basefee_cycle, cs_u128 basefee_cell
 }
 
 cs_u128 cs_sched_lane_basefee(const cs_sched_t *s) { return s->fees->basefee_lane; }
+cs_u128 cs_sched_lane_basefee_charged(const cs_sched_t *s) { return cs__lane_charged(s); }
+uint64_t cs_sched_fair_median(const cs_sched_t *s)
+{
+    /* The network median W uses this block (smoothed when median_ema > 0). */
+    return (uint64_t)(cs_fairness_median_fp(&s->fees->fair) / CS_PPM);
+}
 cs_u128 cs_sched_p50_tip(const cs_sched_t *s) { return s->fees->p50_tip; }
 const cs_ledger_t *cs_sched_ledger(const cs_sched_t *s) { return &s->fees->ledger; }
 

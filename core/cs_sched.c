@@ -6,6 +6,7 @@
 #include "cs_hmap.h"
 #include "cs_sched_int.h"
 
+#include <nettle/sha3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,25 @@ static uint64_t cs__addr_key(const cs_addr_t *a)
     uint32_t t;
     memcpy(&t, a->b + 16, 4);
     return cs__mix64(k ^ ((uint64_t)t << 17));
+}
+
+/* Little-endian 64-bit load and store (Keccak lanes). */
+static uint64_t cs__le64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+static void cs__le64_put(uint8_t *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    memcpy(p, &v, 8);
 }
 
 static void cs__be64(uint8_t *out, uint64_t v)
@@ -47,11 +67,20 @@ static int cs__grow(void **arr, size_t *cap, size_t need, size_t elem)
 }
 #define CS__GROW(arr, cap, need) cs__grow((void **)&(arr), &(cap), (need), sizeof *(arr))
 
+/*
+ * CIP-5 CN §10.1 / §14: deliver_id = keccak256(h[8 BE] || parent_root ||
+ * timer_id || fire_seq[4 BE]).  The 76-byte message fits one 136-byte
+ * Keccak-256 rate block, so the sponge is done here with one call to
+ * nettle's permutation: the message and the Keccak padding (0x01 after the
+ * message, 0x80 in the last byte of the rate) are absorbed as little-endian
+ * lanes, and the digest is the first 32 bytes of the state -- exactly what
+ * cs_keccak256 of the same bytes gives (tests/test_sched.c checks it), with
+ * no block buffer or byte-wise squeeze, since this runs once per fire.
+ */
 void cs_deliver_id(uint64_t h, const cs_hash_t *parent_root, const cs_hash_t *timer_id,
                    uint32_t fire_seq, cs_hash_t *out)
 {
-    /* CIP-5 CN §10.1: deliver_id = H(h, parent_state_root, timer_id, fire_seq). */
-    uint8_t buf[8 + 32 + 32 + 4];
+    uint8_t buf[80];
     cs__be64(buf, h);
     memcpy(buf + 8, parent_root->b, 32);
     memcpy(buf + 40, timer_id->b, 32);
@@ -59,7 +88,14 @@ void cs_deliver_id(uint64_t h, const cs_hash_t *parent_root, const cs_hash_t *ti
     buf[73] = (uint8_t)(fire_seq >> 16);
     buf[74] = (uint8_t)(fire_seq >> 8);
     buf[75] = (uint8_t)fire_seq;
-    cs_keccak256(buf, sizeof buf, out->b);
+    buf[76] = 0x01; /* Keccak padding, first byte (not SHA-3's 0x06) */
+    buf[77] = buf[78] = buf[79] = 0;
+    struct sha3_state st;
+    memset(&st, 0, sizeof st);
+    for (unsigned i = 0; i < 10; i++) st.a[i] = cs__le64(buf + 8 * i);
+    st.a[16] = UINT64_C(0x80) << 56; /* padding, last byte of the 136-byte rate */
+    sha3_permute(&st);
+    for (unsigned i = 0; i < 4; i++) cs__le64_put(out->b + 8 * i, st.a[i]);
 }
 
 /* ------------------------------------------------------------- actors */
@@ -126,13 +162,22 @@ static int cs__slot_alloc(cs_sched_t *s, uint32_t *out)
     if (s->pool_n == s->pool_cap) {
         size_t nc = s->pool_cap ? s->pool_cap * 2 : 1024;
         if (nc > (size_t)UINT32_MAX - 1) return CS_ENOMEM;
+        /* The free stack and the retired list hold distinct slots, so at
+         * capacity pool_cap neither can overflow and retiring never fails.
+         * Grow them first: pool_cap only moves once all three have room. */
+        uint32_t *nf = realloc(s->free_slots, nc * sizeof *nf);
+        if (!nf) return CS_ENOMEM;
+        s->free_slots = nf;
+        if (s->retired_cap < nc) {
+            uint32_t *nr = realloc(s->retired, nc * sizeof *nr);
+            if (!nr) return CS_ENOMEM;
+            s->retired = nr;
+            s->retired_cap = nc;
+        }
         cs_timer_t *np = realloc(s->pool, nc * sizeof *np);
         if (!np) return CS_ENOMEM;
         s->pool = np;
         s->pool_cap = nc;
-        uint32_t *nf = realloc(s->free_slots, nc * sizeof *nf);
-        if (!nf) return CS_ENOMEM;
-        s->free_slots = nf;
     }
     *out = (uint32_t)s->pool_n++;
     return CS_OK;
@@ -170,18 +215,22 @@ void cs__setsum_update(cs_sched_t *s, const cs_timer_t *t, int add)
     memcpy(a, s->setsum.b, 32);
     e[0] ^= cs__mix64(t->height);
     e[1] ^= cs__mix64(t->fifo_rank ^ 0x9e3779b97f4a7c15ull);
-    unsigned carry = 0;
-    for (int i = 0; i < 4; i++) {
-        uint64_t x = a[i], y = e[i], r;
-        if (add) {
-            r = x + y + carry;
-            carry = (r < x || (carry && r == x)) ? 1u : 0u;
-        } else {
-            r = x - y - carry;
-            carry = (x < y || (carry && x == y)) ? 1u : 0u;
-        }
-        a[i] = r;
+    /* 256-bit add / subtract mod 2^256 of the limb vectors (limb 0 least
+     * significant), as two 128-bit halves with one carry between them. */
+    cs_u128 alo = ((cs_u128)a[1] << 64) | a[0], ahi = ((cs_u128)a[3] << 64) | a[2];
+    cs_u128 elo = ((cs_u128)e[1] << 64) | e[0], ehi = ((cs_u128)e[3] << 64) | e[2];
+    cs_u128 rlo, rhi;
+    if (add) {
+        rlo = alo + elo;
+        rhi = ahi + ehi + (rlo < alo ? 1u : 0u);
+    } else {
+        rlo = alo - elo;
+        rhi = ahi - ehi - (alo < elo ? 1u : 0u);
     }
+    a[0] = (uint64_t)rlo;
+    a[1] = (uint64_t)(rlo >> 64);
+    a[2] = (uint64_t)rhi;
+    a[3] = (uint64_t)(rhi >> 64);
     memcpy(s->setsum.b, a, 32);
 }
 
@@ -524,7 +573,11 @@ int cs_sched_tx_commit(cs_sched_t *s)
 {
     if (!s->tx_open) return CS_ENO_TX;
     /* CIP-5 §4.3: side effects persist after the transaction commits, in
-     * the order the transaction made them. */
+     * the order the transaction made them.  A schedule that cannot be
+     * inserted for lack of memory is dropped, and the commit then reports
+     * CS_ENOMEM (after applying everything else) so no caller mistakes the
+     * lost timer for a success. */
+    int err = CS_OK;
     for (size_t i = 0; i < s->n_ops; i++) {
         cs__op_t *op = &s->ops[i];
         if (op->type == CS__OP_SCHEDULE) {
@@ -536,6 +589,7 @@ int cs_sched_tx_commit(cs_sched_t *s)
                 int rc = cs__insert_record(s, &st->rec, st->wkeys, st->n_wkeys);
                 if (rc != CS_OK && rc != CS_EINSUFFICIENT_FUNDS) free(st->rec.payload);
                 else s->blk_scheduled++;
+                if (rc == CS_ENOMEM && err == CS_OK) err = CS_ENOMEM;
             }
             st->rec.payload = NULL;
             free(st->wkeys);
@@ -554,7 +608,7 @@ int cs_sched_tx_commit(cs_sched_t *s)
     s->n_ops = 0;
     s->n_staged = 0;
     s->tx_open = 0;
-    return CS_OK;
+    return err;
 }
 
 static int cs__push_op(cs_sched_t *s, int type, uint32_t slot)

@@ -227,6 +227,10 @@ cs_u128 cs_sched_balance(const cs_sched_t *s, uint32_t actor);
 /* D13: the CIP-3 environment for the next block. */
 void cs_sched_set_env(cs_sched_t *s, cs_u128 basefee_cycle, cs_u128 basefee_cell);
 cs_u128 cs_sched_lane_basefee(const cs_sched_t *s);
+/* The lane basefee actually charged (lane_fee_multiplier applied, §5). */
+cs_u128 cs_sched_lane_basefee_charged(const cs_sched_t *s);
+/* The fire-count median W(actor) uses in this block (CIP-1 rev §8, D12). */
+uint64_t cs_sched_fair_median(const cs_sched_t *s);
 cs_u128 cs_sched_p50_tip(const cs_sched_t *s);
 struct cs_ledger;
 const struct cs_ledger *cs_sched_ledger(const cs_sched_t *s);

@@ -136,7 +136,8 @@ int cs__fees_precharge(cs_sched_t *s, const cs_cand_t *c, cs_cand_row_t *row);
 void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles,
                      uint64_t used_cells, cs_cand_row_t *row);
 void cs__fees_ctx(cs_sched_t *s, cs_clear_ctx_t *ctx);
-void cs__fees_end_block(cs_sched_t *s, const cs_cand_t *c, size_t n, cs_block_stats_t *st);
+/* CS_OK, or CS_ENOMEM when the fairness counters or the tip list could not grow. */
+int cs__fees_end_block(cs_sched_t *s, const cs_cand_t *c, size_t n, cs_block_stats_t *st);
 void cs__setsum_update(cs_sched_t *s, const cs_timer_t *t, int add);
 void cs__remove_record(cs_sched_t *s, uint32_t slot);
 int cs__requeue(cs_sched_t *s, uint32_t slot);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define CS__HIST_MAX 65536u /* exact delay histogram range per kind */
 #define CS__ROWBUF 4096u    /* rows buffered before an HDF5 append */
@@ -108,6 +109,7 @@ struct cs_engine {
     double kind_value[CS_AK__COUNT + 1], kind_paid[CS_AK__COUNT + 1];
     double util_sum;
     uint64_t inv_checks;
+    uint64_t h5_ns;           /* wall time spent inside cs_h5_* calls */
     int failed;
     char err[512];
 };
@@ -124,6 +126,14 @@ static cs_u128 cs__d2u(double x)
 }
 
 static uint64_t cs__sat64(cs_u128 v) { return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v; }
+
+/* Monotonic clock in nanoseconds, for the HDF5 time counter (h5_ns). */
+static uint64_t cs__now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
 
 static void cs__seterr(cs_engine_t *e, const char *fmt, ...)
 {
@@ -298,6 +308,13 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
         if (rc == CS_OK) rc = cs_sched_tx_commit(e->s);
         else cs_sched_tx_rollback(e->s);
     }
+    if (rc == CS_ENOMEM) {
+        /* Out of memory is not a rejection the agent could react to: the
+         * run stops (exit 3) instead of silently losing the timer. */
+        e->failed = 1;
+        cs__seterr(e, "out of memory scheduling a timer at block %llu", (unsigned long long)cur);
+        return rc;
+    }
     if (rc != CS_OK) {
         e->blk_rejected++;
         return rc;
@@ -311,7 +328,11 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     if (t == NULL && !e->in_handler) return CS_OK; /* landed and vanished: impossible */
     if (t) {
         uint32_t slot = (uint32_t)(t - cs_sched_record(e->s, 0));
-        if (cs__ti_reserve(e, (size_t)slot + 1) != CS_OK) return CS_ENOMEM;
+        if (cs__ti_reserve(e, (size_t)slot + 1) != CS_OK) {
+            e->failed = 1; /* the timer landed but its record could not be kept */
+            cs__seterr(e, "out of memory at block %llu", (unsigned long long)cur);
+            return CS_ENOMEM;
+        }
         cs__tinfo_t *ti = &e->ti[slot];
         ti->agent = a->index;
         ti->actor = req.actor;
@@ -329,7 +350,11 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
         if (e->n_hpend == e->cap_hpend) {
             size_t c = e->cap_hpend ? e->cap_hpend * 2 : 16;
             void *p = realloc(e->hpend, c * sizeof *e->hpend);
-            if (!p) return CS_ENOMEM;
+            if (!p) {
+                e->failed = 1; /* the staged timer would land without its record */
+                cs__seterr(e, "out of memory at block %llu", (unsigned long long)cur);
+                return CS_ENOMEM;
+            }
             e->hpend = p;
             e->cap_hpend = c;
         }
@@ -345,7 +370,11 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
 
 static void cs__bind(cs_engine_t *e, uint32_t slot, const cs_timer_req_t *req, uint32_t agent, uint64_t due)
 {
-    if (cs__ti_reserve(e, (size_t)slot + 1) != CS_OK) return;
+    if (cs__ti_reserve(e, (size_t)slot + 1) != CS_OK) {
+        e->failed = 1; /* a timer without its record: stop rather than lose its rows */
+        cs__seterr(e, "out of memory at block %llu", (unsigned long long)e->h + 1);
+        return;
+    }
     cs__tinfo_t *ti = &e->ti[slot];
     ti->agent = agent;
     ti->actor = req->actor;
@@ -497,18 +526,28 @@ static int cs__flush_rows(cs_engine_t *e)
         return CS_OK;
     }
     int rc = CS_OK;
+    uint64_t t0 = cs__now_ns();
     if (e->nrb && cs_h5_append_blocks(e->h5, e->rb, e->nrb) != CS_OK) rc = CS_EIO;
     if (e->nrf && cs_h5_append_fires(e->h5, e->rf, e->nrf) != CS_OK) rc = CS_EIO;
     if (e->nrt && cs_h5_append_timers(e->h5, e->rt, e->nrt) != CS_OK) rc = CS_EIO;
+    e->h5_ns += cs__now_ns() - t0;
     e->nrb = e->nrf = e->nrt = 0;
     if (rc != CS_OK) cs__seterr(e, "cannot write %s: %s", e->opts.out_path, cs_h5_last_error());
     return rc;
 }
 
+/* The first 8 bytes of an id as a big-endian integer (one load and a byte
+ * swap on little-endian hosts). */
 static uint64_t cs__id64(const cs_hash_t *id)
 {
-    uint64_t v = 0;
+    uint64_t v;
+    memcpy(&v, id->b, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#elif !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+    v = 0;
     for (int i = 0; i < 8; i++) v = (v << 8) | id->b[i];
+#endif
     return v;
 }
 
@@ -670,6 +709,7 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
         meta.seed = opts->seed;
         meta.mechanism = mechanism;
         int herr = 0;
+        uint64_t t0 = cs__now_ns();
         e->h5 = cs_h5_create(opts->out_path, &meta, &herr);
         if (!e->h5) {
             snprintf(err, errcap, "cannot create %s: %s", opts->out_path,
@@ -678,12 +718,21 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
             goto fail_msg;
         }
         cs_h5_set_fires_mode(e->h5, (cs_h5_fires_mode)scn->output.fires, scn->output.sample_every);
+        e->h5_ns += cs__now_ns() - t0;
     }
     *out = e;
     return CS_OK;
 fail:
     snprintf(err, errcap, "%s", cs_strerror(rc == CS_OK ? CS_ENOMEM : rc));
 fail_msg:
+    /* Agent ai may be half built (state and stream allocated, init not run
+     * or failed): release it here, cs_sim_done finishes agents [0, ai). */
+    if (e->agents && ai < n_inst) {
+        free(e->agents[ai].state);
+        e->agents[ai].state = NULL;
+        if (e->agents[ai].rng) gsl_rng_free(e->agents[ai].rng);
+        e->agents[ai].rng = NULL;
+    }
     e->n_agents = ai;
     cs_sim_done(e, 0, NULL);
     return rc == CS_OK ? CS_ENOMEM : rc;
@@ -762,7 +811,7 @@ int cs_sim_step(cs_engine_t *e)
     cs_sched_set_paused(e->s, e->pause_depth > 0);
     e->obs.height = h;
     e->obs.mechanism = e->mech;
-    e->obs.basefee_lane = cs__u128d(cs_sched_lane_basefee(e->s));
+    e->obs.basefee_lane = cs__u128d(cs_sched_lane_basefee_charged(e->s));
     e->obs.basefee_cycle = bc;
     e->obs.basefee_cell = bl;
     e->obs.p50_tip = cs__u128d(cs_sched_p50_tip(e->s));
@@ -911,13 +960,15 @@ int cs_sim_step(cs_engine_t *e)
                 wr[k].weight_ppm = (uint32_t)w[k];
                 wr[k].fires_in_window = (uint32_t)rec[k];
             }
-            /* the lower median of the window sums, as W uses it */
-            if (n > 0) {
-                qsort(rec, n, sizeof *rec, cs__cmpu64);
-                med = rec[(n - 1) / 2];
-            }
+            /* the median W uses (the EMA-smoothed one when median_ema > 0) */
+            med = cs_sched_fair_median(e->s);
             for (uint32_t k = 0; k < n; k++) wr[k].median_fires = (uint32_t)med;
+            uint64_t t0 = cs__now_ns();
             if (n && cs_h5_append_weights(e->h5, wr, n) != CS_OK) e->failed = 1;
+            e->h5_ns += cs__now_ns() - t0;
+        } else {
+            e->failed = 1; /* a /weights sample would be missing */
+            cs__seterr(e, "out of memory sampling /weights at block %llu", (unsigned long long)h);
         }
         free(id);
         free(rec);
@@ -935,7 +986,10 @@ int cs_sim_step(cs_engine_t *e)
     }
     if (e->scn->output.flush_every && h % e->scn->output.flush_every == 0) {
         if (cs__flush_rows(e) != CS_OK) return CS_EIO;
-        if (e->h5 && cs_h5_flush(e->h5) != CS_OK) {
+        uint64_t t0 = cs__now_ns();
+        int frc = e->h5 ? cs_h5_flush(e->h5) : CS_OK;
+        e->h5_ns += cs__now_ns() - t0;
+        if (frc != CS_OK) {
             cs__seterr(e, "cannot write %s: %s", e->opts.out_path, cs_h5_last_error());
             return CS_EIO;
         }
@@ -1023,7 +1077,12 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
         rs->basefee_final = cs__u128d(cs_sched_lane_basefee(e->s));
         rs->invariant_checks = e->inv_checks;
         if (e->h5) {
+            uint64_t t0 = cs__now_ns();
             if (ar && e->n_actors && cs_h5_append_actors(e->h5, ar, e->n_actors) != CS_OK) rc = CS_EIO;
+            if (!ar) {
+                rc = CS_EIO; /* /actors would be missing: never mark the file complete */
+                cs__seterr(e, "out of memory writing /actors of %s", e->opts.out_path);
+            }
             cs_h5_summary_t sr[CS_AK__COUNT + 1];
             size_t ns = 0;
             for (int k = 0; k <= CS_AK__COUNT; k++) {
@@ -1052,10 +1111,16 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
             char buf[48];
             cs_h5_attr_str(e->h5, "burned_exact", cs_u128_fmt(lg->tot.burned, buf));
             cs_h5_attr_str(e->h5, "proposer_exact", cs_u128_fmt(lg->tot.proposer, buf));
+            e->h5_ns += cs__now_ns() - t0;
         }
         free(ar);
     }
-    if (e->h5 && cs_h5_close(e->h5, complete && rc == CS_OK) != CS_OK) rc = CS_EIO;
+    if (e->h5) {
+        uint64_t t0 = cs__now_ns();
+        if (cs_h5_close(e->h5, complete && rc == CS_OK) != CS_OK) rc = CS_EIO;
+        e->h5_ns += cs__now_ns() - t0;
+    }
+    rs->h5_ns = e->h5_ns;
     if (rc == CS_EIO && e->opts.out_path) cs__seterr(e, "cannot write %s: %s", e->opts.out_path, cs_h5_last_error());
     snprintf(rs->error, sizeof rs->error, "%s", e->err);
     for (size_t i = 0; i < e->n_agents; i++) {

@@ -45,6 +45,7 @@ typedef struct cs_run_stats {
     double jain;              /* Jain's index over per-actor service 1/(1+mean delay) */
     double basefee_final;     /* lane basefee at the close */
     uint64_t invariant_checks;/* blocks checked with --check-invariants */
+    uint64_t h5_ns;           /* wall time inside HDF5 writer calls (cs_h5_*), ns */
     int complete;             /* ran every block */
     char error[512];          /* last error message, "" if none */
 } cs_run_stats_t;

@@ -34,13 +34,19 @@
  *                       (untimed); one untimed warm-up clearing precedes
  *                       them, as the simulator reuses its workspaces block
  *                       after block.
+ *   clear_cpu_ns_per_timer  the same median measured with the thread's CPU
+ *                       clock (CLOCK_THREAD_CPUTIME_ID): it leaves out the
+ *                       time spent waiting for a core, so it is the figure
+ *                       to compare across runs on a shared, loaded machine
+ *                       (memory stalls are still counted).
  *   settle_ns_per_timer median time of applying the winners' payments to a
  *                       ledger / N: cs_ledger_settle_fire per winner for
  *                       eip1559 and gba-tip (used cycles 60-100 % of the
  *                       limit, cells, CIP-3 basefees, tip), cs_ledger_
  *                       escrow_settle per winner for bias-* (each
  *                       candidate's bid was locked beforehand, CIP-5 §9.7),
- *                       cs_ledger_charge_proposer of the bid for score;
+ *                       cs_ledger_charge of the bid (to the proposer, D9)
+ *                       for score;
  *                       fifo-capped charges nothing at execution (0).  The
  *                       winner list is built and the ledger restored from a
  *                       snapshot outside the timed region.
@@ -54,12 +60,14 @@
  *                       total order (score: twice, for the round-robin
  *                       cursor), the same greedy fill, the same payments
  *                       and, for bias-*, the same O(n + w log n) exact
- *                       critical-bid algorithm (monotone stack of excluded
- *                       candidates, blocker by binary search, 192-bit
- *                       arithmetic) on the qsort order; outputs go to a
- *                       per-candidate result array.  Bias(n) is memoised
- *                       per deferral count as the mechanism does, so the
- *                       difference is essentially the sort.
+ *                       critical bids (the blocker of each winner from a
+ *                       monotone stack of the excluded candidates, pushed
+ *                       one by one right to left, found by binary search;
+ *                       192-bit arithmetic) on the qsort order; outputs go
+ *                       to a per-candidate result array.  Bias(n) is
+ *                       memoised per deferral count as the mechanism does,
+ *                       so the difference is mostly the sort (and, for
+ *                       bias-*, how the stack is built).
  *   speedup_vs_qsort    qsort_ns_per_timer / clear_ns_per_timer.
  *   same_result         "yes" when, for every candidate, selected, why,
  *                       rank, priority, prio_rate, payment and critical of
@@ -80,12 +88,23 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define CS__BC_HEIGHT 1000000ull   /* h of the benchmark block */
 #define CS__BC_BASEFEE_LANE 1000u  /* lane basefee per cycle */
 #define CS__BC_BASEFEE_CYCLE 50u   /* CIP-3 cycle basefee per cycle */
 #define CS__BC_BASEFEE_CELL 3u     /* CIP-3 cell basefee per cell */
 #define CS__BC_FUND ((cs_u128)1 << 100) /* ledger endowment per account */
+
+/* CPU time of the calling thread in nanoseconds: unlike the wall clock it
+ * does not count the time the thread waits for a core, so on a shared,
+ * loaded machine it shows what the code itself costs. */
+static double cs__bc_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
 
 /* splitmix64: the benchmark's own deterministic draws. */
 static uint64_t cs__bc_rng(uint64_t *s)
@@ -524,7 +543,8 @@ typedef struct cs__bc_run {
     uint8_t *why0;        /* baseline scratch by index */
     cs__bc_base_t base;   /* baseline scratch */
     uint32_t *wins;       /* winners' indices (settlement) */
-    double *t;            /* per-repetition times */
+    double *t;            /* per-repetition times (wall) */
+    double *tc;           /* per-repetition clearing times (thread CPU) */
     cs_ledger_t led;      /* settlement ledger */
     cs_u128 *snap_bal;    /* ledger snapshot: balances */
     cs_u128 *snap_esc;    /* ledger snapshot: escrows */
@@ -683,15 +703,18 @@ static int cs__bc_one(cs_bench_out_t *o, cs__bc_run_t *R, const cs__bc_mech_t *m
     /* Warm-up (workspaces grow here once), then the timed repetitions. */
     for (int r = -1; r < R->reps; r++) {
         memcpy(R->work, R->blk.c, n * sizeof *R->work);
-        double t0 = cs_bench_now_ns();
+        double c0 = cs__bc_cpu_ns(), t0 = cs_bench_now_ns();
         int rc = cs_mech_clear(&m, &ctx, R->work, n, &out);
-        double t1 = cs_bench_now_ns();
+        double t1 = cs_bench_now_ns(), c1 = cs__bc_cpu_ns();
         if (rc != CS_OK) {
             cs_mech_close(&m);
             fprintf(stderr, "cowsim bench: %s clearing failed (%d)\n", mk->name, rc);
             return -1;
         }
-        if (r >= 0) R->t[r] = t1 - t0;
+        if (r >= 0) {
+            R->t[r] = t1 - t0;
+            R->tc[r] = c1 - c0;
+        }
         uint64_t dig = cs__bc_digest(R->work, n);
         if (r < 0) dig0 = dig;
         else stable &= dig == dig0;
@@ -703,6 +726,7 @@ static int cs__bc_one(cs_bench_out_t *o, cs__bc_run_t *R, const cs__bc_mech_t *m
         return -1;
     }
     double clear_ns = cs__bc_median(R->t, R->reps) / (double)n;
+    double clear_cpu_ns = cs__bc_median(R->tc, R->reps) / (double)n;
 
     /* Settlement of the last repetition's winners. */
     size_t nw = 0;
@@ -753,6 +777,7 @@ static int cs__bc_one(cs_bench_out_t *o, cs__bc_run_t *R, const cs__bc_mech_t *m
     cs_bench_int(o, "winners", nw);
     cs_bench_int(o, "reps", (unsigned long long)R->reps);
     cs_bench_num(o, "clear_ns_per_timer", clear_ns);
+    cs_bench_num(o, "clear_cpu_ns_per_timer", clear_cpu_ns);
     cs_bench_num(o, "settle_ns_per_timer", settle_ns);
     cs_bench_num(o, "clear_total_ns_per_timer", clear_ns + settle_ns);
     cs_bench_num(o, "qsort_ns_per_timer", q_ns);
@@ -796,6 +821,7 @@ static void cs__bc_run_free(cs__bc_run_t *R)
     free(R->base.bias);
     free(R->wins);
     free(R->t);
+    free(R->tc);
     free(R->snap_bal);
     free(R->snap_esc);
     cs_ledger_free(&R->led);
@@ -827,10 +853,11 @@ int cs_bench_clear(cs_bench_out_t *o, int quick)
         R.base.bias = malloc(n * sizeof *R.base.bias);
         R.wins = malloc(n * sizeof *R.wins);
         R.t = malloc((size_t)R.reps * sizeof *R.t);
+        R.tc = malloc((size_t)R.reps * sizeof *R.tc);
         R.snap_bal = malloc(R.blk.targets * sizeof *R.snap_bal);
         R.snap_esc = malloc(R.blk.targets * sizeof *R.snap_esc);
         if (!R.work || !R.res || !R.why0 || !R.base.e || !R.base.flag || !R.base.need ||
-            !R.base.stk || !R.base.cnt || !R.base.rr || !R.base.bias || !R.wins || !R.t ||
+            !R.base.stk || !R.base.cnt || !R.base.rr || !R.base.bias || !R.wins || !R.t || !R.tc ||
             !R.snap_bal || !R.snap_esc)
             rc = -1;
     }

@@ -327,6 +327,65 @@ static void cs__sort_run_tie(uint32_t *ord, uint64_t *tk, size_t n, uint64_t *sk
     memcpy(ord, so, n * sizeof *ord);
 }
 
+/* Order one run of equal radix keys in the packed form that also carries
+ * the top tb bits of each tie value (wd[k] = key | tie top << ib | index,
+ * the key bits equal across the run): sort the words, which orders them
+ * by the tie prefix, by insertion up to 32 words or two LSD passes over
+ * the tb bits; write the indices to ord; then only the sub-runs with equal
+ * tie prefixes need the full tie values (gathered into scr) and the
+ * comparator (cs__sort_run_tie).  wd, scr, ord: n entries; off is the
+ * run's position, for the scratch arrays of w.  tb is 8..22. */
+static void cs__sort_run_words(cs__ws_t *w, const cs_cand_t *c, cs__cmp_fn cmp, const void *ctx,
+                               uint64_t *wd, uint64_t *scr, uint32_t *ord, size_t n, size_t off,
+                               unsigned ib, unsigned tb)
+{
+    uint64_t im = ((uint64_t)1 << ib) - 1;
+    if (n <= 32) {
+        for (size_t i = 1; i < n; i++) {
+            uint64_t x = wd[i];
+            size_t j = i;
+            for (; j > 0 && x < wd[j - 1]; j--) wd[j] = wd[j - 1];
+            wd[j] = x;
+        }
+    } else {
+        unsigned b1 = (tb + 1) / 2, b2 = tb - b1;
+        uint64_t m1 = ((uint64_t)1 << b1) - 1, m2 = ((uint64_t)1 << b2) - 1;
+        uint32_t *h1 = w->hist, *h2 = w->hist + CS__RADIX;
+        memset(h1, 0, ((size_t)1 << b1) * sizeof *h1);
+        memset(h2, 0, ((size_t)1 << b2) * sizeof *h2);
+        for (size_t k = 0; k < n; k++) {
+            h1[(wd[k] >> ib) & m1]++;
+            h2[(wd[k] >> (ib + b1)) & m2]++;
+        }
+        uint32_t s1 = 0, s2 = 0;
+        for (size_t d = 0; d <= m1; d++) {
+            uint32_t x = h1[d];
+            h1[d] = s1;
+            s1 += x;
+        }
+        for (size_t d = 0; d <= m2; d++) {
+            uint32_t x = h2[d];
+            h2[d] = s2;
+            s2 += x;
+        }
+        for (size_t k = 0; k < n; k++) scr[h1[(wd[k] >> ib) & m1]++] = wd[k];
+        for (size_t k = 0; k < n; k++) wd[h2[(scr[k] >> (ib + b1)) & m2]++] = scr[k];
+    }
+    for (size_t k = 0; k < n; k++) ord[k] = (uint32_t)(wd[k] & im);
+    /* Equal tie prefixes: the full tie values, then the comparator. */
+    for (size_t k = 0; k < n;) {
+        uint64_t t = wd[k] >> ib;
+        size_t e = k + 1;
+        while (e < n && (wd[e] >> ib) == t) e++;
+        if (e - k > 1) {
+            for (size_t j = k; j < e; j++) scr[j] = w->tie[ord[j]];
+            cs__sort_run_tie(ord + k, scr + k, e - k, w->key4 + off + k, w->tmp2 + off + k,
+                             w->hist, c, cmp, ctx);
+        }
+        k = e;
+    }
+}
+
 /* One LSD pass: dst[] = src[] stably bucketed by the digit at bit sh,
  * with h[] the digit's histogram (turned into running offsets here). */
 static void cs__radix_pass(const uint64_t *src, uint64_t *dst, size_t n, uint32_t *h, unsigned sh)
@@ -347,19 +406,56 @@ static void cs__radix_pass(const uint64_t *src, uint64_t *dst, size_t n, uint32_
     if (j < n) dst[h[(src[j] >> sh) & mask]++] = src[j];
 }
 
+/* Fill the packed words pa[0..n) (see cs__sort_core) and the histograms
+ * of up to three 11-bit digits of the keys (passes <= 3) or of all
+ * passes.  Inlined with constant identity / carry so that each caller's
+ * loop does only its own work. */
+static inline __attribute__((always_inline)) void
+cs__pack(uint64_t *pa, const uint64_t *key, const uint32_t *ord, const uint64_t *tie, size_t n,
+         uint64_t m, unsigned ib, unsigned tb, unsigned passes, uint32_t *hist, const int identity,
+         const int carry)
+{
+    enum { BITS = CS__RADIX_BITS, RADIX = CS__RADIX };
+    const uint64_t mask = RADIX - 1;
+    unsigned kbit = ib + tb;
+    if (passes <= 3) {
+        uint32_t *h0 = hist, *h1 = hist + RADIX, *h2 = hist + 2 * RADIX;
+        uint64_t m1 = passes > 1 ? mask : 0, m2 = passes > 2 ? mask : 0;
+        for (size_t j = 0; j < n; j++) {
+            uint32_t x = identity ? (uint32_t)j : ord[j];
+            uint64_t y = ~key[x] & m;
+            uint64_t tt = carry ? (tie[x] >> (64 - tb)) << ib : 0;
+            pa[j] = (y << kbit) | tt | x;
+            h0[y & mask]++;
+            h1[(y >> BITS) & m1]++;
+            h2[(y >> (2 * BITS)) & m2]++;
+        }
+    } else {
+        for (size_t j = 0; j < n; j++) {
+            uint32_t x = identity ? (uint32_t)j : ord[j];
+            uint64_t y = ~key[x] & m;
+            uint64_t tt = carry ? (tie[x] >> (64 - tb)) << ib : 0;
+            pa[j] = (y << kbit) | tt | x;
+            for (unsigned d = 0; d < passes; d++, y >>= BITS) hist[d * RADIX + (y & mask)]++;
+        }
+    }
+}
+
 /* The radix sort behind cs__sort_keyed_desc and cs__sort_keyed_desc_id:
  * identity = 1 sorts the indices 0..n-1 (w->ord is output only); diff is
- * (OR of the keys) ^ (AND of the keys), computed here when have_diff = 0. */
+ * (OR of the keys) ^ (AND of the keys), computed here when have_diff = 0;
+ * carry_tie = 1 lets the packed words carry the top bits of tie[] (worth
+ * it only when those bits vary, as a timer-id prefix does). */
 static void cs__sort_core(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn cmp,
                           const void *ctx, int use_tie, int identity, int have_diff,
-                          uint64_t diff)
+                          uint64_t diff, int carry_tie)
 {
     enum { BITS = CS__RADIX_BITS, PASSES = CS__RADIX_PASSES, RADIX = CS__RADIX };
     const uint64_t mask = RADIX - 1;
     uint32_t *ord = w->ord;
     const uint64_t *key = w->key;
-    if (identity)
-        for (size_t j = 0; j < (n <= 64 ? n : 0); j++) ord[j] = (uint32_t)j;
+    if (identity && n <= 64) /* the radix path below writes ord itself */
+        for (size_t j = 0; j < n; j++) ord[j] = (uint32_t)j;
     if (n < 2) return;
     if (n <= 64) {
         cs__msort(ord, w->tmp, n, c, cmp, ctx);
@@ -383,34 +479,32 @@ static void cs__sort_core(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn 
     uint32_t *eqpos = w->tmp; /* positions j whose key equals key(j - 1) */
     size_t eq = 0;
     uint64_t *kfree;   /* a u64 scratch array free after the passes */
+    unsigned tb = 0;   /* tie bits carried in the packed words (use_tie) */
+    uint64_t *words = NULL; /* the sorted packed words (tb != 0) */
     if (hb + ib <= 64) {
-        /* Packed: one word per candidate, (~key's differing bits) << ib |
-         * index, so each pass moves 8 bytes and the index rides along. */
+        /* Packed: one word per candidate, (~key's differing bits) << kbit |
+         * index, so each pass moves 8 bytes and the index rides along.
+         * With use_tie and room to spare, the top tb bits of the tie value
+         * ride along too, between the key and the index (kbit = ib + tb):
+         * the passes do not sort on them, but runs of equal keys can then
+         * be ordered without gathering tie[] from random places. */
+        if (use_tie && carry_tie && hb + ib + 8 <= 64) tb = CS_MIN(64 - hb - ib, 22u);
+        unsigned kbit = ib + tb;
+        const uint64_t *tie = w->tie;
         uint64_t m = hb == 64 ? ~(uint64_t)0 : ((uint64_t)1 << hb) - 1;
         uint64_t *pa = w->key2, *pb = w->key3;
         memset(hist, 0, (size_t)passes * RADIX * sizeof *hist);
-        if (passes <= 3) {
-            uint32_t *h0 = hist, *h1 = hist + RADIX, *h2 = hist + 2 * RADIX;
-            uint64_t m1 = passes > 1 ? mask : 0, m2 = passes > 2 ? mask : 0;
-            for (size_t j = 0; j < n; j++) {
-                uint32_t x = identity ? (uint32_t)j : ord[j];
-                uint64_t y = ~key[x] & m;
-                pa[j] = (y << ib) | x;
-                h0[y & mask]++;
-                h1[(y >> BITS) & m1]++;
-                h2[(y >> (2 * BITS)) & m2]++;
-            }
-        } else {
-            for (size_t j = 0; j < n; j++) {
-                uint32_t x = identity ? (uint32_t)j : ord[j];
-                uint64_t y = ~key[x] & m;
-                pa[j] = (y << ib) | x;
-                for (unsigned d = 0; d < passes; d++, y >>= BITS) hist[d * RADIX + (y & mask)]++;
-            }
-        }
+        if (identity && tb)
+            cs__pack(pa, key, ord, tie, n, m, ib, tb, passes, hist, 1, 1);
+        else if (identity)
+            cs__pack(pa, key, ord, tie, n, m, ib, 0, passes, hist, 1, 0);
+        else if (tb)
+            cs__pack(pa, key, ord, tie, n, m, ib, tb, passes, hist, 0, 1);
+        else
+            cs__pack(pa, key, ord, tie, n, m, ib, 0, passes, hist, 0, 0);
         for (unsigned d = 0; d < passes; d++) {
             uint32_t *h = hist + (size_t)d * RADIX;
-            unsigned s = ib + d * BITS;
+            unsigned s = kbit + d * BITS;
             if (h[(pa[0] >> s) & mask] == n) continue; /* one bucket: skip */
             cs__radix_pass(pa, pb, n, h, s);
             uint64_t *t = pa;
@@ -422,9 +516,10 @@ static void cs__sort_core(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn 
         for (size_t j = 1; j < n; j++) {
             ord[j] = (uint32_t)(pa[j] & im);
             eqpos[eq] = (uint32_t)j; /* kept only when the keys are equal */
-            eq += (pa[j] >> ib) == (pa[j - 1] >> ib);
+            eq += (pa[j] >> kbit) == (pa[j - 1] >> kbit);
         }
         kfree = pb;
+        words = pa;
     } else {
         /* Keys and indices in separate arrays. */
         uint32_t *oa = ord, *ob = w->tmp;
@@ -467,6 +562,14 @@ static void cs__sort_core(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn 
         kfree = kb;
     }
     if (eq == 0) return; /* every key distinct: the radix order is final */
+    if (tb != 0) { /* runs of equal keys, tie prefixes at hand */
+        for (size_t a = 0; a < eq;) {
+            size_t s = eqpos[a] - 1, e = (size_t)eqpos[a] + 1;
+            for (a++; a < eq && eqpos[a] == e; a++) e++;
+            cs__sort_run_words(w, c, cmp, ctx, words + s, kfree + s, ord + s, e - s, s, ib, tb);
+        }
+        return;
+    }
     /* Runs of equal keys (eqpos lists their positions after the first):
      * exact order by cmp (after tie[] with use_tie).  With use_tie the tie
      * values are first gathered into position order (kfree), in one
@@ -497,13 +600,13 @@ static void cs__sort_core(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn 
 void cs__sort_keyed_desc(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn cmp,
                          const void *ctx, int use_tie)
 {
-    cs__sort_core(w, c, n, cmp, ctx, use_tie, 0, 0, 0);
+    cs__sort_core(w, c, n, cmp, ctx, use_tie, 0, 0, 0, 0);
 }
 
 void cs__sort_keyed_desc_id(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn cmp,
                             const void *ctx, int use_tie, uint64_t diff)
 {
-    cs__sort_core(w, c, n, cmp, ctx, use_tie, 1, 1, diff);
+    cs__sort_core(w, c, n, cmp, ctx, use_tie, 1, 1, diff, 1);
 }
 
 void cs__finish(cs__ws_t *w, cs_cand_t *c, size_t n)

@@ -121,7 +121,10 @@ void cs__sort_keyed_desc(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn c
 /* The same over the candidates in index order (w->ord need not be filled;
  * it is output only), with diff = (OR of key[0..n)) ^ (AND of key[0..n)),
  * which the caller accumulated while writing the keys: the bits in which
- * some keys differ. */
+ * some keys differ.  With use_tie, the top bits of tie[] should vary (a
+ * timer-id prefix does): when the packed words have room, up to 22 of
+ * them ride along through the passes, so runs of equal keys are ordered
+ * mostly without reading tie[] again. */
 void cs__sort_keyed_desc_id(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn cmp,
                             const void *ctx, int use_tie, uint64_t diff);
 

@@ -593,7 +593,13 @@ static int cs__gini(const cs__act_t *a, size_t n, cs_metrics_t *m)
     for (size_t i = 0; i < n; i++)
         if (a[i].kind >= 0 && (a[i].scheduled > 0 || a[i].fires > 0)) x[k++] = a[i].fires;
     m->v[CS_M_gini] = cs_stat_gini(x, k);
+    /* cs_stat_gini is NaN for n == 0, a zero sum, or when its sorted copy
+     * cannot be allocated; the last must not pass for a metric value
+     * (`check` would report a regression). */
+    double sum = 0;
+    for (size_t i = 0; i < k; i++) sum += x[i];
     free(x);
+    if (isnan(m->v[CS_M_gini]) && k > 0 && sum != 0) return CS_ENOMEM;
     return CS_OK;
 }
 

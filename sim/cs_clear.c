@@ -35,6 +35,8 @@
  * auction payments, proposer revenue (tips + payments, or 0 and burned
  * when payments_to = burn, D9).  Fees assume the whole gas limit is used
  * (no execution happens here).
+ * Limits (checked before the memory they govern is reserved): the file is
+ * at most 64 MiB, timers[] at most 1,000,000 entries.
  * Exit codes: 0 ok, 2 bad input or usage, 3 unreadable file.
  */
 #include "cs_cli.h"
@@ -53,6 +55,8 @@
 #include "cs_timer.h"
 
 #define CS__MAXERR 64 /* errors reported before giving up */
+#define CS__MAX_TEXT (64u << 20) /* bytes of auction JSON, as for scenarios (64 MiB) */
+#define CS__MAX_TIMERS 1000000u  /* timers[] entries: each costs a candidate record */
 
 /* Validation state: the error count and what to print them to. */
 typedef struct cs__cl {
@@ -232,12 +236,15 @@ static void cs__auction_free(cs__auction_t *a)
     free(a->c);
 }
 
-/* Index of actor name s, interning it. */
+/* Index of actor name s, interning it; UINT32_MAX when out of memory (no
+ * NULL name is ever stored: later lookups strcmp every name). */
 static uint32_t cs__intern(cs__auction_t *a, const char *s)
 {
     for (size_t i = 0; i < a->n_actor; i++)
         if (strcmp(a->actor[i], s) == 0) return (uint32_t)i;
-    a->actor[a->n_actor] = strdup(s);
+    char *copy = strdup(s);
+    if (copy == NULL) return UINT32_MAX;
+    a->actor[a->n_actor] = copy;
     return (uint32_t)a->n_actor++;
 }
 
@@ -290,6 +297,11 @@ static int cs__parse(cs__cl_t *c, const cJSON *root, cs__auction_t *a)
         return c->nerr;
     }
     size_t n = (size_t)cJSON_GetArraySize(tj);
+    if (n > CS__MAX_TIMERS) {
+        /* Before the per-timer records are reserved. */
+        cs__cl_err(c, "timers", "at most %u timers, got %zu", CS__MAX_TIMERS, n);
+        return c->nerr;
+    }
     a->c = calloc(n ? n : 1, sizeof *a->c);
     a->actor = calloc(n ? n : 1, sizeof *a->actor);
     a->idtext = calloc(n ? n : 1, sizeof *a->idtext);
@@ -323,6 +335,7 @@ static int cs__parse(cs__cl_t *c, const cJSON *root, cs__auction_t *a)
         } else {
             cs__get_id(j->valuestring, &x->id);
             a->idtext[i] = strdup(j->valuestring);
+            if (a->idtext[i] == NULL) cs__cl_err(c, fp, "out of memory");
             for (size_t k = 0; k < i; k++)
                 if (memcmp(a->c[k].id.b, x->id.b, CS_ID_LEN) == 0 && a->idtext[k] != NULL)
                     cs__cl_err(c, fp, "duplicate of timers[%zu].id", k);
@@ -330,11 +343,13 @@ static int cs__parse(cs__cl_t *c, const cJSON *root, cs__auction_t *a)
         j = CS__FIELD("actor");
         if (cJSON_IsString(j) && j->valuestring[0] != '\0') {
             x->target = x->ident = cs__intern(a, j->valuestring);
+            if (x->target == UINT32_MAX) cs__cl_err(c, fp, "out of memory");
         } else if (cJSON_IsNumber(j) && j->valuedouble >= 0 && floor(j->valuedouble) == j->valuedouble &&
                    j->valuedouble < 4294967296.0) {
             char buf[32];
             snprintf(buf, sizeof buf, "%.0f", j->valuedouble);
             x->target = x->ident = cs__intern(a, buf);
+            if (x->target == UINT32_MAX) cs__cl_err(c, fp, "out of memory");
         } else {
             cs__cl_err(c, fp, "required: a non-empty string or a non-negative integer");
         }
@@ -431,38 +446,47 @@ static int cs__print_json(const cs__auction_t *a, const cs_clear_out_t *out)
     cs__totals_t t = cs__totals(a, out);
     cJSON *root = cJSON_CreateObject();
     if (root == NULL) return -1;
-    cJSON_AddStringToObject(root, "mechanism", a->ops->name);
-    cJSON_AddNumberToObject(root, "height", (double)a->ctx.height);
-    cJSON_AddNumberToObject(root, "budget_cycles", (double)a->ctx.budget_cycles);
-    cJSON_AddStringToObject(root, "basefee_lane", cs__u(a->ctx.basefee_lane, b1));
+    int bad = 0; /* an add failed (out of memory): the document would be incomplete */
+#define CS__J(call) ((call) ? (void)0 : (void)(bad = 1))
+    CS__J(cJSON_AddStringToObject(root, "mechanism", a->ops->name));
+    CS__J(cJSON_AddNumberToObject(root, "height", (double)a->ctx.height));
+    CS__J(cJSON_AddNumberToObject(root, "budget_cycles", (double)a->ctx.budget_cycles));
+    CS__J(cJSON_AddStringToObject(root, "basefee_lane", cs__u(a->ctx.basefee_lane, b1)));
     cJSON *arr = cJSON_AddArrayToObject(root, "timers");
+    if (arr == NULL) bad = 1;
     for (size_t i = 0; i < a->n; i++) {
         const cs_cand_t *x = &a->c[i];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddItemToArray(arr, o);
-        cJSON_AddStringToObject(o, "id", a->idtext[i]);
-        cJSON_AddStringToObject(o, "id_hex", cs__hex(&x->id, b2));
-        cJSON_AddStringToObject(o, "actor", a->actor[x->target]);
-        cJSON_AddBoolToObject(o, "selected", x->selected);
-        cJSON_AddNumberToObject(o, "rank", x->rank);
-        cJSON_AddNumberToObject(o, "cycles", (double)x->cycles);
-        cJSON_AddStringToObject(o, "priority", cs__prio_text(a, x, b1));
-        if (cs__is_bias(a)) cJSON_AddStringToObject(o, "bias", cs__u(x->priority - x->bid, b1));
-        if (a->ops->flags & CS_MF_FEES) cJSON_AddStringToObject(o, "prio_rate", cs__u(x->prio_rate, b1));
-        cJSON_AddStringToObject(o, "payment", cs__u(x->payment, b1));
-        if (cs__is_bias(a)) cJSON_AddStringToObject(o, "critical", cs__u(x->critical, b1));
-        if (x->selected) cJSON_AddNullToObject(o, "why");
-        else cJSON_AddStringToObject(o, "why", cs_why_name(x->why));
+        if (o == NULL || arr == NULL || !cJSON_AddItemToArray(arr, o)) {
+            cJSON_Delete(o);
+            bad = 1;
+            break;
+        }
+        CS__J(cJSON_AddStringToObject(o, "id", a->idtext[i]));
+        CS__J(cJSON_AddStringToObject(o, "id_hex", cs__hex(&x->id, b2)));
+        CS__J(cJSON_AddStringToObject(o, "actor", a->actor[x->target]));
+        CS__J(cJSON_AddBoolToObject(o, "selected", x->selected));
+        CS__J(cJSON_AddNumberToObject(o, "rank", x->rank));
+        CS__J(cJSON_AddNumberToObject(o, "cycles", (double)x->cycles));
+        CS__J(cJSON_AddStringToObject(o, "priority", cs__prio_text(a, x, b1)));
+        if (cs__is_bias(a)) CS__J(cJSON_AddStringToObject(o, "bias", cs__u(x->priority - x->bid, b1)));
+        if (a->ops->flags & CS_MF_FEES) CS__J(cJSON_AddStringToObject(o, "prio_rate", cs__u(x->prio_rate, b1)));
+        CS__J(cJSON_AddStringToObject(o, "payment", cs__u(x->payment, b1)));
+        if (cs__is_bias(a)) CS__J(cJSON_AddStringToObject(o, "critical", cs__u(x->critical, b1)));
+        if (x->selected) CS__J(cJSON_AddNullToObject(o, "why"));
+        else CS__J(cJSON_AddStringToObject(o, "why", cs_why_name(x->why)));
     }
     cJSON *tot = cJSON_AddObjectToObject(root, "totals");
-    cJSON_AddNumberToObject(tot, "fired", out->fired);
-    cJSON_AddNumberToObject(tot, "deferred", out->deferred);
-    cJSON_AddNumberToObject(tot, "cycles_used", (double)out->cycles_used);
-    cJSON_AddStringToObject(tot, "burn", cs__u(t.burn, b1));
-    cJSON_AddStringToObject(tot, "tips", cs__u(t.tips, b1));
-    cJSON_AddStringToObject(tot, "payments", cs__u(t.payments, b1));
-    cJSON_AddStringToObject(tot, "proposer_revenue", cs__u(t.proposer, b1));
-    char *s = cJSON_Print(root);
+    if (tot == NULL) bad = 1;
+    CS__J(cJSON_AddNumberToObject(tot, "fired", out->fired));
+    CS__J(cJSON_AddNumberToObject(tot, "deferred", out->deferred));
+    CS__J(cJSON_AddNumberToObject(tot, "cycles_used", (double)out->cycles_used));
+    CS__J(cJSON_AddStringToObject(tot, "burn", cs__u(t.burn, b1)));
+    CS__J(cJSON_AddStringToObject(tot, "tips", cs__u(t.tips, b1)));
+    CS__J(cJSON_AddStringToObject(tot, "payments", cs__u(t.payments, b1)));
+    CS__J(cJSON_AddStringToObject(tot, "proposer_revenue", cs__u(t.proposer, b1)));
+#undef CS__J
+    char *s = bad ? NULL : cJSON_Print(root);
     cJSON_Delete(root);
     if (s == NULL) return -1;
     printf("%s\n", s);
@@ -470,8 +494,8 @@ static int cs__print_json(const cs__auction_t *a, const cs_clear_out_t *out)
     return 0;
 }
 
-/* Print the human table, in rank order. */
-static void cs__print_table(const cs__auction_t *a, const cs_clear_out_t *out)
+/* Print the human table, in rank order; -1 when out of memory. */
+static int cs__print_table(const cs__auction_t *a, const cs_clear_out_t *out)
 {
     char b1[48], b2[48], b3[48], b4[80];
     cs__totals_t t = cs__totals(a, out);
@@ -482,7 +506,7 @@ static void cs__print_table(const cs__auction_t *a, const cs_clear_out_t *out)
     printf("%4s  %-16s %-10s %10s %22s %16s %16s %s\n", "rank", "id", "actor", "cycles",
            "priority", fees ? "prio_rate" : "payment", bias ? "critical" : "", "outcome");
     uint32_t *by_rank = calloc(a->n ? a->n : 1, sizeof *by_rank);
-    if (by_rank == NULL) return;
+    if (by_rank == NULL) return -1;
     for (size_t i = 0; i < a->n; i++) by_rank[a->c[i].rank] = (uint32_t)i;
     for (size_t k = 0; k < a->n; k++) {
         const cs_cand_t *x = &a->c[by_rank[k]];
@@ -503,6 +527,7 @@ static void cs__print_table(const cs__auction_t *a, const cs_clear_out_t *out)
            (unsigned long long)out->cycles_used, (unsigned long long)a->ctx.budget_cycles);
     printf("burn %s  tips %s  payments %s  proposer revenue %s\n", cs__u(t.burn, b1),
            cs__u(t.tips, b2), cs__u(t.payments, b3), cs__u(t.proposer, b4));
+    return 0;
 }
 
 static void cs__clear_usage(FILE *f)
@@ -516,7 +541,8 @@ static void cs__clear_usage(FILE *f)
             cs_mech_names(names, sizeof names));
 }
 
-/* Read a whole file; NULL with errno on failure. */
+/* Read a whole file of at most CS__MAX_TEXT bytes; NULL with errno on
+ * failure (EFBIG when it is larger: nothing that size is allocated). */
 static char *cs__slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -527,14 +553,21 @@ static char *cs__slurp(const char *path, size_t *len)
         size_t r = fread(buf + n, 1, cap - n, f);
         n += r;
         if (n < cap) break;
-        char *nb = realloc(buf, 2 * cap + 1);
+        if (cap > CS__MAX_TEXT) { /* CS__MAX_TEXT + 1 bytes read: too large */
+            free(buf);
+            fclose(f);
+            errno = EFBIG;
+            return NULL;
+        }
+        size_t nc = 2 * cap > CS__MAX_TEXT ? CS__MAX_TEXT + 1u : 2 * cap;
+        char *nb = realloc(buf, nc + 1);
         if (nb == NULL) {
             free(buf);
             buf = NULL;
             break;
         }
         buf = nb;
-        cap *= 2;
+        cap = nc;
     }
     int bad = ferror(f);
     fclose(f);
@@ -576,6 +609,10 @@ int cs_cmd_clear(int argc, char **argv)
     }
     size_t len = 0;
     char *text = cs__slurp(path, &len);
+    if (text == NULL && errno == EFBIG) {
+        fprintf(stderr, "cowsim clear: %s: larger than the limit of %u bytes\n", path, CS__MAX_TEXT);
+        return CS_EXIT_USAGE;
+    }
     if (text == NULL) {
         fprintf(stderr, "cowsim clear: %s: %s\n", path, strerror(errno));
         return CS_EXIT_IO;
@@ -607,9 +644,10 @@ int cs_cmd_clear(int argc, char **argv)
             rc = CS_EXIT_USAGE;
         } else if (json) {
             if (cs__print_json(&a, &out) != 0) rc = CS_EXIT_IO;
-        } else {
-            cs__print_table(&a, &out);
+        } else if (cs__print_table(&a, &out) != 0) {
+            rc = CS_EXIT_IO;
         }
+        if (rc == CS_EXIT_IO) fprintf(stderr, "cowsim clear: out of memory writing the result\n");
     }
     cs__auction_free(&a);
     cJSON_Delete(root);

@@ -895,6 +895,23 @@ static void cs__h5_free(cs_h5_t *h)
 }
 
 /* Close the datasets and the file; returns CS_OK or CS_EIO. */
+/*
+ * Opt out of HDF5's atexit handler, once, before the library initialises
+ * (H5dont_atexit only works before the first HDF5 call).  The handler closes
+ * every id still open at exit; for a file whose H5Fclose failed because the
+ * disk filled (ENOSPC, EFBIG), HDF5 1.10 then crashes in H5F__close_cb, so a
+ * clean "cannot write" exit 3 became a SIGSEGV.  cowsim closes every file
+ * explicitly and flushes at cs_h5_flush, so the handler is not needed.
+ */
+static void cs__h5_lib_init(void)
+{
+    static int done;
+    if (!done) {
+        done = 1;
+        (void)H5dont_atexit();
+    }
+}
+
 static int cs__h5_close_file(cs_h5_t *h)
 {
     for (int i = 0; i < CS_H5_NDS; i++) cs__h5_close_id(&h->ds[i].dset, H5Dclose);
@@ -1018,6 +1035,7 @@ cs_h5_t *cs_h5_create(const char *path, const cs_h5_meta_t *meta, int *err)
     int dummy;
     if (!err) err = &dummy;
     *err = CS_OK;
+    cs__h5_lib_init();
     cs__h5_msg[0] = '\0';
     if (!path || !meta) {
         *err = CS_EINVAL;
@@ -1198,6 +1216,7 @@ cs_h5_reader_t *cs_h5_open_read(const char *path, int *err)
     int dummy;
     if (!err) err = &dummy;
     *err = CS_OK;
+    cs__h5_lib_init();
     cs__h5_msg[0] = '\0';
     if (!path) {
         *err = CS_EINVAL;

@@ -1,8 +1,26 @@
 /*
  * cs_run.c -- `cowsim run SCENARIO.json [-o DIR] [--seed N]
  * [--mechanism M[,M...]] [--set PATH=VALUE]... [--check-invariants]
- * [--quiet]` (DESIGN §5): one HDF5 file per mechanism on identical demand,
- * then a summary table comparing them.
+ * [--max-memory BYTES] [--quiet]` (DESIGN §5): one HDF5 file per mechanism
+ * on identical demand, then a summary table comparing them.
+ *
+ * --max-memory refuses (exit 2), before anything is allocated for the run,
+ * a scenario whose estimated peak memory exceeds BYTES.  The estimate is an
+ * upper bound for one mechanism's run (mechanisms run one after another):
+ *   pending timers  sum over agent entries of count x actors per instance x
+ *                   max_timers_per_actor (the largest value in params or any
+ *                   params event; CIP-5 §8 bounds what an actor can hold) x
+ *                   (2 x sizeof(cs_timer_t) for the record pool, which grows
+ *                   by doubling, + CS__REC_INDEX bytes of id index, queue or
+ *                   tree node and engine bookkeeping + the agent's payload,
+ *                   at most 4,096 bytes as the engine sends);
+ *   actors          actors x (4 x fairness_window bytes of fairness ring,
+ *                   CIP-1 rev §8, + CS__ACTOR_BYTES of scheduler, ledger and
+ *                   engine records) + agent instances x their state size;
+ *   HDF5            CS__H5_BYTES: the writer's chunk buffers (at most about
+ *                   25 MiB, sim/cs_h5.h) plus the engine's row buffers;
+ *   scenario        its text, events and piecewise points, as loaded.
+ * The number of blocks does not enter: rows stream to the file.
  */
 #include "cs_cli.h"
 #include "cs_engine.h"
@@ -27,9 +45,91 @@ static void cs__on_signal(int sig)
 static void cs__run_usage(FILE *f)
 {
     fprintf(f, "usage: cowsim run SCENARIO.json [-o DIR] [--seed N] [--mechanism M[,M...]]\n"
-               "                  [--set PATH=VALUE]... [--check-invariants] [--quiet]\n"
+               "                  [--set PATH=VALUE]... [--check-invariants] [--max-memory BYTES] [--quiet]\n"
                "  Runs the scenario once per mechanism on identical demand, writes DIR/<mechanism>.h5\n"
-               "  (default DIR: the scenario's output.dir or results/<name>) and prints a summary.\n");
+               "  (default DIR: the scenario's output.dir or results/<name>) and prints a summary.\n"
+               "  --max-memory BYTES (suffix K, M or G = 2^10, 2^20, 2^30): refuse, before the run,\n"
+               "  a scenario whose estimated peak memory is larger, printing the estimate.\n");
+}
+
+#define CS__REC_INDEX 160u          /* bytes per pending timer besides the record: indices, engine info */
+#define CS__ACTOR_BYTES 256u        /* bytes per actor besides the fairness ring */
+#define CS__H5_BYTES (32u << 20)    /* HDF5 chunk buffers (<= ~25 MiB) + engine row buffers */
+#define CS__MAX_PAYLOAD_SENT 4096u  /* the engine sends at most this many payload bytes */
+
+/* The parts of the --max-memory estimate, in bytes (saturating). */
+typedef struct cs__mem {
+    uint64_t actors;        /* actors in the run */
+    uint64_t max_timers;    /* largest max_timers_per_actor in force */
+    uint64_t pending;       /* pending-timer upper bound */
+    uint64_t timer_bytes;   /* pending x per-timer bytes */
+    uint64_t actor_bytes;   /* actors, fairness rings, agent states */
+    uint64_t h5_bytes;      /* HDF5 and row buffers */
+    uint64_t scn_bytes;     /* the loaded scenario */
+    uint64_t total;         /* sum */
+} cs__mem_t;
+
+static uint64_t cs__sadd(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+static uint64_t cs__smul(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
+
+/* Value of agent parameter `name` of entry sa, or def when it has none. */
+static double cs__agent_param(const cs_scn_agent_t *sa, const char *name, double def)
+{
+    for (size_t i = 0; i < sa->ops->n_params; i++)
+        if (strcmp(sa->ops->params[i].name, name) == 0) return sa->params[i];
+    return def;
+}
+
+/* The estimate described at the top of this file. */
+static void cs__estimate(const cs_scenario_t *scn, cs__mem_t *m)
+{
+    memset(m, 0, sizeof *m);
+    m->max_timers = scn->params.max_timers_per_actor;
+    uint64_t window = scn->params.fairness_window;
+    for (size_t i = 0; i < scn->n_events; i++) {
+        if (scn->events[i].type != CS_EV_PARAMS) continue;
+        if (scn->events[i].params.max_timers_per_actor > m->max_timers)
+            m->max_timers = scn->events[i].params.max_timers_per_actor;
+    }
+    uint64_t per_actor = cs__sadd(cs__smul(4, window), CS__ACTOR_BYTES);
+    for (size_t i = 0; i < scn->n_agents; i++) {
+        const cs_scn_agent_t *sa = &scn->agents[i];
+        uint32_t per = sa->ops->n_actors ? sa->ops->n_actors(sa->params) : 1;
+        if (per == 0) per = 1;
+        uint64_t n = cs__smul(sa->count, per);
+        double pl = cs__agent_param(sa, "payload_len", 0);
+        uint64_t payload = pl > 0 ? (pl < CS__MAX_PAYLOAD_SENT ? (uint64_t)pl : CS__MAX_PAYLOAD_SENT) : 0;
+        uint64_t rec = 2 * sizeof(cs_timer_t) + CS__REC_INDEX + payload;
+        uint64_t pend = cs__smul(n, m->max_timers);
+        m->actors = cs__sadd(m->actors, n);
+        m->pending = cs__sadd(m->pending, pend);
+        m->timer_bytes = cs__sadd(m->timer_bytes, cs__smul(pend, rec));
+        m->actor_bytes = cs__sadd(m->actor_bytes, cs__sadd(cs__smul(n, per_actor), cs__smul(sa->count, sa->ops->state_size)));
+    }
+    m->h5_bytes = CS__H5_BYTES;
+    m->scn_bytes = scn->text ? strlen(scn->text) : 0;
+    m->scn_bytes = cs__sadd(m->scn_bytes, cs__smul(scn->n_events, sizeof(cs_scn_event_t)));
+    m->scn_bytes = cs__sadd(m->scn_bytes, cs__smul(scn->n_agents, sizeof(cs_scn_agent_t)));
+    m->scn_bytes = cs__sadd(m->scn_bytes, cs__smul(scn->basefee_cycle.n_pts + scn->basefee_cell.n_pts, 16));
+    m->total = cs__sadd(cs__sadd(m->timer_bytes, m->actor_bytes), cs__sadd(m->h5_bytes, m->scn_bytes));
+}
+
+/* Parse BYTES with an optional K/M/G suffix (binary); 0 or -1. */
+static int cs__parse_bytes(const char *s, uint64_t *out)
+{
+    if (s[0] < '0' || s[0] > '9') return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno) return -1;
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k') shift = 10;
+    else if (*end == 'M' || *end == 'm') shift = 20;
+    else if (*end == 'G' || *end == 'g') shift = 30;
+    if (shift) end++;
+    if (*end != '\0' || v == 0 || v > (UINT64_MAX >> shift)) return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
 }
 
 /* mkdir -p; returns 0 or -1 with errno. */
@@ -95,6 +195,7 @@ int cs_cmd_run(int argc, char **argv)
     const char *path = NULL, *outdir = NULL, *mechs = NULL;
     int check = 0, quiet = 0, have_seed = 0;
     unsigned long long seed = 0;
+    uint64_t max_mem = 0; /* 0 = no limit */
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     size_t n_sets = 0;
     if (!sets) return CS_EXIT_IO;
@@ -123,6 +224,13 @@ int cs_cmd_run(int argc, char **argv)
             sets[n_sets++] = argv[++i];
         } else if (strcmp(a, "--check-invariants") == 0) {
             check = 1;
+        } else if (strcmp(a, "--max-memory") == 0 && i + 1 < argc) {
+            if (cs__parse_bytes(argv[++i], &max_mem) != 0) {
+                fprintf(stderr, "cowsim run: --max-memory needs a positive byte count (suffix K, M or G)\n");
+                cs__run_usage(stderr);
+                free(sets);
+                return CS_EXIT_USAGE;
+            }
         } else if (strcmp(a, "--quiet") == 0) {
             quiet = 1;
         } else if (a[0] != '-' && !path) {
@@ -157,7 +265,18 @@ int cs_cmd_run(int argc, char **argv)
     char *mcopy = NULL;
     if (mechs) {
         mcopy = strdup(mechs);
-        for (char *tok = strtok(mcopy, ","); tok && nm < CS_MAX_MECHS; tok = strtok(NULL, ",")) {
+        if (!mcopy) {
+            fprintf(stderr, "cowsim run: out of memory\n");
+            cs_scenario_free(scn);
+            return CS_EXIT_IO;
+        }
+        for (char *tok = strtok(mcopy, ","); tok; tok = strtok(NULL, ",")) {
+            if (nm == CS_MAX_MECHS) {
+                fprintf(stderr, "cowsim run: --mechanism lists more than %d mechanisms\n", CS_MAX_MECHS);
+                free(mcopy);
+                cs_scenario_free(scn);
+                return CS_EXIT_USAGE;
+            }
             if (!cs_mech_find(tok)) {
                 char names[512];
                 fprintf(stderr, "cowsim run: unknown mechanism '%s' (valid: %s)\n", tok,
@@ -170,6 +289,32 @@ int cs_cmd_run(int argc, char **argv)
         }
     } else {
         for (size_t i = 0; i < scn->n_mechs; i++) list[nm++] = scn->mechs[i];
+    }
+    if (nm == 0) {
+        fprintf(stderr, "cowsim run: --mechanism lists no mechanism\n");
+        free(mcopy);
+        cs_scenario_free(scn);
+        return CS_EXIT_USAGE;
+    }
+    if (max_mem) {
+        /* Before anything is reserved for the run (see the file comment). */
+        cs__mem_t m;
+        cs__estimate(scn, &m);
+        if (m.total > max_mem) {
+            fprintf(stderr,
+                    "cowsim run: %s: estimated memory %llu bytes exceeds --max-memory %llu bytes\n"
+                    "  pending timers <= %llu (%llu actors x max_timers_per_actor %llu): %llu bytes\n"
+                    "  actors (fairness rings of 4 x %llu bytes, records, agent state): %llu bytes\n"
+                    "  HDF5 and row buffers: %llu bytes; scenario: %llu bytes\n",
+                    path, (unsigned long long)m.total, (unsigned long long)max_mem, (unsigned long long)m.pending,
+                    (unsigned long long)m.actors, (unsigned long long)m.max_timers,
+                    (unsigned long long)m.timer_bytes, (unsigned long long)scn->params.fairness_window,
+                    (unsigned long long)m.actor_bytes, (unsigned long long)m.h5_bytes,
+                    (unsigned long long)m.scn_bytes);
+            free(mcopy);
+            cs_scenario_free(scn);
+            return CS_EXIT_USAGE;
+        }
     }
     char dirbuf[4096];
     if (!outdir) {
@@ -193,6 +338,10 @@ int cs_cmd_run(int argc, char **argv)
     int tty = !quiet && isatty(2);
     cs_run_stats_t *rs = calloc(nm, sizeof *rs);
     int exit_code = CS_EXIT_OK;
+    if (!rs) {
+        fprintf(stderr, "cowsim run: out of memory\n");
+        exit_code = CS_EXIT_IO;
+    }
     size_t done = 0;
     for (size_t m = 0; m < nm && rs; m++) {
         char file[4352];
@@ -203,7 +352,7 @@ int cs_cmd_run(int argc, char **argv)
         rc = cs_sim_init(&e, scn, list[m], &opts, err, sizeof err);
         if (rc != CS_OK) {
             fprintf(stderr, "cowsim run: %s\n", err);
-            exit_code = rc == CS_EIO ? CS_EXIT_IO : CS_EXIT_USAGE;
+            exit_code = rc == CS_EIO || rc == CS_ENOMEM ? CS_EXIT_IO : CS_EXIT_USAGE;
             break;
         }
         int complete = 0;

@@ -95,32 +95,6 @@ static char *cs__strdup(const char *s)
     return p;
 }
 
-/* mkdir -p path.  Returns 0, or -1 with errno set. */
-static int cs__mkdirs(const char *path)
-{
-    char buf[4096];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof buf) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    memcpy(buf, path, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] == '/' || buf[i] == '\0') {
-            char c = buf[i];
-            buf[i] = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-            buf[i] = c;
-        }
-    }
-    struct stat sb;
-    if (stat(path, &sb) != 0) return -1;
-    if (!S_ISDIR(sb.st_mode)) {
-        errno = ENOTDIR;
-        return -1;
-    }
-    return 0;
-}
 
 /* Copy src into dst (cap bytes) keeping [A-Za-z0-9._-] and turning every
  * other byte into '_', so the result is a safe file-name part. */
@@ -1863,7 +1837,7 @@ int cs_cmd_report(int argc, char **argv)
     if (rc == 0) {
         snprintf(tmp_md, sizeof tmp_md, "%s/report.md.tmp", outdir);
         snprintf(md, sizeof md, "%s/report.md", outdir);
-        if (cs__mkdirs(outdir) != 0 || !(out = fopen(tmp_md, "w"))) {
+        if (cs_mkdirs(outdir) != 0 || !(out = fopen(tmp_md, "w"))) {
             fprintf(stderr, "cowsim report: cannot write to output directory %s: %s\n", outdir, strerror(errno));
             rc = CS_EXIT_IO;
         }

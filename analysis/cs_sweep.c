@@ -1138,32 +1138,6 @@ static double cs__now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* mkdir -p.  Returns 0, or -1 with errno. */
-static int cs__mkdirs(const char *path)
-{
-    char buf[4096];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof buf) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    memcpy(buf, path, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] == '/' || buf[i] == '\0') {
-            char c = buf[i];
-            buf[i] = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-            buf[i] = c;
-        }
-    }
-    struct stat sb;
-    if (stat(path, &sb) != 0) return -1;
-    if (!S_ISDIR(sb.st_mode)) {
-        errno = ENOTDIR;
-        return -1;
-    }
-    return 0;
-}
 
 /* DIR/runs/<run_id>/<mech>.h5 into buf. */
 static void cs__run_file(const cs__ctx_t *c, size_t r, size_t mi, char *buf, size_t cap)
@@ -1246,7 +1220,7 @@ static void cs__do_task(const cs__ctx_t *c, size_t r, int kind, cs__res_t *res)
     if (kind == CS__TASK_RUN) {
         char dir[4608], id[32];
         snprintf(dir, sizeof dir, "%s/runs/%s", c->outdir, cs_sweep_run_id(sw, r, id, sizeof id));
-        if (cs__mkdirs(dir) != 0) {
+        if (cs_mkdirs(dir) != 0) {
             cs__fail(res, CS_EIO, "cannot create %s: %s", dir, strerror(errno));
             return;
         }
@@ -2022,10 +1996,10 @@ int cs_cmd_sweep(int argc, char **argv)
         snprintf(rdir, sizeof rdir, "%s/runs", outdir);
         char fin[4608];
         snprintf(fin, sizeof fin, "%s/sweep.h5", outdir);
-        if (cs__mkdirs(outdir) != 0) {
+        if (cs_mkdirs(outdir) != 0) {
             fprintf(stderr, "cowsim sweep: cannot create output directory %s: %s\n", outdir, strerror(errno));
             code = CS_EXIT_IO;
-        } else if (cs__mkdirs(rdir) != 0) {
+        } else if (cs_mkdirs(rdir) != 0) {
             fprintf(stderr, "cowsim sweep: cannot create %s: %s\n", rdir, strerror(errno));
             code = CS_EXIT_IO;
         } else if (cs__probe_dir(outdir, err, sizeof err) != 0 || cs__probe_dir(rdir, err, sizeof err) != 0) {

@@ -11,6 +11,8 @@
 enum { CS_EXIT_OK = 0, CS_EXIT_CHECK = 1, CS_EXIT_USAGE = 2, CS_EXIT_IO = 3 };
 
 int cs_cli_main(int argc, char **argv);
+/* mkdir -p; 0, or -1 with errno (shared by run, sweep and report). */
+int cs_mkdirs(const char *path);
 
 int cs_cmd_bench(int argc, char **argv);
 int cs_cmd_check(int argc, char **argv);

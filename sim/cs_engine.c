@@ -264,8 +264,6 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     cs_sched_args_t sa;
     memset(&sa, 0, sizeof sa);
     sa.actor = e->addr[gact];
-    const cs_scn_agent_t *sc = NULL;
-    (void)sc;
     sa.kind = req.kind;
     sa.height = cur + (req.delay ? req.delay : 1);
     sa.every_blocks = req.every_blocks;

@@ -132,31 +132,6 @@ static int cs__parse_bytes(const char *s, uint64_t *out)
     return 0;
 }
 
-/* mkdir -p; returns 0 or -1 with errno. */
-static int cs__mkdirs(const char *path)
-{
-    char buf[4096];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof buf) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    memcpy(buf, path, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] == '/' || buf[i] == '\0') {
-            char c = buf[i];
-            buf[i] = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-            buf[i] = c;
-        }
-    }
-    struct stat sb;
-    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        errno = ENOTDIR;
-        return -1;
-    }
-    return 0;
-}
 
 static void cs__progress(const char *mech, uint64_t h, uint64_t n)
 {
@@ -324,7 +299,7 @@ int cs_cmd_run(int argc, char **argv)
             outdir = dirbuf;
         }
     }
-    if (cs__mkdirs(outdir) != 0) {
+    if (cs_mkdirs(outdir) != 0) {
         fprintf(stderr, "cowsim run: cannot create output directory %s: %s\n", outdir, strerror(errno));
         free(mcopy);
         cs_scenario_free(scn);

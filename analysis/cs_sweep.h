@@ -37,6 +37,31 @@
  * seeds[r % n_seeds]; its run_id is "r" followed by r in at least four
  * digits (the directory name under DIR/runs).
  *
+ * DIR/sweep.h5.  /runs is a compound table, one row per (finished run,
+ * mechanism), in run order then the sweep's mechanism order:
+ *   run_id (fixed string), point (int64), seed (uint64), mechanism (fixed
+ *   string, 32 bytes); one column per swept path (float64, or a fixed
+ *   string holding the value when a grid path has string or other JSON
+ *   values); every run-level metric of CS_METRIC_MAP (float64); then the
+ *   per-kind metrics "<metric>.<kind>" of the kinds present in any row
+ *   (float64).  Metrics that are unavailable (the run failed, the kind is
+ *   absent) are NaN.
+ * Root attributes: sweep_json and base_json (texts), name, design,
+ * cowsim_version, git_commit (strings), complete (int32: 1 once every run
+ * finished without error), n_runs, runs_done, n_points, n_seeds (uint64).
+ * The table is rewritten (to sweep.h5.tmp, then renamed) after finished
+ * runs, at most so often that rewriting costs a tenth of the time, and at
+ * the end, so a killed sweep leaves a readable summary of what finished.
+ *
+ * --resume keeps the runs whose files all exist with complete = 1 (their
+ * metrics are recomputed from the files) and reruns the others; it refuses
+ * a DIR whose sweep.h5 records a different sweep or base scenario.
+ *
+ * MPI.  In a CS_MPI build started by mpirun with more than one rank, rank
+ * 0 validates, hands out runs one at a time to the ranks that ask
+ * (MPI_Send/MPI_Recv) and writes sweep.h5; the other ranks run them.  With
+ * one rank, or without mpirun, the sweep is local (-j worker processes).
+ *
  * Ownership: cs_sweep_load / cs_sweep_parse allocate the sweep; free it with
  * cs_sweep_free.  Strings returned by accessors are owned by the sweep.
  */

@@ -62,6 +62,26 @@ typedef struct cs__ws {
     size_t hcap;     /* hash slots, a power of two (>= 2 * cap) */
 } cs__ws_t;
 
+/* The selection scans' read of candidate ord[k]: its known outcome (why0,
+ * CS_WHY_NONE if it may still win) and its cycles, from the compact words
+ * when `compact`, else from the records; prefetches CS__PREFETCH ahead. */
+static inline void cs__scan_read(int compact, const uint32_t *cw, const cs__crec_t *rec,
+                                 const uint32_t *ord, size_t k, size_t n, uint8_t *why0,
+                                 uint64_t *cyc)
+{
+    uint32_t i = ord[k];
+    if (compact) {
+        if (k + CS__PREFETCH < n) __builtin_prefetch(&cw[ord[k + CS__PREFETCH]]);
+        uint32_t x = cw[i];
+        *why0 = x & CS__CW_LOSER ? (uint8_t)x : CS_WHY_NONE;
+        *cyc = x;
+    } else {
+        if (k + CS__PREFETCH < n) __builtin_prefetch(&rec[ord[k + CS__PREFETCH]]);
+        *why0 = rec[i].why0;
+        *cyc = rec[i].cycles;
+    }
+}
+
 /* Make room for n candidates.  Returns CS_OK or CS_ENOMEM (the workspace
  * keeps its previous arrays on failure). */
 int cs__ws_reserve(cs__ws_t *w, size_t n);

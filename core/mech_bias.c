@@ -507,16 +507,7 @@ static int cs__bias_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, 
         uint32_t i = ord[k];
         uint8_t why0;
         uint64_t cyc;
-        if (compact) {
-            if (k + CS__PREFETCH < n) __builtin_prefetch(&cw[ord[k + CS__PREFETCH]]);
-            uint32_t x = cw[i];
-            why0 = x & CS__CW_LOSER ? (uint8_t)x : CS_WHY_NONE;
-            cyc = x;
-        } else {
-            if (k + CS__PREFETCH < n) __builtin_prefetch(&rec[ord[k + CS__PREFETCH]]);
-            why0 = rec[i].why0;
-            cyc = rec[i].cycles;
-        }
+        cs__scan_read(compact, cw, rec, ord, k, n, &why0, &cyc);
         inv[i] = (uint32_t)k;
         if (why0 != CS_WHY_NONE) {
             whyi[i] = why0;

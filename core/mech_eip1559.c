@@ -141,16 +141,7 @@ static int cs__eip_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, s
         uint32_t i = ord[k];
         uint8_t why;
         uint64_t cyc;
-        if (compact) {
-            if (k + CS__PREFETCH < n) __builtin_prefetch(&cw[ord[k + CS__PREFETCH]]);
-            uint32_t x = cw[i];
-            why = x & CS__CW_LOSER ? (uint8_t)x : CS_WHY_NONE;
-            cyc = x;
-        } else {
-            if (k + CS__PREFETCH < n) __builtin_prefetch(&rec[ord[k + CS__PREFETCH]]);
-            why = rec[i].why0;
-            cyc = rec[i].cycles;
-        }
+        cs__scan_read(compact, cw, rec, ord, k, n, &why, &cyc);
         inv[i] = (uint32_t)k;
         if (why == CS_WHY_NONE) {
             uint32_t *cnt = NULL;

@@ -1905,6 +1905,9 @@ int cs_cmd_sweep(int argc, char **argv)
 {
     const char *path = NULL, *outdir = NULL;
     int jobs = 1, resume = 0, quiet = 0;
+    /* The run files a sweep reads back are its own outputs, and MPI ranks
+     * must not fork: no reader sandbox (cs_h5.h). */
+    cs_h5_set_sandbox(0);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {

@@ -386,6 +386,47 @@ typedef struct cs_h5_reader cs_h5_reader_t;
  * format_version) or CS_ENOMEM.
  */
 cs_h5_reader_t *cs_h5_open_read(const char *path, int *err);
+
+/*
+ * The reader sandbox (README "Security").  A run file handed to report,
+ * compare or check is untrusted: a corrupt or hostile HDF5 file can crash
+ * libhdf5 itself.  So cs_h5_open_read first reads the whole file (every root
+ * attribute, every row of every table) in a forked child with core dumps
+ * off, an address-space limit (+4 GiB) and a time limit (30 s, or
+ * COWSIM_H5_SANDBOX_SECS from the environment, + 1 s per 16 MiB).  If the child dies, cs_h5_open_read returns NULL with CS_EPARSE
+ * and a message naming the file and the signal; if the child met any error
+ * (open, an attribute, a table), its code and message are returned and this
+ * process never parses the file; otherwise the file is opened here as
+ * usual.  So a file either opens and reads completely, or is refused at
+ * open.  The cost is one more read of the file.
+ *
+ * cs_h5_set_sandbox(0) turns it off for this process (cowsim sweep does, for
+ * the files it has just written, and because MPI ranks must not fork); so
+ * does COWSIM_H5_SANDBOX=0 in the environment (to debug the reader under
+ * gdb).  cs_h5_set_sandbox(1) turns it back on.
+ */
+void cs_h5_set_sandbox(int on);
+
+/*
+ * Run fn(path, arg) in a sandbox child as above (when the sandbox is on;
+ * when it is off fn is not run and CS_OK is returned with *fn_rc = CS_OK).
+ * fn returns a cs_error code; the child sends it back with the message of
+ * cs_h5_last_error() at that point.  Returns CS_OK when the child finished
+ * (*fn_rc = fn's code, cs_h5_last_error() = its message), CS_EPARSE when it
+ * died (message names path and how), CS_EIO when it could not be started.
+ * fn runs in a copy of this process: whatever it builds is lost; it must
+ * not touch shared state outside the process (files it writes, pipes).
+ */
+typedef int (*cs_h5_sandbox_fn)(const char *path, void *arg);
+int cs_h5_sandbox_call(const char *path, cs_h5_sandbox_fn fn, void *arg, int *fn_rc);
+
+/* Counters of this process's sandbox children. */
+typedef struct cs_h5_sandbox_stats {
+    uint64_t probes;   /* children run */
+    uint64_t crashes;  /* of those, children that died (each a CS_EPARSE) */
+    uint64_t timeouts; /* of the crashes, children stopped by the time limit */
+} cs_h5_sandbox_stats_t;
+cs_h5_sandbox_stats_t cs_h5_sandbox_stats(void);
 /* The root attributes; valid until cs_h5_close_read(r). */
 const cs_h5_info_t *cs_h5_info(const cs_h5_reader_t *r);
 /* Close and free; NULL is a no-op. */

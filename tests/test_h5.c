@@ -746,6 +746,19 @@ static long file_size(const char *p)
     return stat(p, &st) == 0 ? (long)st.st_size : -1;
 }
 
+/* Write 8 KiB of splitmix64 noise from seed to path; 0 or -1. */
+static int write_noise(const char *path, uint64_t seed)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    int rc = 0;
+    for (int i = 0; i < 1024 && rc == 0; i++) {
+        uint64_t w = sm64(&seed);
+        if (fwrite(&w, 8, 1, f) != 1) rc = -1;
+    }
+    return fclose(f) == 0 ? rc : -1;
+}
+
 /* Open path and read every dataset; returns the first error (CS_OK if all
  * succeeded).  Must never crash. */
 static int read_everything(const char *path)
@@ -776,15 +789,7 @@ static void test_malformed(void)
     if (f) fclose(f);
     CS_CHECK_EQ_U64(read_everything(bad), CS_EPARSE); /* empty file */
 
-    f = fopen(bad, "wb");
-    if (f) {
-        uint64_t s = 99;
-        for (int i = 0; i < 1024; i++) {
-            uint64_t w = sm64(&s);
-            fwrite(&w, 8, 1, f);
-        }
-        fclose(f);
-    }
+    CS_CHECK(write_noise(bad, 99) == 0);
     CS_CHECK_EQ_U64(read_everything(bad), CS_EPARSE); /* 8 KiB of noise */
 
     /* Truncations: HDF5 compares the stored end of file with the real size
@@ -815,8 +820,19 @@ static void test_malformed(void)
         CS_CHECK(pwrite(fd, junk, sizeof junk, (off_t)(addr + csize / 2)) == (ssize_t)sizeof junk);
     }
     if (fd >= 0) close(fd);
+    /* With the sandbox (the default) the child meets the inflate error and
+     * the whole file is refused at open with that error. */
     int err;
     cs_h5_reader_t *r = cs_h5_open_read(bad, &err);
+    CS_CHECK(r == NULL);
+    CS_CHECK_EQ_U64(err, CS_EIO);
+    CS_CHECK(strstr(cs_h5_last_error(), "reading /fires rows") != NULL);
+    CS_CHECK(strstr(cs_h5_last_error(), bad) != NULL);
+    cs_h5_close_read(r);
+    /* Without it the metadata opens and only /fires fails. */
+    cs_h5_set_sandbox(0);
+    r = cs_h5_open_read(bad, &err);
+    cs_h5_set_sandbox(1);
     CS_CHECK(r != NULL);
     if (r) {
         void *rows = NULL;
@@ -875,7 +891,15 @@ static void test_malformed(void)
         H5Sclose(sp);
         H5Fclose(fid);
     }
+    /* The sandbox's child meets /blocks first and the file is refused. */
     r = cs_h5_open_read(bad, &err);
+    CS_CHECK(r == NULL);
+    CS_CHECK_EQ_U64(err, CS_EPARSE);
+    CS_CHECK(strstr(cs_h5_last_error(), "/blocks is not a 1-D table") != NULL);
+    /* Read here, each table fails on its own. */
+    cs_h5_set_sandbox(0);
+    r = cs_h5_open_read(bad, &err);
+    cs_h5_set_sandbox(1);
     CS_CHECK(r != NULL);
     if (r) {
         cs_h5_block_t *b = NULL;
@@ -1041,6 +1065,158 @@ static int make_dir(void)
     return 0;
 }
 
+/* How `cowsim compare path` ends with the sandbox off (COWSIM_H5_SANDBOX=0),
+ * within limit_s: 0 = exited normally, 1 = crashed (a signal, or an ASan
+ * report in a sanitizer build), 2 = still running (killed).  -1 if it
+ * could not be started. */
+static int unsandboxed_outcome(const char *path, unsigned limit_s)
+{
+    const char *bin = getenv("CS_BIN");
+    char errf[600];
+    path_in_dir(errf, sizeof errf, "unsandboxed.err");
+    if (!bin) return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct rlimit rl = {0, 0};
+        setrlimit(RLIMIT_CORE, &rl);
+        int e = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int nul = open("/dev/null", O_WRONLY);
+        if (e >= 0) dup2(e, 2);
+        if (nul >= 0) dup2(nul, 1);
+        setenv("COWSIM_H5_SANDBOX", "0", 1);
+        execl(bin, "cowsim", "compare", path, (char *)NULL);
+        _exit(127);
+    }
+    if (pid < 0) return -1;
+    int st = 0;
+    for (unsigned t = 0; t < limit_s * 10; t++) {
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            if (WIFSIGNALED(st)) return 1;
+            char buf[8192] = "";
+            FILE *f = fopen(errf, "r");
+            if (f) {
+                size_t n = fread(buf, 1, sizeof buf - 1, f);
+                buf[n] = '\0';
+                fclose(f);
+            }
+            return strstr(buf, "AddressSanitizer") ? 1 : 0;
+        }
+        struct timespec ts = {0, 100000000};
+        nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    return 2;
+}
+
+/*
+ * The reader sandbox (cs_h5.h) on files that break libhdf5 1.10 itself, all
+ * found by fuzz_h5: tests/data/h5/crash-h5hg.h5 (a corrupt global-heap
+ * reference: libhdf5 reads a wild pointer in H5HG_read while converting a
+ * string attribute), crash-h5o.h5 (a corrupt object-header message:
+ * memcpy out of bounds under H5D_open) and hang.h5 (libhdf5 loops forever).
+ * First the test shows that `cowsim compare` really crashes or hangs on
+ * each with the sandbox off; then that cs_h5_open_read turns each into
+ * CS_EPARSE with a message naming the file, counted in
+ * cs_h5_sandbox_stats, with this process unharmed.
+ */
+static void test_sandbox(void)
+{
+    const char *src = getenv("CS_SRC");
+    char crash[2][4200], hang[4200], good[512];
+    snprintf(crash[0], sizeof crash[0], "%s/tests/data/h5/crash-h5hg.h5", src ? src : ".");
+    snprintf(crash[1], sizeof crash[1], "%s/tests/data/h5/crash-h5o.h5", src ? src : ".");
+    snprintf(hang, sizeof hang, "%s/tests/data/h5/hang.h5", src ? src : ".");
+    path_in_dir(good, sizeof good, "rt0.h5");
+
+    CS_CHECK_EQ_U64(unsandboxed_outcome(crash[0], 60), 1); /* libhdf5 crashes */
+    CS_CHECK_EQ_U64(unsandboxed_outcome(crash[1], 60), 1);
+    CS_CHECK_EQ_U64(unsandboxed_outcome(hang, 3), 2);      /* libhdf5 still busy after 3 s */
+
+    cs_h5_sandbox_stats_t s1 = cs_h5_sandbox_stats();
+    for (int i = 0; i < 2; i++) {
+        cs_h5_sandbox_stats_t s0 = cs_h5_sandbox_stats();
+        int err = -1;
+        cs_h5_reader_t *r = cs_h5_open_read(crash[i], &err);
+        CS_CHECK(r == NULL);
+        CS_CHECK_EQ_U64(err, CS_EPARSE);
+        CS_CHECK(strstr(cs_h5_last_error(), "the HDF5 library crashed reading it") != NULL ||
+                 strstr(cs_h5_last_error(), "the HDF5 library failed reading it") != NULL); /* ASan: exit 1 */
+        CS_CHECK(strstr(cs_h5_last_error(), i ? "crash-h5o.h5" : "crash-h5hg.h5") != NULL);
+        s1 = cs_h5_sandbox_stats();
+        CS_CHECK_EQ_U64(s1.probes, s0.probes + 1);
+        CS_CHECK_EQ_U64(s1.crashes, s0.crashes + 1);
+        CS_CHECK_EQ_U64(s1.timeouts, s0.timeouts);
+    }
+
+    /* bad-member-offset.h5: /timers's stored row type puts column 10 past
+     * the end of its 64-byte row; libhdf5 would memcpy out of bounds in
+     * H5T__conv_struct.  The reader's own check refuses the table, even
+     * with the sandbox off. */
+    char off[4200];
+    snprintf(off, sizeof off, "%s/tests/data/h5/bad-member-offset.h5", src ? src : ".");
+    cs_h5_set_sandbox(0);
+    int err = -1;
+    cs_h5_reader_t *r = cs_h5_open_read(off, &err);
+    cs_h5_set_sandbox(1);
+    CS_CHECK(r != NULL);
+    uint64_t cnt = 0;
+    if (r) {
+        CS_CHECK_EQ_U64(cs_h5_nrows(r, CS_H5_BLOCKS, &cnt), CS_OK);
+        CS_CHECK_EQ_U64(cnt, 37); /* the fuzz template's rows */
+        CS_CHECK_EQ_U64(cs_h5_nrows(r, CS_H5_TIMERS, &cnt), CS_EPARSE);
+        CS_CHECK_STR(cs_h5_last_error(), "/timers: column 10 lies outside the 64-byte row");
+    }
+    cs_h5_close_read(r);
+    setenv("COWSIM_H5_SANDBOX_SECS", "1", 1);
+    time_t t0 = time(NULL);
+    r = cs_h5_open_read(hang, &err);
+    time_t t1 = time(NULL);
+    unsetenv("COWSIM_H5_SANDBOX_SECS");
+    CS_CHECK(r == NULL);
+    CS_CHECK_EQ_U64(err, CS_EPARSE);
+    CS_CHECK(strstr(cs_h5_last_error(), "reading it took longer than 1 s") != NULL);
+    CS_CHECK(t1 - t0 <= 10); /* 1 s limit, generous slack for a loaded machine */
+    cs_h5_sandbox_stats_t s2 = cs_h5_sandbox_stats();
+    CS_CHECK_EQ_U64(s2.crashes, s1.crashes + 1);
+    CS_CHECK_EQ_U64(s2.timeouts, s1.timeouts + 1);
+
+    /* A good file: one more child, no crash, and the rows read back. */
+    r = cs_h5_open_read(good, &err);
+    CS_CHECK(r != NULL && err == CS_OK);
+    uint64_t n = 0;
+    if (r) CS_CHECK_EQ_U64(cs_h5_nrows(r, CS_H5_BLOCKS, &n), CS_OK);
+    CS_CHECK_EQ_U64(n, 9001);
+    cs_h5_close_read(r);
+    cs_h5_sandbox_stats_t s3 = cs_h5_sandbox_stats();
+    CS_CHECK_EQ_U64(s3.probes, s2.probes + 1);
+    CS_CHECK_EQ_U64(s3.crashes, s2.crashes);
+
+    /* A missing file is told without a child. */
+    char none[600];
+    path_in_dir(none, sizeof none, "no-such-file.h5");
+    r = cs_h5_open_read(none, &err);
+    CS_CHECK(r == NULL);
+    CS_CHECK_EQ_U64(err, CS_EIO);
+    CS_CHECK(strstr(cs_h5_last_error(), "No such file") != NULL);
+    CS_CHECK_EQ_U64(cs_h5_sandbox_stats().probes, s3.probes);
+
+    /* An error the child meets is passed on unchanged: 8 KiB of noise gives
+     * the same code and message with and without the sandbox. */
+    char noise[512], msg_sb[1024];
+    path_in_dir(noise, sizeof noise, "noise.h5");
+    CS_CHECK(write_noise(noise, 7) == 0);
+    int e1, e2;
+    CS_CHECK(cs_h5_open_read(noise, &e1) == NULL);
+    snprintf(msg_sb, sizeof msg_sb, "%s", cs_h5_last_error());
+    cs_h5_set_sandbox(0);
+    CS_CHECK(cs_h5_open_read(noise, &e2) == NULL);
+    cs_h5_set_sandbox(1);
+    CS_CHECK_EQ_U64(e1, CS_EPARSE);
+    CS_CHECK_EQ_U64(e2, CS_EPARSE);
+    CS_CHECK_STR(msg_sb, cs_h5_last_error());
+}
+
 static void remove_dir(void)
 {
     char cmd[400];
@@ -1069,6 +1245,7 @@ int main(int argc, char **argv)
     test_fires_modes();
     test_errors();
     test_malformed();
+    test_sandbox();
     test_h5dump();
     if (cs_test_fail == 0) remove_dir();
     else fprintf(stderr, "files kept in %s\n", g_dir);

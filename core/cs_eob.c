@@ -192,7 +192,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
             cs__carry_del(s, slot);
             row->outcome = CS_OUT_EXPIRED;
             st->expired++;
-            cs__gc_push(s, slot, 0);
+            (void)cs__gc_push(s, slot, 0); /* cannot fail: room reserved above */
             continue;
         }
         cs_cand_t *c = &s->cands[nc];
@@ -211,7 +211,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
             cs__carry_del(s, slot);
             row->outcome = CS_OUT_INSUFFICIENT;
             st->insufficient++;
-            cs__gc_push(s, slot, 1);
+            (void)cs__gc_push(s, slot, 1); /* cannot fail: room reserved above */
             continue;
         }
         row->outcome = CS_OUT_DEFERRED; /* until selected */
@@ -276,7 +276,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
             cs__carry_del(s, slot);
             row->outcome = CS_OUT_INSUFFICIENT;
             st->insufficient++;
-            cs__gc_push(s, slot, 1);
+            (void)cs__gc_push(s, slot, 1); /* cannot fail: at most n pushes per block, room reserved */
             continue;
         }
         cs__carry_del(s, slot);
@@ -375,6 +375,9 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
     if (cs__fees_end_block(s, s->cands, nc, st) != CS_OK) oom = 1;
     if (!s->paused) cs_mech_end_block(&s->mech, &ctx, s->cands, nc, &out);
     s->height = h;
+    /* Waiting in the GC lane after h, including timers that failed their
+     * precharge in step 6 (after this block's GC run). */
+    st->gc_backlog = s->n_gcq - s->gcq_head;
     cs_queue_stats(s->q, &st->tiers);
     cs__digest(s, h, st);
 

@@ -168,7 +168,12 @@ const cs_params_t *cs_sched_params(const cs_sched_t *s);
 /* Step 1: start block h = height + 1 (epoch maintenance). */
 int cs_sched_begin_block(cs_sched_t *s, uint64_t h);
 
-/* Step 2: transactions.  Schedule/cancel/write_key must be inside one. */
+/* Step 2: transactions.  Schedule/cancel/write_key must be inside one.
+ * cs_sched_tx_commit applies the staged operations in order (CIP-5 §4.3)
+ * and returns CS_OK, CS_ENO_TX without an open transaction, or CS_ENOMEM
+ * when a staged schedule could not be inserted for lack of memory: every
+ * other operation is still applied, that timer is dropped, and the
+ * scheduler stays consistent; a caller must treat the run as failed. */
 int cs_sched_tx_begin(cs_sched_t *s);
 int cs_sched_tx_commit(cs_sched_t *s);
 void cs_sched_tx_rollback(cs_sched_t *s);
@@ -200,7 +205,11 @@ void cs_sched_set_paused(cs_sched_t *s, int paused);
 /* Records are slots 0..cs_sched_pool_size()-1; live ones have CS_TF_LIVE. */
 size_t cs_sched_pool_size(const cs_sched_t *s);
 
-/* Steps 3-9 for the current block. */
+/* Steps 3-9 for the current block.  Returns CS_OK, or CS_ENOMEM when an
+ * allocation failed on the way: the block may be partly applied (timers
+ * fired, an interval timer or a handler's new timer lost), the scheduler
+ * can still be freed with cs_sched_free, and the run must stop with an
+ * error (the engine does: exit 3, DESIGN §2.9). */
 int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res);
 
 /* Lookups. */

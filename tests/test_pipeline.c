@@ -135,6 +135,52 @@ static void test_insufficient_funds(void)
     cs_sched_free(s);
 }
 
+static void test_precharge_backlog(void)
+{
+    /* Two due timers of one payer whose balance covers one max_cost but
+     * not two: both pass classification (balance >= max_cost each), the
+     * first precharge escrows 19,402,000 (as in test_insufficient_funds:
+     * 200,000 * (10 + 87 + 0) + 1,000 * 2), leaving 30,000,000 - 19,402,000
+     * = 10,598,000 < 19,402,000, so the second fails its precharge after
+     * this block's GC run (CIP-1 rev §3 step 8).  It waits in the GC lane:
+     * gc_backlog 1 after block 2, destroyed in block 3. */
+    cs_params_t p;
+    cs_params_default(&p);
+    p.lane_basefee_initial = 100;
+    cs_sched_t *s = NULL;
+    CS_CHECK_EQ_U64(cs_sched_alloc(&s, &p, "eip1559", 0), CS_OK);
+    cs_sched_set_env(s, 10, 2);
+    cs_addr_t a = addr(7);
+    CS_CHECK_EQ_U64(cs_sched_fund(s, &a, 30000000), CS_OK);
+    cs_sched_args_t x;
+    memset(&x, 0, sizeof x);
+    x.actor = a;
+    x.height = 2;
+    x.gas_limit = 200000;
+    x.max_cells = 1000;
+    cs_block_result_t r;
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &x, NULL, NULL), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, &x, NULL, NULL), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    CS_CHECK_EQ_U64(step(s, &r), CS_OK); /* block 2 */
+    CS_CHECK_EQ_U64(r.n_deliv, 1);
+    CS_CHECK_EQ_U64(r.st.insufficient, 1);
+    CS_CHECK_EQ_U64(r.st.gc_destroyed, 0);
+    CS_CHECK_EQ_U64(r.st.gc_backlog, 1);
+    CS_CHECK_EQ_U64(cs_sched_pending(s), 1); /* counted until destroyed */
+    char msg[256];
+    CS_CHECK_EQ_U64(cs_sched_check_invariants(s, msg, sizeof msg), CS_OK);
+    CS_CHECK_EQ_U64(step(s, &r), CS_OK); /* block 3 */
+    CS_CHECK_EQ_U64(r.st.gc_destroyed, 1);
+    CS_CHECK_EQ_U64(r.st.gc_backlog, 0);
+    CS_CHECK_EQ_U64(cs_sched_pending(s), 0);
+    CS_CHECK_EQ_U64(cs_sched_check_invariants(s, msg, sizeof msg), CS_OK);
+    cs_sched_free(s);
+}
+
 static void test_gc_budget_carry(void)
 {
     /* Five timers expire together; the GC lane takes gc_cycles_per_block /
@@ -362,6 +408,7 @@ int main(void)
 {
     test_eip1559_settlement();
     test_insufficient_funds();
+    test_precharge_backlog();
     test_gc_budget_carry();
     test_bid_escrow();
     for (size_t i = 0; cs_mech_registry[i] != NULL; i++) random_run(cs_mech_registry[i]->name, 20261121 + i, 3000);

@@ -688,11 +688,10 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
     /* Scenario events into the event queue. */
     for (size_t i = 0; i < scn->n_events; i++)
         if ((rc = cs__ev_push(e, scn->events[i].at, (int)scn->events[i].type, (uint32_t)i)) != CS_OK) goto fail;
-    for (size_t i = 0, base = 0; i < scn->n_agents; i++) {
+    for (size_t i = 0; i < scn->n_agents; i++) {
         const cs_scn_agent_t *sa = &scn->agents[i];
-        if (sa->enter_at) cs__ev_push(e, sa->enter_at, 200, (uint32_t)i);
-        if (sa->exit_at) cs__ev_push(e, sa->exit_at, 201, (uint32_t)i);
-        base += sa->count;
+        if (sa->enter_at && (rc = cs__ev_push(e, sa->enter_at, 200, (uint32_t)i)) != CS_OK) goto fail;
+        if (sa->exit_at && (rc = cs__ev_push(e, sa->exit_at, 201, (uint32_t)i)) != CS_OK) goto fail;
     }
     e->env_rng = cs_rng_stream(opts->seed, UINT64_C(0xe17e000000000000));
     if (!e->env_rng) goto fail;

@@ -132,17 +132,23 @@ static int cs__tol(const cJSON *ent, const char *key, const char *name, double *
 /*
  * Parse and validate a baseline text into b (caller frees with
  * cs__base_free).  Every error names its JSON path in msg.  require_metrics:
- * an empty "metrics" object is an error.  Returns 0 or -1.
+ * an empty "metrics" object is an error.  Returns CS_OK, CS_EPARSE (a bad
+ * baseline) or CS_ENOMEM (out of memory, including inside cJSON_Parse on
+ * well-formed text: it must not pass for "not valid JSON").
  */
 static int cs__base_parse(const char *text, cs__base_t *b, int require_metrics, char *msg, size_t cap)
 {
     memset(b, 0, sizeof *b);
     cJSON *root = cJSON_Parse(text);
-    int rc = -1;
+    int rc = CS_EPARSE;
     if (!root) {
+        if (cs__json_wellformed(text)) {
+            snprintf(msg, cap, "out of memory parsing the baseline");
+            return CS_ENOMEM;
+        }
         snprintf(msg, cap, "not valid JSON (near byte %ld)",
                  cJSON_GetErrorPtr() ? (long)(cJSON_GetErrorPtr() - text) : 0L);
-        return -1;
+        return CS_EPARSE;
     }
     if (!cJSON_IsObject(root)) {
         snprintf(msg, cap, "(root): must be an object");
@@ -166,6 +172,7 @@ static int cs__base_parse(const char *text, cs__base_t *b, int require_metrics, 
             else if (k[0] == 'm') snprintf(b->mechanism, sizeof b->mechanism, "%s", it->valuestring);
             else if (!(b->comment = strdup(it->valuestring))) {
                 snprintf(msg, cap, "out of memory");
+                rc = CS_ENOMEM;
                 goto out;
             }
         } else if (strcmp(k, "seed") == 0) {
@@ -210,6 +217,7 @@ static int cs__base_parse(const char *text, cs__base_t *b, int require_metrics, 
     b->e = calloc(n ? n : 1, sizeof *b->e);
     if (!b->e) {
         snprintf(msg, cap, "out of memory");
+        rc = CS_ENOMEM;
         goto out;
     }
     cJSON_ArrayForEach(it, mets)
@@ -252,10 +260,10 @@ static int cs__base_parse(const char *text, cs__base_t *b, int require_metrics, 
         if (cs__tol(it, "rel", name, &e->rel_tol, msg, cap) != 0) goto out;
         b->n++;
     }
-    rc = 0;
+    rc = CS_OK;
 out:
     cJSON_Delete(root);
-    if (rc != 0) cs__base_free(b);
+    if (rc != CS_OK) cs__base_free(b);
     return rc;
 }
 
@@ -317,12 +325,12 @@ static int cs__base_load(const char *path, cs__base_t *b, int require_metrics)
         return rc == CS_EPARSE ? CS_EXIT_USAGE : CS_EXIT_IO;
     }
     char msg[512];
-    if (cs__base_parse(text, b, require_metrics, msg, sizeof msg) != 0) {
-        fprintf(stderr, "cowsim check: %s: %s\n", path, msg);
-        free(text);
-        return CS_EXIT_USAGE;
-    }
+    rc = cs__base_parse(text, b, require_metrics, msg, sizeof msg);
     free(text);
+    if (rc != CS_OK) {
+        fprintf(stderr, "cowsim check: %s: %s\n", path, msg);
+        return rc == CS_ENOMEM ? CS_EXIT_IO : CS_EXIT_USAGE;
+    }
     return CS_EXIT_OK;
 }
 
@@ -333,10 +341,15 @@ static int cs__run_metrics(const char *run, const char *oracle, cs_metrics_t *m)
     char obuf[4096], err[1024];
     const char *op = oracle ? oracle : cs_metrics_find_oracle(run, obuf, sizeof obuf);
     int rc = cs_metrics_compute(run, op, m, err, sizeof err);
-    if (rc != CS_OK && !oracle && op && cs_metrics_compute(run, NULL, m, NULL, 0) == CS_OK) {
-        /* An oracle.h5 found beside the run but unusable: say so, go on. */
-        fprintf(stderr, "cowsim check: warning: ignoring %s: %s\n", op, err);
-        rc = CS_OK;
+    if (rc != CS_OK && rc != CS_ENOMEM && !oracle && op) {
+        /* An oracle.h5 found beside the run but unusable: say so and go on
+         * without it -- if the run alone computes.  Out of memory is never
+         * "unusable": it would silently drop efficiency and poa. */
+        char err2[1024];
+        int rc2 = cs_metrics_compute(run, NULL, m, err2, sizeof err2);
+        if (rc2 == CS_OK) fprintf(stderr, "cowsim check: warning: ignoring %s: %s\n", op, err);
+        else memcpy(err, err2, sizeof err);
+        rc = rc2;
     }
     if (rc != CS_OK) {
         fprintf(stderr, "cowsim check: %s\n", err);
@@ -395,25 +408,23 @@ static void cs__exact_num(double v, char *buf, size_t cap)
     }
 }
 
-/* Add a JSON number (exact, see above) or null (for NaN/inf). */
-static void cs__add_num(cJSON *o, const char *k, double v)
+/* Add a JSON number (exact, see above) or null (for NaN/inf).  Returns 0,
+ * or -1 when out of memory (nothing added). */
+static int cs__add_num(cJSON *o, const char *k, double v)
 {
     char buf[40];
-    if (isnan(v) || isinf(v)) {
-        cJSON_AddNullToObject(o, k);
-        return;
-    }
+    if (isnan(v) || isinf(v)) return cJSON_AddNullToObject(o, k) ? 0 : -1;
     cs__exact_num(v, buf, sizeof buf);
-    cJSON_AddRawToObject(o, k, buf);
+    return cJSON_AddRawToObject(o, k, buf) ? 0 : -1;
 }
 
-/* Write text to path atomically (path.tmp, then rename).  Returns 0 or -1
- * with errno. */
+/* Write text to path atomically (path.tmp, then rename).  Returns CS_OK,
+ * CS_ENOMEM (nothing written), or CS_EIO with errno. */
 static int cs__write_file(const char *path, const char *text)
 {
     size_t n = strlen(path);
     char *tmp = malloc(n + 8);
-    if (!tmp) return -1;
+    if (!tmp) return CS_ENOMEM;
     memcpy(tmp, path, n);
     memcpy(tmp + n, ".tmp", 5);
     FILE *f = fopen(tmp, "wb");
@@ -427,11 +438,12 @@ static int cs__write_file(const char *path, const char *text)
         errno = e;
     }
     free(tmp);
-    return ok ? 0 : -1;
+    return ok ? CS_OK : CS_EIO;
 }
 
 /* Split a comma-separated list of metric names, checking each.  Entries
- * are appended to *e (grown) unless present.  Returns the exit status. */
+ * are appended to *e (grown) unless present.  Returns the exit status
+ * (with a message on stderr). */
 static int cs__add_list(const char *list, cs__bent_t **e, size_t *n, double abs_tol, double rel_tol)
 {
     const char *p = list;
@@ -453,7 +465,10 @@ static int cs__add_list(const char *list, cs__bent_t **e, size_t *n, double abs_
         while (j < *n && strcmp((*e)[j].name, name) != 0) j++;
         if (j == *n) {
             cs__bent_t *g = realloc(*e, (*n + 1) * sizeof *g);
-            if (!g) return CS_EXIT_IO;
+            if (!g) {
+                fprintf(stderr, "cowsim check: out of memory listing the metrics\n");
+                return CS_EXIT_IO;
+            }
             *e = g;
             memset(&g[j], 0, sizeof g[j]);
             snprintf(g[j].name, sizeof g[j].name, "%s", name);
@@ -471,7 +486,39 @@ static int cs__add_list(const char *list, cs__bent_t **e, size_t *n, double abs_
     return CS_EXIT_OK;
 }
 
-/* --bless: write or refresh the baseline from the run. */
+/* The text of a blessed baseline: {scenario, mechanism, seed, comment (the
+ * new one, else the old one, else none), metrics: {NAME: {value, abs,
+ * rel}}} with b's entries in order, values from m.  Returns the malloc'd
+ * text, or NULL when out of memory (every add is checked, so a document
+ * is never printed with a member missing). */
+static char *cs__bless_text(const cs__base_t *b, const cs_metrics_t *m, const char *comment)
+{
+    char sb[24];
+    snprintf(sb, sizeof sb, "%llu", (unsigned long long)m->seed);
+    const char *cm = comment ? comment : b->comment;
+    cJSON *root = cJSON_CreateObject();
+    int ok = root && cJSON_AddStringToObject(root, "scenario", m->scenario) &&
+             cJSON_AddStringToObject(root, "mechanism", m->mechanism) &&
+             (m->seed <= (1ull << 53) ? cJSON_AddRawToObject(root, "seed", sb) != NULL
+                                       : cJSON_AddStringToObject(root, "seed", sb) != NULL) &&
+             (!cm || cJSON_AddStringToObject(root, "comment", cm));
+    cJSON *mets = ok ? cJSON_AddObjectToObject(root, "metrics") : NULL;
+    ok = mets != NULL;
+    for (size_t i = 0; ok && i < b->n; i++) {
+        const cs__bent_t *e = &b->e[i];
+        double v = (double)NAN;
+        cs_metrics_get(m, e->name, &v);
+        cJSON *o = cJSON_AddObjectToObject(mets, e->name);
+        ok = o && cs__add_num(o, "value", v) == 0 && (e->abs_tol < 0 || cs__add_num(o, "abs", e->abs_tol) == 0) &&
+             (e->rel_tol < 0 || cs__add_num(o, "rel", e->rel_tol) == 0);
+    }
+    char *txt = ok ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    return txt;
+}
+
+/* --bless: write or refresh the baseline from the run; print what changed
+ * once the file is written. */
 static int cs__do_bless(const char *bpath, const char *run, const char *oracle, double abs_tol, double rel_tol,
                         const char *list, const char *comment)
 {
@@ -514,6 +561,7 @@ static int cs__do_bless(const char *bpath, const char *run, const char *oracle, 
         size_t n = cs_metrics_n(&m);
         char *all = calloc(n, 96);
         if (!all) {
+            fprintf(stderr, "cowsim check: out of memory listing the metrics\n");
             st = CS_EXIT_IO;
         } else {
             size_t len = 0;
@@ -530,53 +578,37 @@ static int cs__do_bless(const char *bpath, const char *run, const char *oracle, 
         cs__base_free(&b);
         return st;
     }
-    cJSON *root = cJSON_CreateObject();
-    cJSON *mets = NULL;
-    if (root) {
-        cJSON_AddStringToObject(root, "scenario", m.scenario);
-        cJSON_AddStringToObject(root, "mechanism", m.mechanism);
-        char sb[24];
-        snprintf(sb, sizeof sb, "%llu", (unsigned long long)m.seed);
-        if (m.seed <= (1ull << 53)) cJSON_AddRawToObject(root, "seed", sb);
-        else cJSON_AddStringToObject(root, "seed", sb);
-        if (comment || b.comment) cJSON_AddStringToObject(root, "comment", comment ? comment : b.comment);
-        mets = cJSON_AddObjectToObject(root, "metrics");
-    }
-    size_t changed = 0;
-    for (size_t i = 0; mets && i < b.n; i++) {
-        cs__bent_t *e = &b.e[i];
-        double v = (double)NAN;
-        cs_metrics_get(&m, e->name, &v);
-        int same = (isnan(v) && isnan(e->value)) || v == e->value;
-        if (exists && !same) {
-            char ov[40], nv[40];
-            if (isnan(e->value)) snprintf(ov, sizeof ov, "null");
-            else cs__exact_num(e->value, ov, sizeof ov);
-            if (isnan(v)) snprintf(nv, sizeof nv, "null");
-            else cs__exact_num(v, nv, sizeof nv);
-            printf("  %-32s %24s -> %s\n", e->name, ov, nv);
-            changed++;
-        }
-        cJSON *o = cJSON_AddObjectToObject(mets, e->name);
-        if (!o) continue;
-        cs__add_num(o, "value", v);
-        if (e->abs_tol >= 0) cs__add_num(o, "abs", e->abs_tol);
-        if (e->rel_tol >= 0) cs__add_num(o, "rel", e->rel_tol);
-    }
-    char *txt = mets ? cJSON_Print(root) : NULL;
-    cJSON_Delete(root);
+    /* The document is built whole -- every add checked -- before anything
+     * is written or printed: a baseline missing a key after an allocation
+     * failure would be a different baseline. */
+    char *txt = cs__bless_text(&b, &m, comment);
     if (!txt) {
         cs__base_free(&b);
-        fprintf(stderr, "cowsim check: out of memory\n");
+        fprintf(stderr, "cowsim check: out of memory writing %s\n", bpath);
         return CS_EXIT_IO;
     }
-    if (cs__write_file(bpath, txt) != 0) {
-        fprintf(stderr, "cowsim check: cannot write %s: %s\n", bpath, strerror(errno));
-        free(txt);
+    int wr = cs__write_file(bpath, txt);
+    free(txt);
+    if (wr != CS_OK) {
+        if (wr == CS_ENOMEM) fprintf(stderr, "cowsim check: out of memory writing %s\n", bpath);
+        else fprintf(stderr, "cowsim check: cannot write %s: %s\n", bpath, strerror(errno));
         cs__base_free(&b);
         return CS_EXIT_IO;
     }
-    free(txt);
+    size_t changed = 0;
+    for (size_t i = 0; exists && i < b.n; i++) {
+        const cs__bent_t *e = &b.e[i];
+        double v = (double)NAN;
+        cs_metrics_get(&m, e->name, &v);
+        if ((isnan(v) && isnan(e->value)) || v == e->value) continue;
+        char ov[40], nv[40];
+        if (isnan(e->value)) snprintf(ov, sizeof ov, "null");
+        else cs__exact_num(e->value, ov, sizeof ov);
+        if (isnan(v)) snprintf(nv, sizeof nv, "null");
+        else cs__exact_num(v, nv, sizeof nv);
+        printf("  %-32s %24s -> %s\n", e->name, ov, nv);
+        changed++;
+    }
     printf("cowsim check: blessed %s from %s: %zu metric%s%s", bpath, run, b.n, b.n == 1 ? "" : "s",
            exists ? "" : " (new baseline)\n");
     if (exists) printf(", %zu value%s changed\n", changed, changed == 1 ? "" : "s");

@@ -163,9 +163,20 @@ static void cs__print_csv(const cs_metrics_t *ms, size_t nrun, char **names, siz
     }
 }
 
+/* Add a metric value to object mm: an exact number (cs__exact_num), or
+ * null for NaN and infinities.  Returns 0, or -1 when out of memory. */
+static int cs__json_num(cJSON *mm, const char *name, double v)
+{
+    char num[40];
+    if (isnan(v) || isinf(v)) return cJSON_AddNullToObject(mm, name) ? 0 : -1;
+    cs__exact_num(v, num, sizeof num);
+    return cJSON_AddRawToObject(mm, name, num) ? 0 : -1;
+}
+
 /* JSON: {"runs": [{path, mechanism, scenario, seed, complete, oracle,
- * fires_mode, note, metrics: {name: value|null}}]}.  Returns 0 or -1 when
- * out of memory. */
+ * fires_mode, note, metrics: {name: value|null}}]}.  Every add is checked,
+ * so the document is printed whole or not at all.  Returns 0, or -1 when
+ * out of memory (nothing printed). */
 static int cs__print_json(const cs_metrics_t *ms, char **paths, const char **oracles, size_t nrun)
 {
     static const char *const modes[] = {"all", "sample", "off"};
@@ -175,37 +186,26 @@ static int cs__print_json(const cs_metrics_t *ms, char **paths, const char **ora
     for (size_t r = 0; ok && r < nrun; r++) {
         cJSON *o = cJSON_CreateObject();
         if (!o || !cJSON_AddItemToArray(runs, o)) {
+            cJSON_Delete(o);
             ok = 0;
             break;
         }
-        cJSON_AddStringToObject(o, "path", paths[r]);
-        cJSON_AddStringToObject(o, "mechanism", ms[r].mechanism);
-        cJSON_AddStringToObject(o, "scenario", ms[r].scenario);
         char sb[24];
         snprintf(sb, sizeof sb, "%llu", (unsigned long long)ms[r].seed);
-        cJSON_AddRawToObject(o, "seed", sb);
-        cJSON_AddBoolToObject(o, "complete", ms[r].v[CS_M_complete] == 1.0);
-        if (ms[r].has_oracle) cJSON_AddStringToObject(o, "oracle", oracles[r]);
-        else cJSON_AddNullToObject(o, "oracle");
-        cJSON_AddStringToObject(o, "fires_mode", modes[ms[r].fires_mode >= 0 && ms[r].fires_mode <= 2 ? ms[r].fires_mode : 0]);
-        cJSON_AddStringToObject(o, "note", ms[r].note);
-        cJSON *mm = cJSON_AddObjectToObject(o, "metrics");
-        if (!mm) {
-            ok = 0;
-            break;
-        }
+        int fm = ms[r].fires_mode >= 0 && ms[r].fires_mode <= 2 ? ms[r].fires_mode : 0;
+        ok = cJSON_AddStringToObject(o, "path", paths[r]) && cJSON_AddStringToObject(o, "mechanism", ms[r].mechanism) &&
+             cJSON_AddStringToObject(o, "scenario", ms[r].scenario) && cJSON_AddRawToObject(o, "seed", sb) &&
+             cJSON_AddBoolToObject(o, "complete", ms[r].v[CS_M_complete] == 1.0) &&
+             (ms[r].has_oracle ? cJSON_AddStringToObject(o, "oracle", oracles[r]) != NULL
+                               : cJSON_AddNullToObject(o, "oracle") != NULL) &&
+             cJSON_AddStringToObject(o, "fires_mode", modes[fm]) && cJSON_AddStringToObject(o, "note", ms[r].note);
+        cJSON *mm = ok ? cJSON_AddObjectToObject(o, "metrics") : NULL;
+        ok = mm != NULL;
         size_t n = cs_metrics_n(&ms[r]);
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; ok && i < n; i++) {
             char buf[96];
-            double v = cs_metrics_value(&ms[r], i);
             cs_metrics_name(&ms[r], i, buf, sizeof buf);
-            char num[40];
-            if (isnan(v) || isinf(v)) {
-                cJSON_AddNullToObject(mm, buf);
-            } else {
-                cs__exact_num(v, num, sizeof num);
-                cJSON_AddRawToObject(mm, buf, num);
-            }
+            ok = cs__json_num(mm, buf, cs_metrics_value(&ms[r], i)) == 0;
         }
     }
     char *txt = ok ? cJSON_Print(root) : NULL;
@@ -225,7 +225,10 @@ int cs_cmd_compare(int argc, char **argv)
     const char *oracle = NULL;
     char **paths = calloc((size_t)argc + 1, sizeof *paths);
     size_t np = 0;
-    if (!paths) return CS_EXIT_IO;
+    if (!paths) {
+        fprintf(stderr, "cowsim compare: out of memory\n");
+        return CS_EXIT_IO;
+    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -256,6 +259,7 @@ int cs_cmd_compare(int argc, char **argv)
     char (*obuf)[4096] = calloc(np, sizeof *obuf);
     const char **oracles = calloc(np, sizeof *oracles);
     if (!ms || !obuf || !oracles) {
+        fprintf(stderr, "cowsim compare: out of memory for %zu runs\n", np);
         free(ms);
         free(obuf);
         free(oracles);
@@ -267,10 +271,18 @@ int cs_cmd_compare(int argc, char **argv)
         oracles[r] = oracle ? oracle : cs_metrics_find_oracle(paths[r], obuf[r], sizeof obuf[r]);
         char err[1024];
         int rc = cs_metrics_compute(paths[r], oracles[r], &ms[r], err, sizeof err);
-        if (rc != CS_OK && !oracle && oracles[r] && cs_metrics_compute(paths[r], NULL, &ms[r], NULL, 0) == CS_OK) {
-            /* An oracle.h5 found beside the run but unusable: say so, go on. */
-            fprintf(stderr, "cowsim compare: warning: ignoring %s: %s\n", oracles[r], err);
-            rc = CS_OK;
+        if (rc != CS_OK && rc != CS_ENOMEM && !oracle && oracles[r]) {
+            /* An oracle.h5 found beside the run but unusable: say so and go
+             * on without it -- if the run alone computes.  Out of memory is
+             * never "unusable": it would silently drop efficiency and poa. */
+            char err2[1024];
+            int rc2 = cs_metrics_compute(paths[r], NULL, &ms[r], err2, sizeof err2);
+            if (rc2 == CS_OK) {
+                fprintf(stderr, "cowsim compare: warning: ignoring %s: %s\n", oracles[r], err);
+            } else {
+                memcpy(err, err2, sizeof err);
+            }
+            rc = rc2;
         }
         if (rc != CS_OK) {
             fprintf(stderr, "cowsim compare: %s\n", err);
@@ -294,6 +306,7 @@ int cs_cmd_compare(int argc, char **argv)
             else if (fmt == CS__FMT_CSV) cs__print_csv(ms, np, names, nn, lab);
             else if (cs__print_json(ms, paths, oracles, np) != 0) status = CS_EXIT_IO;
         }
+        if (status == CS_EXIT_IO) fprintf(stderr, "cowsim compare: out of memory printing the table\n");
         if (names)
             for (size_t i = 0; i < nn; i++) free(names[i]);
         free(names);

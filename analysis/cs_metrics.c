@@ -101,16 +101,19 @@ double cs_stat_quantile(double *x, size_t n, double q)
  * replacement (uniform indices from cs_rng_stream(seed, 0) through
  * gsl_rng_uniform_int), then the GSL quantiles (1 - level)/2 and
  * (1 + level)/2 of the sorted resample means.  NaN bounds when n == 0,
- * B == 0, level outside (0, 1) or on allocation failure. */
-void cs_stat_bootstrap_mean(const double *x, size_t n, unsigned B, double level, uint64_t seed,
-                            double *lo, double *hi)
+ * B == 0, level outside (0, 1), or (returning CS_ENOMEM) on allocation
+ * failure. */
+int cs_stat_bootstrap_mean(const double *x, size_t n, unsigned B, double level, uint64_t seed, double *lo,
+                           double *hi)
 {
     double l = CS__NAN, h = CS__NAN;
     double *means = NULL;
     gsl_rng *r = NULL;
+    int rc = CS_OK;
     if (x && n > 0 && B > 0 && level > 0 && level < 1 && n <= 0xffffffffu) {
         means = malloc((size_t)B * sizeof *means);
         r = cs_rng_stream(seed, 0);
+        if (!means || !r) rc = CS_ENOMEM;
     }
     if (means && r) {
         for (unsigned b = 0; b < B; b++) {
@@ -126,6 +129,7 @@ void cs_stat_bootstrap_mean(const double *x, size_t n, unsigned B, double level,
     if (r) gsl_rng_free(r);
     if (lo) *lo = l;
     if (hi) *hi = h;
+    return rc;
 }
 
 /* Population variance (divide by n) of x[0..n); NaN for n == 0. */
@@ -211,7 +215,8 @@ static void cs__run_free(cs__run_t *u)
 }
 
 /* Open path and read every table.  Returns CS_OK or the reader's code with
- * a message "path: why" in err. */
+ * a message "path: why" in err ("path: out of memory (why)" for
+ * CS_ENOMEM, whose reader message need not say so). */
 static int cs__run_load(const char *path, cs__run_t *u, char *err, size_t cap)
 {
     memset(u, 0, sizeof *u);
@@ -219,7 +224,8 @@ static int cs__run_load(const char *path, cs__run_t *u, char *err, size_t cap)
     u->r = cs_h5_open_read(path, &rc);
     if (!u->r) {
         const char *why = cs_h5_last_error();
-        if (why && *why && strstr(why, path)) cs__seterr(err, cap, "%s", why);
+        if (rc == CS_ENOMEM) cs__seterr(err, cap, "%s: out of memory (%s)", path, why && *why ? why : "opening");
+        else if (why && *why && strstr(why, path)) cs__seterr(err, cap, "%s", why);
         else cs__seterr(err, cap, "%s: %s", path, why && *why ? why : cs_strerror(rc));
         return rc ? rc : CS_EIO;
     }
@@ -231,7 +237,8 @@ static int cs__run_load(const char *path, cs__run_t *u, char *err, size_t cap)
     if (rc == CS_OK) rc = cs_h5_read_summary(u->r, &u->s, &u->ns);
     if (rc != CS_OK) {
         const char *why = cs_h5_last_error();
-        cs__seterr(err, cap, "%s: %s", path, why && *why ? why : cs_strerror(rc));
+        if (rc == CS_ENOMEM) cs__seterr(err, cap, "%s: out of memory (%s)", path, why && *why ? why : "reading");
+        else cs__seterr(err, cap, "%s: %s", path, why && *why ? why : cs_strerror(rc));
         cs__run_free(u);
         return rc;
     }
@@ -253,15 +260,158 @@ static int cs__run_load(const char *path, cs__run_t *u, char *err, size_t cap)
     return rc;
 }
 
-/* The "name" member of a scenario JSON text into out ("" if none). */
-static void cs__scenario_name(const char *json, char *out, size_t cap)
+/* ------------------------------------------------------------ JSON well-formedness */
+
+/* Skip JSON whitespace (RFC 8259 §2: space, tab, LF, CR). */
+static const unsigned char *cs__jw_ws(const unsigned char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+    return p;
+}
+
+/* Four hex digits at p into *u; -1 if any is not a hex digit (the NUL
+ * ending the text is not, so this never reads past it). */
+static int cs__jw_hex4(const unsigned char *p, unsigned *u)
+{
+    *u = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned c = p[i], d;
+        if (c >= '0' && c <= '9') d = c - '0';
+        else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+        else return -1;
+        *u = *u << 4 | d;
+    }
+    return 0;
+}
+
+/* A string at *pp (on its opening quote): RFC 8259 §7, and a \u escape is
+ * a BMP code point outside the surrogates or a high surrogate followed by
+ * \u and a low one (cJSON rejects anything else).  Advances *pp past the
+ * closing quote; returns 0 or -1. */
+static int cs__jw_string(const unsigned char **pp)
+{
+    const unsigned char *p = *pp + 1;
+    for (;;) {
+        unsigned c = *p;
+        if (c == '"') break;
+        if (c < 0x20) return -1; /* a control character, or the end of the text */
+        if (c != '\\') {
+            p++;
+            continue;
+        }
+        c = p[1];
+        if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't') {
+            p += 2;
+            continue;
+        }
+        unsigned u, v;
+        if (c != 'u' || cs__jw_hex4(p + 2, &u) != 0 || (u >= 0xDC00 && u <= 0xDFFF)) return -1;
+        if (u >= 0xD800 && u <= 0xDBFF) {
+            if (p[6] != '\\' || p[7] != 'u' || cs__jw_hex4(p + 8, &v) != 0 || v < 0xDC00 || v > 0xDFFF) return -1;
+            p += 12;
+        } else {
+            p += 6;
+        }
+    }
+    *pp = p + 1;
+    return 0;
+}
+
+/* A number at *pp: RFC 8259 §6 grammar, at most 63 characters (cJSON up
+ * to 1.7.15 reads a number through a 64-byte buffer and fails a longer one
+ * inside an array or object; later versions take any length, and refusing
+ * more here only errs towards "malformed").  Advances *pp; 0 or -1. */
+static int cs__jw_number(const unsigned char **pp)
+{
+    const unsigned char *p = *pp, *s = p;
+    if (*p == '-') p++;
+    if (*p == '0') p++;
+    else if (*p >= '1' && *p <= '9') while (*p >= '0' && *p <= '9') p++;
+    else return -1;
+    if (*p == '.') {
+        p++;
+        if (!(*p >= '0' && *p <= '9')) return -1;
+        while (*p >= '0' && *p <= '9') p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        if (!(*p >= '0' && *p <= '9')) return -1;
+        while (*p >= '0' && *p <= '9') p++;
+    }
+    if (p - s > 63) return -1;
+    *pp = p;
+    return 0;
+}
+
+/* A value at *pp (whitespace skipped by the caller), nested `depth`
+ * containers deep; arrays and objects may nest at most
+ * CJSON_NESTING_LIMIT deep, as in cJSON.  Advances *pp; 0 or -1. */
+static int cs__jw_value(const unsigned char **pp, unsigned depth)
+{
+    const unsigned char *p = *pp;
+    if (*p == '"') return cs__jw_string(pp);
+    if (*p == '-' || (*p >= '0' && *p <= '9')) return cs__jw_number(pp);
+    static const char *const lits[] = {"true", "false", "null"};
+    for (int i = 0; i < 3; i++) {
+        size_t n = strlen(lits[i]);
+        if (strncmp((const char *)p, lits[i], n) == 0) {
+            *pp = p + n;
+            return 0;
+        }
+    }
+    if (*p != '[' && *p != '{') return -1;
+    if (depth >= CJSON_NESTING_LIMIT) return -1;
+    unsigned char close = *p == '[' ? ']' : '}';
+    p = cs__jw_ws(p + 1);
+    if (*p == close) {
+        *pp = p + 1;
+        return 0;
+    }
+    for (;;) {
+        if (close == '}') {
+            if (*p != '"' || cs__jw_string(&p) != 0) return -1;
+            p = cs__jw_ws(p);
+            if (*p != ':') return -1;
+            p = cs__jw_ws(p + 1);
+        }
+        if (cs__jw_value(&p, depth + 1) != 0) return -1;
+        p = cs__jw_ws(p);
+        if (*p == close) break;
+        if (*p != ',') return -1;
+        p = cs__jw_ws(p + 1);
+    }
+    *pp = p + 1;
+    return 0;
+}
+
+/* Is text one well-formed JSON value (whitespace around it allowed)?  See
+ * cs_metrics.h. */
+int cs__json_wellformed(const char *text)
+{
+    if (!text) return 0;
+    const unsigned char *p = cs__jw_ws((const unsigned char *)text);
+    if (cs__jw_value(&p, 0) != 0) return 0;
+    return *cs__jw_ws(p) == '\0';
+}
+
+/* ------------------------------------------------------------ run identity */
+
+/* The "name" member of a scenario JSON text into out ("" if there is no
+ * text, it is not JSON, or it has no string "name").  Returns CS_OK, or
+ * CS_ENOMEM when cJSON could not parse well-formed text (out of memory:
+ * the name must not silently become ""). */
+static int cs__scenario_name(const char *json, char *out, size_t cap)
 {
     out[0] = '\0';
-    if (!json || !*json) return;
+    if (!json || !*json) return CS_OK;
     cJSON *root = cJSON_Parse(json);
-    const cJSON *nm = root ? cJSON_GetObjectItemCaseSensitive(root, "name") : NULL;
+    if (!root) return cs__json_wellformed(json) ? CS_ENOMEM : CS_OK;
+    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(root, "name");
     if (cJSON_IsString(nm) && nm->valuestring) snprintf(out, cap, "%s", nm->valuestring);
     cJSON_Delete(root);
+    return CS_OK;
 }
 
 /* Welfare of a loaded run: sum of /actors value, or of /fires value when
@@ -639,7 +789,11 @@ static int cs__oracle(const char *opath, const cs__run_t *u, cs_metrics_t *m, ch
     if (rc != CS_OK) return rc;
     const cs_h5_info_t *oi = cs_h5_info(o.r), *ri = cs_h5_info(u->r);
     char oname[128];
-    cs__scenario_name(oi->scenario_json, oname, sizeof oname);
+    if (cs__scenario_name(oi->scenario_json, oname, sizeof oname) != CS_OK) {
+        cs__run_free(&o);
+        cs__seterr(err, cap, "%s: out of memory reading the scenario name", opath);
+        return CS_ENOMEM;
+    }
     if (strcmp(oi->mechanism, "oracle") != 0) {
         cs__note(m, "oracle file %s holds mechanism '%s', not 'oracle': efficiency not computed.", opath,
                  oi->mechanism);
@@ -679,25 +833,31 @@ int cs_metrics_compute(const char *path, const char *oracle_path, cs_metrics_t *
     const cs_h5_info_t *info = cs_h5_info(u.r);
     snprintf(m->mechanism, sizeof m->mechanism, "%s", info->mechanism ? info->mechanism : "");
     m->seed = info->seed;
-    cs__scenario_name(info->scenario_json, m->scenario, sizeof m->scenario);
-    /* Fires mode (root attributes; a file without them holds every fire). */
+    cs__act_t *acts = NULL;
+    size_t nact = 0;
+    if (cs__scenario_name(info->scenario_json, m->scenario, sizeof m->scenario) != CS_OK) goto oom;
+    /* Fires mode (root attributes; a file without them holds every fire).
+     * Only an absent or unreadable attribute means the default: out of
+     * memory reading one is an error, not "all fires". */
     char *mode = NULL;
     m->fires_mode = CS_H5_FIRES_ALL;
     m->fires_sample_every = 1;
-    if (cs_h5_read_attr_str(u.r, "fires_mode", &mode) == CS_OK && mode) {
+    rc = cs_h5_read_attr_str(u.r, "fires_mode", &mode);
+    if (rc == CS_ENOMEM) goto oom;
+    if (rc == CS_OK && mode) {
         if (strcmp(mode, "sample") == 0) m->fires_mode = CS_H5_FIRES_SAMPLE;
         else if (strcmp(mode, "off") == 0) m->fires_mode = CS_H5_FIRES_OFF;
     }
     free(mode);
     uint64_t se = 1;
-    if (cs_h5_read_attr_u64(u.r, "fires_sample_every", &se) == CS_OK) m->fires_sample_every = se;
+    rc = cs_h5_read_attr_u64(u.r, "fires_sample_every", &se);
+    if (rc == CS_ENOMEM) goto oom;
+    if (rc == CS_OK) m->fires_sample_every = se;
     int all_fires = m->fires_mode == CS_H5_FIRES_ALL ||
                     (m->fires_mode == CS_H5_FIRES_SAMPLE && m->fires_sample_every == 1);
     m->delay_src = all_fires ? CS_METRICS_SRC_FIRES : CS_METRICS_SRC_SUMMARY;
     if (!info->complete) cs__note(m, "incomplete run (complete = 0): metrics cover the rows written.");
 
-    cs__act_t *acts = NULL;
-    size_t nact = 0;
     rc = cs__actors(&u, &acts, &nact);
     if (rc != CS_OK) goto oom;
     if (u.na == 0 && nact > 0)
@@ -750,8 +910,9 @@ int cs_metrics_compute(const char *path, const char *oracle_path, cs_metrics_t *
     m->v[CS_M_tips] = tips;
     m->v[CS_M_payments] = pay;
     double prop = 0;
-    m->v[CS_M_revenue_proposer] =
-        cs_h5_read_attr_f64(u.r, "proposer", &prop) == CS_OK ? prop : tips + pay;
+    rc = cs_h5_read_attr_f64(u.r, "proposer", &prop);
+    if (rc == CS_ENOMEM) goto oom;
+    m->v[CS_M_revenue_proposer] = rc == CS_OK ? prop : tips + pay;
 
     /* Delays, Jain, §9.6 variances, reversals: /fires or the fallbacks. */
     if (all_fires) {
@@ -764,7 +925,9 @@ int cs_metrics_compute(const char *path, const char *oracle_path, cs_metrics_t *
     } else {
         cs__delays_summary(&u, m);
         double j = 0;
-        if (cs_h5_read_attr_f64(u.r, "jain", &j) == CS_OK) m->v[CS_M_jain] = j;
+        rc = cs_h5_read_attr_f64(u.r, "jain", &j);
+        if (rc == CS_ENOMEM) goto oom;
+        if (rc == CS_OK) m->v[CS_M_jain] = j;
         if (m->fires_mode == CS_H5_FIRES_OFF)
             cs__note(m, "output.fires = off: delay quantiles from /summary (nearest rank), jain from the root "
                         "attribute; var_util_per_bid, var_eff_per_bid and reversals not computed.");

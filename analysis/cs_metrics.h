@@ -125,6 +125,18 @@ const char *cs_metrics_doc(const char *name);
  * if it exists; NULL otherwise (or if it does not fit in cap). */
 const char *cs_metrics_find_oracle(const char *run_path, char *buf, size_t cap);
 
+/*
+ * Internal to analysis/ (compare, check): 1 if text is one well-formed JSON
+ * value, with only whitespace around it, that cJSON_Parse accepts (RFC
+ * 8259, \u escapes pairing surrogates, numbers of at most 63 characters,
+ * nesting within CJSON_NESTING_LIMIT); 0 otherwise.  It allocates nothing,
+ * so after cJSON_Parse(text) returned NULL a 1 here means the parse ran
+ * out of memory rather than meeting malformed text.  (It is stricter than
+ * cJSON in places -- a byte-order mark, trailing text, raw control
+ * characters in strings -- so it can only err towards "malformed".)
+ */
+int cs__json_wellformed(const char *text);
+
 /* Statistics used above, exposed for tests (analysis/README.md).
  * Jain: (sum x)^2 / (n sum x^2); Gini: sum_ij |x_i - x_j| / (2 n^2 mean).
  * Both return NaN for n == 0 or an all-zero x. */
@@ -135,8 +147,11 @@ double cs_stat_gini(const double *x, size_t n);
 double cs_stat_quantile(double *x, size_t n, double q);
 /* Bootstrap confidence interval of the mean: B resamples, level (e.g. 0.95).
  * Percentile interval over the B resample means, drawn from the PCG64-DXSM
- * stream cs_rng_stream(seed, 0); lo = hi = NaN when n == 0 or B == 0. */
-void cs_stat_bootstrap_mean(const double *x, size_t n, unsigned B, double level, uint64_t seed,
-                            double *lo, double *hi);
+ * stream cs_rng_stream(seed, 0); lo = hi = NaN when n == 0 or B == 0.
+ * Returns 0, or CS_ENOMEM (lo = hi = NaN too) when the resample means or
+ * the RNG could not be allocated -- a NaN a caller must not take for "no
+ * interval". */
+int cs_stat_bootstrap_mean(const double *x, size_t n, unsigned B, double level, uint64_t seed, double *lo,
+                           double *hi);
 
 #endif /* CS_METRICS_H */

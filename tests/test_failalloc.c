@@ -16,19 +16,34 @@
  *   - exit normally (no signal, no abort, no sanitizer report) with code 2
  *     or 3 (bad input / I/O incl. out of memory, DESIGN §2.9), or with the
  *     baseline's code 0 and exactly the baseline's stdout (the failure was
- *     absorbed without changing the result), and for `run` then also the
- *     baseline's datasets in the run file;
+ *     absorbed without changing the result), and then also exactly the
+ *     baseline's output: the datasets of the run file for `run`, the
+ *     baseline file written by `check --bless`, every file `report` writes;
  *   - leave no allocation of ours live when the command returns (a leak is
- *     reported with its allocation number, size and caller offset).
+ *     reported with its allocation number, size and caller offset);
+ *   - for compare, check and report, when exiting 2 or 3, say "out of
+ *     memory" on stderr (DESIGN §2.9: a clear message; for run, validate
+ *     and clear such exits are only counted and printed).
+ * A forked helper (the HDF5 reader sandbox of cs_h5_open_read) inherits the
+ * numbering and fails its own k-th allocation; when that makes the command
+ * stop before reaching k itself, the child is checked the same way and
+ * counted as "in a helper" rather than as an injected fault.
  * Commands: a small scenario `run` over two mechanisms (scenario load, the
  * engine, agents, the scheduler core, the HDF5 writer), `validate` of an
- * invalid scenario (the error-list path), `clear` of a bias-vcg auction, and
- * `report`, `compare`, `check --bless` / `--baseline` on the run's files when
- * those commands are built (they are detected with --help).
+ * invalid scenario (the error-list path), `clear` of a bias-vcg auction,
+ * and on the run's files, when those commands are built (detected with
+ * --help): `compare` (--json of two runs; the text table of a run with an
+ * oracle.h5 beside it, and of one with an unusable oracle.h5), `check
+ * --bless` / `--baseline` and `report`.  There is no "known to degrade"
+ * list: every command is held to the rule above.  Also here: the JSON
+ * well-formedness check that compare, check and report use to tell
+ * "cJSON_Parse ran out of memory" from "malformed text"
+ * (cs__check_wellformed).
  *
  * Environment: CS_FAILALLOC=k runs only k (and the baseline) for each
  * command and shows the child's stderr -- for debugging one failure;
- * CS_FAILALLOC_CASES=run,clear runs only the named commands.
+ * CS_FAILALLOC_CASES=run,clear runs only the commands whose labels start
+ * with one of the names (so "compare" selects every compare case).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,11 +56,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include <cjson/cJSON.h>
 
 #include "cs_allocwrap.h"
 #include "cs_cli.h"
 #include "cs_h5.h"
+#include "cs_metrics.h"
 #include "cs_test.h"
 
 /* ------------------------------------------------------------ the driver */
@@ -55,7 +73,6 @@ static int cs__one_k;            /* CS_FAILALLOC=k: only this k, verbose */
 static long cs__children;        /* children run in all */
 static long cs__faults;          /* injected failures that happened */
 static long cs__absorbed;        /* of those, commands that still succeeded identically */
-static long cs__degraded;        /* advisory commands that exited 0 with changed output */
 
 /* Outcome of one child. */
 typedef struct cs__res {
@@ -79,7 +96,8 @@ typedef struct cs__report {
 } cs__report_t;
 
 /* Run `cowsim argv...` in a child with allocation k failing (0: none);
- * stdout goes to out_path. */
+ * stdout goes to out_path, stderr to out_path + ".err" (to the terminal
+ * too under CS_FAILALLOC=k). */
 static cs__res_t cs__child(char **argv, int argc, uint64_t k, const char *out_path)
 {
     cs__res_t r;
@@ -103,10 +121,12 @@ static cs__res_t cs__child(char **argv, int argc, uint64_t k, const char *out_pa
             close(o);
         }
         if (!cs__one_k) {
-            int nul = open("/dev/null", O_WRONLY);
-            if (nul >= 0) {
-                dup2(nul, 2);
-                close(nul);
+            char ep[320];
+            snprintf(ep, sizeof ep, "%s.err", out_path);
+            int e = open(ep, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            if (e >= 0) {
+                dup2(e, 2);
+                close(e);
             }
         }
         /* Forget whatever the parent tracked; count from here. */
@@ -209,13 +229,81 @@ static char *cs__datasets(const char *path, size_t *n)
     return all;
 }
 
+/* Append n bytes at p to the growing buffer *all (length *len).  Returns
+ * 0, or -1 when out of memory (*all freed and NULL). */
+static int cs__append(char **all, size_t *len, const void *p, size_t n)
+{
+    char *na = realloc(*all, *len + n + 1);
+    if (!na) {
+        free(*all);
+        *all = NULL;
+        return -1;
+    }
+    if (n) memcpy(na + *len, p, n);
+    *all = na;
+    *len += n;
+    return 0;
+}
+
+/* Append the snapshot of path to *all: for a regular file its name, size
+ * and bytes; for a directory the snapshots of its entries in name order
+ * (so two snapshots are equal exactly when the trees hold the same
+ * files with the same bytes).  Returns 0 or -1. */
+static int cs__snap_into(const char *path, const char *name, char **all, size_t *len)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) return cs__append(all, len, "?missing", 9);
+    if (S_ISDIR(sb.st_mode)) {
+        struct dirent **ents = NULL;
+        int n = scandir(path, &ents, NULL, alphasort);
+        if (n < 0) return -1;
+        int rc = cs__append(all, len, "D", 1);
+        for (int i = 0; i < n; i++) {
+            const char *e = ents[i]->d_name;
+            if (rc == 0 && strcmp(e, ".") != 0 && strcmp(e, "..") != 0) {
+                char sub[1024];
+                snprintf(sub, sizeof sub, "%s/%s", path, e);
+                rc = cs__snap_into(sub, e, all, len);
+            }
+            free(ents[i]);
+        }
+        free(ents);
+        return rc;
+    }
+    size_t n = 0;
+    char *body = cs__slurp(path, &n);
+    if (!body) return -1;
+    char head[600];
+    int h = snprintf(head, sizeof head, "F%s%c%zu%c", name, 0, n, 0);
+    int rc = cs__append(all, len, head, (size_t)h);
+    if (rc == 0) rc = cs__append(all, len, body, n);
+    free(body);
+    return rc;
+}
+
+/* Snapshot of a file or directory tree (see cs__snap_into) into a malloc'd
+ * buffer of *n bytes; NULL if unreadable. */
+static char *cs__snapshot(const char *path, size_t *n)
+{
+    char *all = NULL;
+    size_t len = 0;
+    if (cs__append(&all, &len, "", 0) != 0 || cs__snap_into(path, ".", &all, &len) != 0) {
+        free(all);
+        return NULL;
+    }
+    *n = len;
+    return all;
+}
+
 typedef struct cs__case {
     const char *name;      /* label */
     char *argv[12];        /* cowsim argv (argv[0] = "cowsim") */
     int argc;
     const char *h5;        /* run file to compare when the command succeeds, or NULL */
     const char *cleanup;   /* file or directory emptied before each child, or NULL */
-    int advisory;          /* exit 0 with changed output is reported, not failed (see main) */
+    const char *out;       /* file or directory whose bytes must equal the baseline's on exit 0, or NULL */
+    int says_oom;          /* an exit 2 or 3 must say "out of memory" on stderr (else only counted) */
+    int code0;             /* exit code without a failure (else the case tests nothing) */
 } cs__case_t;
 
 /* Empty directory path, or remove file path. */
@@ -250,30 +338,50 @@ static void cs__run_case(const cs__case_t *c)
     size_t n0 = 0, h0n = 0;
     char *s0 = cs__slurp(out0, &n0);
     char *h0 = c->h5 ? cs__datasets(c->h5, &h0n) : NULL;
-    CS_CHECK(!base.signaled && base.leaks == 0);
-    if (base.signaled || base.leaks) {
-        fprintf(stderr, "failalloc %s: baseline %s (signal %d, exit %d, leaks %llu: %s)\n", c->name,
-                base.signaled ? "crashed" : "leaked", base.sig, base.code, (unsigned long long)base.leaks, base.leak);
+    size_t o0n = 0;
+    char *o0 = c->out ? cs__snapshot(c->out, &o0n) : NULL;
+    CS_CHECK(!base.signaled && base.leaks == 0 && base.code == c->code0);
+    if (base.signaled || base.leaks || base.code != c->code0) {
+        fprintf(stderr, "failalloc %s: baseline %s (signal %d, exit %d, expected %d, leaks %llu: %s)\n", c->name,
+                base.signaled ? "crashed" : base.leaks ? "leaked" : "exit code", base.sig, base.code, c->code0,
+                (unsigned long long)base.leaks, base.leak);
     }
     if (c->h5) CS_CHECK(h0 != NULL);
+    if (c->out) CS_CHECK(o0 != NULL);
     uint64_t lo = 1, hi = base.allocs;
     if (cs__one_k) lo = hi = (uint64_t)cs__one_k;
-    long bad = 0, absorbed = 0, faults = 0, degraded = 0;
+    long bad = 0, absorbed = 0, faults = 0, unreached = 0, mute = 0;
+    char errp[320];
+    snprintf(errp, sizeof errp, "%s.err", out);
     uintptr_t absorbed_at[8];
     int n_abs_at = 0;
     time_t t0 = time(NULL);
     for (uint64_t k = lo; k <= hi; k++) {
         if (c->cleanup) cs__empty_dir(c->cleanup);
         cs__res_t r = cs__child((char **)c->argv, c->argc, k, out);
-        if (!r.failed) continue; /* a shorter path: nothing was injected */
-        faults++;
+        /* Not failed: allocation k was never reached in this process -- it
+         * fell in a forked helper (the HDF5 reader sandbox counts on from
+         * the fork), whose failure shortened the command.  The outcome is
+         * held to the same rule; it just is not counted as a fault. */
+        if (r.failed) faults++;
+        else unreached++;
         int ok = 1;
         const char *why = "";
         if (r.signaled) {
             ok = 0;
             why = "killed by a signal";
         } else if (r.code == CS_EXIT_USAGE || r.code == CS_EXIT_IO) {
-            /* a clean error */
+            /* A clean error; it should say why (DESIGN §2.9). */
+            size_t ne = 0;
+            char *e = cs__one_k ? NULL : cs__slurp(errp, &ne);
+            if (e && !memmem(e, ne, "out of memory", 13)) {
+                mute++;
+                if (c->says_oom) {
+                    ok = 0;
+                    why = "exit 2 or 3 without \"out of memory\" on stderr";
+                }
+            }
+            free(e);
         } else if (r.code == base.code && r.code == 0) {
             size_t n1 = 0;
             char *s1 = cs__slurp(out, &n1);
@@ -289,8 +397,17 @@ static void cs__run_case(const cs__case_t *c)
                 }
                 free(h1);
             }
+            if (ok && c->out) {
+                size_t on = 0;
+                char *o1 = cs__snapshot(c->out, &on);
+                if (!o0 || !o1 || on != o0n || memcmp(o0, o1, on) != 0) {
+                    ok = 0;
+                    why = "exit 0 with different output files";
+                }
+                free(o1);
+            }
             free(s1);
-            if (ok) {
+            if (ok && r.failed) {
                 absorbed++;
                 int seen = 0;
                 for (int i = 0; i < n_abs_at; i++) seen |= absorbed_at[i] == r.at;
@@ -304,14 +421,10 @@ static void cs__run_case(const cs__case_t *c)
             ok = 0;
             why = "leak";
         }
-        if (!ok && c->advisory && !r.signaled && r.code == 0 && r.leaks == 0) {
-            /* Known: reported to the command's owner, not a failure yet. */
-            if (degraded++ < 5)
-                fprintf(stderr, "failalloc %s (advisory): allocation %llu (caller +0x%lx) failed -> %s\n", c->name,
-                        (unsigned long long)k, (unsigned long)r.at, why);
-            continue;
-        }
         CS_CHECK(ok);
+        if (cs__one_k)
+            fprintf(stderr, "failalloc %s: allocation %llu (caller +0x%lx) %s -> signal %d, exit %d\n", c->name,
+                    (unsigned long long)k, (unsigned long)r.at, r.failed ? "failed" : "not reached", r.sig, r.code);
         if (!ok && bad++ < 400)
             fprintf(stderr,
                     "failalloc %s: allocation %llu of %llu (caller +0x%lx) failed -> %s (signal %d, exit %d, "
@@ -321,11 +434,10 @@ static void cs__run_case(const cs__case_t *c)
     }
     cs__faults += faults;
     cs__absorbed += absorbed;
-    cs__degraded += degraded;
-    printf("failalloc %-16s %6llu allocations, %6ld faults injected, %4ld absorbed, %3ld bad", c->name,
-           (unsigned long long)base.allocs, faults, absorbed, bad);
-    if (c->advisory) printf(", %ld advisory (exit 0, changed output)", degraded);
-    printf(" (%lds)\n", (long)(time(NULL) - t0));
+    printf("failalloc %-16s %6llu allocations, %6ld faults injected, %4ld absorbed, %3ld bad, %3ld in a helper "
+           "(%lds)\n",
+           c->name, (unsigned long long)base.allocs, faults, absorbed, bad, unreached, (long)(time(NULL) - t0));
+    if (mute && !c->says_oom) printf("    %ld clean exits did not say \"out of memory\"\n", mute);
     if (n_abs_at) {
         printf("    absorbed at callers:");
         for (int i = 0; i < n_abs_at; i++) printf(" +0x%lx", (unsigned long)absorbed_at[i]);
@@ -333,6 +445,7 @@ static void cs__run_case(const cs__case_t *c)
     }
     free(s0);
     free(h0);
+    free(o0);
 }
 
 /* Is `cowsim cmd --help` built (exit 0)? */
@@ -346,6 +459,20 @@ static int cs__have(const char *cmd)
     return !r.signaled && r.code == 0;
 }
 
+/* Copy file from to file to (bytes). */
+static void cs__copy(const char *from, const char *to)
+{
+    size_t n = 0;
+    char *b = cs__slurp(from, &n);
+    FILE *f = b ? fopen(to, "wb") : NULL;
+    CS_CHECK(f != NULL);
+    if (f) {
+        CS_CHECK(fwrite(b, 1, n, f) == n);
+        fclose(f);
+    }
+    free(b);
+}
+
 static void cs__write(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -353,6 +480,110 @@ static void cs__write(const char *path, const char *text)
     if (!f) return;
     fputs(text, f);
     fclose(f);
+}
+
+/*
+ * compare and check tell "cJSON_Parse ran out of memory" from "malformed
+ * text" with cs__json_wellformed (cs_metrics.h); the cases above show it
+ * says "well-formed" for the texts they parse.  Here, the other half: it
+ * must never call text well-formed that cJSON rejects (that would report a
+ * bad baseline as out of memory).  Hand vectors with their RFC 8259
+ * verdicts, then the property "well-formed => cJSON_Parse succeeds" over
+ * mutations of a JSON text, cJSON itself (no failure injected) being the
+ * reference.
+ */
+static void cs__check_wellformed(const char *sample)
+{
+    static const struct {
+        const char *text;
+        int ok;
+    } vec[] = {
+        {"{\"a\": [1, -0.5e+3, true, false, null, \"x\\u00e9\\ud83d\\ude00\\n\"]}", 1}, /* all value kinds */
+        {" \n {} \t", 1},                  /* whitespace around a value */
+        {"[1,]", 0},                        /* trailing comma */
+        {"{\"a\" 1}", 0},                   /* no colon */
+        {"01", 0},                          /* leading zero (cJSON takes it: stricter) */
+        {"[1.]", 0},                        /* no fraction digits */
+        {"\"\\ud83d\"", 0},                 /* lone high surrogate: cJSON rejects */
+        {"\"\\ude00x\"", 0},                /* lone low surrogate: cJSON rejects */
+        {"\"\\q\"", 0},                     /* unknown escape */
+        {"\"a\tb\"", 0},                     /* raw control character (cJSON takes it) */
+        {"[1] x", 0},                       /* trailing text (cJSON_Parse ignores it) */
+        {"", 0},                            /* nothing */
+        {"nul", 0},                         /* truncated literal */
+    };
+    for (size_t i = 0; i < sizeof vec / sizeof vec[0]; i++) {
+        int got = cs__json_wellformed(vec[i].text);
+        CS_CHECK(got == vec[i].ok);
+        if (got != vec[i].ok) fprintf(stderr, "cs__json_wellformed(%s) = %d\n", vec[i].text, got);
+        cJSON *j = cJSON_Parse(vec[i].text);
+        if (got) CS_CHECK(j != NULL);
+        cJSON_Delete(j);
+    }
+    /* Nesting: cJSON takes 1000 nested arrays and refuses 1001
+     * (CJSON_NESTING_LIMIT); so must the check.  A 63-digit number fits
+     * the 64-byte number buffer of cJSON up to 1.7.15 (later versions, and
+     * Debian's patched 1.7.15, allocate it and take any length): the check
+     * accepts 63 digits and refuses 64 either way. */
+    char deep[2 * 1001 + 1], num[70];
+    for (int d = 1000; d <= 1001; d++) {
+        memset(deep, '[', (size_t)d);
+        memset(deep + d, ']', (size_t)d);
+        deep[2 * d] = '\0';
+        cJSON *j = cJSON_Parse(deep);
+        CS_CHECK((j != NULL) == (d == 1000));
+        CS_CHECK(cs__json_wellformed(deep) == (d == 1000));
+        cJSON_Delete(j);
+    }
+    for (int n = 63; n <= 64; n++) {
+        num[0] = '[';
+        memset(num + 1, '7', (size_t)n);
+        num[n + 1] = ']';
+        num[n + 2] = '\0';
+        cJSON *j = cJSON_Parse(num);
+        if (n == 63) CS_CHECK(j != NULL);
+        CS_CHECK(cs__json_wellformed(num) == (n == 63));
+        cJSON_Delete(j);
+    }
+    /* Mutations: replace, delete or insert one JSON-significant byte at a
+     * time (seeded LCG, 3 edits per text). */
+    static const char alphabet[] = "{}[]\",:\\ 0123456789-+.eEtrufalsn\tx";
+    size_t n = strlen(sample);
+    char *t = malloc(n + 8);
+    CS_CHECK(t != NULL);
+    if (!t) return;
+    uint64_t x = 0x2385u;
+    long wellformed = 0, wrong = 0;
+    for (int trial = 0; trial < 20000; trial++) {
+        memcpy(t, sample, n + 1);
+        size_t len = n;
+        for (int e = 0; e < 3; e++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            size_t at = (size_t)((x >> 33) % (len + 1));
+            char ch = alphabet[(x >> 20) % (sizeof alphabet - 1)];
+            int op = (int)((x >> 10) % 3);
+            if (op == 0 && at < len) {
+                t[at] = ch;
+            } else if (op == 1 && at < len) {
+                memmove(t + at, t + at + 1, len - at);
+                len--;
+            } else if (len < n + 6) {
+                memmove(t + at + 1, t + at, len - at + 1);
+                t[at] = ch;
+                len++;
+            }
+        }
+        if (!cs__json_wellformed(t)) continue;
+        wellformed++;
+        cJSON *j = cJSON_Parse(t);
+        if (!j && wrong++ < 3) fprintf(stderr, "cs__json_wellformed accepts what cJSON rejects: %s\n", t);
+        cJSON_Delete(j);
+    }
+    free(t);
+    printf("failalloc: JSON well-formedness: %ld of 20000 mutated texts well-formed, %ld rejected by cJSON\n",
+           wellformed, wrong);
+    CS_CHECK(wellformed > 1000); /* the property was exercised */
+    CS_CHECK(wrong == 0);
 }
 
 int main(void)
@@ -381,13 +612,25 @@ int main(void)
                    "            {\"kind\": \"watcher\", \"count\": 1}, {\"kind\": \"subscription\", \"count\": 1}],\n"
                    " \"events\": [{\"at\": 20, \"type\": \"lane_pause\", \"duration\": 3}],\n"
                    " \"output\": {\"flush_every\": 10, \"weights_every\": 10}}\n");
+    {
+        size_t sn = 0;
+        char *st = cs__slurp(scn, &sn), *z = st ? malloc(sn + 1) : NULL; /* cs__slurp does not terminate */
+        CS_CHECK(z != NULL);
+        if (z) {
+            memcpy(z, st, sn);
+            z[sn] = '\0';
+            cs__check_wellformed(z);
+        }
+        free(z);
+        free(st);
+    }
     cs__write(bad, "{\"name\": \"bad\", \"blocks\": 0, \"mechanism\": \"nope\", \"zzz\": 1,\n"
                    " \"agents\": [{\"kind\": \"heartbeat\", \"count\": -1, \"balance\": \"01\"}, {\"kind\": \"x\"}]}\n");
 
-    cs__case_t run = {"run", {"cowsim", "run", scn, "-o", rundir, "--quiet"}, 6, eip_h5, rundir, 0};
-    cs__case_t val = {"validate(bad)", {"cowsim", "validate", bad}, 3, NULL, NULL, 0};
-    cs__case_t clr = {"clear --json", {"cowsim", "clear", auction, "--json"}, 4, NULL, NULL, 0};
-    cs__case_t clt = {"clear(table)", {"cowsim", "clear", auction}, 3, NULL, NULL, 0};
+    cs__case_t run = {"run", {"cowsim", "run", scn, "-o", rundir, "--quiet"}, 6, eip_h5, rundir, NULL, 0, 0};
+    cs__case_t val = {"validate(bad)", {"cowsim", "validate", bad}, 3, NULL, NULL, NULL, 0, 2};
+    cs__case_t clr = {"clear --json", {"cowsim", "clear", auction, "--json"}, 4, NULL, NULL, NULL, 0, 0};
+    cs__case_t clt = {"clear(table)", {"cowsim", "clear", auction}, 3, NULL, NULL, NULL, 0, 0};
     cs__run_case(&run);
     cs__run_case(&val);
     cs__run_case(&clr);
@@ -400,31 +643,58 @@ int main(void)
     cs__res_t setup = cs__child(run.argv, run.argc, 0, outp);
     CS_CHECK(!setup.signaled && setup.code == 0);
     /*
-     * The analysis commands.  A crash, a leak or an exit code other than 0,
-     * 2 or 3 fails the test; exiting 0 with output that differs from the
-     * baseline after an allocation failure is counted as "advisory": found
-     * by this test and reported to their owner (unchecked cJSON adds in the
-     * --bless writer, metrics that turn into NaN on allocation failure, the
-     * scenario name read with cJSON_Parse), not yet fixed.  Set advisory to
-     * 0 once fixed.
+     * The analysis commands, held to the same rule as the rest: exit 2 or 3,
+     * or exit 0 with the baseline's stdout and output files.  (compare,
+     * check and report once exited 0 with changed results here: the
+     * scenario name read with cJSON_Parse became "" when the parse ran out
+     * of memory, a fires_mode attribute that could not be allocated read as
+     * "all", an unusable-oracle fallback was also taken on out of memory,
+     * and unchecked cJSON adds in the --bless writer dropped members from
+     * the baseline.  report's went unseen while the stand-in gnuplot below
+     * wrote empty plots, which report rejects, so every report child
+     * failed.)
      */
     if (cs__have("compare")) {
-        cs__case_t c = {"compare", {"cowsim", "compare", fifo_h5, eip_h5}, 4, NULL, NULL, 1};
-        cs__run_case(&c);
+        /* --json: the text table allocates nothing of ours that the JSON
+         * path does not (the metric names), and the document holds every
+         * value and the run identity, so one case covers both formats. */
+        cs__case_t cj = {"compare --json", {"cowsim", "compare", fifo_h5, eip_h5, "--json"}, 5, NULL, NULL, NULL, 1, 0};
+        cs__run_case(&cj);
+        /* Oracles found beside the run: a real one (efficiency and poa; an
+         * out-of-memory must not pass for "unusable oracle", which drops
+         * them with a warning), and an unusable one beside a copy of the
+         * run (the warning, then the run's metrics without it). */
+        char odir[300], ofifo[320], bdir[300], bfifo[320], bad_or[320];
+        snprintf(odir, sizeof odir, "%s/orun", cs__dir);
+        snprintf(ofifo, sizeof ofifo, "%s/fifo.h5", odir);
+        char *orun[] = {"cowsim", "run", scn, "-o", odir, "--mechanism", "fifo,oracle", "--quiet", NULL};
+        cs__res_t o = cs__child(orun, 8, 0, outp);
+        CS_CHECK(!o.signaled && o.code == 0);
+        cs__case_t co = {"compare(oracle.h5)", {"cowsim", "compare", ofifo}, 3, NULL, NULL, NULL, 1, 0};
+        cs__run_case(&co);
+        snprintf(bdir, sizeof bdir, "%s/badoracle", cs__dir);
+        snprintf(bfifo, sizeof bfifo, "%s/fifo.h5", bdir);
+        snprintf(bad_or, sizeof bad_or, "%s/oracle.h5", bdir);
+        mkdir(bdir, 0755);
+        cs__copy(fifo_h5, bfifo);
+        cs__write(bad_or, "not an HDF5 file\n");
+        cs__case_t cb = {"compare(bad oracle)", {"cowsim", "compare", bfifo}, 3, NULL, NULL, NULL, 1, 0};
+        cs__run_case(&cb);
     }
     if (cs__have("check")) {
-        cs__case_t bl = {"check --bless", {"cowsim", "check", "--bless", base, eip_h5}, 5, NULL, base, 1};
+        cs__case_t bl = {"check --bless", {"cowsim", "check", "--bless", base, eip_h5}, 5, NULL, base, base, 1, 0};
         cs__run_case(&bl);
         cs__empty_dir(base);
         cs__res_t b = cs__child(bl.argv, bl.argc, 0, outp); /* leave the baseline in place */
         CS_CHECK(!b.signaled && b.code == 0);
-        cs__case_t ck = {"check", {"cowsim", "check", "--baseline", base, eip_h5}, 5, NULL, NULL, 1};
+        cs__case_t ck = {"check", {"cowsim", "check", "--baseline", base, eip_h5}, 5, NULL, NULL, NULL, 1, 0};
         cs__run_case(&ck);
     }
     if (cs__have("report")) {
-        /* A stand-in gnuplot that only creates each script's output file:
-         * the test is about the report's own allocations, and the real
-         * gnuplot would make every one of the ~200 children 1 s slower. */
+        /* A stand-in gnuplot that only writes each script's output file (one
+         * byte: report takes an empty plot for gnuplot's failure): the test
+         * is about the report's own allocations, and the real gnuplot would
+         * make every one of the ~200 children 1 s slower. */
         char gpdir[300], gp[320], path[4400];
         snprintf(gpdir, sizeof gpdir, "%s/bin", cs__dir);
         snprintf(gp, sizeof gp, "%s/gnuplot", gpdir);
@@ -433,7 +703,7 @@ int main(void)
                       "for a in \"$@\"; do\n"
                       "  case \"$a\" in\n"
                       "    --version|-V) echo 'gnuplot 5.4 patchlevel 4'; exit 0;;\n"
-                      "    *.gp) sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$a\" | while IFS= read -r o; do : > \"$o\"; done;;\n"
+                      "    *.gp) sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$a\" | while IFS= read -r o; do printf x > \"$o\"; done;;\n"
                       "  esac\n"
                       "done\n"
                       "exit 0\n");
@@ -442,11 +712,11 @@ int main(void)
         snprintf(path, sizeof path, "%s:%s", gpdir, old ? old : "/usr/bin:/bin");
         setenv("PATH", path, 1);
         mkdir(repdir, 0755);
-        cs__case_t rp = {"report", {"cowsim", "report", fifo_h5, "-o", repdir}, 5, NULL, repdir, 1};
+        cs__case_t rp = {"report", {"cowsim", "report", fifo_h5, "-o", repdir}, 5, NULL, repdir, repdir, 1, 0};
         cs__run_case(&rp);
     }
-    printf("failalloc: %ld children, %ld faults injected, %ld absorbed with identical results, %ld advisory\n",
-           cs__children, cs__faults, cs__absorbed, cs__degraded);
+    printf("failalloc: %ld children, %ld faults injected, %ld absorbed with identical results\n", cs__children,
+           cs__faults, cs__absorbed);
     CS_CHECK(cs__faults > 0);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", cs__dir);

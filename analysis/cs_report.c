@@ -424,11 +424,14 @@ static void cs__run_free(cs__run_t *r)
     }
 }
 
-/* Exit code for a cs_h5 reader error while reading `path`, with a message. */
+/* Exit code for a cs_h5 reader error while reading `path`, with a message
+ * (one that says "out of memory" for CS_ENOMEM, which the reader's own
+ * message need not). */
 static int cs__h5_fail(const char *path, int rc)
 {
     const char *m = cs_h5_last_error();
-    fprintf(stderr, "cowsim report: %s: %s\n", path, m && *m ? m : cs_strerror(rc));
+    if (rc == CS_ENOMEM) fprintf(stderr, "cowsim report: %s: out of memory (%s)\n", path, m && *m ? m : "reading");
+    else fprintf(stderr, "cowsim report: %s: %s\n", path, m && *m ? m : cs_strerror(rc));
     return rc == CS_EPARSE ? CS_EXIT_USAGE : CS_EXIT_IO;
 }
 
@@ -590,16 +593,26 @@ static int cs__run_load(cs__run_t *r, size_t idx, const char *dir)
     r->git_commit = cs__strdup(in->git_commit ? in->git_commit : "");
     r->seed = in->seed;
     r->complete = in->complete;
+    /* An absent attribute means the default; out of memory reading one (or
+     * parsing well-formed scenario JSON, cs__json_wellformed) is an error,
+     * not the default. */
+    int oom = 0;
     char *fm = NULL;
-    if (cs_h5_read_attr_str(rd, "fires_mode", &fm) != CS_OK) fm = cs__strdup("all");
+    int arc = cs_h5_read_attr_str(rd, "fires_mode", &fm);
+    if (arc == CS_ENOMEM) oom = 1;
+    else if (arc != CS_OK) fm = cs__strdup("all");
     r->fires_mode = fm;
-    if (cs_h5_read_attr_u64(rd, "fires_sample_every", &r->fires_every) != CS_OK) r->fires_every = 1;
+    arc = cs_h5_read_attr_u64(rd, "fires_sample_every", &r->fires_every);
+    if (arc == CS_ENOMEM) oom = 1;
+    else if (arc != CS_OK) r->fires_every = 1;
     r->scenario_name = NULL;
-    cJSON *j = cJSON_Parse(r->scenario_json ? r->scenario_json : "");
+    const char *sjt = r->scenario_json ? r->scenario_json : "";
+    cJSON *j = cJSON_Parse(sjt);
+    if (!j && cs__json_wellformed(sjt)) oom = 1;
     const cJSON *nm = j ? cJSON_GetObjectItemCaseSensitive(j, "name") : NULL;
     r->scenario_name = cs__strdup(cJSON_IsString(nm) ? nm->valuestring : "");
     cJSON_Delete(j);
-    if (!r->mechanism || !r->scenario_json || !r->cowsim_version || !r->git_commit || !r->fires_mode ||
+    if (oom || !r->mechanism || !r->scenario_json || !r->cowsim_version || !r->git_commit || !r->fires_mode ||
         !r->scenario_name) {
         cs_h5_close_read(rd);
         fprintf(stderr, "cowsim report: out of memory\n");
@@ -1131,6 +1144,12 @@ static int cs__sweep_load(cs__sweep_t *s, hid_t fid)
         rc = CS_EXIT_USAGE;
         goto out;
     }
+    char why[128];
+    if (!cs_h5_row_type_ok(ft, why, sizeof why)) {
+        fprintf(stderr, "cowsim report: %s: /runs: %s\n", s->path, why);
+        rc = CS_EXIT_USAGE;
+        goto out;
+    }
     hsize_t dim = 0;
     H5Sget_simple_extent_dims(sp, &dim, NULL);
     s->nrows = (size_t)dim;
@@ -1220,6 +1239,9 @@ static int cs__sweep_open(cs__sweep_t *s)
     char *base = cs__attr_str(fid, "base_json");
     if (!base) base = cs__attr_str(fid, "scenario_json");
     cJSON *j = base ? cJSON_Parse(base) : NULL;
+    /* Out of memory parsing well-formed JSON (cs__json_wellformed) must not
+     * pass for a base scenario without a name or design paths. */
+    int oom = base && !j && cs__json_wellformed(base);
     const cJSON *nm = j ? cJSON_GetObjectItemCaseSensitive(j, "name") : NULL;
     const cJSON *bl = j ? cJSON_GetObjectItemCaseSensitive(j, "blocks") : NULL;
     s->base_name = cs__strdup(cJSON_IsString(nm) ? nm->valuestring : "");
@@ -1248,6 +1270,11 @@ static int cs__sweep_open(cs__sweep_t *s)
      * order of the design object, which is the column order (cs_sweep.h). */
     char *sj = rc == 0 ? cs__attr_str(fid, "sweep_json") : NULL;
     cJSON *j2 = sj ? cJSON_Parse(sj) : NULL;
+    if (sj && !j2 && cs__json_wellformed(sj)) oom = 1;
+    if (rc == 0 && oom) {
+        fprintf(stderr, "cowsim report: %s: out of memory\n", s->path);
+        rc = CS_EXIT_IO;
+    }
     const cJSON *des = j2 ? cJSON_GetObjectItemCaseSensitive(j2, "grid") : NULL;
     if (!cJSON_IsObject(des) && j2) {
         const cJSON *sob = cJSON_GetObjectItemCaseSensitive(j2, "sobol");
@@ -1302,14 +1329,16 @@ static double cs__param_x(const cs__sweep_t *s, size_t pc, const cs__names_t *ca
 }
 
 /* Mean of x[0..n) and its CIS__BOOT_LEVEL bootstrap interval (NaN interval
- * for n < 2). */
-static void cs__mean_ci(const double *x, size_t n, double *mean, double *lo, double *hi)
+ * for n < 2).  Returns 0, or -1 when out of memory (the interval would be
+ * a NaN that is not "too few values"). */
+static int cs__mean_ci(const double *x, size_t n, double *mean, double *lo, double *hi)
 {
     double s = 0;
     for (size_t i = 0; i < n; i++) s += x[i];
     *mean = n ? s / (double)n : CS__NAN;
     *lo = *hi = CS__NAN;
-    if (n >= 2) cs_stat_bootstrap_mean(x, n, CS__BOOT_B, CS__BOOT_LEVEL, CS__BOOT_SEED, lo, hi);
+    if (n >= 2 && cs_stat_bootstrap_mean(x, n, CS__BOOT_B, CS__BOOT_LEVEL, CS__BOOT_SEED, lo, hi) != 0) return -1;
+    return 0;
 }
 
 /* Whether metric column mc has finite values that are not all equal; *only
@@ -1379,7 +1408,8 @@ static int cs__plot_sweep(const cs__gp_t *g, const cs__sweep_t *s, const char *p
             for (int m = 0; m < CS_M__COUNT; m++)
                 if (plotted[m]) fprintf(d, " %s", s->col[s->metric_col[m]].name);
             fputc('\n', d);
-            for (size_t a = 0; a < nx; a++) {
+            int oom = 0;
+            for (size_t a = 0; a < nx && !oom; a++) {
                 if (a > 0 && xs[a] == xs[a - 1]) continue;
                 size_t rows = 0;
                 for (size_t i = 0; i < s->nrows; i++)
@@ -1397,7 +1427,7 @@ static int cs__plot_sweep(const cs__gp_t *g, const cs__sweep_t *s, const char *p
                         if (isfinite(v)) vals[nv++] = v;
                     }
                     double mean, lo, hi;
-                    cs__mean_ci(vals, nv, &mean, &lo, &hi);
+                    if (cs__mean_ci(vals, nv, &mean, &lo, &hi) != 0) oom = 1;
                     cs__dat_num(d, mean);
                     cs__dat_num(d, lo);
                     cs__dat_num(d, hi);
@@ -1405,6 +1435,10 @@ static int cs__plot_sweep(const cs__gp_t *g, const cs__sweep_t *s, const char *p
                 fputc('\n', d);
             }
             rc = cs__close_out(d, g->dir, dat);
+            if (oom && rc == 0) {
+                fprintf(stderr, "cowsim report: out of memory computing the bootstrap intervals\n");
+                rc = CS_EXIT_IO;
+            }
         }
         /* One plot per metric. */
         int col3 = 3; /* data column of the first plotted metric's mean */
@@ -1676,12 +1710,49 @@ static void cs__md_sweep(FILE *f, const cs__sweep_t *s, const cs__plots_t *pl, s
 
 /* ---- the command ------------------------------------------------------------ */
 
+static int cs__classify_direct(const char *path);
+
+/* Sandbox child of cs__classify (cs_h5_sandbox_call): classify path and,
+ * for a sweep summary, load it whole, as the report will.  Run files are
+ * read through cs_h5_open_read, which has its own sandbox. */
+static int cs__classify_probe(const char *path, void *arg)
+{
+    (void)arg;
+    int k = cs__classify_direct(path);
+    if (k != 1) return k < 0 ? CS_EPARSE : CS_OK;
+    cs__sweep_t sw;
+    memset(&sw, 0, sizeof sw);
+    sw.path = path;
+    int rc = cs__sweep_open(&sw);
+    cs__sweep_free(&sw);
+    return rc == 0 ? CS_OK : CS_EPARSE;
+}
+
 /*
  * Classify input path: 0 run file, 1 sweep summary (has /runs), or a
  * negative exit code after printing a message naming the path: -3 missing
- * or unreadable, -2 not a cowsim run or sweep file.
+ * or unreadable, -2 not a cowsim run or sweep file.  The file is untrusted:
+ * it is first classified and, if a sweep summary, read whole in a sandbox
+ * child (README "Security"); a file that crashes libhdf5 there is refused.
+ * A clean error in the child is met again here, with its message.
  */
 static int cs__classify(const char *path)
+{
+    FILE *probe = fopen(path, "rb");
+    if (probe) {
+        fclose(probe);
+        int fn_rc = CS_OK;
+        int rc = cs_h5_sandbox_call(path, cs__classify_probe, NULL, &fn_rc);
+        if (rc != CS_OK) {
+            fprintf(stderr, "cowsim report: %s\n", cs_h5_last_error());
+            return rc == CS_EIO ? -CS_EXIT_IO : -CS_EXIT_USAGE;
+        }
+    }
+    return cs__classify_direct(path);
+}
+
+/* cs__classify without the sandbox. */
+static int cs__classify_direct(const char *path)
 {
     FILE *probe = fopen(path, "rb");
     if (!probe) {
@@ -1780,7 +1851,10 @@ int cs_cmd_report(int argc, char **argv)
     const char *outdir = NULL;
     const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
     size_t nin = 0;
-    if (!inputs) return CS_EXIT_IO;
+    if (!inputs) {
+        fprintf(stderr, "cowsim report: out of memory\n");
+        return CS_EXIT_IO;
+    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -1809,6 +1883,7 @@ int cs_cmd_report(int argc, char **argv)
     cs__sweep_t *sweeps = calloc(nin, sizeof *sweeps);
     size_t nr = 0, ns = 0;
     int rc = kind && runs && sweeps ? 0 : CS_EXIT_IO;
+    if (rc != 0) fprintf(stderr, "cowsim report: out of memory for %zu inputs\n", nin);
     for (size_t i = 0; i < nin && rc == 0; i++) {
         kind[i] = cs__classify(inputs[i]);
         if (kind[i] < 0) rc = -kind[i];
@@ -1859,7 +1934,10 @@ int cs_cmd_report(int argc, char **argv)
     cs__plots_t plots = {0};
     size_t run_plots_end = 0;
     size_t *sweep_from = calloc(ns + 1, sizeof *sweep_from);
-    if (!sweep_from) rc = CS_EXIT_IO;
+    if (!sweep_from && rc == 0) {
+        fprintf(stderr, "cowsim report: out of memory\n");
+        rc = CS_EXIT_IO;
+    }
     for (size_t i = 0; i < nr && rc == 0; i++) rc = cs__run_load(&runs[i], i, outdir);
     if (rc == 0 && nr > 0) {
         cs__run_labels(runs, nr);

@@ -1288,6 +1288,34 @@ static void cs__h5_expect(int kind, H5T_class_t *cls, size_t *size)
     }
 }
 
+_Static_assert(sizeof(hid_t) == sizeof(int64_t), "cs_h5_row_type_ok takes an hid_t as int64_t");
+
+/* Every member of a stored row type must lie inside the row: libhdf5
+ * copies members by their stored offsets without checking them, so a
+ * corrupt offset is a heap overflow in H5T__conv_struct (found by fuzzing).
+ * Rows over 64 KiB are not cowsim's either. */
+int cs_h5_row_type_ok(int64_t type_id, char *why, size_t cap)
+{
+    hid_t ft = (hid_t)type_id;
+    size_t fsize = H5Tget_size(ft);
+    int nm = H5Tget_nmembers(ft);
+    if (H5Tget_class(ft) != H5T_COMPOUND || fsize == 0 || fsize > 65536 || nm < 1) {
+        snprintf(why, cap, "row type of %zu bytes and %d columns", fsize, nm);
+        return 0;
+    }
+    for (int i = 0; i < nm; i++) {
+        size_t off = H5Tget_member_offset(ft, (unsigned)i);
+        hid_t mt = H5Tget_member_type(ft, (unsigned)i);
+        size_t msz = mt < 0 ? 0 : H5Tget_size(mt);
+        if (mt >= 0) H5Tclose(mt);
+        if (mt < 0 || msz == 0 || off > fsize || msz > fsize - off) {
+            snprintf(why, cap, "column %d lies outside the %zu-byte row", i, fsize);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* Open dataset ds and check it is a rank-1 compound dataset holding every
  * column of this module's table with the right class and size. */
 static int cs__h5_rd_ds(cs_h5_reader_t *r, int dsi)
@@ -1308,23 +1336,10 @@ static int cs__h5_rd_ds(cs_h5_reader_t *r, int dsi)
         rc = cs__h5_fail(CS_EPARSE, "/%s is not a 1-D table", d->name);
         goto out;
     }
-    /* Every member of the file's row type must lie inside the row: libhdf5
-     * copies members by their stored offsets without checking them, so a
-     * corrupt offset is a heap overflow in H5T__conv_struct (found by
-     * fuzz_h5).  Rows over 64 KiB are not ours either. */
-    size_t fsize = H5Tget_size(ft);
-    int nm = H5Tget_nmembers(ft);
-    if (fsize == 0 || fsize > 65536 || nm < 1) {
-        rc = cs__h5_fail(CS_EPARSE, "/%s: row type of %zu bytes and %d columns", d->name, fsize, nm);
+    char why[128];
+    if (!cs_h5_row_type_ok(ft, why, sizeof why)) {
+        rc = cs__h5_fail(CS_EPARSE, "/%s: %s", d->name, why);
         goto out;
-    }
-    for (int i = 0; i < nm && rc == CS_OK; i++) {
-        size_t off = H5Tget_member_offset(ft, (unsigned)i);
-        hid_t mt = H5Tget_member_type(ft, (unsigned)i);
-        size_t msz = mt < 0 ? 0 : H5Tget_size(mt);
-        if (mt < 0 || msz == 0 || off > fsize || msz > fsize - off)
-            rc = cs__h5_fail(CS_EPARSE, "/%s: column %d lies outside the %zu-byte row", d->name, i, fsize);
-        cs__h5_close_id(&mt, H5Tclose);
     }
     for (size_t i = 0; i < d->nfield && rc == CS_OK; i++) {
         int idx = H5Tget_member_index(ft, d->field[i].name);

@@ -407,6 +407,12 @@ cs_h5_reader_t *cs_h5_open_read(const char *path, int *err);
  */
 void cs_h5_set_sandbox(int on);
 
+/* Check a compound type read from an untrusted file (type_id is an hid_t):
+ * a 1..65,536-byte row whose every member lies inside it.  Returns 1, or 0
+ * with the reason in why.  libhdf5 converts rows by the stored member
+ * offsets unchecked: every reader of tables must call this first. */
+int cs_h5_row_type_ok(int64_t type_id, char *why, size_t cap);
+
 /*
  * Run fn(path, arg) in a sandbox child as above (when the sandbox is on;
  * when it is off fn is not run and CS_OK is returned with *fn_rc = CS_OK).

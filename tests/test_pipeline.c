@@ -42,25 +42,37 @@ static int step(cs_sched_t *s, cs_block_result_t *r)
     return rc;
 }
 
+/* An eip1559 scheduler for the settlement tests: lane basefee 100 at the
+ * start, cycle price 10 and cell price 2, actor addr(tag) funded with
+ * balance; *x is a schedule for it at height 2 with gas_limit 200,000 and
+ * max_cells 1,000.  p holds the test's other parameters. */
+static cs_sched_t *eip_sched(cs_params_t *p, uint32_t tag, uint64_t balance, cs_sched_args_t *x)
+{
+    p->lane_basefee_initial = 100;
+    cs_sched_t *s = NULL;
+    CS_CHECK_EQ_U64(cs_sched_alloc(&s, p, "eip1559", 0), CS_OK);
+    if (!s) return NULL;
+    cs_sched_set_env(s, 10, 2);
+    cs_addr_t a = addr(tag);
+    CS_CHECK_EQ_U64(cs_sched_fund(s, &a, balance), CS_OK);
+    memset(x, 0, sizeof *x);
+    x->actor = a;
+    x->height = 2;
+    x->gas_limit = 200000;
+    x->max_cells = 1000;
+    return s;
+}
+
 static void test_eip1559_settlement(void)
 {
     cs_params_t p;
     cs_params_default(&p);
     p.lane_timer_cycles = 1000000;
-    p.lane_basefee_initial = 100;
-    cs_sched_t *s = NULL;
-    CS_CHECK_EQ_U64(cs_sched_alloc(&s, &p, "eip1559", 0), CS_OK);
+    cs_sched_args_t x;
+    cs_sched_t *s = eip_sched(&p, 1, 1000000000, &x);
+    if (!s) return;
     cs_sched_hooks_t hk = {NULL, exec_fixed, NULL};
     cs_sched_set_hooks(s, &hk);
-    cs_sched_set_env(s, 10, 2);
-    cs_addr_t a = addr(1);
-    CS_CHECK_EQ_U64(cs_sched_fund(s, &a, 1000000000), CS_OK);
-    cs_sched_args_t x;
-    memset(&x, 0, sizeof x);
-    x.actor = a;
-    x.height = 2;
-    x.gas_limit = 200000;
-    x.max_cells = 1000;
     x.has_fees = 1;
     x.max_fee = 300;
     x.max_prio = 50;
@@ -103,18 +115,9 @@ static void test_insufficient_funds(void)
 {
     cs_params_t p;
     cs_params_default(&p);
-    p.lane_basefee_initial = 100;
-    cs_sched_t *s = NULL;
-    CS_CHECK_EQ_U64(cs_sched_alloc(&s, &p, "eip1559", 0), CS_OK);
-    cs_sched_set_env(s, 10, 2);
-    cs_addr_t a = addr(2);
-    CS_CHECK_EQ_U64(cs_sched_fund(s, &a, 1000000), CS_OK); /* < max_cost */
     cs_sched_args_t x;
-    memset(&x, 0, sizeof x);
-    x.actor = a;
-    x.height = 2;
-    x.gas_limit = 200000;
-    x.max_cells = 1000;
+    cs_sched_t *s = eip_sched(&p, 2, 1000000, &x); /* < max_cost */
+    if (!s) return;
     cs_block_result_t r;
     CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
     CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
@@ -146,18 +149,9 @@ static void test_precharge_backlog(void)
      * gc_backlog 1 after block 2, destroyed in block 3. */
     cs_params_t p;
     cs_params_default(&p);
-    p.lane_basefee_initial = 100;
-    cs_sched_t *s = NULL;
-    CS_CHECK_EQ_U64(cs_sched_alloc(&s, &p, "eip1559", 0), CS_OK);
-    cs_sched_set_env(s, 10, 2);
-    cs_addr_t a = addr(7);
-    CS_CHECK_EQ_U64(cs_sched_fund(s, &a, 30000000), CS_OK);
     cs_sched_args_t x;
-    memset(&x, 0, sizeof x);
-    x.actor = a;
-    x.height = 2;
-    x.gas_limit = 200000;
-    x.max_cells = 1000;
+    cs_sched_t *s = eip_sched(&p, 7, 30000000, &x);
+    if (!s) return;
     cs_block_result_t r;
     CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
     CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);

@@ -1569,13 +1569,17 @@ static herr_t cs__h5_sb_attr(hid_t loc, const char *name, const H5A_info_t *info
     cs__h5_sb_walk_t *w = data;
     hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
     hid_t t = a < 0 ? H5I_INVALID_HID : H5Aget_type(a);
+    hid_t sp = a < 0 ? H5I_INVALID_HID : H5Aget_space(a);
     H5T_class_t c = t < 0 ? H5T_NO_CLASS : H5Tget_class(t);
+    hssize_t np = sp < 0 ? -1 : H5Sget_simple_extent_npoints(sp);
+    cs__h5_close_id(&sp, H5Sclose);
     cs__h5_close_id(&t, H5Tclose);
     cs__h5_close_id(&a, H5Aclose);
-    if (c == H5T_NO_CLASS) {
+    if (c == H5T_NO_CLASS || np < 0) {
         w->rc = cs__h5_fail(CS_EPARSE, "root attribute '%s' unreadable", name);
         return 1;
     }
+    if (np != 1) return 0; /* not a scalar: no reader of cowsim's reads it */
     uint64_t u;
     double d;
     int i;
@@ -1589,7 +1593,6 @@ static herr_t cs__h5_sb_attr(hid_t loc, const char *name, const H5A_info_t *info
         rc = cs_h5_read_attr_str(w->r, name, &str);
         free(str);
     }
-    if (rc == CS_EPARSE && strstr(cs__h5_msg, "wrong type")) rc = CS_OK; /* not a scalar: never read */
     if (rc != CS_OK) {
         w->rc = rc;
         return 1;

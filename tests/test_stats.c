@@ -1,0 +1,163 @@
+/*
+ * test_stats.c -- analysis/cs_stats.c: interval coverage on synthetic
+ * metrics with a known mean, MSER-5 on a series with a known change point,
+ * batch means, paired differences, and hand-computed small cases.
+ */
+#include "cs_stats.h"
+
+#include "cs_rng.h"
+#include "cs_test.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+
+#define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol))
+
+/* Hand-computed t interval: x = {2.385, 4.1, 3.0}, mean 3.161666..,
+ * s^2 = ((-0.776667)^2 + 0.938333^2 + (-0.161667)^2) / 2 = 0.754908,
+ * s = 0.868855, t_{2,0.975} = 4.302653, half = 4.302653 * 0.868855 / sqrt 3
+ * = 2.158355. */
+static void test_t_small(void)
+{
+    const double x[] = {2.385, 4.1, 3.0};
+    double m, lo, hi;
+    cs_stat_t_interval(x, 3, 0.95, &m, &lo, &hi);
+    CS_CHECK(NEAR(m, 3.1616666667, 1e-9));
+    CS_CHECK(NEAR(hi - m, 2.158355, 2e-6));
+    CS_CHECK(NEAR(m - lo, 2.158355, 2e-6));
+    cs_stat_t_interval(x, 1, 0.95, &m, &lo, &hi);
+    CS_CHECK(m == 2.385 && isnan(lo) && isnan(hi));
+}
+
+/* Coverage of the 95 % intervals: R replications of a synthetic metric
+ * with known mean mu.  Each replication draws n values from its own
+ * PCG64 stream (seed 20261124, stream r).  With R = 2000 the standard error
+ * of an estimated coverage near 0.95 is sqrt(0.95 * 0.05 / 2000) = 0.0049,
+ * so 93-97 % is about +/- 4 standard errors.
+ *
+ * t interval: normal values (mu 3.7, sd 2.2), n = 6.  Its coverage is
+ * exactly 95 %; a normal-quantile interval (1.96 instead of t_{5} = 2.571)
+ * would cover only ~ 89.9 %, outside the band: the test can tell them
+ * apart.
+ *
+ * BCa interval: gamma values (shape 4, scale 0.6, mean 2.4, skewed), n = 60,
+ * B = 1000 resamples per replication. */
+static void test_coverage(void)
+{
+    enum { R = 2000 };
+    const double level = 0.95;
+    unsigned t_cov = 0, b_cov = 0, z_cov = 0;
+    double x[60];
+    for (unsigned r = 0; r < R; r++) {
+        gsl_rng *g = cs_rng_stream(20261124u, r);
+        CS_CHECK(g != NULL);
+        if (!g) return;
+        const double mu_t = 3.7;
+        for (int i = 0; i < 6; i++) x[i] = mu_t + gsl_ran_gaussian(g, 2.2);
+        double m, lo, hi;
+        cs_stat_t_interval(x, 6, level, &m, &lo, &hi);
+        t_cov += lo <= mu_t && mu_t <= hi;
+        /* The naive z interval of the same sample, for contrast. */
+        double half = (hi - m) / 2.570582 * 1.959964;
+        z_cov += m - half <= mu_t && mu_t <= m + half;
+
+        const double mu_b = 4 * 0.6;
+        for (int i = 0; i < 60; i++) x[i] = gsl_ran_gamma(g, 4.0, 0.6);
+        CS_CHECK(cs_stat_bca_mean(x, 60, 1000, level, 1000u + r, &lo, &hi) == 0);
+        b_cov += lo <= mu_b && mu_b <= hi;
+        gsl_rng_free(g);
+    }
+    double tc = t_cov / (double)R, bc = b_cov / (double)R, zc = z_cov / (double)R;
+    printf("coverage over %d replications: t %.4f, BCa %.4f (z, for contrast, %.4f)\n", R, tc, bc, zc);
+    CS_CHECK(tc >= 0.93 && tc <= 0.97);
+    CS_CHECK(bc >= 0.93 && bc <= 0.97);
+    CS_CHECK(zc < 0.93); /* the band rejects the wrong interval */
+}
+
+/* BCa below CS_STAT_BOOT_MIN_N values gives no interval; equal values give
+ * [mean, mean]. */
+static void test_bca_edges(void)
+{
+    double x[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    double lo = 0, hi = 0;
+    CS_CHECK(cs_stat_bca_mean(x, 9, 500, 0.95, 7, &lo, &hi) == 0);
+    CS_CHECK(isnan(lo) && isnan(hi));
+    for (int i = 0; i < 12; i++) x[i] = 2.385;
+    CS_CHECK(cs_stat_bca_mean(x, 12, 500, 0.95, 7, &lo, &hi) == 0);
+    CS_CHECK(lo == hi && NEAR(lo, 2.385, 1e-12));
+}
+
+/* MSER-5 on a series whose mean is 10 for the first 400 observations and 0
+ * afterwards (noise N(0, 1), n = 4000, seed 99 stream 1).  The stated
+ * tolerance: the truncation point is within 10 observations (two batches)
+ * of the change point 400.  A series with no warm-up (all N(0, 1)) keeps
+ * almost everything: truncation below 5 % of the run. */
+static void test_mser5(void)
+{
+    enum { N = 4000, CP = 400 };
+    static double x[N];
+    gsl_rng *g = cs_rng_stream(99, 1);
+    CS_CHECK(g != NULL);
+    if (!g) return;
+    for (int i = 0; i < N; i++) x[i] = (i < CP ? 10.0 : 0.0) + gsl_ran_gaussian(g, 1.0);
+    double ms;
+    size_t d = cs_stat_mser5(x, N, &ms);
+    printf("MSER-5 truncation %zu (change point %d)\n", d, CP);
+    CS_CHECK(d + 10 >= CP && d <= CP + 10);
+    CS_CHECK(isfinite(ms));
+    for (int i = 0; i < N; i++) x[i] = gsl_ran_gaussian(g, 1.0);
+    d = cs_stat_mser5(x, N, NULL);
+    CS_CHECK(d < N / 20);
+    gsl_rng_free(g);
+    /* Hand case: batches of 5 with means 10, 0, 0, 0 (nb = 4, d <= 2).
+     * MSER(0) = (3 * 2.5^2 + 7.5^2) / 16 = 75 / 16; MSER(1) = 0; MSER(2) = 0.
+     * The first minimum is d = 1: drop 5 observations. */
+    double y[20] = {10, 10, 10, 10, 10};
+    CS_CHECK_EQ_U64(cs_stat_mser5(y, 20, &ms), 5);
+    CS_CHECK(ms == 0);
+    CS_CHECK_EQ_U64(cs_stat_mser5(y, 9, NULL), 0); /* one batch */
+}
+
+/* Batch means: x = 0..11 in k = 3 batches of 4: means 1.5, 5.5, 9.5, mean
+ * 5.5, s = 4, half = t_{2,0.975} 4.302653 * 4 / sqrt 3 = 9.936551.  With 13
+ * values the first is dropped (the end of the run counts). */
+static void test_batch_means(void)
+{
+    double x[13];
+    for (int i = 0; i < 12; i++) x[i] = i;
+    double m, lo, hi;
+    cs_stat_batch_means(x, 12, 3, 0.95, &m, &lo, &hi);
+    CS_CHECK(NEAR(m, 5.5, 1e-12));
+    CS_CHECK(NEAR(hi - m, 9.936551, 1e-6));
+    double z[13] = {100};
+    for (int i = 0; i < 12; i++) z[i + 1] = i;
+    cs_stat_batch_means(z, 13, 3, 0.95, &m, &lo, &hi);
+    CS_CHECK(NEAR(m, 5.5, 1e-12));
+    cs_stat_batch_means(x, 12, 1, 0.95, &m, &lo, &hi);
+    CS_CHECK(isnan(m) && isnan(lo));
+}
+
+/* Paired differences: a - b = {1, 2, 3} over the finite pairs (the NaN
+ * pair is dropped): mean 2, s = 1, half = 4.302653 / sqrt 3 = 2.484138. */
+static void test_paired(void)
+{
+    const double a[] = {11, 22, NAN, 33}, b[] = {10, 20, 5, 30};
+    cs_stat_ci_t c;
+    CS_CHECK(cs_stat_paired(a, b, 4, 0.95, 1, &c) == 0);
+    CS_CHECK_EQ_U64(c.n, 3);
+    CS_CHECK(NEAR(c.mean, 2, 1e-12));
+    CS_CHECK(NEAR(c.t_hi - 2, 2.484138, 2e-6));
+    CS_CHECK(isnan(c.b_lo)); /* 3 < CS_STAT_BOOT_MIN_N */
+}
+
+int main(void)
+{
+    test_t_small();
+    test_coverage();
+    test_bca_edges();
+    test_mser5();
+    test_batch_means();
+    test_paired();
+    return cs_test_done("stats");
+}

@@ -44,6 +44,8 @@ enum { AF_PARAMS(CS__P_ENUM) P__COUNT };
 static const cs_agent_param_t af_params[] = {AF_PARAMS(CS__P_ROW)};
 CS_STATIC_ASSERT(sizeof af_params / sizeof af_params[0] == P__COUNT, "one row per parameter");
 
+static const char *const af_dists[] = {"rate", "value", "wait_cost", "delay_mean", "cycles_frac", NULL};
+
 typedef struct af_state {
     int have_ema;       /* the EMAs hold an observation */
     double ema_u;       /* expected utilisation */
@@ -55,9 +57,9 @@ typedef struct af_state {
 } af_state_t;
 
 /* The observed price per fire for mechanism family mc (see above). */
-static double af_price_obs(const double *p, int mc, const cs_obs_t *o)
+static double af_price_obs(const cs_agent_t *a, int mc, const cs_obs_t *o)
 {
-    double cyc = p[P_GAS_LIMIT] * p[P_CYCLES_FRAC];
+    double cyc = a->params[P_GAS_LIMIT] * cs__agent_mean(a, P_CYCLES_FRAC);
     if (mc == CS__MC_BID) return o->clearing_price;
     if (mc == CS__MC_FEE) return (o->basefee_lane + o->p50_tip) * cyc;
     return o->basefee_cycle * cyc;
@@ -79,7 +81,7 @@ static void af_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
     af_state_t *s = a->state;
     const double *p = a->params;
     int mc = cs__agent_mclass(o->mechanism);
-    double al = p[P_EMA_ALPHA], pobs = af_price_obs(p, mc, o);
+    double al = p[P_EMA_ALPHA], pobs = af_price_obs(a, mc, o);
     if (!s->have_ema) {
         s->ema_u = o->utilisation;
         s->ema_p = pobs;
@@ -89,15 +91,15 @@ static void af_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
         s->ema_p = (1.0 - al) * s->ema_p + al * pobs;
     }
     double wait = af_wait(p, s->ema_u);
-    unsigned n = cs__agent_arrivals(a->rng, p[P_RATE], o);
+    unsigned n = cs__agent_count(a, P_RATE, o);
     for (unsigned i = 0; i < n; i++) {
         cs_timer_req_t q;
         cs_hash_t id;
         cs__agent_req_zero(&q);
-        double v = cs__agent_lognormal(a->rng, p[P_VALUE], p[P_VALUE_SIGMA]);
-        double c = cs__agent_lognormal(a->rng, p[P_WAIT_COST], p[P_WAIT_COST_SIGMA]);
-        q.delay = cs__agent_geom_delay(a->rng, p[P_DELAY_MEAN]);
-        cs__agent_cycles(a->rng, p[P_GAS_LIMIT], p[P_CYCLES_FRAC], p[P_CYCLES_JITTER], &q);
+        double v = cs__agent_value(a, P_VALUE, P_VALUE_SIGMA);
+        double c = cs__agent_value(a, P_WAIT_COST, P_WAIT_COST_SIGMA);
+        q.delay = cs__agent_delay(a, P_DELAY_MEAN);
+        cs__agent_cycles_of(a, P_GAS_LIMIT, P_CYCLES_FRAC, P_CYCLES_JITTER, &q);
         s->arrivals++;
         double surplus = v - c * wait;
         if (!(surplus - s->ema_p > 0.0)) {
@@ -125,5 +127,6 @@ const cs_agent_ops_t cs__agent_affine_user = {
     .state_size = sizeof(af_state_t),
     .params = af_params,
     .n_params = P__COUNT,
+    .dist_params = af_dists,
     .on_block = af_on_block,
 };

@@ -36,11 +36,11 @@ static void dg_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
 {
     dg_state_t *s = a->state;
     int mc = cs__agent_mclass(o->mechanism);
-    unsigned n = cs__agent_arrivals(a->rng, a->params[P_RATE], o);
+    unsigned n = cs__agent_count(a, P_RATE, o);
     for (unsigned i = 0; i < n; i++) {
         cs_timer_req_t q;
         cs_hash_t id;
-        cs__agent_arrival(a->rng, a->params, &q);
+        cs__agent_arrival(a, &q);
         cs__agent_price_default(mc, a->params[P_BID_FRAC], &q);
         q.tag = (uint32_t)s->arrivals++;
         if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
@@ -54,5 +54,6 @@ const cs_agent_ops_t cs__agent_default_gba = {
     .state_size = sizeof(dg_state_t),
     .params = dg_params,
     .n_params = P__COUNT,
+    .dist_params = cs__arrival_dists,
     .on_block = dg_on_block,
 };

@@ -67,11 +67,11 @@ static void fp_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
 {
     fp_state_t *s = a->state;
     int mc = cs__agent_mclass(o->mechanism);
-    unsigned n = cs__agent_arrivals(a->rng, a->params[P_RATE], o);
+    unsigned n = cs__agent_count(a, P_RATE, o);
     for (unsigned i = 0; i < n; i++) {
         cs_timer_req_t q;
         cs_hash_t id;
-        cs__agent_arrival(a->rng, a->params, &q);
+        cs__agent_arrival(a, &q);
         if (mc == CS__MC_BID) {
             fp_bid(a, o, &q);
         } else if (mc == CS__MC_FEE) {
@@ -98,6 +98,7 @@ const cs_agent_ops_t cs__agent_fp_best_response = {
     .state_size = sizeof(fp_state_t),
     .params = fp_params,
     .n_params = P__COUNT,
+    .dist_params = cs__arrival_dists,
     .on_block = fp_on_block,
     .gba = fp_gba,
     .bid = fp_bid,

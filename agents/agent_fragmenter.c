@@ -41,11 +41,11 @@ static void fr_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
     fr_state_t *s = a->state;
     int mc = cs__agent_mclass(o->mechanism);
     uint64_t k = fr_n_actors(a->params);
-    unsigned n = cs__agent_arrivals(a->rng, a->params[P_RATE], o);
+    unsigned n = cs__agent_count(a, P_RATE, o);
     for (unsigned i = 0; i < n; i++) {
         cs_timer_req_t q;
         cs_hash_t id;
-        cs__agent_arrival(a->rng, a->params, &q);
+        cs__agent_arrival(a, &q);
         cs__agent_price_default(mc, a->params[P_BID_FRAC], &q);
         q.actor = (uint32_t)(s->arrivals % k);
         q.tag = (uint32_t)s->arrivals++;
@@ -60,6 +60,7 @@ const cs_agent_ops_t cs__agent_fragmenter = {
     .state_size = sizeof(fr_state_t),
     .params = fr_params,
     .n_params = P__COUNT,
+    .dist_params = cs__arrival_dists,
     .n_actors = fr_n_actors,
     .on_block = fr_on_block,
 };

@@ -36,11 +36,11 @@ static void pt_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
     pt_state_t *s = a->state;
     int mc = cs__agent_mclass(o->mechanism);
     uint8_t tier = (uint8_t)cs__agent_u64(a->params[P_TIER]);
-    unsigned n = cs__agent_arrivals(a->rng, a->params[P_RATE], o);
+    unsigned n = cs__agent_count(a, P_RATE, o);
     for (unsigned i = 0; i < n; i++) {
         cs_timer_req_t q;
         cs_hash_t id;
-        cs__agent_arrival(a->rng, a->params, &q);
+        cs__agent_arrival(a, &q);
         cs__agent_price_default(mc, a->params[P_BID_FRAC], &q);
         q.tier = tier; /* CIP-1 rev §7.3: priority_tier_hint */
         q.tag = (uint32_t)s->arrivals++;
@@ -55,5 +55,6 @@ const cs_agent_ops_t cs__agent_priority_tier = {
     .state_size = sizeof(pt_state_t),
     .params = pt_params,
     .n_params = P__COUNT,
+    .dist_params = cs__arrival_dists,
     .on_block = pt_on_block,
 };

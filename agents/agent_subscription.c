@@ -44,6 +44,8 @@ enum { SU_PARAMS(CS__P_ENUM) P__COUNT };
 static const cs_agent_param_t su_params[] = {SU_PARAMS(CS__P_ROW)};
 CS_STATIC_ASSERT(sizeof su_params / sizeof su_params[0] == P__COUNT, "one row per parameter");
 
+static const char *const su_dists[] = {"rate", "value", "cycles_frac", NULL};
+
 typedef struct su_state {
     uint64_t arrivals; /* arrivals drawn so far */
     uint64_t rejected; /* schedule calls refused by the world */
@@ -81,7 +83,7 @@ static void su_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
     su_state_t *s = a->state;
     const double *p = a->params;
     int mc = cs__agent_mclass(o->mechanism);
-    unsigned n = cs__agent_arrivals(a->rng, p[P_RATE], o);
+    unsigned n = cs__agent_count(a, P_RATE, o);
     for (unsigned i = 0; i < n; i++) {
         cs_timer_req_t q;
         cs_hash_t id;
@@ -90,8 +92,8 @@ static void su_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
         double u_delay = gsl_rng_uniform(a->rng);
         cs__agent_req_zero(&q);
         q.delay = su_delay(p, u_class, u_delay, &is_long);
-        q.value = cs__agent_lognormal(a->rng, p[P_VALUE], p[P_VALUE_SIGMA]);
-        cs__agent_cycles(a->rng, p[P_GAS_LIMIT], p[P_CYCLES_FRAC], p[P_CYCLES_JITTER], &q);
+        q.value = cs__agent_value(a, P_VALUE, P_VALUE_SIGMA);
+        cs__agent_cycles_of(a, P_GAS_LIMIT, P_CYCLES_FRAC, P_CYCLES_JITTER, &q);
         q.decay = q.value * p[P_DECAY_FRAC];
         q.deadline = cs__agent_u64(p[P_DEADLINE]);
         q.payload_len = (uint32_t)cs__agent_u64(p[P_PAYLOAD_LEN]);
@@ -111,6 +113,7 @@ const cs_agent_ops_t cs__agent_subscription = {
     .state_size = sizeof(su_state_t),
     .params = su_params,
     .n_params = P__COUNT,
+    .dist_params = su_dists,
     .init = su_init,
     .on_block = su_on_block,
 };

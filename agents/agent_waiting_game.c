@@ -35,11 +35,11 @@ static void wg_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
 {
     wg_state_t *s = a->state;
     int mc = cs__agent_mclass(o->mechanism);
-    unsigned n = cs__agent_arrivals(a->rng, a->params[P_RATE], o);
+    unsigned n = cs__agent_count(a, P_RATE, o);
     for (unsigned i = 0; i < n; i++) {
         cs_timer_req_t q;
         cs_hash_t id;
-        cs__agent_arrival(a->rng, a->params, &q);
+        cs__agent_arrival(a, &q);
         if (mc == CS__MC_BID) {
             q.has_bid = 1; /* CIP-5 §9.7: bid = 0 relies entirely on bias */
             q.bid = 0.0;
@@ -60,5 +60,6 @@ const cs_agent_ops_t cs__agent_waiting_game = {
     .state_size = sizeof(wg_state_t),
     .params = wg_params,
     .n_params = P__COUNT,
+    .dist_params = cs__arrival_dists,
     .on_block = wg_on_block,
 };

@@ -46,6 +46,8 @@ enum { WA_PARAMS(CS__P_ENUM) P__COUNT };
 static const cs_agent_param_t wa_params[] = {WA_PARAMS(CS__P_ROW)};
 CS_STATIC_ASSERT(sizeof wa_params / sizeof wa_params[0] == P__COUNT, "one row per parameter");
 
+static const char *const wa_dists[] = {"rate", "write_rate", "value", "cycles_frac", NULL};
+
 typedef struct wa_state {
     char key[32];       /* the key of the current request or write */
     uint64_t watches;   /* watches scheduled (request tags) */
@@ -68,7 +70,7 @@ static void wa_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
     wa_state_t *s = a->state;
     const double *p = a->params;
     int mc = cs__agent_mclass(o->mechanism);
-    unsigned n = cs__agent_arrivals(a->rng, p[P_RATE], o);
+    unsigned n = cs__agent_count(a, P_RATE, o);
     for (unsigned i = 0; i < n; i++) {
         cs_timer_req_t q;
         cs_hash_t id;
@@ -77,8 +79,8 @@ static void wa_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
         q.kind = (uint8_t)CS_KIND_WATCH; /* CIP-5 CN §8 STATE_WATCH */
         q.watch_key = s->key;            /* copied by the world during the call */
         q.delay = 1;
-        q.value = cs__agent_lognormal(a->rng, p[P_VALUE], p[P_VALUE_SIGMA]);
-        cs__agent_cycles(a->rng, p[P_GAS_LIMIT], p[P_CYCLES_FRAC], p[P_CYCLES_JITTER], &q);
+        q.value = cs__agent_value(a, P_VALUE, P_VALUE_SIGMA);
+        cs__agent_cycles_of(a, P_GAS_LIMIT, P_CYCLES_FRAC, P_CYCLES_JITTER, &q);
         q.decay = q.value * p[P_DECAY_FRAC];
         q.deadline = cs__agent_u64(p[P_DEADLINE]);
         q.payload_len = (uint32_t)cs__agent_u64(p[P_PAYLOAD_LEN]);
@@ -88,7 +90,7 @@ static void wa_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
         q.tag = (uint32_t)s->watches++;
         if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
     }
-    unsigned m = cs__agent_arrivals(a->rng, p[P_WRITE_RATE], o);
+    unsigned m = cs__agent_count(a, P_WRITE_RATE, o);
     for (unsigned i = 0; i < m; i++) {
         wa_key(a, s);
         s->writes++;
@@ -103,5 +105,6 @@ const cs_agent_ops_t cs__agent_watcher = {
     .state_size = sizeof(wa_state_t),
     .params = wa_params,
     .n_params = P__COUNT,
+    .dist_params = wa_dists,
     .on_block = wa_on_block,
 };

@@ -74,6 +74,15 @@ double cs_agent_value_default(const cs_timer_info_t *t, uint64_t delay)
     return v > 0.0 ? v : 0.0;
 }
 
+/* 1 when parameter k of ops is listed in ops->dist_params. */
+int cs_agent_param_dist(const cs_agent_ops_t *ops, size_t k)
+{
+    if (ops == NULL || ops->dist_params == NULL || k >= ops->n_params) return 0;
+    for (const char *const *n = ops->dist_params; *n != NULL; n++)
+        if (strcmp(*n, ops->params[k].name) == 0) return 1;
+    return 0;
+}
+
 /* ---------------------------------------------------------------- helpers */
 
 /* Family of mechanism m: bias-* and score take bids, eip1559 and gba-* take
@@ -142,21 +151,71 @@ uint64_t cs__agent_geom_delay(gsl_rng *r, double mean)
     return k ? (uint64_t)k : 1u;
 }
 
-/* Poisson arrivals with mean rate * demand_mult. */
-unsigned cs__agent_arrivals(gsl_rng *r, double rate, const cs_obs_t *o)
+/* Distribution-valued parameter k: clipped draw (cs_agent_int.h). */
+int cs__agent_dist(const cs_agent_t *a, size_t k, double *x)
 {
-    double mu = rate * o->demand_mult;
-    if (!(mu > 0.0)) mu = 0.0;
-    return gsl_ran_poisson(r, mu);
+    if (a->dists == NULL || a->dists[k].kind == CS_DIST_NONE) return 0;
+    double v = cs_dist_draw(&a->dists[k], a->rng);
+    const cs_agent_param_t *pr = &a->ops->params[k];
+    if (!(v >= pr->min)) v = pr->min; /* NaN too */
+    if (v > pr->max) v = pr->max;
+    *x = v;
+    return 1;
 }
 
-/* One arrival of the shared model; three draws (delay, value, cycles). */
-void cs__agent_arrival(gsl_rng *r, const double *p, cs_timer_req_t *q)
+/* Arrivals this block (cs_agent_int.h). */
+unsigned cs__agent_count(const cs_agent_t *a, size_t k, const cs_obs_t *o)
 {
+    double x;
+    if (cs__agent_dist(a, k, &x)) return (unsigned)cs__agent_u64(x * o->demand_mult);
+    double mu = a->params[k] * o->demand_mult;
+    if (!(mu > 0.0)) mu = 0.0;
+    return gsl_ran_poisson(a->rng, mu);
+}
+
+double cs__agent_value(const cs_agent_t *a, size_t k, size_t k_sigma)
+{
+    double x;
+    if (cs__agent_dist(a, k, &x)) return x;
+    return cs__agent_lognormal(a->rng, a->params[k], a->params[k_sigma]);
+}
+
+uint64_t cs__agent_delay(const cs_agent_t *a, size_t k)
+{
+    double x;
+    if (cs__agent_dist(a, k, &x)) {
+        uint64_t d = cs__agent_u64(x);
+        return d ? d : 1u;
+    }
+    return cs__agent_geom_delay(a->rng, a->params[k]);
+}
+
+void cs__agent_cycles_of(const cs_agent_t *a, size_t k_gas, size_t k_frac, size_t k_jitter, cs_timer_req_t *q)
+{
+    double f;
+    if (cs__agent_dist(a, k_frac, &f)) cs__agent_cycles_at(0.5, a->params[k_gas], f, 0.0, q);
+    else cs__agent_cycles(a->rng, a->params[k_gas], a->params[k_frac], a->params[k_jitter], q);
+}
+
+double cs__agent_mean(const cs_agent_t *a, size_t k)
+{
+    double m, v;
+    if (a->dists == NULL || a->dists[k].kind == CS_DIST_NONE) return a->params[k];
+    if (cs_dist_moments(&a->dists[k], &m, &v) != 0 && a->dists[k].kind == CS_DIST_PARETO && a->dists[k].p[1] <= 1.0)
+        return a->params[k];
+    return m;
+}
+
+const char *const cs__arrival_dists[] = {"rate", "delay_mean", "value", "cycles_frac", NULL};
+
+/* One arrival of the shared model; three draws (delay, value, cycles). */
+void cs__agent_arrival(const cs_agent_t *a, cs_timer_req_t *q)
+{
+    const double *p = a->params;
     cs__agent_req_zero(q);
-    q->delay = cs__agent_geom_delay(r, p[CS__AR_DELAY_MEAN]);
-    q->value = cs__agent_lognormal(r, p[CS__AR_VALUE], p[CS__AR_VALUE_SIGMA]);
-    cs__agent_cycles(r, p[CS__AR_GAS_LIMIT], p[CS__AR_CYCLES_FRAC], p[CS__AR_CYCLES_JITTER], q);
+    q->delay = cs__agent_delay(a, CS__AR_DELAY_MEAN);
+    q->value = cs__agent_value(a, CS__AR_VALUE, CS__AR_VALUE_SIGMA);
+    cs__agent_cycles_of(a, CS__AR_GAS_LIMIT, CS__AR_CYCLES_FRAC, CS__AR_CYCLES_JITTER, q);
     q->decay = q->value * p[CS__AR_DECAY_FRAC];
     q->deadline = cs__agent_u64(p[CS__AR_DEADLINE]);
     q->payload_len = (uint32_t)cs__agent_u64(p[CS__AR_PAYLOAD_LEN]);

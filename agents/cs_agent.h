@@ -18,6 +18,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "cs_dist.h"
 #include "cs_error.h"
 #include "cs_types.h"
 
@@ -108,6 +109,8 @@ typedef struct cs_agent {
     const struct cs_agent_ops *ops; /* kind */
     void *state;                    /* ops->state_size bytes, zeroed */
     const double *params;           /* ops->params values (defaults filled) */
+    const cs_dist_t *dists;         /* per parameter: a distribution, kind NONE = the scalar
+                                     * applies; NULL = none at all (owned by the scenario) */
     uint32_t index;                 /* global agent index (RNG stream, /actors) */
     uint32_t n_actors;              /* actors this instance controls (>= 1) */
     uint32_t first_actor;           /* index of its first actor in the run */
@@ -130,6 +133,9 @@ typedef struct cs_agent_ops {
     size_t state_size;                  /* bytes of per-instance state */
     const cs_agent_param_t *params;     /* parameter table */
     size_t n_params;
+    /* Names of the parameters that also accept a distribution object
+     * (cs_dist.h), NULL-terminated; NULL = none. */
+    const char *const *dist_params;
     /* Number of actors an instance controls given its params (NULL = 1). */
     uint32_t (*n_actors)(const double *params);
     int (*init)(cs_agent_t *a, cs_world_t *w);
@@ -189,6 +195,9 @@ static inline double cs_world_balance(const cs_world_t *w, const cs_agent_t *a, 
 
 /* Default value model: value - decay * delay, 0 past the deadline, >= 0. */
 double cs_agent_value_default(const cs_timer_info_t *t, uint64_t delay);
+
+/* 1 when parameter k of ops accepts a distribution object. */
+int cs_agent_param_dist(const cs_agent_ops_t *ops, size_t k);
 
 /* Registry (STYLE §3). */
 extern const cs_agent_ops_t *const cs_agent_registry[];

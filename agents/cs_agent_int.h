@@ -114,17 +114,49 @@ double cs__agent_lognormal(gsl_rng *r, double mean, double sigma);
  * Draws exactly one variate (gsl_ran_geometric). */
 uint64_t cs__agent_geom_delay(gsl_rng *r, double mean);
 
-/* Poisson(rate * demand_mult) arrivals this block (gsl_ran_poisson; the
- * count of variates depends on the mean only, never on outcomes). */
-unsigned cs__agent_arrivals(gsl_rng *r, double rate, const cs_obs_t *o);
+/*
+ * Distribution-aware draws (cs_dist.h).  When parameter k of a holds a
+ * distribution object the quantity is drawn from it and clipped to the
+ * parameter's [min, max]; otherwise the kind's default family applies with
+ * the scalar as its mean.  Either way every draw comes from a->rng and the
+ * number of variates depends on the stream and the parameters only.
+ */
+
+/* 1 and *x = the clipped draw when parameter k is a distribution (draws
+ * once from it), else 0 without drawing. */
+int cs__agent_dist(const cs_agent_t *a, size_t k, double *x);
+
+/* Arrivals this block: distribution -> round(draw x demand_mult); scalar ->
+ * Poisson(params[k] x demand_mult) (gsl_ran_poisson). */
+unsigned cs__agent_count(const cs_agent_t *a, size_t k, const cs_obs_t *o);
+
+/* A value: distribution -> the draw; scalar -> lognormal with mean
+ * params[k] and log-sd params[k_sigma] (cs__agent_lognormal).  One draw. */
+double cs__agent_value(const cs_agent_t *a, size_t k, size_t k_sigma);
+
+/* A delay in blocks >= 1: distribution -> max(1, round(draw)); scalar ->
+ * geometric with mean params[k] (cs__agent_geom_delay).  One draw. */
+uint64_t cs__agent_delay(const cs_agent_t *a, size_t k);
+
+/* Cycles: a distribution on the share (parameter k_frac) gives
+ * cycles_used = round(gas_limit x draw) without jitter; a scalar share
+ * uses cs__agent_cycles with params[k_jitter].  One draw. */
+void cs__agent_cycles_of(const cs_agent_t *a, size_t k_gas, size_t k_frac, size_t k_jitter, cs_timer_req_t *q);
 
 /*
- * One arrival of the shared model from the CS__ARRIVAL_ROWS values p[]:
- * delay (geometric), value (lognormal), cycles (uniform) -- exactly three
- * draws, in that order -- then decay = value * decay_frac, deadline,
+ * One arrival of the shared model from the CS__ARRIVAL_ROWS parameters of
+ * a: delay, value, cycles -- one draw each, in that order (distribution
+ * or default family) -- then decay = value * decay_frac, deadline,
  * payload_len and ttl.  The request is HEIGHT, actor 0, unpriced.
  */
-void cs__agent_arrival(gsl_rng *r, const double *p, cs_timer_req_t *q);
+void cs__agent_arrival(const cs_agent_t *a, cs_timer_req_t *q);
+
+/* The mean of parameter k: the distribution's closed-form mean, or the
+ * scalar (also when the mean is infinite). */
+double cs__agent_mean(const cs_agent_t *a, size_t k);
+
+/* The dist_params list of the shared-arrival kinds. */
+extern const char *const cs__arrival_dists[];
 
 /*
  * Price q the default way for mechanism family mc: no fee params under fee

@@ -649,6 +649,7 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
             cs_agent_t *a = &e->agents[ai];
             a->ops = sa->ops;
             a->params = sa->params;
+            a->dists = sa->dists;
             a->index = (uint32_t)ai;
             a->n_actors = per;
             a->first_actor = (uint32_t)ac;

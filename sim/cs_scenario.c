@@ -905,9 +905,172 @@ static void cs__environment(cs__ctx_t *c, const cJSON *j)
 
 /* ------------------------------------------------------------ agents */
 
+#define CS__MAX_EMPIRICAL 100000 /* values of an empirical distribution */
+
+/* Field names of each distribution family (cs_dist.h), in p[] order. */
+static const char *const cs__dist_fields[CS_DIST__COUNT][4] = {
+    {NULL}, {"value"}, {"min", "max"}, {"mean", "sigma"}, {"mean"}, {"mean", "sd", "min", "max"},
+    {"scale", "shape"}, {NULL},
+};
+
+/* The numbers of an empirical "values" or "weights" list into a new array
+ * (*out, caller frees); n_want 0 = any length in [1, CS__MAX_EMPIRICAL]. */
+static int cs__dist_list(cs__ctx_t *c, const cJSON *j, const char *path, double lo, double hi, size_t n_want,
+                         double **out, size_t *n_out)
+{
+    int n = cJSON_IsArray(j) ? cJSON_GetArraySize(j) : -1;
+    if (n < 1 || n > CS__MAX_EMPIRICAL || (n_want && (size_t)n != n_want)) {
+        if (n_want)
+            cs__err(c, path, "must be a list of %zu numbers (one per value), got %s", n_want,
+                    n < 0 ? cs__tname(j) : "a list of another length");
+        else
+            cs__err(c, path, "must be a list of 1 to %d numbers, got %s", CS__MAX_EMPIRICAL,
+                    n < 0 ? cs__tname(j) : "a list of another length");
+        return -1;
+    }
+    double *v = malloc((size_t)n * sizeof *v);
+    if (v == NULL) {
+        c->oom = 1;
+        return -1;
+    }
+    size_t n0 = c->e->n, i = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, j)
+    {
+        char ip[CS__PATH];
+        cs__pidx(ip, path, i);
+        if (cs__get_real(c, x, ip, lo, hi, &v[i]) != 0) v[i] = 0;
+        i++;
+    }
+    if (c->e->n != n0) {
+        free(v);
+        return -1;
+    }
+    *out = v;
+    *n_out = (size_t)n;
+    return 0;
+}
+
+/*
+ * A distribution object {"dist": name, fields...} for agent parameter pr
+ * (cs_dist.h, agents/README.md "Distributions").  Every field is required;
+ * its support must lie in the parameter's [min, max] where it is bounded,
+ * and unbounded families need a scale inside it.  Returns 0 with *d
+ * prepared for drawing, -1 after reporting (d then owns nothing).
+ */
+static int cs__dist(cs__ctx_t *c, const cJSON *j, const char *path, const cs_agent_param_t *pr, cs_dist_t *d)
+{
+    char p[CS__PATH], b1[80], b2[48], b3[48], list[200];
+    size_t n0 = c->e->n;
+    memset(d, 0, sizeof *d);
+    list[0] = '\0';
+    for (int k = 1; k < CS_DIST__COUNT; k++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k > 1 ? ", " : "", cs_dist_names[k]);
+    const cJSON *nm = cs__item(j, "dist");
+    cs__pkey(p, path, "dist");
+    if (nm == NULL || !cJSON_IsString(nm)) {
+        cs__err(c, p, "required: a distribution name (one of %s)", list);
+        return -1;
+    }
+    int kind = cs_dist_find(nm->valuestring);
+    if (kind == CS_DIST_NONE) {
+        cs__err(c, p, "unknown distribution \"%s\" (valid: %s)", cs__clean(nm->valuestring, b1, sizeof b1), list);
+        return -1;
+    }
+    d->kind = kind;
+    const char *keys[6] = {"dist"};
+    size_t nk = 1;
+    if (kind == CS_DIST_EMPIRICAL) {
+        keys[nk++] = "values";
+        keys[nk++] = "weights";
+    }
+    for (int f = 0; f < 4 && cs__dist_fields[kind][f]; f++) keys[nk++] = cs__dist_fields[kind][f];
+    char what[48];
+    snprintf(what, sizeof what, " for dist %s", cs_dist_names[kind]);
+    cs__keys(c, j, path, keys, nk, 1, what);
+    for (int f = 0; f < 4 && cs__dist_fields[kind][f]; f++) {
+        const cJSON *x = cs__item(j, cs__dist_fields[kind][f]);
+        cs__pkey(p, path, cs__dist_fields[kind][f]);
+        if (x == NULL) cs__err(c, p, "required for dist %s", cs_dist_names[kind]);
+        else cs__get_real(c, x, p, -1e300, 1e300, &d->p[f]);
+    }
+    if (kind == CS_DIST_EMPIRICAL) {
+        const cJSON *x = cs__item(j, "values");
+        cs__pkey(p, path, "values");
+        if (x == NULL) cs__err(c, p, "required for dist empirical");
+        else if (cs__dist_list(c, x, p, pr->min, pr->max, 0, &d->values, &d->n) == 0) {
+            x = cs__item(j, "weights");
+            cs__pkey(p, path, "weights");
+            double sw = 0;
+            if (x && cs__dist_list(c, x, p, 0, 1e300, d->n, &d->weights, &d->n) == 0) {
+                for (size_t i = 0; i < d->n; i++) sw += d->weights[i];
+                if (!(sw > 0) || !isfinite(sw)) cs__err(c, p, "must have a positive finite sum");
+            }
+        }
+    }
+    if (c->e->n != n0) {
+        cs_dist_clear(d);
+        return -1;
+    }
+    /* Family constraints, then the support against the parameter's bounds. */
+    const double *q = d->p;
+    switch (kind) {
+    case CS_DIST_UNIFORM:
+        if (q[0] > q[1]) cs__err(c, path, "min (%s) must be <= max (%s)", cs__fmtd(q[0], b2, sizeof b2), cs__fmtd(q[1], b3, sizeof b3));
+        break;
+    case CS_DIST_LOGNORMAL:
+        cs__pkey(p, path, "mean");
+        if (!(q[0] > 0)) cs__err(c, p, "must be > 0, got %s", cs__fmtd(q[0], b2, sizeof b2));
+        cs__pkey(p, path, "sigma");
+        if (!(q[1] >= 0 && q[1] <= 5)) cs__err(c, p, "must be in [0, 5], got %s", cs__fmtd(q[1], b2, sizeof b2));
+        break;
+    case CS_DIST_EXPONENTIAL:
+        cs__pkey(p, path, "mean");
+        if (!(q[0] > 0)) cs__err(c, p, "must be > 0, got %s", cs__fmtd(q[0], b2, sizeof b2));
+        break;
+    case CS_DIST_NORMAL_TRUNC:
+        cs__pkey(p, path, "sd");
+        if (!(q[1] > 0)) cs__err(c, p, "must be > 0, got %s", cs__fmtd(q[1], b2, sizeof b2));
+        else if (q[2] >= q[3])
+            cs__err(c, path, "min (%s) must be < max (%s)", cs__fmtd(q[2], b2, sizeof b2), cs__fmtd(q[3], b3, sizeof b3));
+        else if ((q[2] - q[0]) / q[1] > 30 || (q[3] - q[0]) / q[1] < -30)
+            cs__err(c, path, "[min, max] lies more than 30 sd from the mean (probability below 1e-190)");
+        break;
+    case CS_DIST_PARETO:
+        cs__pkey(p, path, "scale");
+        if (!(q[0] > 0)) cs__err(c, p, "must be > 0, got %s", cs__fmtd(q[0], b2, sizeof b2));
+        cs__pkey(p, path, "shape");
+        if (!(q[1] > 0)) cs__err(c, p, "must be > 0, got %s", cs__fmtd(q[1], b2, sizeof b2));
+        break;
+    default: break;
+    }
+    if (c->e->n == n0) {
+        double lo, hi;
+        cs_dist_support(d, &lo, &hi);
+        double scale = kind == CS_DIST_LOGNORMAL || kind == CS_DIST_EXPONENTIAL ? q[0] : lo;
+        if (lo < pr->min || (isfinite(hi) && hi > pr->max) || scale > pr->max)
+            cs__err(c, path, "support [%s, %s] must lie in the parameter's range [%s, %s]", cs__fmtd(lo, b1, sizeof b1),
+                    isfinite(hi) ? cs__fmtd(hi, b2, sizeof b2) : "inf", cs__fmtd(pr->min, b3, sizeof b3),
+                    cs__fmtd(pr->max, list, sizeof list));
+    }
+    if (c->e->n != n0) {
+        cs_dist_clear(d);
+        return -1;
+    }
+    if (cs_dist_prepare(d) != 0) {
+        c->oom = 1;
+        cs_dist_clear(d);
+        return -1;
+    }
+    return 0;
+}
+
 /* agents[i].params for kind ops: defaults filled, given values in the
- * kind's [min, max].  Returns 0 when every value is valid. */
-static int cs__agent_params(cs__ctx_t *c, const cJSON *j, const char *path, const cs_agent_ops_t *ops, double *out)
+ * kind's [min, max]; a parameter listed in ops->dist_params may instead be
+ * a distribution object, which goes to dists[k] (dists[k].kind NONE
+ * otherwise).  Returns 0 when every value is valid. */
+static int cs__agent_params(cs__ctx_t *c, const cJSON *j, const char *path, const cs_agent_ops_t *ops, double *out,
+                            cs_dist_t *dists)
 {
     for (size_t k = 0; k < ops->n_params; k++) out[k] = ops->params[k].def;
     if (j == NULL) return 0;
@@ -931,7 +1094,13 @@ static int cs__agent_params(cs__ctx_t *c, const cJSON *j, const char *path, cons
             if (strcmp(ops->params[k].name, ch->string) != 0) continue;
             char cp[CS__PATH];
             cs__pkey(cp, path, ch->string);
-            cs__get_real(c, ch, cp, ops->params[k].min, ops->params[k].max, &out[k]);
+            if (cJSON_IsObject(ch) && cs_agent_param_dist(ops, k))
+                cs__dist(c, ch, cp, &ops->params[k], &dists[k]);
+            else if (cJSON_IsObject(ch))
+                cs__err(c, cp, "must be a number (kind %s takes a distribution object only for its random "
+                        "quantities, see agents/README.md), got an object", ops->name);
+            else
+                cs__get_real(c, ch, cp, ops->params[k].min, ops->params[k].max, &out[k]);
         }
     }
     return c->e->n == n0 ? 0 : -1;
@@ -997,11 +1166,12 @@ static void cs__agent(cs__ctx_t *c, const cJSON *j, size_t i, cs_scn_agent_t *ag
     cs__pkey(p, path, "params");
     if (ag->ops) {
         ag->params = malloc((ag->ops->n_params ? ag->ops->n_params : 1) * sizeof *ag->params);
-        if (ag->params == NULL) {
+        ag->dists = calloc(ag->ops->n_params ? ag->ops->n_params : 1, sizeof *ag->dists);
+        if (ag->params == NULL || ag->dists == NULL) {
             c->oom = 1;
             return;
         }
-        if (cs__agent_params(c, pj, p, ag->ops, ag->params) != 0) ok = 0;
+        if (cs__agent_params(c, pj, p, ag->ops, ag->params, ag->dists) != 0) ok = 0;
     } else if (pj) {
         cs__want_obj(c, pj, p); /* its keys cannot be checked without a valid kind */
     }
@@ -1779,6 +1949,9 @@ void cs_scenario_free(cs_scenario_t *s)
         for (size_t i = 0; i < s->n_agents; i++) {
             free(s->agents[i].deployer);
             free(s->agents[i].params);
+            if (s->agents[i].dists)
+                for (size_t k = 0; k < s->agents[i].ops->n_params; k++) cs_dist_clear(&s->agents[i].dists[k]);
+            free(s->agents[i].dists);
         }
         free(s->agents);
     }
@@ -1924,9 +2097,20 @@ static cJSON *cs__schema_defs(void)
             for (size_t i = 0; props && i < o->n_params; i++) {
                 cJSON *q = cJSON_CreateObject();
                 if (q == NULL) continue;
-                cJSON_AddStringToObject(q, "type", "number");
-                cJSON_AddNumberToObject(q, "minimum", o->params[i].min);
-                cJSON_AddNumberToObject(q, "maximum", o->params[i].max);
+                cJSON *num = q;
+                if (cs_agent_param_dist(o, i)) {
+                    /* A number, or a distribution object (agents/README.md). */
+                    cJSON *any = cJSON_AddArrayToObject(q, "anyOf");
+                    num = cJSON_CreateObject();
+                    cJSON *dr = cJSON_CreateObject();
+                    if (dr) cJSON_AddStringToObject(dr, "$ref", "#/$defs/dist");
+                    if (any && num) cJSON_AddItemToArray(any, num);
+                    if (any && dr) cJSON_AddItemToArray(any, dr);
+                    if (num == NULL) num = q;
+                }
+                cJSON_AddStringToObject(num, "type", "number");
+                cJSON_AddNumberToObject(num, "minimum", o->params[i].min);
+                cJSON_AddNumberToObject(num, "maximum", o->params[i].max);
                 cJSON_AddNumberToObject(q, "default", o->params[i].def);
                 cJSON_AddStringToObject(q, "description", o->params[i].doc ? o->params[i].doc : "");
                 cJSON_AddItemToObject(props, o->params[i].name, q);

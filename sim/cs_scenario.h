@@ -47,6 +47,8 @@ typedef struct cs_scn_agent {
     cs_u128 balance;           /* initial balance per actor, base units */
     int fee_payer_deployer;    /* 1: the deployer pays fees (fee_payer = "deployer") */
     double *params;            /* ops->n_params values, defaults filled */
+    cs_dist_t *dists;          /* ops->n_params entries: a distribution object given for
+                                * that parameter, kind CS_DIST_NONE otherwise (owned) */
     uint64_t enter_at;         /* first active height (0 = from the start) */
     uint64_t exit_at;          /* last active height (0 = never exits) */
 } cs_scn_agent_t;

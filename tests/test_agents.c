@@ -345,7 +345,23 @@ static void test_readme(void)
         const cs_agent_ops_t *o = cs_agent_registry[k];
         char row[512];
         snprintf(row, sizeof row, "## `%s`", o->name);
-        CS_CHECK(strstr(text, row) != NULL);
+        const char *sec = strstr(text, row);
+        CS_CHECK(sec != NULL);
+        if (sec && o->dist_params) {
+            /* The kind's section lists its distribution-valued parameters. */
+            size_t u = (size_t)snprintf(row, sizeof row, "- **Distributions:** ");
+            for (const char *const *d = o->dist_params; *d && u < sizeof row; d++)
+                u += (size_t)snprintf(row + u, sizeof row - u, "%s`%s`", d == o->dist_params ? "" : ", ", *d);
+            const char *nx = strstr(sec + 3, "\n## ");
+            const char *hit = strstr(sec, row);
+            if (!hit || (nx && hit > nx)) cs_test_failed(__FILE__, __LINE__, "README distributions line", row);
+            else cs_test_pass++;
+            for (const char *const *d = o->dist_params; *d; d++) {
+                size_t j = 0;
+                while (j < o->n_params && strcmp(o->params[j].name, *d) != 0) j++;
+                CS_CHECK(j < o->n_params && cs_agent_param_dist(o, j));
+            }
+        }
         for (size_t i = 0; i < o->n_params; i++) {
             const cs_agent_param_t *p = &o->params[i];
             snprintf(row, sizeof row, "| `%s` | %.10g | %.10g | %.10g | %s |", p->name, p->def, p->min,

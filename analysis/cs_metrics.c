@@ -171,6 +171,7 @@ typedef struct cs__act {
     double f_bid;      /* sum of bids over /fires rows */
     double f_paid;     /* sum paid over /fires rows */
     double f_value;    /* sum of values over /fires rows */
+    uint64_t starved;  /* its timers that came due and never fired (README "jain") */
 } cs__act_t;
 
 static void cs__seterr(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -589,6 +590,15 @@ static void cs__delays_summary(const cs__run_t *u, cs_metrics_t *m)
     }
 }
 
+/* A timer that came due by its end and never fired: pending at the close,
+ * expired, or dropped for funds (README "jain"). */
+static int cs__starved(const cs_h5_timer_t *t)
+{
+    return t->fires == 0 && t->due_height <= t->end_height &&
+           (t->outcome == CS_H5_OUTCOME_PENDING || t->outcome == CS_H5_OUTCOME_EXPIRED ||
+            t->outcome == CS_H5_OUTCOME_INSUFFICIENT);
+}
+
 /* Build the per-actor table (README "Per-actor quantities").  *acts is
  * malloc'd with *nact entries.  Returns CS_OK or CS_ENOMEM. */
 static int cs__actors(const cs__run_t *u, cs__act_t **acts, size_t *nact)
@@ -614,6 +624,8 @@ static int cs__actors(const cs__run_t *u, cs__act_t **acts, size_t *nact)
         x->f_paid += (double)f->paid;
         x->f_value += f->value;
     }
+    for (size_t i = 0; i < u->nt; i++)
+        if (cs__starved(&u->t[i])) a[u->t[i].actor].starved++;
     if (u->na > 0) {
         for (size_t i = 0; i < u->na; i++) {
             const cs_h5_actor_t *r = &u->a[i];
@@ -703,10 +715,14 @@ static int cs__fairness_fires(const cs__act_t *a, size_t n, const char *mech, cs
         free(r);
         return CS_ENOMEM;
     }
-    /* Jain over x_i = 1 / (1 + mean delay_i), actors with >= 1 fire. */
+    /* Jain over every actor with a due timer: x_i = served share / (1 +
+     * mean delay), 0 for a starved actor. */
     size_t nx = 0;
-    for (size_t i = 0; i < n; i++)
-        if (a[i].fn > 0) x[nx++] = 1.0 / (1.0 + a[i].f_delay / (double)a[i].fn);
+    for (size_t i = 0; i < n; i++) {
+        if (a[i].fn == 0 && a[i].starved == 0) continue;
+        double fn = (double)a[i].fn;
+        x[nx++] = a[i].fn ? fn / (fn + (double)a[i].starved) / (1.0 + a[i].f_delay / fn) : 0.0;
+    }
     m->v[CS_M_jain] = cs_stat_jain(x, nx);
     /* CIP-5 §9.6: bid_i per fire; actors with a fire and bid_i > 0. */
     int bidfam = cs__bid_family(mech);

@@ -50,6 +50,7 @@ typedef struct cs__actor {
     uint64_t fires, scheduled;
     double value, paid;
     double delay_sum;    /* sum of fire delays */
+    uint64_t starved;    /* timers that came due and never fired (Jain, analysis/README.md) */
 } cs__actor_t;
 
 /* Scenario events and their ends, in a binary heap by (height, seq). */
@@ -570,6 +571,10 @@ static void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t e
     r->end_height = end_h;
     r->deferrals = ti->deferrals;
     r->fires = ti->fires;
+    if (r->fires == 0 && r->due_height <= end_h &&
+        (outcome == CS_H5_OUTCOME_PENDING || outcome == CS_H5_OUTCOME_EXPIRED ||
+         outcome == CS_H5_OUTCOME_INSUFFICIENT))
+        e->actors[r->actor].starved++;
     if (outcome != CS_H5_OUTCOME_PENDING) ti->live = 0;
 }
 
@@ -1047,10 +1052,12 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
             const cs__actor_t *a = &e->actors[i];
             rs->kind[e->agent_kind[a->agent]].actors++;
             rs->kind[CS_AK__COUNT].actors++;
-            if (a->fires > 0) {
-                /* Jain's index over per-actor service x = 1 / (1 + mean delay)
-                 * of the actors that fired (analysis/README.md). */
-                double x = 1.0 / (1.0 + a->delay_sum / (double)a->fires);
+            if (a->fires > 0 || a->starved > 0) {
+                /* Jain's index over every actor with a due timer of the
+                 * service x = served share / (1 + mean delay), 0 when
+                 * starved (analysis/README.md "jain"). */
+                double f = (double)a->fires;
+                double x = a->fires ? f / (f + (double)a->starved) / (1.0 + a->delay_sum / f) : 0.0;
                 sx += x;
                 sxx += x * x;
                 nx++;
@@ -1067,7 +1074,7 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
                 ar[i].end_balance = cs__sat64(cs_sched_balance(e->s, a->sched_idx));
             }
         }
-        rs->jain = (nx > 0 && sxx > 0) ? (sx * sx) / ((double)nx * sxx) : 1.0;
+        rs->jain = nx == 0 ? 1.0 : sxx > 0 ? (sx * sx) / ((double)nx * sxx) : (double)NAN; /* all starved: undefined */
         const cs_ledger_t *lg = cs_sched_ledger(e->s);
         rs->burn = cs__u128d(lg->tot.burned);
         rs->proposer = cs__u128d(lg->tot.proposer);

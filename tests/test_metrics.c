@@ -400,10 +400,15 @@ static void test_tiny(void)
     CHECK_NEAR(metric(&m, "utility.fragmenter"), 1700, 0);
     CS_CHECK(isnan(metric(&m, "efficiency")) && isnan(metric(&m, "poa")));
 
-    /* Jain over x_i = 1/(1 + mean delay_i): a0 1/(1+1) = 1/2, a1 1/3,
-     * a2 1, a3 1/4, a4 1/(1+2.5) = 2/7.  Sum = 199/84, sum of squares =
-     * 10621/7056 -> J = (199/84)^2 / (5 * 10621/7056) = 39601/53105. */
-    CHECK_NEAR(metric(&m, "jain"), 39601.0 / 53105.0, 1e-14);
+    /* Jain over every actor with a due timer, x_i = served share / (1 +
+     * mean delay_i), starved timers = never fired and pending, expired or
+     * dropped (all due by their end here): a0 2 fires + 1 expired ->
+     * (2/3)/(1+1) = 1/3, a1 1/3 (its cancel does not count), a2 1, a3 1/4,
+     * a4 2 fires + 1 insufficient -> (2/3)/(1+2.5) = 4/21, a5 starved 0.
+     * Sum = (28+28+84+21+16)/84 = 177/84, sum of squares =
+     * (784+784+7056+441+256)/7056 = 9321/7056 -> J = 177^2 / (6 * 9321)
+     * = 31329/55926 = 3481/6214. */
+    CHECK_NEAR(metric(&m, "jain"), 3481.0 / 6214.0, 1e-14);
     /* Gini over fires of actors that scheduled: [2,2,1,1,2,0] -> 7/24. */
     CHECK_NEAR(metric(&m, "gini"), 7.0 / 24.0, 1e-14);
     /* CIP-5 §9.6 with bid_i = paid per fire (eip1559):

@@ -21,8 +21,10 @@
  *           kind), weights.png (W(actor) p10/p50/p90 per /weights sample),
  *           revenue.png (burn / tips / payments per run);
  *   sweeps: <prefix>_<param>__<metric>.png, each run-level metric against
- *           each swept parameter: mean over seeds with a 95 % bootstrap
- *           interval (cs_stat_bootstrap_mean).
+ *           each swept parameter, one line per mechanism and per value of
+ *           every other swept parameter (never averaged over them): mean
+ *           over seeds with a 95 % interval (BCa bootstrap from 10 runs
+ *           per point, Student-t below; cs_stats.h).
  *
  * Numbers.  The metrics table holds cs_metrics_compute's values for the
  * same oracle pairing as `cowsim compare` (cs_metrics_find_oracle), in
@@ -39,6 +41,7 @@
 #include "cs_error.h"
 #include "cs_h5.h"
 #include "cs_metrics.h"
+#include "cs_stats.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -63,7 +66,6 @@
 #define CS__UTIL_POINTS 200        /* utilisation is shown as this many bin means */
 #define CS__DENSE_DELAYS 65536u    /* delays below this are histogrammed densely */
 #define CS__NAN ((double)NAN) /* NaN as a double (NAN is a float) */
-#define CS__BOOT_B 2000u           /* bootstrap resamples for sweep intervals */
 #define CS__BOOT_LEVEL 0.95        /* interval level */
 #define CS__BOOT_SEED 20261121u    /* fixed: the same report every time */
 #define CS__PATH_MAX 4352          /* buffer for DIR/file paths */
@@ -1328,16 +1330,20 @@ static double cs__param_x(const cs__sweep_t *s, size_t pc, const cs__names_t *ca
     return CS__NAN;
 }
 
-/* Mean of x[0..n) and its CIS__BOOT_LEVEL bootstrap interval (NaN interval
- * for n < 2).  Returns 0, or -1 when out of memory (the interval would be
- * a NaN that is not "too few values"). */
-static int cs__mean_ci(const double *x, size_t n, double *mean, double *lo, double *hi)
+/* Mean of x[0..n) and its CS__BOOT_LEVEL interval: BCa bootstrap
+ * (cs_stat_bca_mean) from CS_STAT_BOOT_MIN_N values, Student-t below that,
+ * none (NaN) for n < 2.  *kind (may be NULL) is 'b' (BCa), 't' or '-'.
+ * Returns 0, or -1 when out of memory (the interval would be a NaN that is
+ * not "too few values"). */
+static int cs__mean_ci(const double *x, size_t n, double *mean, double *lo, double *hi, char *kind)
 {
-    double s = 0;
-    for (size_t i = 0; i < n; i++) s += x[i];
-    *mean = n ? s / (double)n : CS__NAN;
-    *lo = *hi = CS__NAN;
-    if (n >= 2 && cs_stat_bootstrap_mean(x, n, CS__BOOT_B, CS__BOOT_LEVEL, CS__BOOT_SEED, lo, hi) != 0) return -1;
+    cs_stat_ci_t c;
+    if (cs_stat_ci(x, n, CS__BOOT_LEVEL, CS__BOOT_SEED, &c) != 0) return -1;
+    *mean = c.mean;
+    int boot = isfinite(c.b_lo);
+    *lo = boot ? c.b_lo : c.t_lo;
+    *hi = boot ? c.b_hi : c.t_hi;
+    if (kind) *kind = boot ? 'b' : isfinite(c.t_lo) ? 't' : '-';
     return 0;
 }
 
@@ -1358,12 +1364,70 @@ static int cs__varies(const cs__sweep_t *s, int mc, double *only)
     return varies;
 }
 
+/* More combinations of the other swept parameters than this: each run is
+ * drawn as a point (nothing averaged, no line through unrelated points). */
+#define CS__MAX_LINES 12
+
+/* 1 if rows i and j agree on every swept parameter but column pc. */
+static int cs__same_others(const cs__sweep_t *s, size_t pc, size_t i, size_t j)
+{
+    for (size_t q = s->p0; q < s->p0 + s->np; q++) {
+        const cs__scol_t *c = &s->col[q];
+        if (q == pc) continue;
+        if (c->is_str ? strcmp(c->str[i], c->str[j]) != 0
+                      : !(c->num[i] == c->num[j] || (isnan(c->num[i]) && isnan(c->num[j]))))
+            return 0;
+    }
+    return 1;
+}
+
+/* Label "path = value, ..." of the swept parameters but pc at row i. */
+static void cs__group_label(const cs__sweep_t *s, size_t pc, size_t i, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t q = s->p0; q < s->p0 + s->np && len + 1 < cap; q++) {
+        const cs__scol_t *c = &s->col[q];
+        char num[64];
+        if (q == pc) continue;
+        int w = snprintf(buf + len, cap - len, "%s%s = %s", len ? ", " : "", s->plabel[q - s->p0],
+                         c->is_str ? c->str[i] : cs__fmt_num(num, sizeof num, c->num[i]));
+        if (w < 0) break;
+        len += (size_t)w < cap - len ? (size_t)w : cap - len - 1;
+    }
+}
+
+/* The groups of rows for parameter column pc: grp[i] is the group of row
+ * i (rows equal on every other swept parameter), rep[g] its first row, in
+ * order of first appearance.  Returns the number of groups. */
+static size_t cs__groups(const cs__sweep_t *s, size_t pc, size_t *grp, size_t *rep)
+{
+    size_t ng = 0;
+    for (size_t i = 0; i < s->nrows; i++) {
+        size_t g = 0;
+        while (g < ng && !cs__same_others(s, pc, rep[g], i)) g++;
+        if (g == ng) rep[ng++] = i;
+        grp[i] = g;
+    }
+    return ng;
+}
+
+/* Data file name of mechanism k (0-based), group gi of ng. */
+static void cs__sweep_dat(char *buf, size_t cap, const char *prefix, const char *pname, size_t k, size_t gi,
+                          size_t ng)
+{
+    if (ng <= 1) snprintf(buf, cap, "%s_%s_m%zu.dat", prefix, pname, k + 1);
+    else snprintf(buf, cap, "%s_%s_m%zu_g%zu.dat", prefix, pname, k + 1, gi + 1);
+}
+
 /*
- * Plots of sweep s: for each swept parameter and each run-level metric that
- * varies, the mean across rows with the same (mechanism, parameter value)
- * and its 95 % bootstrap interval, one line and band per mechanism.
- * Rows are pooled over the other swept parameters (a main-effect plot).
- * `prefix` names the files.  Returns 0 or an exit code.
+ * Sweep plots: each varying run-level metric against each swept parameter
+ * p.  Nothing is averaged over the other swept parameters: one line per
+ * mechanism and per combination of their values (a group), the mean over
+ * the seeds of that point with its 95 % interval (cs__mean_ci).  With more
+ * than CS__MAX_LINES groups (a Sobol design) every run is a point.  Data
+ * files: <prefix>_<param>_m<k>.dat (one group) or _m<k>_g<g>.dat, columns
+ * x, runs, then mean lo hi per plotted metric; the header names the group.
  */
 static int cs__plot_sweep(const cs__gp_t *g, const cs__sweep_t *s, const char *prefix, cs__plots_t *plots)
 {
@@ -1373,9 +1437,10 @@ static int cs__plot_sweep(const cs__gp_t *g, const cs__sweep_t *s, const char *p
     double only[CS_M__COUNT];
     for (int m = 0; m < CS_M__COUNT; m++)
         plotted[m] = s->metric_col[m] >= 0 && cs__varies(s, s->metric_col[m], &only[m]);
-    double *vals = malloc((s->nrows ? s->nrows : 1) * sizeof *vals);
-    double *xs = malloc((s->nrows ? s->nrows : 1) * sizeof *xs);
-    int rc = vals && xs ? 0 : CS_EXIT_IO;
+    size_t nr = s->nrows ? s->nrows : 1;
+    double *vals = malloc(nr * sizeof *vals), *xs = malloc(nr * sizeof *xs);
+    size_t *grp = malloc(nr * sizeof *grp), *rep = malloc(nr * sizeof *rep);
+    int rc = vals && xs && grp && rep ? 0 : CS_EXIT_IO, warned = 0;
     for (size_t p = 0; p < s->np && rc == 0; p++) {
         size_t pc = s->p0 + p;
         const cs__scol_t *pcol = &s->col[pc];
@@ -1386,58 +1451,83 @@ static int cs__plot_sweep(const cs__gp_t *g, const cs__sweep_t *s, const char *p
         }
         char pname[128];
         cs__sanitize(pname, sizeof pname, pcol->name);
-        /* One data file per mechanism: x, n, then mean lo hi per metric. */
+        size_t ng = cs__groups(s, pc, grp, rep);
+        int scatter = ng > CS__MAX_LINES;
+        size_t nfile = scatter ? 1 : ng; /* data files per mechanism */
+        char kinds[4] = "";              /* interval kinds used: 'b', 't' */
         for (size_t k = 0; k < mechs.n && rc == 0; k++) {
-            size_t nx = 0;
-            for (size_t i = 0; i < s->nrows; i++) {
-                if (strcmp(s->col[s->c_mech].str[i], mechs.v[k]) != 0) continue;
-                double x = cs__param_x(s, pc, &cats, i);
-                if (isnan(x)) continue;
-                xs[nx++] = x;
-            }
-            qsort(xs, nx, sizeof *xs, cs__cmp_double);
-            char dat[256];
-            snprintf(dat, sizeof dat, "%s_%s_m%zu.dat", prefix, pname, k + 1);
-            FILE *d = cs__open_out(g->dir, dat);
-            if (!d) {
-                rc = CS_EXIT_IO;
-                break;
-            }
-            fprintf(d, "# %s, mechanism %s: %s, rows, then mean lo hi for each metric column of /runs:", s->path,
-                    mechs.v[k], pcol->name);
-            for (int m = 0; m < CS_M__COUNT; m++)
-                if (plotted[m]) fprintf(d, " %s", s->col[s->metric_col[m]].name);
-            fputc('\n', d);
-            int oom = 0;
-            for (size_t a = 0; a < nx && !oom; a++) {
-                if (a > 0 && xs[a] == xs[a - 1]) continue;
-                size_t rows = 0;
-                for (size_t i = 0; i < s->nrows; i++)
-                    if (strcmp(s->col[s->c_mech].str[i], mechs.v[k]) == 0 && cs__param_x(s, pc, &cats, i) == xs[a])
-                        rows++;
-                fprintf(d, "%.10g %zu", xs[a], rows);
-                for (int m = 0; m < CS_M__COUNT; m++) {
-                    if (!plotted[m]) continue;
-                    size_t nv = 0;
-                    for (size_t i = 0; i < s->nrows; i++) {
-                        if (strcmp(s->col[s->c_mech].str[i], mechs.v[k]) != 0 ||
-                            cs__param_x(s, pc, &cats, i) != xs[a])
-                            continue;
-                        double v = s->col[s->metric_col[m]].num[i];
-                        if (isfinite(v)) vals[nv++] = v;
-                    }
-                    double mean, lo, hi;
-                    if (cs__mean_ci(vals, nv, &mean, &lo, &hi) != 0) oom = 1;
-                    cs__dat_num(d, mean);
-                    cs__dat_num(d, lo);
-                    cs__dat_num(d, hi);
+            for (size_t gi = 0; gi < nfile && rc == 0; gi++) {
+                size_t nx = 0;
+                for (size_t i = 0; i < s->nrows; i++) {
+                    if (strcmp(s->col[s->c_mech].str[i], mechs.v[k]) != 0 || (!scatter && grp[i] != gi)) continue;
+                    double x = cs__param_x(s, pc, &cats, i);
+                    if (isnan(x)) continue;
+                    xs[nx++] = x;
                 }
+                qsort(xs, nx, sizeof *xs, cs__cmp_double);
+                char dat[256], lab[512];
+                cs__sweep_dat(dat, sizeof dat, prefix, pname, k, gi, scatter ? 1 : ng);
+                FILE *d = cs__open_out(g->dir, dat);
+                if (!d) {
+                    rc = CS_EXIT_IO;
+                    break;
+                }
+                if (scatter) snprintf(lab, sizeof lab, "every run (%zu combinations of the others)", ng);
+                else cs__group_label(s, pc, rep[gi], lab, sizeof lab);
+                fprintf(d, "# %s, mechanism %s%s%s: %s, rows, then mean lo hi for each metric column of /runs:",
+                        s->path, mechs.v[k], lab[0] ? ", " : "", lab, pcol->name);
+                for (int m = 0; m < CS_M__COUNT; m++)
+                    if (plotted[m]) fprintf(d, " %s", s->col[s->metric_col[m]].name);
                 fputc('\n', d);
-            }
-            rc = cs__close_out(d, g->dir, dat);
-            if (oom && rc == 0) {
-                fprintf(stderr, "cowsim report: out of memory computing the bootstrap intervals\n");
-                rc = CS_EXIT_IO;
+                int oom = 0;
+                for (size_t a = 0; a < nx && !oom; a++) {
+                    if (!scatter && a > 0 && xs[a] == xs[a - 1]) continue;
+                    for (size_t i = 0; i < s->nrows && scatter; i++) {
+                        /* Scatter: one line per run at this x (each once). */
+                        if (strcmp(s->col[s->c_mech].str[i], mechs.v[k]) != 0 ||
+                            cs__param_x(s, pc, &cats, i) != xs[a] || (a > 0 && xs[a] == xs[a - 1]))
+                            continue;
+                        fprintf(d, "%.10g 1", xs[a]);
+                        for (int m = 0; m < CS_M__COUNT; m++) {
+                            if (!plotted[m]) continue;
+                            cs__dat_num(d, s->col[s->metric_col[m]].num[i]);
+                            cs__dat_num(d, CS__NAN);
+                            cs__dat_num(d, CS__NAN);
+                        }
+                        fputc('\n', d);
+                    }
+                    if (scatter) continue;
+                    size_t rows = 0;
+                    for (size_t i = 0; i < s->nrows; i++)
+                        if (strcmp(s->col[s->c_mech].str[i], mechs.v[k]) == 0 && grp[i] == gi &&
+                            cs__param_x(s, pc, &cats, i) == xs[a])
+                            rows++;
+                    fprintf(d, "%.10g %zu", xs[a], rows);
+                    for (int m = 0; m < CS_M__COUNT; m++) {
+                        if (!plotted[m]) continue;
+                        size_t nv = 0;
+                        for (size_t i = 0; i < s->nrows; i++) {
+                            if (strcmp(s->col[s->c_mech].str[i], mechs.v[k]) != 0 || grp[i] != gi ||
+                                cs__param_x(s, pc, &cats, i) != xs[a])
+                                continue;
+                            double v = s->col[s->metric_col[m]].num[i];
+                            if (isfinite(v)) vals[nv++] = v;
+                        }
+                        double mean = CS__NAN, lo = CS__NAN, hi = CS__NAN;
+                        char kind = '-';
+                        if (cs__mean_ci(vals, nv, &mean, &lo, &hi, &kind) != 0) oom = 1;
+                        if (kind != '-' && !strchr(kinds, kind)) kinds[strlen(kinds)] = kind;
+                        cs__dat_num(d, mean);
+                        cs__dat_num(d, lo);
+                        cs__dat_num(d, hi);
+                    }
+                    fputc('\n', d);
+                }
+                rc = cs__close_out(d, g->dir, dat);
+                if (oom && rc == 0) {
+                    fprintf(stderr, "cowsim report: out of memory computing the intervals\n");
+                    rc = CS_EXIT_IO;
+                }
             }
         }
         /* One plot per metric. */
@@ -1447,7 +1537,7 @@ static int cs__plot_sweep(const cs__gp_t *g, const cs__sweep_t *s, const char *p
             const char *mn = s->col[s->metric_col[m]].name;
             char base[320];
             snprintf(base, sizeof base, "%s_%s__%s", prefix, pname, mn);
-            FILE *f = cs__gp_begin(g, base, 900, 560);
+            FILE *f = cs__gp_begin(g, base, 900, ng > 1 && !scatter ? 640 : 560);
             if (!f) {
                 rc = CS_EXIT_IO;
                 break;
@@ -1463,7 +1553,7 @@ static int cs__plot_sweep(const cs__gp_t *g, const cs__sweep_t *s, const char *p
             fputs("\nset ylabel ", f);
             {
                 char t[320];
-                snprintf(t, sizeof t, "%s (mean over seeds, 95%% CI)", mn);
+                snprintf(t, sizeof t, scatter ? "%s (each run)" : "%s (mean over seeds, 95%% CI)", mn);
                 cs__gp_quote(f, t);
             }
             fputc('\n', f);
@@ -1478,40 +1568,68 @@ static int cs__plot_sweep(const cs__gp_t *g, const cs__sweep_t *s, const char *p
             } else {
                 fprintf(f, "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
             }
-            fprintf(f, "set key outside right top\nplot");
+            fprintf(f, ng > 1 && !scatter ? "set key below\nplot" : "set key outside right top\nplot");
             /* Numeric parameter: shaded bands (pngcairo) first, so no band
-             * hides another mechanism's line, then the mean lines.  String
-             * parameter, or the png terminal: error bars, the mechanisms
-             * spread a little around each category so the bars stay apart. */
-            int bands = g->cairo && !pcol->is_str;
-            size_t item = 0;
-            for (size_t k = 0; k < mechs.n; k++) {
-                const char *c = cs__colors[k % 10];
-                double off = pcol->is_str ? 0.08 * ((double)k - (double)(mechs.n - 1) / 2.0) : 0;
-                if (bands)
-                    fprintf(f, "%s '%s_%s_m%zu.dat' using 1:%d:%d with filledcurves fs transparent solid 0.18 "
-                               "noborder lc rgb '%s' notitle",
-                            item++ ? ", \\\n    " : " ", prefix, pname, k + 1, col3 + 1, col3 + 2, c);
-                else
-                    fprintf(f, "%s '%s_%s_m%zu.dat' using ($1%+.3f):%d:%d:%d with yerrorbars pt 7 ps 0.9 lw 1.4 "
-                               "lc rgb '%s' notitle",
-                            item++ ? ", \\\n    " : " ", prefix, pname, k + 1, off, col3, col3 + 1, col3 + 2, c);
+             * hides another line, then the mean lines: colour = mechanism,
+             * dash and point type = group.  String parameter, or the png
+             * terminal: error bars, the lines spread a little around each
+             * category so the bars stay apart.  Scatter: points only. */
+            int bands = g->cairo && !pcol->is_str && !scatter;
+            size_t item = 0, nline = mechs.n * nfile;
+            for (size_t k = 0; k < mechs.n && !scatter; k++) {
+                for (size_t gi = 0; gi < nfile; gi++) {
+                    const char *c = cs__colors[k % 10];
+                    size_t li = k * nfile + gi;
+                    double off = pcol->is_str ? 0.06 * ((double)li - (double)(nline - 1) / 2.0) : 0;
+                    char dat[256];
+                    cs__sweep_dat(dat, sizeof dat, prefix, pname, k, gi, ng);
+                    if (bands)
+                        fprintf(f, "%s '%s' using 1:%d:%d with filledcurves fs transparent solid 0.14 "
+                                   "noborder lc rgb '%s' notitle",
+                                item++ ? ", \\\n    " : " ", dat, col3 + 1, col3 + 2, c);
+                    else
+                        fprintf(f, "%s '%s' using ($1%+.3f):%d:%d:%d with yerrorbars pt %zu ps 0.9 lw 1.4 "
+                                   "lc rgb '%s' notitle",
+                                item++ ? ", \\\n    " : " ", dat, off, col3, col3 + 1, col3 + 2, gi % 13 + 1, c);
+                }
             }
             for (size_t k = 0; k < mechs.n; k++) {
-                const char *c = cs__colors[k % 10];
-                double off = pcol->is_str ? 0.08 * ((double)k - (double)(mechs.n - 1) / 2.0) : 0;
-                fprintf(f, ", \\\n    '%s_%s_m%zu.dat' using ($1%+.3f):%d with %s pt 7 ps 0.9 lw 1.8 lc rgb '%s' "
-                           "dt %zu title ",
-                        prefix, pname, k + 1, off, col3, pcol->is_str ? "points" : "linespoints", c, k / 10 + 1);
-                cs__gp_quote(f, mechs.v[k]);
+                for (size_t gi = 0; gi < nfile; gi++) {
+                    const char *c = cs__colors[k % 10];
+                    size_t li = k * nfile + gi;
+                    double off = pcol->is_str && !scatter ? 0.06 * ((double)li - (double)(nline - 1) / 2.0) : 0;
+                    char dat[256], title[600], lab[512];
+                    cs__sweep_dat(dat, sizeof dat, prefix, pname, k, gi, scatter ? 1 : ng);
+                    if (scatter || ng <= 1) lab[0] = '\0';
+                    else cs__group_label(s, pc, rep[gi], lab, sizeof lab);
+                    snprintf(title, sizeof title, "%s%s%s", mechs.v[k], lab[0] ? ", " : "", lab);
+                    fprintf(f, "%s '%s' using ($1%+.3f):%d with %s pt %zu ps 0.9 lw 1.8 lc rgb '%s' dt %zu title ",
+                            item++ ? ", \\\n    " : " ", dat, off, col3,
+                            pcol->is_str || scatter ? "points" : "linespoints", gi % 13 + 1, c, gi % 5 + 1);
+                    cs__gp_quote(f, title);
+                }
             }
             fputc('\n', f);
-            char cap[768], alt[320];
-            snprintf(cap, sizeof cap,
-                     "%s against swept %s: mean over seeds%s per mechanism with a 95%% bootstrap interval of "
-                     "the mean as %s (cs_stat_bootstrap_mean, B = %u; none where a value has one run).",
-                     mn, s->plabel[p], s->np > 1 ? " and the other swept parameters" : "",
-                     bands ? "a shaded band" : "error bars", CS__BOOT_B);
+            char cap[1024], alt[320], how[160];
+            if (scatter)
+                snprintf(how, sizeof how, "every run as a point (the other swept parameters take %zu combinations; "
+                                          "nothing averaged)", ng);
+            else
+                snprintf(how, sizeof how, "mean over seeds with a 95%% %s interval of the mean as %s",
+                         strchr(kinds, 'b') && strchr(kinds, 't') ? "BCa bootstrap (points with >= 10 runs) or Student-t"
+                         : strchr(kinds, 'b')                     ? "BCa bootstrap"
+                                                                  : "Student-t",
+                         bands ? "a shaded band" : "error bars");
+            snprintf(cap, sizeof cap, "%s against swept %s: %s, one %s per mechanism%s.", mn, s->plabel[p], how,
+                     scatter ? "colour" : "line",
+                     s->np > 1 && !scatter ? " and per value of every other swept parameter (never averaged over them)"
+                                           : "");
+            if (!scatter && strchr(kinds, 't') && !warned) {
+                fprintf(stderr, "cowsim report: %s: warning: fewer than %d runs per point: Student-t intervals "
+                                "there, no bootstrap\n",
+                        s->path, CS_STAT_BOOT_MIN_N);
+                warned = 1;
+            }
             snprintf(alt, sizeof alt, "%s vs %s", mn, s->plabel[p]);
             rc = cs__gp_end(g, f, base, plots, alt, cap);
             col3 += 3;
@@ -1520,6 +1638,8 @@ static int cs__plot_sweep(const cs__gp_t *g, const cs__sweep_t *s, const char *p
     }
     free(vals);
     free(xs);
+    free(grp);
+    free(rep);
     free(mechs.v);
     return rc;
 }
@@ -1634,9 +1754,15 @@ static void cs__md_sweep(FILE *f, const cs__sweep_t *s, const cs__plots_t *pl, s
     if (nundef) fprintf(f, ".\n\n");
     cs__names_t mechs = {0};
     if (cs__distinct_str(s->col[s->c_mech].str, s->nrows, &mechs) != 0) return;
-    fprintf(f, "Mean over seeds of each metric per design point, 6 significant digits (`%s` = no finite value; "
-               "intervals in the figures).\n\n",
-            CS__NUM_NAN);
+    fprintf(f, "Mean over seeds of each metric per design point, 6 significant digits, with its 95 %% interval "
+               "in brackets (BCa bootstrap from %d runs per point, Student-t below, none for one run; `%s` = no "
+               "finite value).\n\n",
+            CS_STAT_BOOT_MIN_N, CS__NUM_NAN);
+    double *cell = malloc((s->nrows ? s->nrows : 1) * sizeof *cell);
+    if (!cell) {
+        free(mechs.v);
+        return;
+    }
     for (size_t k = 0; k < mechs.n; k++) {
         fprintf(f, "### %s\n\n| point |", mechs.v[k]);
         for (size_t p = 0; p < s->np; p++) fprintf(f, " %s |", s->plabel[p]);
@@ -1685,25 +1811,25 @@ static void cs__md_sweep(FILE *f, const cs__sweep_t *s, const cs__plots_t *pl, s
             for (int m = 0; m < CS_M__COUNT; m++) {
                 double only;
                 if (s->metric_col[m] < 0 || !cs__varies(s, s->metric_col[m], &only)) continue;
-                double sum = 0;
                 size_t nv = 0;
                 for (size_t b = i; b < s->nrows; b++) {
                     if (strcmp(s->col[s->c_mech].str[b], mechs.v[k]) != 0 ||
                         (s->c_point >= 0 && !s->col[s->c_point].is_str ? s->col[s->c_point].num[b] : (double)b) != pt)
                         continue;
                     double v = s->col[s->metric_col[m]].num[b];
-                    if (isfinite(v)) {
-                        sum += v;
-                        nv++;
-                    }
+                    if (isfinite(v)) cell[nv++] = v;
                 }
-                if (nv) fprintf(f, " %.6g |", sum / (double)nv);
-                else fprintf(f, " %s |", CS__NUM_NAN);
+                double mean = CS__NAN, lo = CS__NAN, hi = CS__NAN;
+                if (nv && cs__mean_ci(cell, nv, &mean, &lo, &hi, NULL) != 0) lo = hi = CS__NAN;
+                if (!nv) fprintf(f, " %s |", CS__NUM_NAN);
+                else if (isfinite(lo)) fprintf(f, " %.6g [%.6g, %.6g] |", mean, lo, hi);
+                else fprintf(f, " %.6g |", mean);
             }
             fputc('\n', f);
         }
         fputc('\n', f);
     }
+    free(cell);
     free(mechs.v);
     cs__md_plots(f, pl, from, to, fig);
 }

@@ -240,40 +240,67 @@ check "grep -q 'Constant over the sweep (not plotted): blocks = 4000, complete =
 check "grep -q 'Undefined (NaN) in every run, not plotted: efficiency' '$T/sw/report.md'" "all-NaN metric listed"
 check "grep -q '^# cowsim report: sweep synthetic' '$T/sw/report.md'" "sweep title"
 $PY - "$T/sw" > "$T/swd.txt" 2>&1 << 'PYEOF'
-import sys, numpy as np
+import sys, glob, os, numpy as np
 d = sys.argv[1]
 errs = []
-# lambda, bias-vcg (mech 0), pooled over payment and seed:
-#   lambda 0.05: points 0, 1 -> fires 1000, 1007, 1103.25, 1110.25 -> mean 1055.125
-#                jain 0.50, 0.51, 0.60, 0.61 -> mean 0.555
-#   lambda 0.2:  points 2, 3 -> fires 1200, 1207, 1303.25, 1310.25 -> mean 1255.125; jain 0.755
-# payment (x = category 0 spec, 1 critical), eip1559 (mech 1):
-#   spec: points 0, 2 -> fires 1050, 1057, 1250, 1257 -> 1153.5; jain 0.45, 0.46, 0.65, 0.66 -> 0.555
-#   critical: points 1, 3 -> fires 1153.25, 1160.25, 1353.25, 1360.25 -> 1256.75; jain 0.655
-want = {"sweep_params_lambda_m1.dat": [(0.05, 4, 1055.125, 0.555), (0.2, 4, 1255.125, 0.755)],
-        "sweep_params_vcg_payment_m2.dat": [(0, 4, 1153.5, 0.555), (1, 4, 1256.75, 0.655)]}
-samples = {("sweep_params_lambda_m1.dat", 0): [1000, 1007, 1103.25, 1110.25],
-           ("sweep_params_lambda_m1.dat", 1): [1200, 1207, 1303.25, 1310.25],
-           ("sweep_params_vcg_payment_m2.dat", 0): [1050, 1057, 1250, 1257],
-           ("sweep_params_vcg_payment_m2.dat", 1): [1153.25, 1160.25, 1353.25, 1360.25]}
-for name, rows in want.items():
-    a = np.loadtxt("%s/%s" % (d, name))
+# Nothing is averaged over the other swept parameter: against lambda, one
+# line (data file _g1, _g2) per value of vcg_payment for each mechanism, and
+# against vcg_payment one per value of lambda.  Groups in first-appearance
+# order (spec before critical, 0.05 before 0.2).
+# lambda, bias-vcg (m1):
+#   spec (g1):     lambda 0.05 point 0 fires 1000, 1007 -> 1003.5, jain 0.50, 0.51 -> 0.505
+#                  lambda 0.2  point 2 fires 1200, 1207 -> 1203.5, jain 0.705
+#   critical (g2): point 1 1103.25, 1110.25 -> 1106.75, jain 0.605; point 3 -> 1306.75, 0.805
+# vcg_payment (x = category 0 spec, 1 critical), eip1559 (m2):
+#   lambda 0.05 (g1): point 0 1050, 1057 -> 1053.5, jain 0.455; point 1 1153.25, 1160.25 -> 1156.75, 0.555
+#   lambda 0.2 (g2):  point 2 1250, 1257 -> 1253.5, jain 0.655; point 3 -> 1356.75, 0.755
+# Two seeds per point: Student-t interval, half-width t(1, 0.975) s / sqrt 2
+# = 12.7062047 |a - b| / 2: fires (|a - b| = 7) 44.4717166, jain (0.01) 0.0635310.
+want = {"sweep_params_lambda_m1_g1.dat": ("params.vcg_payment = spec", [(0.05, 2, 1003.5, 0.505), (0.2, 2, 1203.5, 0.705)]),
+        "sweep_params_lambda_m1_g2.dat": ("params.vcg_payment = critical", [(0.05, 2, 1106.75, 0.605), (0.2, 2, 1306.75, 0.805)]),
+        "sweep_params_vcg_payment_m2_g1.dat": ("params.lambda = 0.05", [(0, 2, 1053.5, 0.455), (1, 2, 1156.75, 0.555)]),
+        "sweep_params_vcg_payment_m2_g2.dat": ("params.lambda = 0.2", [(0, 2, 1253.5, 0.655), (1, 2, 1356.75, 0.755)])}
+for name, (label, rows) in want.items():
+    head = open("%s/%s" % (d, name)).readline()
+    if label not in head:
+        errs.append("%s: header does not name %r: %s" % (name, label, head.strip()))
+    a = np.atleast_2d(np.loadtxt("%s/%s" % (d, name)))
+    if len(a) != len(rows):
+        errs.append("%s: %d rows" % (name, len(a)))
+        continue
     for i, (x, n, fires, jain) in enumerate(rows):
         r = a[i]
         # columns: x n | fires mean lo hi | jain mean lo hi
         if r[0] != x or r[1] != n or abs(r[2] - fires) > 1e-9 or abs(r[5] - jain) > 1e-12:
             errs.append("%s row %d: %s" % (name, i, r))
-        s = samples[(name, i)]
-        if not (min(s) <= r[3] <= r[2] <= r[4] <= max(s)) or r[3] == r[4]:
-            errs.append("%s row %d: interval [%g, %g] not around the mean inside [%g, %g]" % (name, i, r[3], r[4], min(s), max(s)))
+        if abs(r[4] - r[2] - 44.4717166) > 1e-6 or abs(r[2] - r[3] - 44.4717166) > 1e-6:
+            errs.append("%s row %d: fires interval [%g, %g] is not mean -/+ 44.4717166" % (name, i, r[3], r[4]))
+        if abs(r[7] - r[5] - 0.0635310) > 1e-6:
+            errs.append("%s row %d: jain interval half-width %g" % (name, i, r[7] - r[5]))
+# One line per value of the second parameter: exactly two data files per
+# mechanism and parameter, and each plot script draws all four lines.
+for par in ["params_lambda", "params_vcg_payment"]:
+    files = sorted(os.path.basename(f) for f in glob.glob("%s/sweep_%s_m*.dat" % (d, par)))
+    exp = ["sweep_%s_m%d_g%d.dat" % (par, m, g) for m in (1, 2) for g in (1, 2)]
+    if files != exp:
+        errs.append("%s data files %s, want %s" % (par, files, exp))
+    gp = open("%s/sweep_%s__fires.gp" % (d, par)).read()
+    for f in exp:
+        if gp.count("'%s' using ($1" % f) < 1 or " title " not in gp:
+            errs.append("%s__fires.gp does not draw %s" % (par, f))
 print("errors", len(errs))
 for e in errs:
     print(" ", e)
 sys.exit(0 if not errs else 1)
 PYEOF
-check "[ $? -eq 0 ]" "sweep means and intervals: $(tr '\n' ' ' < "$T/swd.txt")"
-# The per-point table: bias-vcg point 1 (0.05, critical): fires (1103.25 + 1110.25) / 2 = 1106.75, jain 0.605.
-check "grep -q '^| 1 | 0.05 | critical | 2 | 1106.75 | 0.605 |$' '$T/sw/report.md'" "sweep table row (point 1, bias-vcg)"
+check "[ $? -eq 0 ]" "sweep lines per value of the other parameter, means and t intervals: $(tr '\n' ' ' < "$T/swd.txt")"
+# The per-point table: bias-vcg point 1 (0.05, critical): fires (1103.25 + 1110.25) / 2 = 1106.75
+# -/+ 44.4717 = [1062.28, 1151.22], jain 0.605 -/+ 0.0635310 = [0.541469, 0.668531]; two runs per
+# point: a warning that there is no bootstrap.
+check "grep -qF '| 1 | 0.05 | critical | 2 | 1106.75 [1062.28, 1151.22] | 0.605 [0.541469, 0.668531] |' '$T/sw/report.md'" \
+    "sweep table row with intervals (point 1, bias-vcg)"
+check "grep -q 'warning: fewer than 10 runs per point: Student-t intervals there, no bootstrap' '$T/sw.err'" \
+    "warning below 10 seeds"
 # A real `cowsim sweep`, when that command is built: two lambda values x 2 seeds on crn.
 if "$BIN" --help 2>&1 | grep -q '^  sweep '; then
     cat > "$T/s.json" << EOF

@@ -79,6 +79,7 @@ static void fp_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
             fp_fees(a, o, q.value, q.gas_limit, &q.max_fee, &q.max_prio);
         }
         q.tag = (uint32_t)s->arrivals++;
+        if (!cs__agent_enters(a, w, o, &q)) continue; /* value-aware: not worth it now */
         if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
     }
 }

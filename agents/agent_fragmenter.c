@@ -49,6 +49,7 @@ static void fr_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
         cs__agent_price_default(mc, a->params[P_BID_FRAC], &q);
         q.actor = (uint32_t)(s->arrivals % k);
         q.tag = (uint32_t)s->arrivals++;
+        if (!cs__agent_enters(a, w, o, &q)) continue; /* value-aware: not worth it now */
         if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
     }
 }

@@ -49,6 +49,7 @@ static void wg_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
             q.max_fee = a->params[P_HEADROOM] * o->basefee_lane;
         }
         q.tag = (uint32_t)s->arrivals++;
+        if (!cs__agent_enters(a, w, o, &q)) continue; /* value-aware: not worth it now */
         if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
     }
 }

@@ -74,6 +74,31 @@ double cs_agent_value_default(const cs_timer_info_t *t, uint64_t delay)
     return v > 0.0 ? v : 0.0;
 }
 
+/* Fire-time fees with the value cap (cs_agent.h). */
+int cs_agent_gba(cs_agent_t *a, const cs_timer_info_t *t, const cs_obs_t *o, double *max_fee, double *max_prio)
+{
+    int set = a->ops->gba ? a->ops->gba(a, t, o, max_fee, max_prio) : 0;
+    if (!set && t->has_fees) {
+        *max_fee = t->max_fee;
+        *max_prio = t->max_prio;
+        set = 1;
+    }
+    if (!a->pol.value_aware) return set;
+    if (!set) {
+        *max_fee = t->dflt_fee;
+        *max_prio = t->dflt_prio;
+    }
+    /* Cost = cycles_used x (cycle rate + lane + tip) + cells x basefee_cell
+     * <= cycles_used x (cycle rate + max_fee) + cells x basefee_cell <= value
+     * (CIP-1 rev §3 steps 6, 8); floored so rounding to base units cannot
+     * exceed it. */
+    double b = floor(t->fire_budget);
+    if (!(b > 0.0)) b = 0.0;
+    if (!(*max_fee <= b)) *max_fee = b;
+    if (!(*max_prio <= *max_fee)) *max_prio = *max_fee;
+    return 1;
+}
+
 /* 1 when parameter k of ops is listed in ops->dist_params. */
 int cs_agent_param_dist(const cs_agent_ops_t *ops, size_t k)
 {
@@ -204,6 +229,20 @@ double cs__agent_mean(const cs_agent_t *a, size_t k)
     if (cs_dist_moments(&a->dists[k], &m, &v) != 0 && a->dists[k].kind == CS_DIST_PARETO && a->dists[k].p[1] <= 1.0)
         return a->params[k];
     return m;
+}
+
+/* Elastic entry (cs_agent_int.h). */
+int cs__agent_enters(const cs_agent_t *a, const cs_world_t *w, const cs_obs_t *o, const cs_timer_req_t *q)
+{
+    if (!a->pol.value_aware) return 1;
+    int mc = cs__agent_mclass(o->mechanism);
+    double cyc = (double)q->cycles_used, cells = (double)q->payload_len * o->basefee_cell;
+    double e;
+    if (mc == CS__MC_FEE) e = (o->basefee_cycle + o->basefee_lane + o->p50_tip) * cyc + cells;
+    else if (mc == CS__MC_BID) e = o->reserve_price;
+    else e = o->basefee_cycle * cyc + cells;
+    if (!(q->value > e)) return 0;
+    return cs_world_balance(w, a, q->actor) >= e;
 }
 
 const char *const cs__arrival_dists[] = {"rate", "delay_mean", "value", "cycles_frac", NULL};

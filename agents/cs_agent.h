@@ -92,6 +92,13 @@ typedef struct cs_timer_info {
     uint64_t deadline;
     uint64_t gas_limit;
     uint64_t cycles_used;
+    /* Fee mechanisms, filled only for the GBA call at fire time: */
+    int has_fees;              /* the request stated max_fee / max_prio */
+    double max_fee, max_prio;  /* those, per cycle */
+    double dflt_fee, dflt_prio;/* what the default GBA would set (CIP-1 rev §7.1, §7.3) */
+    double fire_budget;        /* most max_fee per cycle with which the fire's cost stays
+                                * <= its value now: (value - payload cells x basefee_cell)
+                                * / cycles_used - cycle basefee rate (may be < 0) */
 } cs_timer_info_t;
 
 typedef enum cs_agent_outcome {
@@ -104,6 +111,16 @@ typedef enum cs_agent_outcome {
 
 typedef struct cs_world cs_world_t; /* the engine; opaque to agents */
 
+/*
+ * Per-agent behaviour knobs of the scenario entry (agents/README.md
+ * "Value-aware fees").  All zero = the literal behaviour of the kind.
+ */
+typedef struct cs_agent_policy {
+    int value_aware;   /* cap fees by value at fire time, cancel priced-out timers, elastic
+                        * entry, stop when the payer cannot cover a fire */
+    uint64_t patience; /* blocks a timer may stay priced out before it is cancelled (0 = never) */
+} cs_agent_policy_t;
+
 /* Agent instance as the engine holds it. */
 typedef struct cs_agent {
     const struct cs_agent_ops *ops; /* kind */
@@ -115,6 +132,7 @@ typedef struct cs_agent {
     uint32_t n_actors;              /* actors this instance controls (>= 1) */
     uint32_t first_actor;           /* index of its first actor in the run */
     gsl_rng *rng;                   /* own PCG64 stream */
+    cs_agent_policy_t pol;          /* behaviour knobs (zero = literal kind) */
     int active;                     /* 0 before entry / after exit */
 } cs_agent_t;
 
@@ -195,6 +213,16 @@ static inline double cs_world_balance(const cs_world_t *w, const cs_agent_t *a, 
 
 /* Default value model: value - decay * delay, 0 past the deadline, >= 0. */
 double cs_agent_value_default(const cs_timer_info_t *t, uint64_t delay);
+
+/*
+ * The fee parameters of one of a's timers at fire time (fee mechanisms):
+ * the kind's custom GBA if it has one, else the request's fees or the
+ * default GBA; for a value-aware agent max_fee is then capped at
+ * floor(t->fire_budget) (>= 0) and max_prio at max_fee, so the fire never
+ * costs more than it is worth.  Returns 1 with fees set, 0 for "use the
+ * default GBA" (only when not value-aware and nothing else applies).
+ */
+int cs_agent_gba(cs_agent_t *a, const cs_timer_info_t *t, const cs_obs_t *o, double *max_fee, double *max_prio);
 
 /* 1 when parameter k of ops accepts a distribution object. */
 int cs_agent_param_dist(const cs_agent_ops_t *ops, size_t k);

@@ -155,6 +155,18 @@ void cs__agent_arrival(const cs_agent_t *a, cs_timer_req_t *q);
  * scalar (also when the mean is infinite). */
 double cs__agent_mean(const cs_agent_t *a, size_t k);
 
+/*
+ * Elastic entry of a value-aware agent (agents/README.md "Value-aware
+ * fees"), for a request q built from draws already taken (so deciding
+ * never changes the draw pattern).  With E = the expected cost of one fire
+ * now -- fee mechanisms (basefee_cycle + basefee_lane + p50_tip) x
+ * cycles_used + payload_len x basefee_cell; bid mechanisms the reserve
+ * price; FIFO basefee_cycle x cycles_used + payload_len x basefee_cell --
+ * returns 1 (schedule) iff q->value > E and the actor's balance covers E;
+ * always 1 when a is not value-aware.
+ */
+int cs__agent_enters(const cs_agent_t *a, const cs_world_t *w, const cs_obs_t *o, const cs_timer_req_t *q);
+
 /* The dist_params list of the shared-arrival kinds. */
 extern const char *const cs__arrival_dists[];
 

@@ -273,6 +273,8 @@ static void cs__fire_fees(cs_sched_t *s, const cs_timer_t *t, cs_u128 lane, cs_u
         pub.last_block_cycle_usage = ctx.last_block_cycle_usage;
         pub.p50_tip = f->p50_tip;
         pub.owner_balance = ctx.owner_actor_balance;
+        if (cs__gba_default_fees(f, &s->p, &ctx, t->tier_hint, &pub.dflt_max_fee, &pub.dflt_max_prio) != CS_OK)
+            pub.dflt_max_fee = pub.dflt_max_prio = 0;
         if (s->hooks.gba(s->hooks.user, t, &pub, max_fee, max_prio)) return;
     }
     if (cs__gba_default_fees(f, &s->p, &ctx, t->tier_hint, max_fee, max_prio) != CS_OK) {

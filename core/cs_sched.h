@@ -144,6 +144,7 @@ typedef struct cs_gba_ctx_pub {
     uint64_t last_block_cycle_usage;
     cs_u128 p50_tip;
     cs_u128 owner_balance;
+    cs_u128 dflt_max_fee, dflt_max_prio; /* what the default GBA (§7.1, tier §7.3) would return */
 } cs_gba_ctx_pub_t;
 
 typedef struct cs_sched_hooks {

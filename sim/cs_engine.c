@@ -4,6 +4,7 @@
  */
 #include "cs_engine.h"
 
+#include "cs_basefee.h"
 #include "cs_fixed.h"
 #include "cs_h5.h"
 #include "cs_ledger.h"
@@ -33,7 +34,17 @@ typedef struct cs__tinfo {
     double value, decay;/* value model inputs */
     uint32_t deferrals; /* total deferrals */
     uint8_t live;       /* slot holds a timer of the engine */
+    uint8_t req_fees;   /* value-aware: the request's fees, applied (capped) at fire time */
+    uint32_t priced_out;/* consecutive blocks deferred for price (value-aware patience) */
+    double req_fee, req_prio; /* those fees, per cycle */
 } cs__tinfo_t;
+
+/* A cancel a value-aware agent sends at the start of the next block. */
+typedef struct cs__pcancel {
+    cs_hash_t id;        /* timer id */
+    uint32_t agent;      /* agent instance */
+    uint32_t actor;      /* its actor index */
+} cs__pcancel_t;
 
 /* Per-kind delay histogram (exact quantiles). */
 typedef struct cs__hist {
@@ -89,6 +100,8 @@ struct cs_engine {
     int in_handler;           /* inside a fire's transaction */
     cs__hpend_t *hpend;       /* schedules made by handlers this block */
     size_t n_hpend, cap_hpend;
+    cs__pcancel_t *pc;        /* priced-out timers to cancel next block */
+    size_t n_pc, cap_pc;
     cs__ev_t *ev;             /* event heap */
     size_t n_ev, cap_ev;
     uint64_t ev_seq;
@@ -254,6 +267,15 @@ static int cs__ti_reserve(cs_engine_t *e, size_t n)
 
 static void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t end_h);
 
+/* Keep a value-aware agent's requested fees for the fire-time GBA. */
+static void cs__ti_fees(cs__tinfo_t *ti, const cs_agent_t *a, const cs_timer_req_t *req)
+{
+    ti->priced_out = 0;
+    ti->req_fees = (uint8_t)(a->pol.value_aware && req->has_fees);
+    ti->req_fee = req->max_fee;
+    ti->req_prio = req->max_prio;
+}
+
 static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0, cs_hash_t *id_out)
 {
     cs_engine_t *e = impl;
@@ -279,6 +301,13 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     sa.has_fees = req.has_fees;
     sa.max_fee = cs__d2u(req.max_fee);
     sa.max_prio = cs__d2u(req.max_prio);
+    /* A value-aware agent's fees are applied at fire time, capped by what
+     * the fire is then worth (cs_agent_gba; CIP-1 rev §7.2 custom GBA) --
+     * unless D4 = schedule, where no fire-time GBA runs for timers without
+     * fees and the stated ones must stand. */
+    if (a->pol.value_aware && (cs_sched_mech(e->s)->ops->flags & CS_MF_FEES) &&
+        cs_sched_params(e->s)->default_gba_eval != CS_GBA_EVAL_SCHEDULE)
+        sa.has_fees = 0;
     if (cs_sched_mech(e->s)->ops->flags & CS_MF_ORACLE) {
         /* The reference allocator ranks by true value (never charged). */
         sa.has_bid = 1;
@@ -344,6 +373,7 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
         ti->decay = req.decay;
         ti->deferrals = 0;
         ti->live = 1;
+        cs__ti_fees(ti, a, &req);
     } else {
         /* Staged inside a handler: remember the request until commit. */
         if (e->n_hpend == e->cap_hpend) {
@@ -367,6 +397,23 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     return CS_OK;
 }
 
+/* Queue a cancel of the timer in ti's slot for the next block. */
+static int cs__pc_push(cs_engine_t *e, const cs_hash_t *id, const cs__tinfo_t *ti)
+{
+    if (e->n_pc == e->cap_pc) {
+        size_t c = e->cap_pc ? e->cap_pc * 2 : 64;
+        void *p = realloc(e->pc, c * sizeof *e->pc);
+        if (!p) return CS_ENOMEM;
+        e->pc = p;
+        e->cap_pc = c;
+    }
+    e->pc[e->n_pc].id = *id;
+    e->pc[e->n_pc].agent = ti->agent;
+    e->pc[e->n_pc].actor = ti->actor;
+    e->n_pc++;
+    return CS_OK;
+}
+
 static void cs__bind(cs_engine_t *e, uint32_t slot, const cs_timer_req_t *req, uint32_t agent, uint64_t due)
 {
     if (cs__ti_reserve(e, (size_t)slot + 1) != CS_OK) {
@@ -386,6 +433,7 @@ static void cs__bind(cs_engine_t *e, uint32_t slot, const cs_timer_req_t *req, u
     ti->decay = req->decay;
     ti->deferrals = 0;
     ti->live = 1;
+    cs__ti_fees(ti, &e->agents[agent], req);
 }
 
 static void cs__bind_pending(cs_engine_t *e)
@@ -505,12 +553,33 @@ static int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t 
     uint32_t slot = (uint32_t)(t - base);
     if (slot >= e->ti_cap || !e->ti[slot].live) return 0;
     cs_agent_t *a = &e->agents[e->ti[slot].agent];
-    if (!a->ops->gba) return 0;
+    if (!a->ops->gba && !a->pol.value_aware) return 0;
     cs_timer_info_t in = cs__info(e, slot, t);
     cs_obs_t o = e->obs;
     o.basefee_lane = cs__u128d(ctx->basefee_lane_timer);
+    if (a->pol.value_aware) {
+        /* What the fire is worth now, less what it costs besides max_fee,
+         * per cycle its handler uses: the fire is charged used_cycles x
+         * (cycle rate + lane + tip) + used_cells x basefee_cell (CIP-1 rev
+         * §3 step 8; D3 fire rates), tip <= max_fee - lane, and the agent
+         * knows its handler's cycles and cells (the payload). */
+        const cs_params_t *p = cs_sched_params(e->s);
+        const cs__tinfo_t *ti = &e->ti[slot];
+        uint64_t now = e->h + 1;
+        double v = cs__value(e, a, &in, now > in.due_height ? now - in.due_height : 0);
+        cs_u128 cyc_rate = 0, lane_rate = 0;
+        cs_basefee_fire_rates(p, ctx->basefee_cycle, ctx->basefee_lane_timer, &cyc_rate, &lane_rate);
+        uint64_t uc = ti->cycles && ti->cycles < t->gas_limit ? ti->cycles : t->gas_limit;
+        double cyc = uc ? (double)uc : 1.0;
+        in.fire_budget = (v - (double)t->payload_len * cs__u128d(ctx->basefee_cell)) / cyc - cs__u128d(cyc_rate);
+        in.dflt_fee = cs__u128d(ctx->dflt_max_fee);
+        in.dflt_prio = cs__u128d(ctx->dflt_max_prio);
+        in.has_fees = ti->req_fees;
+        in.max_fee = ti->req_fee;
+        in.max_prio = ti->req_prio;
+    }
     double mf = 0, mp = 0;
-    if (!a->ops->gba(a, &in, &o, &mf, &mp)) return 0;
+    if (!cs_agent_gba(a, &in, &o, &mf, &mp)) return 0;
     *max_fee = cs__d2u(mf);
     *max_prio = cs__d2u(mp);
     return 1;
@@ -655,6 +724,7 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
             a->ops = sa->ops;
             a->params = sa->params;
             a->dists = sa->dists;
+            a->pol = sa->pol;
             a->index = (uint32_t)ai;
             a->n_actors = per;
             a->first_actor = (uint32_t)ac;
@@ -821,7 +891,15 @@ int cs_sim_step(cs_engine_t *e)
     e->obs.reserve_price = cs__u128d(cs_sched_params(e->s)->reserve_price);
     e->obs.paused = e->pause_depth > 0;
     e->blk_rejected = 0;
-    /* TX phase: every active agent acts, in index order. */
+    /* TX phase: first the cancels of timers priced out for longer than
+     * their agent's patience (the real, metered cancel path, CIP-5 §6.1),
+     * then every active agent acts, in index order. */
+    for (size_t i = 0; i < e->n_pc; i++) {
+        cs__pcancel_t *pc = &e->pc[i];
+        if (cs_sched_find(e->s, &pc->id) != NULL)
+            (void)cs__w_cancel(e, &e->agents[pc->agent], pc->actor, &pc->id);
+    }
+    e->n_pc = 0;
     for (size_t i = 0; i < e->n_agents; i++) {
         cs_agent_t *a = &e->agents[i];
         if (!a->active || !a->ops->on_block) continue;
@@ -853,6 +931,12 @@ int cs_sim_step(cs_engine_t *e)
             /* The common case under congestion: no timer info needed unless
              * the agent listens. */
             ti->deferrals++;
+            if (a->pol.value_aware && a->pol.patience) {
+                int priced = row->why == CS_WHY_BELOW_BASEFEE || row->why == CS_WHY_RESERVE || row->why == CS_WHY_FUNDS;
+                ti->priced_out = priced ? ti->priced_out + 1 : 0;
+                if (priced && ti->priced_out == a->pol.patience + 1 && cs__pc_push(e, &t->id, ti) != CS_OK)
+                    return CS_ENOMEM;
+            }
             if (a->ops->on_outcome) {
                 cs_timer_info_t in = cs__info(e, slot, t);
                 in.due_height = row->due_height;
@@ -1149,6 +1233,7 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
     free(e->ti);
     free(e->ev);
     free(e->hpend);
+    free(e->pc);
     free(e->rb);
     free(e->rf);
     free(e->rt);

@@ -58,6 +58,8 @@
 
 /* Defaults that are not parameters (documented in scenarios/schema.json). */
 #define CS__DEF_BALANCE 1000000000000000000ull /* agents[i].balance: 10^18 base units */
+#define CS__DEF_PATIENCE 20                    /* agents[i].patience: blocks priced out before a cancel */
+#define CS__MAX_PATIENCE 1000000000ull         /* agents[i].patience: upper bound */
 #define CS__DEF_BASEFEE 1000.0                 /* environment basefee_cycle / basefee_cell */
 #define CS__DEF_FLUSH 1000                     /* output.flush_every */
 #define CS__DEF_WEIGHTS 100                    /* output.weights_every */
@@ -249,8 +251,8 @@ static const char *const cs__top_keys[] = {"name",   "description", "seed",   "b
                                            "params", "environment", "agents", "events", "output"};
 static const char *const cs__env_keys[] = {"basefee_cycle", "basefee_cell"};
 static const char *const cs__proc_keys[] = {"type", "value", "points", "sigma", "min", "max"};
-static const char *const cs__agent_keys[] = {"kind",      "count",  "deployer", "balance",
-                                             "fee_payer", "params", "enter_at", "exit_at"};
+static const char *const cs__agent_keys[] = {"kind",     "count",    "deployer",    "balance", "fee_payer",
+                                             "params",   "enter_at", "exit_at",     "value_aware", "patience"};
 static const char *const cs__event_keys[] = {"at", "type", "params", "mult", "duration", "kinds", "agent"};
 static const char *const cs__output_keys[] = {"fires", "flush_every", "weights_every", "dir"};
 static const char *const cs__fires_keys[] = {"sample"};
@@ -1067,10 +1069,12 @@ static int cs__dist(cs__ctx_t *c, const cJSON *j, const char *path, const cs_age
 
 /* agents[i].params for kind ops: defaults filled, given values in the
  * kind's [min, max]; a parameter listed in ops->dist_params may instead be
- * a distribution object, which goes to dists[k] (dists[k].kind NONE
- * otherwise).  Returns 0 when every value is valid. */
+ * a distribution object, which goes to (*dists)[k] (the array of n_params
+ * entries is allocated at the first one, so entries without distributions
+ * cost nothing; kind NONE for the other parameters).  Returns 0 when every
+ * value is valid. */
 static int cs__agent_params(cs__ctx_t *c, const cJSON *j, const char *path, const cs_agent_ops_t *ops, double *out,
-                            cs_dist_t *dists)
+                            cs_dist_t **dists)
 {
     for (size_t k = 0; k < ops->n_params; k++) out[k] = ops->params[k].def;
     if (j == NULL) return 0;
@@ -1094,9 +1098,13 @@ static int cs__agent_params(cs__ctx_t *c, const cJSON *j, const char *path, cons
             if (strcmp(ops->params[k].name, ch->string) != 0) continue;
             char cp[CS__PATH];
             cs__pkey(cp, path, ch->string);
-            if (cJSON_IsObject(ch) && cs_agent_param_dist(ops, k))
-                cs__dist(c, ch, cp, &ops->params[k], &dists[k]);
-            else if (cJSON_IsObject(ch))
+            if (cJSON_IsObject(ch) && cs_agent_param_dist(ops, k)) {
+                if (*dists == NULL && (*dists = calloc(ops->n_params, sizeof **dists)) == NULL) {
+                    c->oom = 1;
+                    return -1;
+                }
+                cs__dist(c, ch, cp, &ops->params[k], &(*dists)[k]);
+            } else if (cJSON_IsObject(ch))
                 cs__err(c, cp, "must be a number (kind %s takes a distribution object only for its random "
                         "quantities, see agents/README.md), got an object", ops->name);
             else
@@ -1166,15 +1174,27 @@ static void cs__agent(cs__ctx_t *c, const cJSON *j, size_t i, cs_scn_agent_t *ag
     cs__pkey(p, path, "params");
     if (ag->ops) {
         ag->params = malloc((ag->ops->n_params ? ag->ops->n_params : 1) * sizeof *ag->params);
-        ag->dists = calloc(ag->ops->n_params ? ag->ops->n_params : 1, sizeof *ag->dists);
-        if (ag->params == NULL || ag->dists == NULL) {
+        if (ag->params == NULL) {
             c->oom = 1;
             return;
         }
-        if (cs__agent_params(c, pj, p, ag->ops, ag->params, ag->dists) != 0) ok = 0;
+        if (cs__agent_params(c, pj, p, ag->ops, ag->params, &ag->dists) != 0) ok = 0;
     } else if (pj) {
         cs__want_obj(c, pj, p); /* its keys cannot be checked without a valid kind */
     }
+    /* Value-aware fee behaviour: on by default except for default_gba,
+     * which stays the literal spec estimator (agents/README.md). */
+    ag->pol.value_aware = ag->ops != NULL && ag->ops->kind != CS_AK_DEFAULT_GBA;
+    ag->pol.patience = CS__DEF_PATIENCE;
+    x = cs__item(j, "value_aware");
+    cs__pkey(p, path, "value_aware");
+    if (x) {
+        if (cJSON_IsBool(x)) ag->pol.value_aware = cJSON_IsTrue(x);
+        else cs__err(c, p, "must be true or false, got %s", cs__tname(x));
+    }
+    x = cs__item(j, "patience");
+    cs__pkey(p, path, "patience");
+    if (x) cs__get_uint(c, x, p, 0, CS__MAX_PATIENCE, &ag->pol.patience);
     x = cs__item(j, "enter_at");
     cs__pkey(p, path, "enter_at");
     uint64_t hi = c->blocks_ok ? c->s->blocks - 1 : CS__MAX_BLOCKS;

@@ -47,10 +47,11 @@ typedef struct cs_scn_agent {
     cs_u128 balance;           /* initial balance per actor, base units */
     int fee_payer_deployer;    /* 1: the deployer pays fees (fee_payer = "deployer") */
     double *params;            /* ops->n_params values, defaults filled */
-    cs_dist_t *dists;          /* ops->n_params entries: a distribution object given for
-                                * that parameter, kind CS_DIST_NONE otherwise (owned) */
+    cs_dist_t *dists;          /* NULL, or ops->n_params entries: a distribution object given
+                                * for that parameter, kind CS_DIST_NONE otherwise (owned) */
     uint64_t enter_at;         /* first active height (0 = from the start) */
     uint64_t exit_at;          /* last active height (0 = never exits) */
+    cs_agent_policy_t pol;     /* value_aware (default: kind != default_gba), patience */
 } cs_scn_agent_t;
 
 typedef enum cs_event_type {

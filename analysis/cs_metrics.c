@@ -463,7 +463,7 @@ static double cs__reversals(const cs_h5_fire_t *f, size_t nf)
     for (size_t i = 0; i < nf; i++) {
         p[i].h = f[i].height;
         p[i].key = i;
-        p[i].v = (double)f[i].paid / (double)(f[i].cycles ? f[i].cycles : 1);
+        p[i].v = f[i].paid.f / (double)(f[i].cycles ? f[i].cycles : 1);
     }
     qsort(p, nf, sizeof *p, cs__hp_cmp);
     double prev = 0, rev = 0;
@@ -620,8 +620,8 @@ static int cs__actors(const cs__run_t *u, cs__act_t **acts, size_t *nact)
         x->agent = f->agent;
         x->fn++;
         x->f_delay += (double)f->delay;
-        x->f_bid += (double)f->bid;
-        x->f_paid += (double)f->paid;
+        x->f_bid += f->bid.f;
+        x->f_paid += f->paid.f;
         x->f_value += f->value;
     }
     for (size_t i = 0; i < u->nt; i++)
@@ -635,7 +635,7 @@ static int cs__actors(const cs__run_t *u, cs__act_t **acts, size_t *nact)
             x->scheduled = r->scheduled;
             x->fires = (double)r->fires;
             x->value = r->value;
-            x->paid = (double)r->paid;
+            x->paid = r->paid.f; /* the exact sum, rounded once */
         }
     } else {
         /* A run that never closed: totals from the rows that were flushed. */
@@ -778,7 +778,7 @@ static int cs__stability(const cs__run_t *u, cs_metrics_t *m)
     if (nb == 0) return CS_OK;
     double *x = malloc(nb * sizeof *x);
     if (!x) return CS_ENOMEM;
-    for (size_t i = 0; i < nb; i++) x[i] = (double)u->b[i].basefee_lane;
+    for (size_t i = 0; i < nb; i++) x[i] = u->b[i].basefee_lane.f;
     double mu = gsl_stats_mean(x, 1, nb);
     m->v[CS_M_basefee_mean] = mu;
     m->v[CS_M_basefee_cv] = mu > 0 ? sqrt(gsl_stats_variance_with_fixed_mean(x, 1, nb, mu)) / mu : CS__NAN;
@@ -916,19 +916,19 @@ int cs_metrics_compute(const char *path, const char *oracle_path, cs_metrics_t *
         if (m->kind_present[t->kind]) m->k[t->kind][CS_KM_censored] += 1;
     }
     m->v[CS_M_censored] = cens;
-    double burn = 0, tips = 0, pay = 0;
+    cs_u128 burn = 0, tips = 0, pay = 0; /* exact sums, rounded once */
     for (size_t i = 0; i < u.nb; i++) {
-        burn += (double)u.b[i].burn;
-        tips += (double)u.b[i].tips;
-        pay += (double)u.b[i].payments;
+        burn += cs_h5_money_u128(u.b[i].burn);
+        tips += cs_h5_money_u128(u.b[i].tips);
+        pay += cs_h5_money_u128(u.b[i].payments);
     }
-    m->v[CS_M_burn] = burn;
-    m->v[CS_M_tips] = tips;
-    m->v[CS_M_payments] = pay;
+    m->v[CS_M_burn] = (double)burn;
+    m->v[CS_M_tips] = (double)tips;
+    m->v[CS_M_payments] = (double)pay;
     double prop = 0;
     rc = cs_h5_read_attr_f64(u.r, "proposer", &prop);
     if (rc == CS_ENOMEM) goto oom;
-    m->v[CS_M_revenue_proposer] = rc == CS_OK ? prop : tips + pay;
+    m->v[CS_M_revenue_proposer] = rc == CS_OK ? prop : (double)(tips + pay);
 
     /* Delays, Jain, §9.6 variances, reversals: /fires or the fallbacks. */
     if (all_fires) {

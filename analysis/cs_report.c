@@ -477,7 +477,7 @@ static int cs__run_blocks(cs__run_t *r, cs_h5_reader_t *rd, size_t idx, const ch
         rc = cs_h5_read_rows(rd, CS_H5_BLOCKS, s, m, buf);
         for (size_t i = 0; rc == CS_OK && i < m; i++) {
             const cs_h5_block_t *b = &buf[i];
-            bsum += (double)b->basefee_lane;
+            bsum += b->basefee_lane.f;
             bh += (double)b->height;
             usum += b->utilisation;
             uh += (double)b->height;

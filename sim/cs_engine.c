@@ -59,7 +59,8 @@ typedef struct cs__actor {
     uint32_t sched_idx;  /* scheduler actor index */
     uint32_t deployer;   /* deployer id */
     uint64_t fires, scheduled;
-    double value, paid;
+    double value;        /* sum of fire values */
+    cs_u128 paid;        /* sum paid, exact */
     double delay_sum;    /* sum of fire delays */
     uint64_t starved;    /* timers that came due and never fired (Jain, analysis/README.md) */
 } cs__actor_t;
@@ -120,7 +121,8 @@ struct cs_engine {
     /* statistics */
     cs__hist_t hist[CS_AK__COUNT + 1];
     uint64_t kind_timers[CS_AK__COUNT + 1], kind_fires[CS_AK__COUNT + 1];
-    double kind_value[CS_AK__COUNT + 1], kind_paid[CS_AK__COUNT + 1];
+    double kind_value[CS_AK__COUNT + 1];
+    cs_u128 kind_paid[CS_AK__COUNT + 1]; /* exact sums paid */
     double util_sum;
     uint64_t inv_checks;
     uint64_t h5_ns;           /* wall time spent inside cs_h5_* calls */
@@ -139,7 +141,6 @@ static cs_u128 cs__d2u(double x)
     return (cs_u128)x;
 }
 
-static uint64_t cs__sat64(cs_u128 v) { return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v; }
 
 /* Monotonic clock in nanoseconds, for the HDF5 time counter (h5_ns). */
 static uint64_t cs__now_ns(void)
@@ -655,6 +656,61 @@ static cs_world_t cs__mkworld(cs_engine_t *e)
     return w;
 }
 
+/* The address of a named deployer: one address shared by all its actors. */
+static void cs__deployer_addr(const char *name, cs_addr_t *dep)
+{
+    uint8_t hsh[32];
+    cs_keccak256(name, strlen(name), hsh);
+    memset(dep, 0, sizeof *dep);
+    memcpy(dep->b, hsh, 20);
+}
+
+/* /identities: actors 0..n_actors-1 (ident == actor), then each named
+ * deployer once, in order of first appearance (its scheduler index, which
+ * the two-pass interning in cs_sim_init makes n_actors, n_actors + 1, ...).
+ * Written in pieces so memory does not grow with actors.  CS_OK, CS_EIO or
+ * CS_ENOMEM. */
+static int cs__write_idents(cs_engine_t *e)
+{
+    enum { PIECE = 1024 };
+    cs_h5_ident_t *rows = calloc(PIECE, sizeof *rows);
+    if (!rows) return CS_ENOMEM;
+    int rc = CS_OK;
+    size_t n = 0;
+    for (size_t k = 0; k < e->n_actors && rc == CS_OK; k++) {
+        memset(&rows[n], 0, sizeof rows[n]);
+        rows[n].ident = (uint32_t)k;
+        rows[n].kind = CS_H5_IDENT_ACTOR;
+        rows[n].actor = (uint32_t)k;
+        if (++n == PIECE) {
+            rc = cs_h5_append_idents(e->h5, rows, n);
+            n = 0;
+        }
+    }
+    uint32_t next = (uint32_t)e->n_actors;
+    for (size_t i = 0; i < e->scn->n_agents && rc == CS_OK; i++) {
+        const char *name = e->scn->agents[i].deployer;
+        cs_addr_t dep;
+        uint32_t di;
+        if (!name) continue;
+        cs__deployer_addr(name, &dep);
+        if ((rc = cs_sched_actor_index(e->s, &dep, &di)) != CS_OK || di != next) continue; /* seen */
+        next++;
+        memset(&rows[n], 0, sizeof rows[n]);
+        rows[n].ident = di;
+        rows[n].kind = CS_H5_IDENT_DEPLOYER;
+        rows[n].actor = UINT32_MAX;
+        memcpy(rows[n].name, name, strnlen(name, sizeof rows[n].name)); /* the loader caps names at 128 bytes */
+        if (++n == PIECE) {
+            rc = cs_h5_append_idents(e->h5, rows, n);
+            n = 0;
+        }
+    }
+    if (rc == CS_OK && n) rc = cs_h5_append_idents(e->h5, rows, n);
+    free(rows);
+    return rc;
+}
+
 int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechanism, const cs_sim_opts_t *opts,
                 char *err, size_t errcap)
 {
@@ -709,16 +765,6 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
         const cs_scn_agent_t *sa = &scn->agents[i];
         uint32_t per = sa->ops->n_actors ? sa->ops->n_actors(sa->params) : 1;
         if (per == 0) per = 1;
-        cs_addr_t dep;
-        uint32_t dep_id = 0;
-        if (sa->deployer) {
-            /* A named deployer: one address shared by every actor of it. */
-            uint8_t hsh[32];
-            cs_keccak256(sa->deployer, strlen(sa->deployer), hsh);
-            memset(&dep, 0, sizeof dep);
-            memcpy(dep.b, hsh, 20);
-            memcpy(&dep_id, hsh + 20, 4);
-        }
         for (uint32_t c = 0; c < sa->count; c++, ai++) {
             cs_agent_t *a = &e->agents[ai];
             a->ops = sa->ops;
@@ -743,15 +789,10 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
                 cs__actor_t *act = &e->actors[ac];
                 act->agent = (uint32_t)ai;
                 if ((rc = cs_sched_actor_index(e->s, &e->addr[ac], &act->sched_idx)) != CS_OK) goto fail;
-                act->deployer = sa->deployer ? dep_id : (uint32_t)ac;
-                if (sa->deployer) {
-                    if ((rc = cs_sched_set_deployer(e->s, &e->addr[ac], &dep)) != CS_OK) goto fail;
-                }
-                if (sa->fee_payer_deployer && sa->deployer) {
-                    if ((rc = cs_sched_fund(e->s, &dep, sa->balance)) != CS_OK) goto fail;
-                } else if ((rc = cs_sched_fund(e->s, &e->addr[ac], sa->balance)) != CS_OK) {
+                act->deployer = (uint32_t)ac;
+                if (!(sa->fee_payer_deployer && sa->deployer) &&
+                    (rc = cs_sched_fund(e->s, &e->addr[ac], sa->balance)) != CS_OK)
                     goto fail;
-                }
             }
             if (a->ops->init && (rc = a->ops->init(a, &e->world)) != CS_OK) {
                 snprintf(err, errcap, "agent %zu (%s): init failed: %s", ai, a->ops->name, cs_strerror(rc));
@@ -761,6 +802,33 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
     }
     e->n_agents = n_inst;
     e->n_actors = n_act;
+    /* Named deployers after every actor, so a fairness identity (D12) is the
+     * actor's own index for actors, and n_actors.. for deployers
+     * (/identities). */
+    for (size_t i = 0, a0 = 0; i < scn->n_agents; i++) {
+        const cs_scn_agent_t *sa = &scn->agents[i];
+        uint32_t per = sa->ops->n_actors ? sa->ops->n_actors(sa->params) : 1;
+        size_t na = (size_t)sa->count * (per ? per : 1);
+        if (sa->deployer) {
+            cs_addr_t dep;
+            uint32_t di;
+            cs__deployer_addr(sa->deployer, &dep);
+            if ((rc = cs_sched_actor_index(e->s, &dep, &di)) != CS_OK) goto fail;
+            for (size_t k = a0; k < a0 + na; k++) {
+                e->actors[k].deployer = di;
+                if ((rc = cs_sched_set_deployer(e->s, &e->addr[k], &dep)) != CS_OK) goto fail;
+                if (sa->fee_payer_deployer && (rc = cs_sched_fund(e->s, &dep, sa->balance)) != CS_OK) goto fail;
+            }
+        }
+        a0 += na;
+    }
+    for (size_t k = 0; k < n_act; k++)
+        if (e->actors[k].sched_idx != k) {
+            snprintf(err, errcap, "internal error: actor %zu has scheduler identity %u", k,
+                     (unsigned)e->actors[k].sched_idx);
+            rc = CS_EINVAL;
+            goto fail_msg;
+        }
     /* Scenario events into the event queue. */
     for (size_t i = 0; i < scn->n_events; i++)
         if ((rc = cs__ev_push(e, scn->events[i].at, (int)scn->events[i].type, (uint32_t)i)) != CS_OK) goto fail;
@@ -791,6 +859,10 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
             goto fail_msg;
         }
         cs_h5_set_fires_mode(e->h5, (cs_h5_fires_mode)scn->output.fires, scn->output.sample_every);
+        if ((rc = cs__write_idents(e)) != CS_OK) {
+            snprintf(err, errcap, "cannot write %s: %s", opts->out_path, cs_h5_last_error());
+            goto fail_msg;
+        }
         e->h5_ns += cs__now_ns() - t0;
     }
     *out = e;
@@ -955,13 +1027,13 @@ int cs_sim_step(cs_engine_t *e)
             e->actors[gact].fires++;
             e->actors[gact].delay_sum += (double)delay;
             e->actors[gact].value += val;
-            e->actors[gact].paid += paid;
+            e->actors[gact].paid += paid128;
             e->kind_fires[kind]++;
             e->kind_fires[CS_AK__COUNT]++;
             e->kind_value[kind] += val;
             e->kind_value[CS_AK__COUNT] += val;
-            e->kind_paid[kind] += paid;
-            e->kind_paid[CS_AK__COUNT] += paid;
+            e->kind_paid[kind] += paid128;
+            e->kind_paid[CS_AK__COUNT] += paid128;
             if (cs__hist_add(&e->hist[kind], delay) != 0 || cs__hist_add(&e->hist[CS_AK__COUNT], delay) != 0)
                 return CS_ENOMEM;
             double per = (mflags & CS_MF_FEES) ? cs__u128d(row->tip_rate) : paid;
@@ -977,12 +1049,12 @@ int cs_sim_step(cs_engine_t *e)
             f->due_height = row->due_height;
             f->cycles = row->used_cycles;
             f->gas_limit = t->gas_limit;
-            f->bid = cs__sat64(row->bid); /* settlement releases the record's escrowed bid */
-            f->max_fee = cs__sat64(row->max_fee);
-            f->max_prio = cs__sat64(row->max_prio);
-            f->paid = cs__sat64(paid128);
-            f->burn = cs__sat64(row->burn);
-            f->tip = cs__sat64(row->tip + ((mflags & CS_MF_FEES) ? 0 : (cs_sched_params(e->s)->payments_to == CS_PAY_PROPOSER ? row->payment : 0)));
+            f->bid = cs_h5_money(row->bid); /* settlement releases the record's escrowed bid */
+            f->max_fee = cs_h5_money(row->max_fee);
+            f->max_prio = cs_h5_money(row->max_prio);
+            f->paid = cs_h5_money(paid128);
+            f->burn = cs_h5_money(row->burn);
+            f->tip = cs_h5_money(row->tip + ((mflags & CS_MF_FEES) ? 0 : (cs_sched_params(e->s)->payments_to == CS_PAY_PROPOSER ? row->payment : 0)));
             f->value = val;
             f->weight_ppm = (uint32_t)(row->weight > UINT32_MAX ? UINT32_MAX : row->weight);
             f->deferrals = row->deferrals;
@@ -1006,9 +1078,9 @@ int cs_sim_step(cs_engine_t *e)
     cs_h5_block_t *b = &e->rb[e->nrb++];
     memset(b, 0, sizeof *b);
     b->height = h;
-    b->basefee_lane = cs__sat64(st->basefee_lane);
-    b->basefee_cycle = cs__sat64(cs__d2u(bc));
-    b->basefee_cell = cs__sat64(cs__d2u(bl));
+    b->basefee_lane = cs_h5_money(st->basefee_lane);
+    b->basefee_cycle = cs_h5_money(cs__d2u(bc));
+    b->basefee_cell = cs_h5_money(cs__d2u(bl));
     b->lane_cycles = st->lane_cycles;
     b->gc_cycles = st->gc_cycles;
     b->eob_cycles = st->eob_cycles + st->gc_cycles;
@@ -1022,11 +1094,11 @@ int cs_sim_step(cs_engine_t *e)
     b->scheduled = (uint32_t)st->scheduled;
     b->rejected = (uint32_t)e->blk_rejected;
     b->gc_backlog = st->gc_backlog;
-    b->burn = cs__sat64(st->burn);
-    b->tips = cs__sat64(st->tips);
-    b->payments = cs__sat64(st->payments);
+    b->burn = cs_h5_money(st->burn);
+    b->tips = cs_h5_money(st->tips);
+    b->payments = cs_h5_money(st->payments);
     b->lambda_ppb = cs_mech_lambda(cs_sched_mech(e->s));
-    b->p50_tip = cs__sat64(st->p50_tip);
+    b->p50_tip = cs_h5_money(st->p50_tip);
     b->tier_ring = st->tiers.ring;
     b->tier_epoch = st->tiers.epoch;
     b->tier_tree = st->tiers.tree;
@@ -1093,7 +1165,7 @@ static void cs__kind_stats(cs_engine_t *e, int k, cs_kind_stats_t *ks)
     ks->timers = e->kind_timers[k];
     ks->fires = e->kind_fires[k];
     ks->value = e->kind_value[k];
-    ks->paid = e->kind_paid[k];
+    ks->paid = cs__u128d(e->kind_paid[k]);
     ks->delay_p50 = cs__kind_sumq(e, k, 0.50);
     ks->delay_p95 = cs__kind_sumq(e, k, 0.95);
     ks->delay_p99 = cs__kind_sumq(e, k, 0.99);
@@ -1154,8 +1226,8 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
                 ar[i].fires = a->fires;
                 ar[i].scheduled = a->scheduled;
                 ar[i].value = a->value;
-                ar[i].paid = a->paid >= 1.8e19 ? UINT64_MAX : (uint64_t)a->paid;
-                ar[i].end_balance = cs__sat64(cs_sched_balance(e->s, a->sched_idx));
+                ar[i].paid = cs_h5_money(a->paid);
+                ar[i].end_balance = cs_h5_money(cs_sched_balance(e->s, a->sched_idx));
             }
         }
         rs->jain = nx == 0 ? 1.0 : sxx > 0 ? (sx * sx) / ((double)nx * sxx) : (double)NAN; /* all starved: undefined */
@@ -1188,7 +1260,7 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
                 r->delay_max = ks->delay_max;
                 r->censored = ks->censored;
                 r->value = ks->value;
-                r->paid = ks->paid;
+                r->paid = cs_h5_money(e->kind_paid[k]);
                 r->utility = ks->value - ks->paid;
             }
             if (cs_h5_append_summary(e->h5, sr, ns) != CS_OK) rc = CS_EIO;
@@ -1197,9 +1269,15 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
             cs_h5_attr_f64(e->h5, "proposer", rs->proposer);
             cs_h5_attr_f64(e->h5, "util_mean", rs->util_mean);
             cs_h5_attr_f64(e->h5, "jain", rs->jain);
+            /* Exact ledger totals (decimal strings of u128 amounts); DESIGN §2.6
+             * conservation: initial + minted = Σ balances + escrow + burned + proposer. */
             char buf[48];
             cs_h5_attr_str(e->h5, "burned_exact", cs_u128_fmt(lg->tot.burned, buf));
             cs_h5_attr_str(e->h5, "proposer_exact", cs_u128_fmt(lg->tot.proposer, buf));
+            cs_h5_attr_str(e->h5, "initial_exact", cs_u128_fmt(lg->tot.initial, buf));
+            cs_h5_attr_str(e->h5, "minted_exact", cs_u128_fmt(lg->tot.minted, buf));
+            cs_h5_attr_str(e->h5, "escrow_exact", cs_u128_fmt(lg->tot.escrow, buf));
+            cs_h5_attr_str(e->h5, "paid_exact", cs_u128_fmt(e->kind_paid[CS_AK__COUNT], buf));
             e->h5_ns += cs__now_ns() - t0;
         }
         free(ar);

@@ -71,6 +71,7 @@ static const char *const cs__h5_trigger_names[] = {"HEIGHT", "INTERVAL", "WATCH"
 static const char *const cs__h5_outcome_names[] = {"fired",     "expired", "insufficient",
                                                    "cancelled", "pending", "rejected"};
 static const char *const cs__h5_fires_mode_names[] = {"all", "sample", "off"};
+static const char *const cs__h5_ident_kind_names[] = {"actor", "deployer"};
 
 /* Return the kind named s, or -1 (linear scan over 13 names). */
 int cs_h5_kind_lookup(const char *s)
@@ -90,7 +91,10 @@ enum {
     CS__H5_F_KIND,
     CS__H5_F_TRIG,
     CS__H5_F_OUTC,
-    CS__H5_F_DIGEST
+    CS__H5_F_DIGEST,
+    CS__H5_F_IDK,
+    CS__H5_F_NAME,
+    CS__H5_F_MONEY
 };
 
 typedef struct cs__h5_field {
@@ -118,11 +122,14 @@ typedef char cs__h5_hex_t[64];
 #define CS__H5_FTYPE_TRIG uint32_t
 #define CS__H5_FTYPE_OUTC uint32_t
 #define CS__H5_FTYPE_DIGEST cs__h5_hex_t
+#define CS__H5_FTYPE_IDK uint32_t
+#define CS__H5_FTYPE_NAME cs_h5_name_t
+#define CS__H5_FTYPE_MONEY cs_h5_money_t /* three file columns: <name>, <name>_hi, <name>_lo */
 #define CS__H5_FMEMBER(name, kind, doc) CS__H5_FTYPE_##kind name;
 #define CS__H5_FSIZE(name, kind, doc) +sizeof(CS__H5_FTYPE_##kind)
 typedef struct cs__h5_block_file { CS_H5_BLOCK_FIELDS(CS__H5_FMEMBER) } cs__h5_block_file_t;
 _Static_assert(sizeof(cs__h5_block_file_t) == 0 CS_H5_BLOCK_FIELDS(CS__H5_FSIZE) &&
-                   sizeof(cs__h5_block_file_t) == 240,
+                   sizeof(cs__h5_block_file_t) == 352,
                "/blocks file rows have no padding");
 
 #define CS__H5_FD(T, FT, name, kind, doc) \
@@ -133,6 +140,7 @@ _Static_assert(sizeof(cs__h5_block_file_t) == 0 CS_H5_BLOCK_FIELDS(CS__H5_FSIZE)
 #define CS__H5_FD_ACTOR(n, k, d) CS__H5_FD(cs_h5_actor_t, cs_h5_actor_t, n, k, d)
 #define CS__H5_FD_WEIGHT(n, k, d) CS__H5_FD(cs_h5_weight_t, cs_h5_weight_t, n, k, d)
 #define CS__H5_FD_SUMMARY(n, k, d) CS__H5_FD(cs_h5_summary_t, cs_h5_summary_t, n, k, d)
+#define CS__H5_FD_IDENT(n, k, d) CS__H5_FD(cs_h5_ident_t, cs_h5_ident_t, n, k, d)
 
 static const cs__h5_field_t cs__h5_f_blocks[] = {CS_H5_BLOCK_FIELDS(CS__H5_FD_BLOCK)};
 static const cs__h5_field_t cs__h5_f_fires[] = {CS_H5_FIRE_FIELDS(CS__H5_FD_FIRE)};
@@ -140,8 +148,11 @@ static const cs__h5_field_t cs__h5_f_timers[] = {CS_H5_TIMER_FIELDS(CS__H5_FD_TI
 static const cs__h5_field_t cs__h5_f_actors[] = {CS_H5_ACTOR_FIELDS(CS__H5_FD_ACTOR)};
 static const cs__h5_field_t cs__h5_f_weights[] = {CS_H5_WEIGHT_FIELDS(CS__H5_FD_WEIGHT)};
 static const cs__h5_field_t cs__h5_f_summary[] = {CS_H5_SUMMARY_FIELDS(CS__H5_FD_SUMMARY)};
+static const cs__h5_field_t cs__h5_f_idents[] = {CS_H5_IDENT_FIELDS(CS__H5_FD_IDENT)};
 
 #define CS__H5_N(a) (sizeof(a) / sizeof((a)[0]))
+_Static_assert(CS__H5_N(cs__h5_f_blocks) <= 64 && CS__H5_N(cs__h5_f_fires) <= 64,
+               "the reader's per-column legacy flags hold 64 columns");
 
 typedef struct cs__h5_dsdesc {
     const char *name;            /* dataset name under the root group */
@@ -151,6 +162,7 @@ typedef struct cs__h5_dsdesc {
     size_t frow;                 /* row size in bytes in the file */
     int encoded;                 /* file rows differ from the struct (digest as hex) */
     uint32_t chunk_rows;         /* rows per HDF5 chunk (power of two) */
+    int since;                   /* first format_version with this dataset */
 } cs__h5_dsdesc_t;
 
 /*
@@ -160,17 +172,19 @@ typedef struct cs__h5_dsdesc {
  */
 static const cs__h5_dsdesc_t cs__h5_desc[CS_H5_NDS] = {
     {"blocks", cs__h5_f_blocks, CS__H5_N(cs__h5_f_blocks), sizeof(cs_h5_block_t),
-     sizeof(cs__h5_block_file_t), 1, 4096},
+     sizeof(cs__h5_block_file_t), 1, 4096, 1},
     {"fires", cs__h5_f_fires, CS__H5_N(cs__h5_f_fires), sizeof(cs_h5_fire_t),
-     sizeof(cs_h5_fire_t), 0, 16384},
+     sizeof(cs_h5_fire_t), 0, 16384, 1},
     {"timers", cs__h5_f_timers, CS__H5_N(cs__h5_f_timers), sizeof(cs_h5_timer_t),
-     sizeof(cs_h5_timer_t), 0, 16384},
+     sizeof(cs_h5_timer_t), 0, 16384, 1},
     {"actors", cs__h5_f_actors, CS__H5_N(cs__h5_f_actors), sizeof(cs_h5_actor_t),
-     sizeof(cs_h5_actor_t), 0, 4096},
+     sizeof(cs_h5_actor_t), 0, 4096, 1},
     {"weights", cs__h5_f_weights, CS__H5_N(cs__h5_f_weights), sizeof(cs_h5_weight_t),
-     sizeof(cs_h5_weight_t), 0, 32768},
+     sizeof(cs_h5_weight_t), 0, 32768, 1},
     {"summary", cs__h5_f_summary, CS__H5_N(cs__h5_f_summary), sizeof(cs_h5_summary_t),
-     sizeof(cs_h5_summary_t), 0, 64},
+     sizeof(cs_h5_summary_t), 0, 64, 1},
+    {"identities", cs__h5_f_idents, CS__H5_N(cs__h5_f_idents), sizeof(cs_h5_ident_t),
+     sizeof(cs_h5_ident_t), 0, 4096, 2},
 };
 
 /* Contracts of the public functions are in cs_h5.h. */
@@ -270,10 +284,13 @@ static hid_t cs__h5_col_type(int kind)
     case CS__H5_F_KIND: return cs__h5_enum(cs_h5_kind_names, CS_AGENT_KIND_COUNT, 1);
     case CS__H5_F_TRIG: return cs__h5_enum(cs__h5_trigger_names, 3, 0);
     case CS__H5_F_OUTC: return cs__h5_enum(cs__h5_outcome_names, 6, 0);
-    case CS__H5_F_DIGEST: {
-        /* 64 hex characters, no terminator (numpy 'S64'). */
+    case CS__H5_F_IDK: return cs__h5_enum(cs__h5_ident_kind_names, 2, 0);
+    case CS__H5_F_DIGEST:
+    case CS__H5_F_NAME: {
+        /* 64 hex characters (numpy 'S64'), or a NUL-padded name ('S128'). */
         hid_t t = H5Tcopy(H5T_C_S1);
-        if (t >= 0 && (H5Tset_size(t, sizeof(cs__h5_hex_t)) < 0 ||
+        size_t n = kind == CS__H5_F_DIGEST ? sizeof(cs__h5_hex_t) : sizeof(cs_h5_name_t);
+        if (t >= 0 && (H5Tset_size(t, n) < 0 ||
                        H5Tset_strpad(t, H5T_STR_NULLPAD) < 0 ||
                        H5Tset_cset(t, H5T_CSET_ASCII) < 0)) {
             H5Tclose(t);
@@ -289,25 +306,47 @@ static hid_t cs__h5_col_type(int kind)
 static const char *cs__h5_col_type_name(int kind)
 {
     static const char *const n[] = {"u64", "u32", "f64", "enum agent_kind", "enum trigger",
-                                    "enum outcome", "string[64] hex"};
+                                    "enum outcome", "string[64] hex", "enum ident_kind",
+                                    "string[128]", "f64 + exact u64 _hi/_lo"};
     return n[kind];
+}
+
+/* Insert column f of a row type at file offset foff (MONEY: its three
+ * columns).  legacy (reading a format-1 file): a MONEY column is its one
+ * old member, a u64 read into lo (legacy 1) or an f64 read into f (2). */
+static int cs__h5_insert_col(hid_t ct, const cs__h5_field_t *f, size_t foff, int legacy)
+{
+    if (f->kind != CS__H5_F_MONEY || legacy) {
+        hid_t t = f->kind != CS__H5_F_MONEY ? cs__h5_col_type(f->kind)
+                  : legacy == 1             ? H5Tcopy(H5T_STD_U64LE)
+                                            : H5Tcopy(H5T_IEEE_F64LE);
+        size_t at = f->kind == CS__H5_F_MONEY && legacy == 1 ? foff + offsetof(cs_h5_money_t, lo) : foff;
+        int ok = t >= 0 && H5Tinsert(ct, f->name, at, t) >= 0;
+        if (t >= 0) H5Tclose(t);
+        return ok ? 0 : -1;
+    }
+    char hi[80], lo[80];
+    snprintf(hi, sizeof hi, "%s_hi", f->name);
+    snprintf(lo, sizeof lo, "%s_lo", f->name);
+    if (H5Tinsert(ct, f->name, foff + offsetof(cs_h5_money_t, f), H5T_IEEE_F64LE) < 0 ||
+        H5Tinsert(ct, hi, foff + offsetof(cs_h5_money_t, hi), H5T_STD_U64LE) < 0 ||
+        H5Tinsert(ct, lo, foff + offsetof(cs_h5_money_t, lo), H5T_STD_U64LE) < 0)
+        return -1;
+    return 0;
 }
 
 /* The compound type of dataset d's file rows, used for both file and memory
  * (rows have no padding and the host is little-endian, so HDF5 does no
  * conversion).  Negative on failure. */
-static hid_t cs__h5_row_type(const cs__h5_dsdesc_t *d)
+static hid_t cs__h5_row_type(const cs__h5_dsdesc_t *d, const uint8_t *legacy)
 {
     hid_t ct = H5Tcreate(H5T_COMPOUND, d->frow);
     if (ct < 0) return ct;
     for (size_t i = 0; i < d->nfield; i++) {
-        hid_t t = cs__h5_col_type(d->field[i].kind);
-        if (t < 0 || H5Tinsert(ct, d->field[i].name, d->field[i].foff, t) < 0) {
-            if (t >= 0) H5Tclose(t);
+        if (cs__h5_insert_col(ct, &d->field[i], d->field[i].foff, legacy ? legacy[i] : 0) < 0) {
             H5Tclose(ct);
             return H5I_INVALID_HID;
         }
-        H5Tclose(t);
     }
     return ct;
 }
@@ -375,6 +414,8 @@ static size_t cs__h5_col_size(int kind)
     case CS__H5_F_U64:
     case CS__H5_F_F64: return 8;
     case CS__H5_F_DIGEST: return sizeof(cs_h5_digest_t);
+    case CS__H5_F_NAME: return sizeof(cs_h5_name_t);
+    case CS__H5_F_MONEY: return sizeof(cs_h5_money_t);
     default: return 4;
     }
 }
@@ -815,6 +856,11 @@ int cs_h5_append_summary(cs_h5_t *h, const cs_h5_summary_t *rows, size_t n)
     return cs_h5_append(h, CS_H5_SUMMARY, rows, n);
 }
 
+int cs_h5_append_idents(cs_h5_t *h, const cs_h5_ident_t *rows, size_t n)
+{
+    return cs_h5_append(h, CS_H5_IDENTS, rows, n);
+}
+
 uint64_t cs_h5_rows(const cs_h5_t *h, cs_h5_ds ds)
 {
     return h && (unsigned)ds < CS_H5_NDS ? h->ds[ds].rows : 0;
@@ -957,7 +1003,7 @@ static int cs__h5_make_ds(cs_h5_t *h, int dsi)
     const cs__h5_dsdesc_t *d = &cs__h5_desc[dsi];
     int rc = CS_OK;
     hsize_t zero = 0, unlim = H5S_UNLIMITED, chunk = d->chunk_rows;
-    hid_t type = cs__h5_row_type(d);
+    hid_t type = cs__h5_row_type(d, NULL);
     hid_t space = H5Screate_simple(1, &zero, &unlim);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     /* Filter order matters: the chunk bytes are deflate(shuffle(rows)). */
@@ -972,11 +1018,16 @@ static int cs__h5_make_ds(cs_h5_t *h, int dsi)
         rc = cs__h5_fail(CS_EIO, "creating /%s", d->name);
         goto out;
     }
-    char desc[4096];
+    char desc[8192];
     size_t used = 0;
     for (size_t i = 0; i < d->nfield && used < sizeof desc; i++) {
-        int k = snprintf(desc + used, sizeof desc - used, "%s (%s): %s\n", d->field[i].name,
-                         cs__h5_col_type_name(d->field[i].kind), d->field[i].doc);
+        const cs__h5_field_t *f = &d->field[i];
+        int k = f->kind == CS__H5_F_MONEY
+                    ? snprintf(desc + used, sizeof desc - used,
+                               "%s (f64), %s_hi, %s_lo (u64; exact = hi * 2^64 + lo): %s\n", f->name,
+                               f->name, f->name, f->doc)
+                    : snprintf(desc + used, sizeof desc - used, "%s (%s): %s\n", f->name,
+                               cs__h5_col_type_name(f->kind), f->doc);
         if (k < 0) break;
         used += (size_t)k;
     }
@@ -1112,6 +1163,8 @@ struct cs_h5_reader {
     hid_t file;               /* open read-only */
     hid_t dset[CS_H5_NDS];    /* opened and checked lazily */
     hid_t mtype[CS_H5_NDS];   /* memory row types, built with dset */
+    uint8_t legacy[CS_H5_NDS][64]; /* per column: 0, or how a format-1 MONEY column is read
+                                    * (cs__h5_insert_col) */
     cs_h5_info_t info;        /* root attributes */
 };
 
@@ -1254,9 +1307,11 @@ static cs_h5_reader_t *cs__h5_open_direct(const char *path, int *err)
         return NULL;
     }
     int rc = cs__h5_rd_num(r, "format_version", H5T_NATIVE_INT, &r->info.format_version);
-    if (rc == CS_OK && r->info.format_version != CS_H5_FORMAT_VERSION)
-        rc = cs__h5_fail(CS_EPARSE, "'%s': unsupported format_version %d (this build reads %d)",
-                         path, r->info.format_version, CS_H5_FORMAT_VERSION);
+    if (rc == CS_OK && (r->info.format_version < CS_H5_FORMAT_VERSION_OLDEST ||
+                        r->info.format_version > CS_H5_FORMAT_VERSION))
+        rc = cs__h5_fail(CS_EPARSE, "'%s': unsupported format_version %d (this build reads %d to %d)",
+                         path, r->info.format_version, CS_H5_FORMAT_VERSION_OLDEST,
+                         CS_H5_FORMAT_VERSION);
     if (rc == CS_OK) rc = cs__h5_rd_num(r, "complete", H5T_NATIVE_INT, &r->info.complete);
     if (rc == CS_OK) rc = cs__h5_rd_num(r, "seed", H5T_NATIVE_UINT64, &r->info.seed);
     if (rc == CS_OK) rc = cs_h5_read_attr_str(r, "mechanism", &r->info.mechanism);
@@ -1284,6 +1339,7 @@ static void cs__h5_expect(int kind, H5T_class_t *cls, size_t *size)
     case CS__H5_F_U32: *cls = H5T_INTEGER; *size = 4; break;
     case CS__H5_F_F64: *cls = H5T_FLOAT; *size = 8; break;
     case CS__H5_F_DIGEST: *cls = H5T_STRING; *size = sizeof(cs__h5_hex_t); break;
+    case CS__H5_F_NAME: *cls = H5T_STRING; *size = sizeof(cs_h5_name_t); break;
     default: *cls = H5T_ENUM; *size = 4; break;
     }
 }
@@ -1316,6 +1372,63 @@ int cs_h5_row_type_ok(int64_t type_id, char *why, size_t cap)
     return 1;
 }
 
+/* Whether file row type ft has member name of class want and size size. */
+static int cs__h5_has_col(hid_t ft, const char *name, H5T_class_t want, size_t size)
+{
+    int idx = H5Tget_member_index(ft, name);
+    hid_t mt = idx < 0 ? H5I_INVALID_HID : H5Tget_member_type(ft, (unsigned)idx);
+    int ok = mt >= 0 && H5Tget_class(mt) == want && H5Tget_size(mt) == size;
+    cs__h5_close_id(&mt, H5Tclose);
+    return ok;
+}
+
+/* Whether file row type ft holds column f: a MONEY column as its three
+ * members, or in a format-1 file (*legacy set) as one u64 or f64. */
+static int cs__h5_col_ok(hid_t ft, const cs__h5_field_t *f, int version, uint8_t *legacy)
+{
+    *legacy = 0;
+    if (f->kind == CS__H5_F_MONEY) {
+        if (version < 2) {
+            if (cs__h5_has_col(ft, f->name, H5T_INTEGER, 8)) *legacy = 1;
+            else if (cs__h5_has_col(ft, f->name, H5T_FLOAT, 8)) *legacy = 2;
+            return *legacy != 0;
+        }
+        char hi[80], lo[80];
+        snprintf(hi, sizeof hi, "%s_hi", f->name);
+        snprintf(lo, sizeof lo, "%s_lo", f->name);
+        return cs__h5_has_col(ft, f->name, H5T_FLOAT, 8) && cs__h5_has_col(ft, hi, H5T_INTEGER, 8) &&
+               cs__h5_has_col(ft, lo, H5T_INTEGER, 8);
+    }
+    H5T_class_t want;
+    size_t size;
+    cs__h5_expect(f->kind, &want, &size);
+    return cs__h5_has_col(ft, f->name, want, size);
+}
+
+/* Complete the MONEY columns of n struct rows of ds read from a format-1
+ * file: the u64 read into lo (hi = 0, f = lo), or the f64 read into f
+ * (lo, hi = f rounded down, saturated to 2^128 - 1). */
+static void cs__h5_fix_legacy(const cs_h5_reader_t *r, int dsi, uint8_t *rows, size_t n)
+{
+    const cs__h5_dsdesc_t *d = &cs__h5_desc[dsi];
+    for (size_t i = 0; i < d->nfield; i++) {
+        if (!r->legacy[dsi][i]) continue;
+        for (size_t k = 0; k < n; k++) {
+            cs_h5_money_t m;
+            memcpy(&m, rows + k * d->row + d->field[i].off, sizeof m);
+            if (r->legacy[dsi][i] == 1) {
+                m = cs_h5_money(m.lo);
+            } else {
+                double f = m.f;
+                cs_u128 v = !(f > 0) ? 0 : f >= 0x1p128 ? ~(cs_u128)0 : (cs_u128)f;
+                m.hi = (uint64_t)(v >> 64);
+                m.lo = (uint64_t)v;
+            }
+            memcpy(rows + k * d->row + d->field[i].off, &m, sizeof m);
+        }
+    }
+}
+
 /* Open dataset ds and check it is a rank-1 compound dataset holding every
  * column of this module's table with the right class and size. */
 static int cs__h5_rd_ds(cs_h5_reader_t *r, int dsi)
@@ -1342,18 +1455,12 @@ static int cs__h5_rd_ds(cs_h5_reader_t *r, int dsi)
         goto out;
     }
     for (size_t i = 0; i < d->nfield && rc == CS_OK; i++) {
-        int idx = H5Tget_member_index(ft, d->field[i].name);
-        hid_t mt = idx < 0 ? H5I_INVALID_HID : H5Tget_member_type(ft, (unsigned)idx);
-        H5T_class_t want;
-        size_t size;
-        cs__h5_expect(d->field[i].kind, &want, &size);
-        if (mt < 0 || H5Tget_class(mt) != want || H5Tget_size(mt) != size)
+        if (!cs__h5_col_ok(ft, &d->field[i], r->info.format_version, &r->legacy[dsi][i]))
             rc = cs__h5_fail(CS_EPARSE, "/%s: column %s missing or of the wrong type", d->name,
                              d->field[i].name);
-        cs__h5_close_id(&mt, H5Tclose);
     }
     if (rc == CS_OK) {
-        r->mtype[dsi] = cs__h5_row_type(d);
+        r->mtype[dsi] = cs__h5_row_type(d, r->legacy[dsi]);
         if (r->mtype[dsi] < 0) rc = cs__h5_fail(CS_EIO, "row type for /%s", d->name);
     }
 out:
@@ -1370,6 +1477,7 @@ int cs_h5_nrows(cs_h5_reader_t *r, cs_h5_ds ds, uint64_t *n)
 {
     if (!r || (unsigned)ds >= CS_H5_NDS || !n) return CS_EINVAL;
     *n = 0;
+    if (r->info.format_version < cs__h5_desc[ds].since) return CS_OK; /* an older file: no such table */
     int rc = cs__h5_rd_ds(r, (int)ds);
     if (rc != CS_OK) return rc;
     hid_t sp = H5Dget_space(r->dset[ds]);
@@ -1407,10 +1515,14 @@ int cs_h5_read_rows(cs_h5_reader_t *r, cs_h5_ds ds, uint64_t start, size_t count
     if (start > n || count > n - start) return CS_ERANGE;
     if (count == 0) return CS_OK;
     const cs__h5_dsdesc_t *d = &cs__h5_desc[ds];
-    if (!d->encoded) return cs__h5_rd_raw(r, (int)ds, start, count, rows);
+    if (!d->encoded) {
+        rc = cs__h5_rd_raw(r, (int)ds, start, count, rows);
+        if (rc == CS_OK) cs__h5_fix_legacy(r, (int)ds, rows, count);
+        return rc;
+    }
     /* Re-encoded table: read file rows in pieces and decode them. */
     size_t piece = count < 4096 ? count : 4096;
-    uint8_t *tmp = malloc(piece * d->frow);
+    uint8_t *tmp = calloc(piece, d->frow);
     if (!tmp) return cs__h5_fail(CS_ENOMEM, "reading /%s", d->name);
     for (size_t done = 0; done < count && rc == CS_OK;) {
         size_t k = count - done < piece ? count - done : piece;
@@ -1419,6 +1531,7 @@ int cs_h5_read_rows(cs_h5_reader_t *r, cs_h5_ds ds, uint64_t start, size_t count
             rc = cs__h5_fail(CS_EPARSE, "/%s rows %llu..%llu: digest is not 64 hex digits",
                              d->name, (unsigned long long)(start + done),
                              (unsigned long long)(start + done + k));
+        if (rc == CS_OK) cs__h5_fix_legacy(r, (int)ds, (uint8_t *)rows + done * d->row, k);
         done += k;
     }
     free(tmp);
@@ -1493,6 +1606,14 @@ int cs_h5_read_summary(cs_h5_reader_t *r, cs_h5_summary_t **rows, size_t *n)
 {
     void *p = NULL;
     int rc = rows ? cs_h5_read_all(r, CS_H5_SUMMARY, &p, n) : CS_EINVAL;
+    if (rows) *rows = p;
+    return rc;
+}
+
+int cs_h5_read_idents(cs_h5_reader_t *r, cs_h5_ident_t **rows, size_t *n)
+{
+    void *p = NULL;
+    int rc = rows ? cs_h5_read_all(r, CS_H5_IDENTS, &p, n) : CS_EINVAL;
     if (rows) *rows = p;
     return rc;
 }

@@ -1,9 +1,9 @@
 /*
  * cs_h5.h -- the HDF5 run file: writer and reader (DESIGN §5 "HDF5 run file").
  *
- * A run file holds six one-dimensional, chunked, compressed, extendible
- * datasets of compound rows: /blocks, /fires, /timers, /actors, /weights and
- * /summary.  Each row type below is generated from one X-macro field table;
+ * A run file holds seven one-dimensional, chunked, compressed, extendible
+ * datasets of compound rows: /blocks, /fires, /timers, /actors, /weights,
+ * /summary and /identities.  Each row type below is generated from one X-macro field table;
  * the same table builds the HDF5 compound type in cs_h5.c, so the C struct
  * and the file type cannot drift.  Rows have no padding (checked by
  * _Static_assert), so the file type is byte-for-byte the memory type: no
@@ -15,6 +15,13 @@
  *   KIND   uint32_t holding a cs_agent_kind value (HDF5 enum "agent_kind"),
  *   TRIG   uint32_t holding a cs_h5_trigger value (HDF5 enum),
  *   OUTC   uint32_t holding a cs_h5_outcome value (HDF5 enum),
+ *   IDK    uint32_t holding a cs_h5_ident_kind value (HDF5 enum),
+ *   NAME   char[128], NUL-padded (HDF5 fixed string, numpy 'S128'),
+ *   MONEY  an amount in base units, exact: cs_h5_money_t in the struct; in
+ *          the file three columns, <name> (f64, the amount rounded to the
+ *          nearest double, for analysis: sums agree with exact totals to
+ *          ~1e-16 relative) and <name>_hi, <name>_lo (u64, the exact amount
+ *          = hi * 2^64 + lo, never saturated),
  *   DIGEST uint8_t[32] in the struct; in the file a 64-character lowercase
  *          hex string (HDF5 fixed string, numpy 'S64').
  * The digest is not stored as a uint8[32] array member: h5py maps an array
@@ -23,7 +30,10 @@
  * but cannot select or take.  A hex string works in h5py, pandas and
  * h5dump.  The writer encodes and the reader decodes it, so C code sees the
  * 32 raw bytes.
- * Amounts are base units saturated to 2^64 - 1 by the caller.
+ * Format 1 (cowsim before the exact amounts) stored amounts as a single u64
+ * (saturated at 2^64 - 1; /summary.paid as f64) and had no /identities: the
+ * reader still opens such files, filling hi/lo from the u64 (or f from the
+ * f64) and returning /identities as empty.
  *
  * Root attributes (written at creation): format_version (int32),
  * cowsim_version, git_commit, scenario_json, mechanism (UTF-8 variable-length
@@ -67,8 +77,10 @@
 #include <stdint.h>
 
 #include "cs_error.h"
+#include "cs_types.h"
 
-#define CS_H5_FORMAT_VERSION 1 /* root attribute format_version written by this module */
+#define CS_H5_FORMAT_VERSION 2        /* root attribute format_version written by this module */
+#define CS_H5_FORMAT_VERSION_OLDEST 1 /* oldest format_version the reader opens */
 
 /* ---- enumerations stored in the file ------------------------------------ */
 
@@ -119,6 +131,13 @@ typedef enum cs_h5_outcome {
     CS_H5_OUTCOME_REJECTED = 5      /* "rejected": refused at schedule time */
 } cs_h5_outcome;
 
+/* /identities kind: what a fairness identity (W(ident), D12) stands for. */
+typedef enum cs_h5_ident_kind {
+    CS_H5_IDENT_ACTOR = 0,   /* "actor": one actor; ident == its /actors.actor */
+    CS_H5_IDENT_DEPLOYER = 1 /* "deployer": a named deployer; its actors are the
+                              * /actors rows whose deployer == ident */
+} cs_h5_ident_kind;
+
 /* output.fires in the scenario (DESIGN §5). */
 typedef enum cs_h5_fires_mode {
     CS_H5_FIRES_ALL = 0,    /* every fire is a row */
@@ -129,6 +148,23 @@ typedef enum cs_h5_fires_mode {
 /* ---- row tables ---------------------------------------------------------- */
 
 typedef uint8_t cs_h5_digest_t[32]; /* DIGEST column: a keccak256 state digest */
+typedef char cs_h5_name_t[128];     /* NAME column: NUL-padded, not necessarily terminated */
+
+/* MONEY column: an amount in base units (a cs_u128 in the core). */
+typedef struct cs_h5_money {
+    double f;    /* the amount rounded to the nearest double */
+    uint64_t hi; /* amount >> 64 */
+    uint64_t lo; /* amount mod 2^64 */
+} cs_h5_money_t;
+
+/* The MONEY column value of amount v (f correctly rounded). */
+static inline cs_h5_money_t cs_h5_money(cs_u128 v)
+{
+    cs_h5_money_t m = {(double)v, (uint64_t)(v >> 64), (uint64_t)v};
+    return m;
+}
+/* The exact amount of a MONEY column value. */
+static inline cs_u128 cs_h5_money_u128(cs_h5_money_t m) { return (cs_u128)m.hi << 64 | m.lo; }
 
 #define CS__H5_CTYPE_U64 uint64_t
 #define CS__H5_CTYPE_U32 uint32_t
@@ -137,13 +173,16 @@ typedef uint8_t cs_h5_digest_t[32]; /* DIGEST column: a keccak256 state digest *
 #define CS__H5_CTYPE_TRIG uint32_t
 #define CS__H5_CTYPE_OUTC uint32_t
 #define CS__H5_CTYPE_DIGEST cs_h5_digest_t
+#define CS__H5_CTYPE_IDK uint32_t
+#define CS__H5_CTYPE_NAME cs_h5_name_t
+#define CS__H5_CTYPE_MONEY cs_h5_money_t
 
 /* /blocks: one row per height (DESIGN §2.3 step 9, §5). */
 #define CS_H5_BLOCK_FIELDS(X)                                                                \
     X(height, U64, "block height h")                                                         \
-    X(basefee_lane, U64, "lane basefee per cycle charged at h (CIP-1 rev §5)")               \
-    X(basefee_cycle, U64, "CIP-3 cycle basefee at h (environment, D13)")                     \
-    X(basefee_cell, U64, "CIP-3 cell basefee at h (environment, D13)")                       \
+    X(basefee_lane, MONEY, "lane basefee per cycle charged at h (CIP-1 rev §5)")               \
+    X(basefee_cycle, MONEY, "CIP-3 cycle basefee at h (environment, D13)")                     \
+    X(basefee_cell, MONEY, "CIP-3 cell basefee at h (environment, D13)")                       \
     X(lane_cycles, U64, "cycles used by fires in the timer lane")                            \
     X(gc_cycles, U64, "cycles used by the GC lane")                                          \
     X(eob_cycles, U64, "all end-of-block cycles (lane, GC, maintenance)")                    \
@@ -157,11 +196,11 @@ typedef uint8_t cs_h5_digest_t[32]; /* DIGEST column: a keccak256 state digest *
     X(scheduled, U32, "timers scheduled at h")                                               \
     X(rejected, U32, "schedule calls rejected at h")                                         \
     X(gc_backlog, U64, "timers waiting in the GC lane after h")                              \
-    X(burn, U64, "base units burned at h")                                                   \
-    X(tips, U64, "tips paid to the proposer at h")                                           \
-    X(payments, U64, "auction payments at h")                                                \
+    X(burn, MONEY, "base units burned at h")                                                   \
+    X(tips, MONEY, "tips paid to the proposer at h")                                           \
+    X(payments, MONEY, "auction payments at h")                                                \
     X(lambda_ppb, U64, "bias growth rate lambda x 1e9 (CIP-5 §9.3)")                         \
-    X(p50_tip, U64, "median tip of block h (default GBA input for h+1)")                     \
+    X(p50_tip, MONEY, "median tip of block h (default GBA input for h+1)")                     \
     X(tier_ring, U64, "timers in queue tier 1 after h")                                      \
     X(tier_epoch, U64, "timers in queue tier 2 after h")                                     \
     X(tier_tree, U64, "timers in queue tier 3 after h")                                      \
@@ -179,12 +218,12 @@ typedef uint8_t cs_h5_digest_t[32]; /* DIGEST column: a keccak256 state digest *
     X(due_height, U64, "due height of this fire")                                            \
     X(cycles, U64, "cycles used")                                                            \
     X(gas_limit, U64, "cycles limit")                                                        \
-    X(bid, U64, "auction bid")                                                               \
-    X(max_fee, U64, "max_fee_per_cycle")                                                     \
-    X(max_prio, U64, "max_priority_fee_per_cycle")                                           \
-    X(paid, U64, "total charged to the fee payer")                                           \
-    X(burn, U64, "part of paid that was burned")                                             \
-    X(tip, U64, "part of paid that went to the proposer")                                    \
+    X(bid, MONEY, "auction bid")                                                               \
+    X(max_fee, MONEY, "max_fee_per_cycle")                                                     \
+    X(max_prio, MONEY, "max_priority_fee_per_cycle")                                           \
+    X(paid, MONEY, "total charged to the fee payer")                                           \
+    X(burn, MONEY, "part of paid that was burned")                                             \
+    X(tip, MONEY, "part of paid that went to the proposer")                                    \
     X(value, F64, "agent valuation of this fire at this delay")                              \
     X(weight_ppm, U32, "W(actor) x 1e6 at fire time (CIP-1 rev §8)")                         \
     X(deferrals, U32, "n, blocks deferred before this fire (CIP-5 §9.2)")
@@ -209,12 +248,12 @@ typedef uint8_t cs_h5_digest_t[32]; /* DIGEST column: a keccak256 state digest *
     X(actor, U32, "actor index")                                                             \
     X(agent, U32, "agent instance index")                                                    \
     X(kind, KIND, "agent kind")                                                              \
-    X(deployer, U32, "deployer id")                                                          \
+    X(deployer, U32, "fairness identity of its deployer (/identities.ident)")               \
     X(fires, U64, "fires")                                                                   \
     X(scheduled, U64, "timers scheduled")                                                    \
     X(value, F64, "sum of fire values")                                                      \
-    X(paid, U64, "sum paid (saturating)")                                                    \
-    X(end_balance, U64, "balance at the close (saturating)")
+    X(paid, MONEY, "sum paid (exact)")                                                       \
+    X(end_balance, MONEY, "balance at the close")
 
 /* /weights: W(identity) sampled every K blocks, long format. */
 #define CS_H5_WEIGHT_FIELDS(X)                                                               \
@@ -236,8 +275,16 @@ typedef uint8_t cs_h5_digest_t[32]; /* DIGEST column: a keccak256 state digest *
     X(delay_max, F64, "delay maximum")                                                       \
     X(censored, U64, "timers never fired")                                                   \
     X(value, F64, "sum of fire values")                                                      \
-    X(paid, F64, "sum paid")                                                                 \
+    X(paid, MONEY, "sum paid (exact)")                                                       \
     X(utility, F64, "value - paid")
+
+/* /identities: one row per fairness identity (D12): actors 0..n-1 (ident ==
+ * actor), then named deployers. */
+#define CS_H5_IDENT_FIELDS(X)                                                                \
+    X(ident, U32, "fairness identity (/weights.ident, /actors.deployer)")                    \
+    X(kind, IDK, "actor or deployer")                                                        \
+    X(actor, U32, "the actor (kind actor); 4294967295 for a deployer")                       \
+    X(name, NAME, "deployer name (kind deployer); empty for an actor")
 
 #define CS__H5_MEMBER(name, kind, doc) CS__H5_CTYPE_##kind name;
 #define CS__H5_SIZE(name, kind, doc) +sizeof(CS__H5_CTYPE_##kind)
@@ -249,6 +296,7 @@ typedef struct cs_h5_timer { CS_H5_TIMER_FIELDS(CS__H5_MEMBER) } cs_h5_timer_t;
 typedef struct cs_h5_actor { CS_H5_ACTOR_FIELDS(CS__H5_MEMBER) } cs_h5_actor_t;
 typedef struct cs_h5_weight { CS_H5_WEIGHT_FIELDS(CS__H5_MEMBER) } cs_h5_weight_t;
 typedef struct cs_h5_summary { CS_H5_SUMMARY_FIELDS(CS__H5_MEMBER) } cs_h5_summary_t;
+typedef struct cs_h5_ident { CS_H5_IDENT_FIELDS(CS__H5_MEMBER) } cs_h5_ident_t;
 
 /* No padding anywhere: the struct is exactly the sum of its columns (and
  * every table but /blocks is written as the raw bytes of its struct). */
@@ -258,10 +306,12 @@ _Static_assert(sizeof(cs_h5_timer_t) == 0 CS_H5_TIMER_FIELDS(CS__H5_SIZE), "time
 _Static_assert(sizeof(cs_h5_actor_t) == 0 CS_H5_ACTOR_FIELDS(CS__H5_SIZE), "actors padding");
 _Static_assert(sizeof(cs_h5_weight_t) == 0 CS_H5_WEIGHT_FIELDS(CS__H5_SIZE), "weights padding");
 _Static_assert(sizeof(cs_h5_summary_t) == 0 CS_H5_SUMMARY_FIELDS(CS__H5_SIZE), "summary padding");
-_Static_assert(sizeof(cs_h5_block_t) == 208 && sizeof(cs_h5_fire_t) == 120 &&
-                   sizeof(cs_h5_timer_t) == 64 && sizeof(cs_h5_actor_t) == 56 &&
-                   sizeof(cs_h5_weight_t) == 24 && sizeof(cs_h5_summary_t) == 88,
-               "row sizes are part of format_version 1");
+_Static_assert(sizeof(cs_h5_ident_t) == 0 CS_H5_IDENT_FIELDS(CS__H5_SIZE), "identities padding");
+_Static_assert(sizeof(cs_h5_block_t) == 320 && sizeof(cs_h5_fire_t) == 216 &&
+                   sizeof(cs_h5_timer_t) == 64 && sizeof(cs_h5_actor_t) == 88 &&
+                   sizeof(cs_h5_weight_t) == 24 && sizeof(cs_h5_summary_t) == 104 &&
+                   sizeof(cs_h5_ident_t) == 140,
+               "row sizes are part of format_version 2");
 
 /* Dataset selector for the generic row functions. */
 typedef enum cs_h5_ds {
@@ -271,7 +321,8 @@ typedef enum cs_h5_ds {
     CS_H5_ACTORS = 3,
     CS_H5_WEIGHTS = 4,
     CS_H5_SUMMARY = 5,
-    CS_H5_NDS = 6 /* number of datasets */
+    CS_H5_IDENTS = 6,
+    CS_H5_NDS = 7 /* number of datasets */
 } cs_h5_ds;
 
 /* "blocks", "fires", ... for ds in [0, CS_H5_NDS); NULL otherwise. */
@@ -297,7 +348,7 @@ typedef struct cs_h5 cs_h5_t;
 
 /*
  * Create (truncate) the run file at path and write the root attributes with
- * complete = 0 and the six empty datasets, then flush.  Returns the writer,
+ * complete = 0 and the seven empty datasets, then flush.  Returns the writer,
  * owned by the caller until cs_h5_close().  On failure returns NULL and sets
  * *err (if err is non-NULL): CS_EIO when the file cannot be created
  * (message in cs_h5_last_error()), CS_ENOMEM, or CS_EINVAL for NULL
@@ -318,6 +369,7 @@ int cs_h5_append_timers(cs_h5_t *h, const cs_h5_timer_t *rows, size_t n);
 int cs_h5_append_actors(cs_h5_t *h, const cs_h5_actor_t *rows, size_t n);
 int cs_h5_append_weights(cs_h5_t *h, const cs_h5_weight_t *rows, size_t n);
 int cs_h5_append_summary(cs_h5_t *h, const cs_h5_summary_t *rows, size_t n);
+int cs_h5_append_idents(cs_h5_t *h, const cs_h5_ident_t *rows, size_t n);
 /* Generic form: rows are cs_h5_ds_row_size(ds) bytes each. */
 int cs_h5_append(cs_h5_t *h, cs_h5_ds ds, const void *rows, size_t n);
 
@@ -458,6 +510,8 @@ int cs_h5_read_timers(cs_h5_reader_t *r, cs_h5_timer_t **rows, size_t *n);
 int cs_h5_read_actors(cs_h5_reader_t *r, cs_h5_actor_t **rows, size_t *n);
 int cs_h5_read_weights(cs_h5_reader_t *r, cs_h5_weight_t **rows, size_t *n);
 int cs_h5_read_summary(cs_h5_reader_t *r, cs_h5_summary_t **rows, size_t *n);
+/* Format 1 files have no /identities: 0 rows. */
+int cs_h5_read_idents(cs_h5_reader_t *r, cs_h5_ident_t **rows, size_t *n);
 
 /* Read a scalar root attribute (any integer / float / string type that
  * converts).  CS_EPARSE if absent or not a single value.  *s is malloc'd,

@@ -55,13 +55,21 @@ static double rnd_f64(uint64_t *s)
     return (double)(sm64(s) >> 11) * 0x1p-53 * 2385.0 - 17.25;
 }
 
+/* A MONEY value with a random 128-bit amount: the high word is 0 for about
+ * half the rows and random otherwise, so both halves are exercised. */
+static cs_h5_money_t rnd_money(uint64_t *s)
+{
+    uint64_t hi = sm64(s), lo = sm64(s);
+    return cs_h5_money((hi & 1) ? (cs_u128)(hi >> 1) << 64 | lo : lo);
+}
+
 static void gen_block(uint64_t seed, uint64_t i, cs_h5_block_t *b)
 {
     uint64_t s = row_seed(seed, i);
     b->height = 1000003 + i;
-    b->basefee_lane = sm64(&s);
-    b->basefee_cycle = sm64(&s) >> 40;
-    b->basefee_cell = sm64(&s) >> 50;
+    b->basefee_lane = rnd_money(&s);
+    b->basefee_cycle = rnd_money(&s);
+    b->basefee_cell = rnd_money(&s);
     b->lane_cycles = sm64(&s) % 2000001;
     b->gc_cycles = sm64(&s) % 5000001;
     b->eob_cycles = sm64(&s);
@@ -75,11 +83,11 @@ static void gen_block(uint64_t seed, uint64_t i, cs_h5_block_t *b)
     b->scheduled = (uint32_t)sm64(&s);
     b->rejected = (uint32_t)sm64(&s);
     b->gc_backlog = sm64(&s);
-    b->burn = sm64(&s);
-    b->tips = sm64(&s);
-    b->payments = sm64(&s);
+    b->burn = rnd_money(&s);
+    b->tips = rnd_money(&s);
+    b->payments = rnd_money(&s);
     b->lambda_ppb = sm64(&s) % 10000000000ull;
-    b->p50_tip = sm64(&s);
+    b->p50_tip = rnd_money(&s);
     b->tier_ring = sm64(&s) % 4096;
     b->tier_epoch = sm64(&s);
     b->tier_tree = sm64(&s);
@@ -102,12 +110,12 @@ static void gen_fire(uint64_t seed, uint64_t i, cs_h5_fire_t *f)
     f->due_height = f->height - f->delay;
     f->cycles = sm64(&s) % 250001;
     f->gas_limit = sm64(&s);
-    f->bid = sm64(&s);
-    f->max_fee = sm64(&s);
-    f->max_prio = sm64(&s);
-    f->paid = sm64(&s);
-    f->burn = sm64(&s);
-    f->tip = sm64(&s);
+    f->bid = rnd_money(&s);
+    f->max_fee = rnd_money(&s);
+    f->max_prio = rnd_money(&s);
+    f->paid = rnd_money(&s);
+    f->burn = rnd_money(&s);
+    f->tip = rnd_money(&s);
     f->value = rnd_f64(&s);
     f->weight_ppm = (uint32_t)sm64(&s);
     f->deferrals = (uint32_t)sm64(&s);
@@ -140,8 +148,8 @@ static void gen_actor(uint64_t seed, uint64_t i, cs_h5_actor_t *a)
     a->fires = sm64(&s);
     a->scheduled = sm64(&s);
     a->value = rnd_f64(&s);
-    a->paid = sm64(&s);
-    a->end_balance = sm64(&s);
+    a->paid = rnd_money(&s);
+    a->end_balance = rnd_money(&s);
 }
 
 static void gen_weight(uint64_t seed, uint64_t i, cs_h5_weight_t *w)
@@ -167,15 +175,28 @@ static void gen_summary(uint64_t seed, uint64_t i, cs_h5_summary_t *r)
     r->delay_max = rnd_f64(&s);
     r->censored = sm64(&s);
     r->value = rnd_f64(&s);
-    r->paid = rnd_f64(&s);
+    r->paid = rnd_money(&s);
     r->utility = rnd_f64(&s);
+}
+
+/* Identities: actors, then every 7th row a deployer with a name of up to
+ * 128 bytes (the full width, no terminator, when i % 128 == 127). */
+static void gen_ident(uint64_t seed, uint64_t i, cs_h5_ident_t *r)
+{
+    uint64_t s = row_seed(seed, i);
+    memset(r, 0, sizeof *r);
+    r->ident = (uint32_t)i;
+    r->kind = i % 7 == 6 ? CS_H5_IDENT_DEPLOYER : CS_H5_IDENT_ACTOR;
+    r->actor = r->kind == CS_H5_IDENT_ACTOR ? (uint32_t)i : UINT32_MAX;
+    if (r->kind == CS_H5_IDENT_DEPLOYER)
+        for (size_t k = 0; k <= i % 128; k++) r->name[k] = (char)('a' + sm64(&s) % 26);
 }
 
 typedef void (*gen_fn)(uint64_t seed, uint64_t i, void *row);
 
 /* Per-dataset seeds and generators, indexed by cs_h5_ds. */
 static const uint64_t g_seed[CS_H5_NDS] = {0x2385a1ull, 0x7f4a7c15ull, 0x31415926ull,
-                                           0x27182818ull, 0x16180339ull, 0x14142135ull};
+                                           0x27182818ull, 0x16180339ull, 0x14142135ull, 0x17320508ull};
 
 static void gen_row(int ds, uint64_t i, void *row)
 {
@@ -185,6 +206,7 @@ static void gen_row(int ds, uint64_t i, void *row)
     case CS_H5_TIMERS: gen_timer(g_seed[ds], i, row); break;
     case CS_H5_ACTORS: gen_actor(g_seed[ds], i, row); break;
     case CS_H5_WEIGHTS: gen_weight(g_seed[ds], i, row); break;
+    case CS_H5_IDENTS: gen_ident(g_seed[ds], i, row); break;
     default: gen_summary(g_seed[ds], i, row); break;
     }
 }
@@ -225,6 +247,12 @@ static const char *diff_summary(const cs_h5_summary_t *a, const cs_h5_summary_t 
     return NULL;
 }
 
+static const char *diff_ident(const cs_h5_ident_t *a, const cs_h5_ident_t *b)
+{
+    CS_H5_IDENT_FIELDS(CMP_FIELD)
+    return NULL;
+}
+
 static const char *diff_row(int ds, const void *a, const void *b)
 {
     switch (ds) {
@@ -233,6 +261,7 @@ static const char *diff_row(int ds, const void *a, const void *b)
     case CS_H5_TIMERS: return diff_timer(a, b);
     case CS_H5_ACTORS: return diff_actor(a, b);
     case CS_H5_WEIGHTS: return diff_weight(a, b);
+    case CS_H5_IDENTS: return diff_ident(a, b);
     default: return diff_summary(a, b);
     }
 }
@@ -242,7 +271,7 @@ static const char *diff_row(int ds, const void *a, const void *b)
 static size_t check_rows(int ds, const void *rows, size_t n, uint64_t first, const char *what)
 {
     size_t es = cs_h5_ds_row_size((cs_h5_ds)ds), bad = 0;
-    unsigned char want[256];
+    _Alignas(16) unsigned char want[512]; /* >= the largest row (/blocks, 320 bytes) */
     for (size_t i = 0; i < n; i++) {
         gen_row(ds, first + i, want);
         const char *f = diff_row(ds, (const unsigned char *)rows + i * es, want);
@@ -345,7 +374,7 @@ static int probe_main(const char *path)
 /* Row counts of the round-trip file: every dataset crosses at least one
  * chunk boundary (chunks: blocks 4096, fires 16384, timers 16384, actors
  * 4096, weights 32768, summary 64) and ends in a partial chunk. */
-static const uint64_t g_rt_rows[CS_H5_NDS] = {9001, 50001, 20011, 4099, 40000, 14};
+static const uint64_t g_rt_rows[CS_H5_NDS] = {9001, 50001, 20011, 4099, 40000, 14, 4200};
 
 static char *big_scenario(void)
 {
@@ -699,7 +728,7 @@ static void test_errors(void)
     CS_CHECK(h != NULL);
     if (h) {
         CS_CHECK_EQ_U64(cs_h5_append_fires(h, NULL, 3), CS_EINVAL);
-        CS_CHECK_EQ_U64(cs_h5_append(h, (cs_h5_ds)6, &m, 1), CS_EINVAL);
+        CS_CHECK_EQ_U64(cs_h5_append(h, (cs_h5_ds)7, &m, 1), CS_EINVAL);
         CS_CHECK_EQ_U64(cs_h5_append_fires(h, NULL, 0), CS_OK);
         CS_CHECK_EQ_U64(cs_h5_attr_u64(h, "", 1), CS_EINVAL);
         CS_CHECK_EQ_U64(cs_h5_attr_str(h, "x", NULL), CS_EINVAL);
@@ -979,8 +1008,16 @@ static void test_names(void)
     CS_CHECK(cs_h5_kind_lookup("all") == -1);
     CS_CHECK(cs_h5_kind_lookup(NULL) == -1);
     CS_CHECK_STR(cs_h5_ds_name(CS_H5_WEIGHTS), "weights");
-    CS_CHECK(cs_h5_ds_name((cs_h5_ds)6) == NULL);
-    CS_CHECK_EQ_U64(cs_h5_ds_row_size(CS_H5_FIRES), 120);
+    CS_CHECK_STR(cs_h5_ds_name(CS_H5_IDENTS), "identities");
+    CS_CHECK(cs_h5_ds_name((cs_h5_ds)7) == NULL);
+    CS_CHECK_EQ_U64(cs_h5_ds_row_size(CS_H5_FIRES), 216); /* 120 in format 1 + 6 amounts x 16 */
+    /* MONEY: hi * 2^64 + lo exact, f the amount rounded to nearest. */
+    cs_u128 big = (cs_u128)1 << 100;
+    cs_h5_money_t m = cs_h5_money(big + 1);
+    CS_CHECK_EQ_U64(m.hi, UINT64_C(1) << 36);
+    CS_CHECK_EQ_U64(m.lo, 1);
+    CS_CHECK(m.f == 0x1p100); /* 2^100 + 1 rounds to 2^100 */
+    CS_CHECK(cs_h5_money_u128(m) == big + 1);
 }
 
 static double now_s(void)
@@ -1026,12 +1063,13 @@ static int bench_main(long n, int thread)
             f->due_height = f->height - f->delay;
             f->cycles = (r >> 34) % 250000;
             f->gas_limit = 250000;
-            f->bid = 0;
-            f->max_fee = 2000;
-            f->max_prio = (r >> 52) % 300;
-            f->paid = f->cycles * (1000 + f->max_prio);
-            f->burn = f->cycles * 1000;
-            f->tip = f->cycles * f->max_prio;
+            uint64_t prio = (r >> 52) % 300;
+            f->bid = cs_h5_money(0);
+            f->max_fee = cs_h5_money(2000);
+            f->max_prio = cs_h5_money(prio);
+            f->paid = cs_h5_money(f->cycles * (1000 + prio));
+            f->burn = cs_h5_money(f->cycles * 1000);
+            f->tip = cs_h5_money(f->cycles * prio);
             f->value = (double)((r >> 8) % 1000000) / 7.0;
             f->weight_ppm = 1000000 + (uint32_t)(r % 1000000);
             f->deferrals = f->delay;
@@ -1217,6 +1255,76 @@ static void test_sandbox(void)
     CS_CHECK_STR(msg_sb, cs_h5_last_error());
 }
 
+/*
+ * Format 1 (tests/data/h5/run-v1.h5, written by cowsim 6bf85dfc before the
+ * exact amounts: 30 eip1559 blocks, 5 actors, 6 fires).  Its amounts are
+ * single u64 columns (/summary.paid an f64) and it has no /identities; the
+ * reader fills the MONEY columns: hi = 0, lo = the u64, f = (double)lo, and
+ * from /summary.paid's f64, lo = the value.  Expected values: the file's
+ * own burned_exact (162,191,970, the ledger total) equals the sum of
+ * /blocks.burn and of /fires.paid (eip1559 burns every fee, no tips);
+ * /actors.end_balance of actor 0 is 10^18 - 52,793,918 (its /actors.paid).
+ */
+static void test_format1(void)
+{
+    const char *src = getenv("CS_SRC");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/tests/data/h5/run-v1.h5", src ? src : ".");
+    int err = 0;
+    cs_h5_reader_t *r = cs_h5_open_read(path, &err);
+    CS_CHECK(r != NULL);
+    if (!r) return;
+    CS_CHECK_EQ_U64(cs_h5_info(r)->format_version, 1);
+    char *ex = NULL;
+    CS_CHECK_EQ_U64(cs_h5_read_attr_str(r, "burned_exact", &ex), CS_OK);
+    CS_CHECK_STR(ex ? ex : "", "162191970");
+    free(ex);
+    cs_h5_block_t *b = NULL;
+    cs_h5_fire_t *f = NULL;
+    cs_h5_actor_t *a = NULL;
+    cs_h5_summary_t *sm = NULL;
+    cs_h5_ident_t *id = NULL;
+    size_t nb = 0, nf = 0, na = 0, ns = 0, ni = 99;
+    CS_CHECK_EQ_U64(cs_h5_read_blocks(r, &b, &nb), CS_OK);
+    CS_CHECK_EQ_U64(cs_h5_read_fires(r, &f, &nf), CS_OK);
+    CS_CHECK_EQ_U64(cs_h5_read_actors(r, &a, &na), CS_OK);
+    CS_CHECK_EQ_U64(cs_h5_read_summary(r, &sm, &ns), CS_OK);
+    CS_CHECK_EQ_U64(cs_h5_read_idents(r, &id, &ni), CS_OK);
+    CS_CHECK_EQ_U64(nb, 30);
+    CS_CHECK_EQ_U64(nf, 6);
+    CS_CHECK_EQ_U64(na, 5);
+    CS_CHECK_EQ_U64(ns, 3); /* heartbeat, spammer, all */
+    CS_CHECK_EQ_U64(ni, 0);
+    cs_u128 burn = 0, paid = 0;
+    size_t bad = 0;
+    for (size_t i = 0; i < nb; i++) {
+        burn += cs_h5_money_u128(b[i].burn);
+        bad += b[i].burn.hi != 0 || b[i].burn.f != (double)b[i].burn.lo || b[i].basefee_lane.hi != 0;
+    }
+    for (size_t i = 0; i < nf; i++) paid += cs_h5_money_u128(f[i].paid);
+    CS_CHECK_EQ_U64(bad, 0);
+    CS_CHECK(burn == 162191970);
+    CS_CHECK(paid == 162191970);
+    if (nb == 30) CS_CHECK_EQ_U64(b[0].basefee_lane.lo, 1000); /* lane_basefee_initial default */
+    if (na == 5) {
+        CS_CHECK_EQ_U64(a[0].paid.lo, 52793918);
+        CS_CHECK_EQ_U64(a[0].end_balance.lo, UINT64_C(1000000000000000000) - 52793918);
+        CS_CHECK(a[0].end_balance.f == 999999999947206082.0);
+    }
+    if (ns == 3) {
+        CS_CHECK_EQ_U64(sm[2].kind, CS_AGENT_KIND_ALL);
+        CS_CHECK(sm[2].paid.f == 162191970.0);
+        CS_CHECK_EQ_U64(sm[2].paid.lo, 162191970); /* from the f64 */
+        CS_CHECK_EQ_U64(sm[2].paid.hi, 0);
+    }
+    free(b);
+    free(f);
+    free(a);
+    free(sm);
+    free(id);
+    cs_h5_close_read(r);
+}
+
 static void remove_dir(void)
 {
     char cmd[400];
@@ -1247,6 +1355,7 @@ int main(int argc, char **argv)
     test_malformed();
     test_sandbox();
     test_h5dump();
+    test_format1();
     if (cs_test_fail == 0) remove_dir();
     else fprintf(stderr, "files kept in %s\n", g_dir);
     return cs_test_done("h5");

@@ -188,7 +188,7 @@ static cs_h5_fire_t fire(uint64_t h, uint32_t actor, uint32_t agent, int kind, u
     f.delay = (uint32_t)(h - due);
     f.cycles = cycles;
     f.gas_limit = cycles * 2;
-    f.paid = paid;
+    f.paid = cs_h5_money(paid);
     f.value = value;
     return f;
 }
@@ -218,7 +218,7 @@ static cs_h5_actor_t actor(uint32_t a, uint32_t agent, int kind, uint64_t fires,
     r.fires = fires;
     r.scheduled = sched;
     r.value = value;
-    r.paid = paid;
+    r.paid = cs_h5_money(paid);
     return r;
 }
 
@@ -256,12 +256,12 @@ static void write_tiny(const char *path, int fires_off, int complete, int with_p
     memset(b, 0, sizeof b);
     for (int i = 0; i < 6; i++) {
         b[i].height = (uint64_t)i + 1;
-        b[i].basefee_lane = bf[i];
+        b[i].basefee_lane = cs_h5_money(bf[i]);
         b[i].utilisation = ut[i];
         b[i].fired = fired[i];
-        b[i].burn = burn[i];
-        b[i].tips = tips[i];
-        b[i].payments = pay[i];
+        b[i].burn = cs_h5_money(burn[i]);
+        b[i].tips = cs_h5_money(tips[i]);
+        b[i].payments = cs_h5_money(pay[i]);
     }
     CS_CHECK_EQ_U64(cs_h5_append_blocks(h, b, 6), CS_OK);
     cs_h5_fire_t f[8] = {

@@ -28,9 +28,9 @@
  *
  * Numbers.  The metrics table holds cs_metrics_compute's values for the
  * same oracle pairing as `cowsim compare` (cs_metrics_find_oracle), in
- * compare's row order, each printed with the number format of
- * `cowsim compare --json` (cs__fmt_num), so the two agree character for
- * character.
+ * compare's row order, each printed to 6 significant digits ("%.6g",
+ * cs__fmt_num: a report is read, not parsed; `cowsim compare --json`
+ * gives the exact values).
  *
  * Exit codes (DESIGN §2.9): 0 ok; 2 bad usage or an input that is not a run
  * or sweep file; 3 a missing or unreadable input, an output directory that
@@ -40,6 +40,7 @@
 #include "cs_cli.h"
 #include "cs_error.h"
 #include "cs_h5.h"
+#include "cs_mech.h"
 #include "cs_metrics.h"
 #include "cs_stats.h"
 
@@ -124,20 +125,14 @@ static void cs__gp_quote(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-/* Format metric value v exactly as `cowsim compare --json` prints it
- * (analysis/cs_compare.c): the shortest of "%.15g", "%.16g", "%.17g" that
- * reads back as exactly v.  NaN and infinities, which compare writes as
- * JSON null, print as CS__NUM_NAN (compare's text table shows "-" too). */
+/* Format value v for report.md: 6 significant digits ("%.6g"; integers
+ * below 10^6 print exactly).  NaN and infinities, which `cowsim compare
+ * --json` writes as JSON null, print as CS__NUM_NAN (compare's text table
+ * shows "-" too). */
 static const char *cs__fmt_num(char *buf, size_t cap, double v)
 {
-    if (!isfinite(v)) {
-        snprintf(buf, cap, "%s", CS__NUM_NAN);
-        return buf;
-    }
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, cap, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v) break;
-    }
+    if (!isfinite(v)) snprintf(buf, cap, "%s", CS__NUM_NAN);
+    else snprintf(buf, cap, "%.6g", v);
     return buf;
 }
 
@@ -679,18 +674,27 @@ static void cs__style(FILE *f, size_t i, size_t n, double lw)
     fprintf(f, " lc rgb '%s' dt %zu lw %.2f", cs__colors[i % 10], i / 10 + 1, w);
 }
 
-/* Plot the lane basefee of every run on one axes. */
+/* Whether run r's mechanism charges the lane basefee (CIP-1 rev §5): only
+ * fee mechanisms (CS_MF_FEES) update it; for the others /blocks records
+ * the constant initial value, which is no price anyone paid. */
+static int cs__has_lane_basefee(const cs__run_t *r)
+{
+    const cs_mech_ops_t *m = r->mechanism ? cs_mech_find(r->mechanism) : NULL;
+    return r->nblocks > 0 && m && (m->flags & CS_MF_FEES);
+}
+
+/* Plot the lane basefee of every run whose mechanism has one, on one axes. */
 static int cs__plot_basefee(const cs__gp_t *g, const cs__run_t *runs, size_t n, cs__plots_t *plots)
 {
     double lo = INFINITY, hi = -INFINITY;
     uint64_t bin = 1;
     for (size_t i = 0; i < n; i++) {
-        if (runs[i].nblocks == 0) continue;
+        if (!cs__has_lane_basefee(&runs[i])) continue;
         if (runs[i].bf_min < lo) lo = runs[i].bf_min;
         if (runs[i].bf_max > hi) hi = runs[i].bf_max;
         if (runs[i].bf_bin > bin) bin = runs[i].bf_bin;
     }
-    if (!(hi >= lo)) return 0; /* no blocks at all */
+    if (!(hi >= lo)) return 0; /* no run with a lane basefee */
     int logy = lo > 0 && hi / lo >= 100;
     FILE *f = cs__gp_begin(g, "basefee", 1100, 600);
     if (!f) return CS_EXIT_IO;
@@ -699,7 +703,7 @@ static int cs__plot_basefee(const cs__gp_t *g, const cs__run_t *runs, size_t n, 
     if (logy) fprintf(f, "set logscale y\nset format y '1e%%L'\n");
     fprintf(f, "set key outside right top\nplot");
     for (size_t i = 0, k = 0; i < n; i++) {
-        if (runs[i].nblocks == 0) continue;
+        if (!cs__has_lane_basefee(&runs[i])) continue;
         fprintf(f, "%s 'run%zu_basefee.dat' using 1:2 with lines", k++ ? ", \\\n    " : " ", i + 1);
         cs__style(f, i, n, 1.0);
         fputs(" title ", f);
@@ -708,7 +712,8 @@ static int cs__plot_basefee(const cs__gp_t *g, const cs__run_t *runs, size_t n, 
     fputc('\n', f);
     char cap[768];
     snprintf(cap, sizeof cap,
-             "Lane basefee (CIP-1 rev §5) per block height, one line per run%s%s; coinciding runs overlap.",
+             "Lane basefee (CIP-1 rev §5) per block height, one line per run whose mechanism charges it "
+             "(eip1559, gba-tip)%s%s; coinciding runs overlap.",
              logy ? ", log scale" : "", bin > 1 ? " (long runs: means over bins of blocks)" : "");
     return cs__gp_end(g, f, "basefee", plots, "lane basefee over height", cap);
 }
@@ -950,9 +955,22 @@ static int cs__plot_revenue(const cs__gp_t *g, const cs__run_t *runs, size_t n, 
         fprintf(f, "set yrange [0:*]\n");
     }
     fprintf(f, "set key top left box opaque\n");
-    fprintf(f, "plot 'revenue.dat' using 2:xtic(1) title 'burn' lc rgb '#d62728', "
-               "'' using 3 title 'tips (to proposer)' lc rgb '#1f77b4', "
-               "'' using 4 title 'auction payments' lc rgb '#2ca02c'\n");
+    /* Only series with a drawable value: gnuplot refuses a histogram series
+     * whose every point is NaN ("No valid points in histogram"), which a
+     * log axis makes of a column of zeros (eip1559 alone: no payments).
+     * The first series carries the x labels; burn is always drawn. */
+    static const char *const title[3] = {"burn", "tips (to proposer)", "auction payments"};
+    static const char *const colour[3] = {"#d62728", "#1f77b4", "#2ca02c"};
+    fprintf(f, "plot 'revenue.dat' using 2:xtic(1) title '%s' lc rgb '%s'", title[0], colour[0]);
+    for (int c = 1; c < 3; c++) {
+        int any = 0;
+        for (size_t i = 0; i < n; i++) {
+            double v = runs[i].met.v[mi[c]];
+            any |= logy ? v > 0 : isfinite(v);
+        }
+        if (any) fprintf(f, ", '' using %d title '%s' lc rgb '%s'", c + 2, title[c], colour[c]);
+    }
+    fputc('\n', f);
     char cap[768];
     snprintf(cap, sizeof cap,
              "Revenue split per run: base units burned, tips and auction payments (metrics burn, tips, "
@@ -1683,9 +1701,9 @@ static void cs__md_runs(FILE *f, const cs__run_t *runs, size_t n)
             fputc('\n', f);
         }
     fprintf(f, "\n## Metrics\n\n");
-    fprintf(f, "Values of `cs_metrics_compute` (definitions in `analysis/README.md`), printed exactly as "
-               "`cowsim compare --json` prints them; `%s` = undefined (JSON null: e.g. efficiency without an "
-               "`oracle.h5` beside the run) or a kind absent from the run.\n\n",
+    fprintf(f, "Values of `cs_metrics_compute` (definitions in `analysis/README.md`) to 6 significant digits "
+               "(`cowsim compare --json` prints them exactly); `%s` = undefined (JSON null: e.g. efficiency "
+               "without an `oracle.h5` beside the run) or a kind absent from the run.\n\n",
             CS__NUM_NAN);
     fprintf(f, "| metric |");
     for (size_t i = 0; i < n; i++) {

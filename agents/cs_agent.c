@@ -75,9 +75,17 @@ double cs_agent_value_default(const cs_timer_info_t *t, uint64_t delay)
 }
 
 /* Fire-time fees with the value cap (cs_agent.h). */
+double cs_obs_competing(const cs_obs_t *o, const cs_agent_t *a)
+{
+    return o->top_bid_agent == a->index ? o->top_bid_other : o->top_bid;
+}
+
 int cs_agent_gba(cs_agent_t *a, const cs_timer_info_t *t, const cs_obs_t *o, double *max_fee, double *max_prio)
 {
-    int set = a->ops->gba ? a->ops->gba(a, t, o, max_fee, max_prio) : 0;
+    /* A strategy's fees replace the kind's; else its custom GBA, else the
+     * fees it stated at scheduling. */
+    int set = cs_strategy_fees(a, t, o, max_fee, max_prio);
+    if (!set && a->ops->gba) set = a->ops->gba(a, t, o, max_fee, max_prio);
     if (!set && t->has_fees) {
         *max_fee = t->max_fee;
         *max_prio = t->max_prio;

@@ -20,6 +20,7 @@
 
 #include "cs_dist.h"
 #include "cs_error.h"
+#include "cs_strategy.h"
 #include "cs_types.h"
 
 /* The 13 kinds of the catalog, in this order (HDF5 enum values). */
@@ -56,6 +57,11 @@ typedef struct cs_obs {
     double demand_mult;         /* demand-shock multiplier for this agent now (1 = none) */
     int paused;                 /* the timer lane is paused this block */
     double vol_mult;            /* volatility multiplier (scenario event; 1 = none) */
+    /* Bids of the previous block's candidates (fired or deferred; bid
+     * mechanisms), public in their transactions: */
+    double top_bid;             /* the highest bid */
+    uint32_t top_bid_agent;     /* the agent instance that made it */
+    double top_bid_other;       /* the highest bid of any other agent instance */
 } cs_obs_t;
 
 /* A timer an agent wants scheduled. */
@@ -92,13 +98,18 @@ typedef struct cs_timer_info {
     uint64_t deadline;
     uint64_t gas_limit;
     uint64_t cycles_used;
-    /* Fee mechanisms, filled only for the GBA call at fire time: */
+    /* Fee mechanisms, filled only for the GBA call at fire time of a
+     * value-aware agent or one with a strategy: */
+    double fire_value;         /* value of the fire now (value model at this delay) */
+    double fire_cycles;        /* cycles its handler uses (>= 1) */
+    double fire_fixed;         /* its cost besides max_fee: cells x basefee_cell + cycles x
+                                * cycle basefee rate (D3) */
     int has_fees;              /* the request stated max_fee / max_prio */
     double max_fee, max_prio;  /* those, per cycle */
     double dflt_fee, dflt_prio;/* what the default GBA would set (CIP-1 rev §7.1, §7.3) */
     double fire_budget;        /* most max_fee per cycle with which the fire's cost stays
-                                * <= its value now: (value - payload cells x basefee_cell)
-                                * / cycles_used - cycle basefee rate (may be < 0) */
+                                * <= its value now: (fire_value - fire_fixed) / fire_cycles
+                                * (may be < 0) */
 } cs_timer_info_t;
 
 typedef enum cs_agent_outcome {
@@ -118,7 +129,8 @@ typedef struct cs_world cs_world_t; /* the engine; opaque to agents */
 typedef struct cs_agent_policy {
     int value_aware;   /* cap fees by value at fire time, cancel priced-out timers, elastic
                         * entry, stop when the payer cannot cover a fire */
-    uint64_t patience; /* blocks a timer may stay priced out before it is cancelled (0 = never) */
+    uint64_t patience; /* a timer priced out in more than this many consecutive blocks is
+                        * cancelled (0: after its first priced-out block) */
 } cs_agent_policy_t;
 
 /* Agent instance as the engine holds it. */
@@ -133,6 +145,8 @@ typedef struct cs_agent {
     uint32_t first_actor;           /* index of its first actor in the run */
     gsl_rng *rng;                   /* own PCG64 stream */
     cs_agent_policy_t pol;          /* behaviour knobs (zero = literal kind) */
+    const cs_strategy_t *strat;     /* bidding strategy (NULL = the kind's own pricing) */
+    struct cs_strat_state *ss;      /* its per-instance state (cs_strategy_attach) */
     int active;                     /* 0 before entry / after exit */
 } cs_agent_t;
 
@@ -216,13 +230,18 @@ double cs_agent_value_default(const cs_timer_info_t *t, uint64_t delay);
 
 /*
  * The fee parameters of one of a's timers at fire time (fee mechanisms):
- * the kind's custom GBA if it has one, else the request's fees or the
- * default GBA; for a value-aware agent max_fee is then capped at
+ * the strategy's (cs_strategy_fees) if a has one, else the kind's custom
+ * GBA if it has one, else the request's fees or the default GBA; for a value-aware agent max_fee is then capped at
  * floor(t->fire_budget) (>= 0) and max_prio at max_fee, so the fire never
  * costs more than it is worth.  Returns 1 with fees set, 0 for "use the
  * default GBA" (only when not value-aware and nothing else applies).
  */
 int cs_agent_gba(cs_agent_t *a, const cs_timer_info_t *t, const cs_obs_t *o, double *max_fee, double *max_prio);
+
+/* The competing price a bidder observes: the highest bid of the previous
+ * block's candidates that were not its own (o->top_bid_other when a made
+ * the top bid itself). */
+double cs_obs_competing(const cs_obs_t *o, const cs_agent_t *a);
 
 /* 1 when parameter k of ops accepts a distribution object. */
 int cs_agent_param_dist(const cs_agent_ops_t *ops, size_t k);

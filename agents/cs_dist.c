@@ -151,6 +151,39 @@ int cs_dist_moments(const cs_dist_t *d, double *mean, double *var)
     return 0;
 }
 
+double cs_dist_cdf(const cs_dist_t *d, double x)
+{
+    const double *q = d->p;
+    switch (d->kind) {
+    case CS_DIST_CONSTANT: return x < q[0] ? 0.0 : 1.0;
+    case CS_DIST_UNIFORM:
+        if (x < q[0]) return 0.0;
+        if (x >= q[1]) return 1.0;
+        return (x - q[0]) / (q[1] - q[0]);
+    case CS_DIST_LOGNORMAL:
+        if (q[1] == 0.0) return x < q[0] ? 0.0 : 1.0;
+        return x <= 0.0 ? 0.0 : gsl_cdf_lognormal_P(x, log(q[0]) - 0.5 * q[1] * q[1], q[1]);
+    case CS_DIST_EXPONENTIAL: return x <= 0.0 ? 0.0 : gsl_cdf_exponential_P(x, q[0]);
+    case CS_DIST_NORMAL_TRUNC: {
+        if (x <= q[2]) return 0.0;
+        if (x >= q[3]) return 1.0;
+        double pa = gsl_cdf_ugaussian_P((q[2] - q[0]) / q[1]), pb = gsl_cdf_ugaussian_P((q[3] - q[0]) / q[1]);
+        return (gsl_cdf_ugaussian_P((x - q[0]) / q[1]) - pa) / (pb - pa);
+    }
+    case CS_DIST_PARETO: return x <= q[0] ? 0.0 : gsl_cdf_pareto_P(x, q[1], q[0]);
+    case CS_DIST_EMPIRICAL: {
+        double sw = 0, s = 0;
+        for (size_t i = 0; i < d->n; i++) {
+            double w = d->weights ? d->weights[i] : 1.0;
+            sw += w;
+            if (d->values[i] <= x) s += w;
+        }
+        return sw > 0 ? s / sw : 0.0;
+    }
+    default: return 0.0;
+    }
+}
+
 void cs_dist_support(const cs_dist_t *d, double *lo, double *hi)
 {
     *lo = 0.0;

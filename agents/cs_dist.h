@@ -64,6 +64,9 @@ double cs_dist_draw(const cs_dist_t *d, gsl_rng *r);
  * infinite (pareto with shape <= 1 for the mean, <= 2 for the variance). */
 int cs_dist_moments(const cs_dist_t *d, double *mean, double *var);
 
+/* The CDF P(X <= x) of d. */
+double cs_dist_cdf(const cs_dist_t *d, double x);
+
 /* Support [*lo, *hi] of d (hi = +inf for unbounded families). */
 void cs_dist_support(const cs_dist_t *d, double *lo, double *hi);
 

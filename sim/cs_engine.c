@@ -21,6 +21,7 @@
 
 #define CS__HIST_MAX 65536u /* exact delay histogram range per kind */
 #define CS__ROWBUF 4096u    /* rows buffered before an HDF5 append */
+#define CS__STRAT_STREAM (UINT64_C(0x57) << 56) /* strategy streams: this | agent index */
 
 /* Engine-side information of one live timer, indexed by record slot. */
 typedef struct cs__tinfo {
@@ -282,6 +283,7 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     cs_engine_t *e = impl;
     cs_timer_req_t req = *req0;
     if (a->ops->bid) a->ops->bid(a, &e->obs, &req);
+    if (a->strat) cs_strategy_bid(a, &e->obs, &req);
     if (req.actor >= a->n_actors) return CS_EINVAL;
     uint32_t gact = a->first_actor + req.actor;
     uint64_t cur = e->h + 1;
@@ -554,11 +556,11 @@ static int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t 
     uint32_t slot = (uint32_t)(t - base);
     if (slot >= e->ti_cap || !e->ti[slot].live) return 0;
     cs_agent_t *a = &e->agents[e->ti[slot].agent];
-    if (!a->ops->gba && !a->pol.value_aware) return 0;
+    if (!a->ops->gba && !a->pol.value_aware && !a->strat) return 0;
     cs_timer_info_t in = cs__info(e, slot, t);
     cs_obs_t o = e->obs;
     o.basefee_lane = cs__u128d(ctx->basefee_lane_timer);
-    if (a->pol.value_aware) {
+    if (a->pol.value_aware || a->strat) {
         /* What the fire is worth now, less what it costs besides max_fee,
          * per cycle its handler uses: the fire is charged used_cycles x
          * (cycle rate + lane + tip) + used_cells x basefee_cell (CIP-1 rev
@@ -571,8 +573,10 @@ static int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t 
         cs_u128 cyc_rate = 0, lane_rate = 0;
         cs_basefee_fire_rates(p, ctx->basefee_cycle, ctx->basefee_lane_timer, &cyc_rate, &lane_rate);
         uint64_t uc = ti->cycles && ti->cycles < t->gas_limit ? ti->cycles : t->gas_limit;
-        double cyc = uc ? (double)uc : 1.0;
-        in.fire_budget = (v - (double)t->payload_len * cs__u128d(ctx->basefee_cell)) / cyc - cs__u128d(cyc_rate);
+        in.fire_value = v;
+        in.fire_cycles = uc ? (double)uc : 1.0;
+        in.fire_fixed = (double)t->payload_len * cs__u128d(ctx->basefee_cell) + in.fire_cycles * cs__u128d(cyc_rate);
+        in.fire_budget = (v - in.fire_fixed) / in.fire_cycles;
         in.dflt_fee = cs__u128d(ctx->dflt_max_fee);
         in.dflt_prio = cs__u128d(ctx->dflt_max_prio);
         in.has_fees = ti->req_fees;
@@ -780,6 +784,10 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
             e->demand_mult[ai] = 1.0;
             e->vol_mult[ai] = 1.0;
             if (!a->rng) goto fail;
+            /* The strategy's own stream, apart from the arrivals (CRN). */
+            if (sa->strat && sa->strat->kind != CS_STRAT_NONE &&
+                cs_strategy_attach(a, sa->strat, cs_rng_stream(opts->seed, CS__STRAT_STREAM | ai)) != CS_OK)
+                goto fail;
             if (sa->ops->state_size) {
                 a->state = calloc(1, sa->ops->state_size);
                 if (!a->state) goto fail;
@@ -877,6 +885,7 @@ fail_msg:
         e->agents[ai].state = NULL;
         if (e->agents[ai].rng) gsl_rng_free(e->agents[ai].rng);
         e->agents[ai].rng = NULL;
+        cs_strategy_detach(&e->agents[ai]);
     }
     e->n_agents = ai;
     cs_sim_done(e, 0, NULL);
@@ -977,6 +986,7 @@ int cs_sim_step(cs_engine_t *e)
         if (!a->active || !a->ops->on_block) continue;
         e->obs.demand_mult = e->demand_mult[i];
         e->obs.vol_mult = e->vol_mult[i];
+        if (a->strat) cs_strategy_observe(a, &e->obs);
         a->ops->on_block(a, &e->world, &e->obs);
     }
     cs_block_result_t res;
@@ -989,6 +999,10 @@ int cs_sim_step(cs_engine_t *e)
     cs__bind_pending(e);
     unsigned mflags = cs_sched_mech(e->s)->ops->flags;
     double min_pay = -1;
+    /* The highest candidate bid, its agent, and the highest of any other
+     * agent (cs_obs_t.top_bid*: what a bidder sees of its competitors). */
+    double top = 0, top_other = 0;
+    uint32_t top_agent = UINT32_MAX;
     /* Rows: fires, deferrals and the ends of timers. */
     for (size_t i = 0; i < res.n_rows; i++) {
         const cs_cand_row_t *row = &res.rows[i];
@@ -999,12 +1013,29 @@ int cs_sim_step(cs_engine_t *e)
         cs_agent_t *a = &e->agents[ti->agent];
         int kind = e->agent_kind[ti->agent];
         uint64_t delay = h - row->due_height;
+        if (row->outcome == CS_OUT_DEFERRED || row->outcome == CS_OUT_FIRED) {
+            double bd = cs__u128d(row->bid);
+            if (ti->agent == top_agent) {
+                if (bd > top) top = bd;
+            } else if (top_agent == UINT32_MAX || bd > top) {
+                if (top_agent != UINT32_MAX) top_other = top;
+                top = bd;
+                top_agent = ti->agent;
+            } else if (bd > top_other) {
+                top_other = bd;
+            }
+        }
         if (row->outcome == CS_OUT_DEFERRED) {
             /* The common case under congestion: no timer info needed unless
              * the agent listens. */
             ti->deferrals++;
-            if (a->pol.value_aware && a->pol.patience) {
-                int priced = row->why == CS_WHY_BELOW_BASEFEE || row->why == CS_WHY_RESERVE || row->why == CS_WHY_FUNDS;
+            if (a->pol.value_aware) {
+                /* Priced out: below the basefee, the reserve or the funds;
+                 * for a bidder with a strategy under a bid mechanism also
+                 * outbid (lost on the lane budget or a quota). */
+                int priced = row->why == CS_WHY_BELOW_BASEFEE || row->why == CS_WHY_RESERVE || row->why == CS_WHY_FUNDS ||
+                             (a->strat && (mflags & CS_MF_BID) &&
+                              (row->why == CS_WHY_BUDGET || row->why == CS_WHY_BLOCK_QUOTA || row->why == CS_WHY_ACTOR_QUOTA));
                 ti->priced_out = priced ? ti->priced_out + 1 : 0;
                 if (priced && ti->priced_out == a->pol.patience + 1 && cs__pc_push(e, &t->id, ti) != CS_OK)
                     return CS_ENOMEM;
@@ -1073,6 +1104,9 @@ int cs_sim_step(cs_engine_t *e)
     e->obs.utilisation = util;
     e->obs.last_fired = st->fired;
     e->obs.clearing_price = min_pay < 0 ? 0 : min_pay;
+    e->obs.top_bid = top;
+    e->obs.top_bid_agent = top_agent;
+    e->obs.top_bid_other = top_other;
     /* /blocks row. */
     if (e->nrb == CS__ROWBUF && cs__flush_rows(e) != CS_OK) return CS_EIO;
     cs_h5_block_t *b = &e->rb[e->nrb++];
@@ -1295,6 +1329,7 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
         if (a->ops && a->ops->fini && a->state) a->ops->fini(a);
         free(a->state);
         if (a->rng) gsl_rng_free(a->rng);
+        cs_strategy_detach(a);
     }
     for (int k = 0; k <= CS_AK__COUNT; k++) {
         free(e->hist[k].count);

@@ -252,7 +252,8 @@ static const char *const cs__top_keys[] = {"name",   "description", "seed",   "b
 static const char *const cs__env_keys[] = {"basefee_cycle", "basefee_cell"};
 static const char *const cs__proc_keys[] = {"type", "value", "points", "sigma", "min", "max"};
 static const char *const cs__agent_keys[] = {"kind",     "count",    "deployer",    "balance", "fee_payer",
-                                             "params",   "enter_at", "exit_at",     "value_aware", "patience"};
+                                             "params",   "enter_at", "exit_at",     "value_aware", "patience",
+                                             "strategy"};
 static const char *const cs__event_keys[] = {"at", "type", "params", "mult", "duration", "kinds", "agent"};
 static const char *const cs__output_keys[] = {"fires", "flush_every", "weights_every", "dir"};
 static const char *const cs__fires_keys[] = {"sample"};
@@ -1114,6 +1115,120 @@ static int cs__agent_params(cs__ctx_t *c, const cJSON *j, const char *path, cons
     return c->e->n == n0 ? 0 : -1;
 }
 
+/* Kinds that fix their own pricing by definition: a strategy makes no
+ * sense for them (agents/README.md "Strategies"). */
+static int cs__strat_kind_ok(const cs_agent_ops_t *o)
+{
+    return o->kind != CS_AK_SPAMMER && o->kind != CS_AK_WAITING_GAME && o->kind != CS_AK_FP_BEST_RESPONSE &&
+           o->kind != CS_AK_DEMAND_CURVE;
+}
+
+/*
+ * agents[i].strategy: a name, or {"name": ..., fields} (agents/README.md
+ * "Strategies").  fixed_share needs share; shade needs a kind whose value
+ * follows a distribution it can know (a "value" parameter); the learning
+ * grid is 2..CS_STRAT_MAX_GRID multipliers in [0, 1], eta defaults to
+ * sqrt(8 ln K / blocks) (Hedge's rate for a horizon of the run).
+ */
+static void cs__strategy(cs__ctx_t *c, const cJSON *j, const char *path, const cs_agent_ops_t *ops, cs_strategy_t *s)
+{
+    static const char *const keys[CS_STRAT__COUNT][5] = {
+        {NULL}, {"share"}, {NULL}, {"epsilon", "epsilon_prio"}, {"n"}, {"eta", "grid"},
+    };
+    char p[CS__PATH], b1[80], list[160];
+    memset(s, 0, sizeof s[0]);
+    list[0] = '\0';
+    for (int k = 1; k < CS_STRAT__COUNT; k++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k > 1 ? ", " : "", cs_strategy_names[k]);
+    const cJSON *nm = cJSON_IsObject(j) ? cs__item(j, "name") : j;
+    if (cJSON_IsObject(j)) cs__pkey(p, path, "name");
+    else snprintf(p, sizeof p, "%s", path);
+    if (nm == NULL || !cJSON_IsString(nm)) {
+        cs__err(c, p, "must be a strategy name (one of %s)%s, got %s", list,
+                cJSON_IsObject(j) ? "" : " or an object with \"name\"", nm ? cs__tname(nm) : "nothing");
+        return;
+    }
+    int kind = cs_strategy_find(nm->valuestring);
+    if (kind == CS_STRAT_NONE) {
+        cs__err(c, p, "unknown strategy \"%s\" (valid: %s)", cs__clean(nm->valuestring, b1, sizeof b1), list);
+        return;
+    }
+    if (ops && !cs__strat_kind_ok(ops)) {
+        cs__err(c, path, "kind %s fixes its own pricing; strategies apply to every other kind", ops->name);
+        return;
+    }
+    s->kind = kind;
+    s->epsilon = 1e6;
+    s->epsilon_prio = 1;
+    s->n = 2;
+    s->n_grid = 20; /* 0.05, 0.10, ..., 1.00 */
+    for (size_t k = 0; k < s->n_grid; k++) s->grid[k] = 0.05 * (double)(k + 1);
+    if (cJSON_IsObject(j)) {
+        const char *allowed[6] = {"name"};
+        size_t na = 1;
+        for (int f = 0; f < 5 && keys[kind][f]; f++) allowed[na++] = keys[kind][f];
+        char what[48];
+        snprintf(what, sizeof what, " for strategy %s", cs_strategy_names[kind]);
+        cs__keys(c, j, path, allowed, na, 1, what);
+        const cJSON *x;
+        double v;
+        uint64_t u;
+        if ((x = cs__item(j, "share")) != NULL) {
+            cs__pkey(p, path, "share");
+            if (cs__get_real(c, x, p, 0, 100, &v) == 0) s->share = v;
+        }
+        if ((x = cs__item(j, "epsilon")) != NULL) {
+            cs__pkey(p, path, "epsilon");
+            if (cs__get_real(c, x, p, 0, 1e15, &v) == 0) s->epsilon = v;
+        }
+        if ((x = cs__item(j, "epsilon_prio")) != NULL) {
+            cs__pkey(p, path, "epsilon_prio");
+            if (cs__get_real(c, x, p, 0, 1e12, &v) == 0) s->epsilon_prio = v;
+        }
+        if ((x = cs__item(j, "n")) != NULL) {
+            cs__pkey(p, path, "n");
+            if (cs__get_uint(c, x, p, 2, 1000000, &u) == 0) s->n = (uint32_t)u;
+        }
+        if ((x = cs__item(j, "eta")) != NULL) {
+            cs__pkey(p, path, "eta");
+            if (cs__get_real(c, x, p, 1e-9, 100, &v) == 0) s->eta = v;
+        }
+        if ((x = cs__item(j, "grid")) != NULL) {
+            cs__pkey(p, path, "grid");
+            int n = cJSON_IsArray(x) ? cJSON_GetArraySize(x) : -1;
+            if (n < 2 || n > CS_STRAT_MAX_GRID) {
+                cs__err(c, p, "must be a list of 2 to %d bid multipliers in [0, 1], got %s", CS_STRAT_MAX_GRID,
+                        n < 0 ? cs__tname(x) : "a list of another length");
+            } else {
+                s->n_grid = (size_t)n;
+                size_t i = 0;
+                const cJSON *g;
+                cJSON_ArrayForEach(g, x)
+                {
+                    char gp[CS__PATH];
+                    cs__pidx(gp, p, i);
+                    cs__get_real(c, g, gp, 0, 1, &s->grid[i]);
+                    i++;
+                }
+            }
+        }
+    } else if (kind == CS_STRAT_FIXED_SHARE) {
+        cs__err(c, path, "fixed_share needs its share: {\"name\": \"fixed_share\", \"share\": x}");
+    }
+    if (kind == CS_STRAT_FIXED_SHARE && cJSON_IsObject(j) && cs__item(j, "share") == NULL)
+        cs__err(c, path, "fixed_share needs \"share\" (the bid as a share of the value)");
+    if (kind == CS_STRAT_SHADE && ops) {
+        size_t k = 0;
+        while (k < ops->n_params && strcmp(ops->params[k].name, "value") != 0) k++;
+        if (k == ops->n_params || ops->kind == CS_AK_LIQUIDATION_BOT)
+            cs__err(c, path, "shade needs a value distribution the bidder knows; kind %s has none", ops->name);
+    }
+    if (kind == CS_STRAT_LEARNING && s->eta == 0) {
+        double T = c->blocks_ok && c->s->blocks ? (double)c->s->blocks : 1.0;
+        s->eta = sqrt(8.0 * log((double)s->n_grid) / T);
+    }
+}
+
 /* Totals over agent entries, for the run-wide limits. */
 typedef struct cs__agent_tot {
     uint64_t actors;   /* sum of count * n_actors */
@@ -1195,6 +1310,13 @@ static void cs__agent(cs__ctx_t *c, const cJSON *j, size_t i, cs_scn_agent_t *ag
     x = cs__item(j, "patience");
     cs__pkey(p, path, "patience");
     if (x) cs__get_uint(c, x, p, 0, CS__MAX_PATIENCE, &ag->pol.patience);
+    x = cs__item(j, "strategy");
+    cs__pkey(p, path, "strategy");
+    if (x) {
+        ag->strat = calloc(1, sizeof *ag->strat);
+        if (ag->strat == NULL) c->oom = 1;
+        else cs__strategy(c, x, p, ag->ops, ag->strat);
+    }
     x = cs__item(j, "enter_at");
     cs__pkey(p, path, "enter_at");
     uint64_t hi = c->blocks_ok ? c->s->blocks - 1 : CS__MAX_BLOCKS;
@@ -1972,6 +2094,7 @@ void cs_scenario_free(cs_scenario_t *s)
             if (s->agents[i].dists)
                 for (size_t k = 0; k < s->agents[i].ops->n_params; k++) cs_dist_clear(&s->agents[i].dists[k]);
             free(s->agents[i].dists);
+            free(s->agents[i].strat);
         }
         free(s->agents);
     }

@@ -52,6 +52,7 @@ typedef struct cs_scn_agent {
     uint64_t enter_at;         /* first active height (0 = from the start) */
     uint64_t exit_at;          /* last active height (0 = never exits) */
     cs_agent_policy_t pol;     /* value_aware (default: kind != default_gba), patience */
+    cs_strategy_t *strat;      /* bidding strategy, NULL = the kind's own pricing (owned) */
 } cs_scn_agent_t;
 
 typedef enum cs_event_type {

@@ -22,14 +22,7 @@
 #   - the same scenario with value_aware = false drains the balances
 #     (burned > 2.9e19 of the 3e19 funded), the behaviour this replaces.
 set -u
-BIN=${1:-${CS_BIN:-build/cowsim}}
-PY=/usr/bin/python3
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. tests/cs_test_lib.sh
 expect() { local got=$1 want=$2; shift 2; [ "$got" -eq "$want" ] && ok || bad "$* (exit $got, want $want)"; }
 
 SCEN=scenarios/congested-eip1559.json
@@ -75,5 +68,4 @@ rc=$?
 cat "$T/out.txt"
 expect $rc 0 "value-aware properties"
 
-echo "value_aware: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish value_aware

@@ -1,0 +1,295 @@
+/*
+ * cs_strategy.c -- bidding strategies (cs_strategy.h, agents/README.md
+ * "Strategies").
+ */
+#include "cs_strategy.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_integration.h>
+
+#include "cs_agent_int.h"
+
+#define CS__SR_PEND 256 /* learning: timers awaiting their block's outcome */
+
+const char *const cs_strategy_names[CS_STRAT__COUNT] = {
+    "", "fixed_share", "truthful", "best_response", "shade", "learning",
+};
+
+/* A learner's timer: due height and value at zero delay. */
+typedef struct cs__sr_pend {
+    uint64_t due;
+    double v;
+} cs__sr_pend_t;
+
+struct cs_strat_state {
+    gsl_rng *rng;                       /* the strategy's own stream */
+    double logw[CS_STRAT_MAX_GRID];     /* learning: log weights */
+    cs__sr_pend_t pend[CS__SR_PEND];    /* learning: timers to learn from */
+    size_t np;
+    cs_dist_t vd;                       /* shade: the value distribution it knows
+                                         * (a shallow copy; never cleared) */
+    gsl_integration_workspace *iw;      /* shade: integration workspace */
+};
+
+int cs_strategy_find(const char *name)
+{
+    if (name == NULL) return CS_STRAT_NONE;
+    for (int k = 1; k < CS_STRAT__COUNT; k++)
+        if (strcmp(cs_strategy_names[k], name) == 0) return k;
+    return CS_STRAT_NONE;
+}
+
+/* Index of parameter name of a's kind, or -1. */
+static int cs__sr_param(const cs_agent_t *a, const char *name)
+{
+    for (size_t k = 0; k < a->ops->n_params; k++)
+        if (strcmp(a->ops->params[k].name, name) == 0) return (int)k;
+    return -1;
+}
+
+int cs_strategy_attach(cs_agent_t *a, const cs_strategy_t *s, gsl_rng *rng)
+{
+    a->strat = NULL;
+    a->ss = NULL;
+    if (s == NULL || s->kind == CS_STRAT_NONE) {
+        if (rng) gsl_rng_free(rng);
+        return CS_OK;
+    }
+    struct cs_strat_state *ss = calloc(1, sizeof *ss);
+    if (ss == NULL) {
+        if (rng) gsl_rng_free(rng);
+        return CS_ENOMEM;
+    }
+    ss->rng = rng;
+    if (s->kind == CS_STRAT_SHADE) ss->iw = gsl_integration_workspace_alloc(256);
+    if (ss->rng == NULL || (s->kind == CS_STRAT_SHADE && ss->iw == NULL)) {
+        if (ss->rng) gsl_rng_free(ss->rng);
+        if (ss->iw) gsl_integration_workspace_free(ss->iw);
+        free(ss);
+        return CS_ENOMEM;
+    }
+    if (s->kind == CS_STRAT_SHADE) {
+        /* The value distribution of the kind: the distribution object given
+         * for "value", else its default lognormal (value, value_sigma). */
+        int kv = cs__sr_param(a, "value"), ks = cs__sr_param(a, "value_sigma");
+        if (kv >= 0 && a->dists && a->dists[kv].kind != CS_DIST_NONE) {
+            ss->vd = a->dists[kv];
+        } else {
+            ss->vd.kind = CS_DIST_LOGNORMAL;
+            ss->vd.p[0] = kv >= 0 ? a->params[kv] : 0.0;
+            ss->vd.p[1] = ks >= 0 ? a->params[ks] : 0.0;
+        }
+    }
+    a->strat = s;
+    a->ss = ss;
+    return CS_OK;
+}
+
+void cs_strategy_detach(cs_agent_t *a)
+{
+    if (a->ss) {
+        gsl_rng_free(a->ss->rng);
+        if (a->ss->iw) gsl_integration_workspace_free(a->ss->iw);
+        free(a->ss);
+    }
+    a->ss = NULL;
+    a->strat = NULL;
+}
+
+/* ------------------------------------------------------------ shading */
+
+typedef struct cs__sr_int {
+    const cs_dist_t *d;
+    double pw; /* n - 1 */
+} cs__sr_int_t;
+
+static double cs__sr_fpow(double x, void *arg)
+{
+    const cs__sr_int_t *q = arg;
+    return pow(cs_dist_cdf(q->d, x), q->pw);
+}
+
+/* integral_lo^v F(x)^(n-1) dx for d, with workspace w (NULL: allocate). */
+static double cs__sr_integral(const cs_dist_t *d, uint32_t n, double lo, double v, gsl_integration_workspace *w)
+{
+    if (d->kind == CS_DIST_EMPIRICAL) {
+        /* F is a step function: sum over the steps below v exactly. */
+        double *xs = malloc((d->n + 1) * sizeof *xs);
+        if (xs == NULL) return 0.0;
+        size_t m = 0;
+        for (size_t i = 0; i < d->n; i++)
+            if (d->values[i] < v) xs[m++] = d->values[i];
+        for (size_t i = 1; i < m; i++) /* insertion sort, m is small */
+            for (size_t j = i; j > 0 && xs[j - 1] > xs[j]; j--) {
+                double t = xs[j];
+                xs[j] = xs[j - 1];
+                xs[j - 1] = t;
+            }
+        double s = 0;
+        for (size_t i = 0; i < m; i++) {
+            double hi = i + 1 < m ? xs[i + 1] : v;
+            s += pow(cs_dist_cdf(d, xs[i]), (double)(n - 1)) * (hi - xs[i]);
+        }
+        free(xs);
+        return s;
+    }
+    gsl_integration_workspace *ww = w ? w : gsl_integration_workspace_alloc(256);
+    if (ww == NULL) return 0.0;
+    cs__sr_int_t q = {d, (double)(n - 1)};
+    gsl_function f = {cs__sr_fpow, &q};
+    double r = 0, err = 0;
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    gsl_integration_qags(&f, lo, v, 0.0, 1e-10, 256, ww, &r, &err);
+    gsl_set_error_handler(old);
+    if (ww != w) gsl_integration_workspace_free(ww);
+    return r;
+}
+
+/* beta(v) with an optional workspace (cs_strategy.h). */
+static double cs__sr_shade(const cs_dist_t *d, uint32_t n, double v, gsl_integration_workspace *w)
+{
+    double lo, hi;
+    if (n < 2) return v;
+    cs_dist_support(d, &lo, &hi);
+    if (d->kind == CS_DIST_CONSTANT || v <= lo) return v;
+    if (d->kind == CS_DIST_UNIFORM) { /* closed form */
+        double x = v > hi ? hi : v;
+        return lo + (double)(n - 1) * (x - lo) / (double)n + (v - x);
+    }
+    double fv = pow(cs_dist_cdf(d, v), (double)(n - 1));
+    if (!(fv > 0.0)) return lo > 0.0 ? lo : 0.0;
+    double b = v - cs__sr_integral(d, n, lo > 0.0 ? lo : 0.0, v, w) / fv;
+    return b > 0.0 ? b : 0.0;
+}
+
+double cs_strategy_shade(const cs_dist_t *d, uint32_t n, double v) { return cs__sr_shade(d, n, v, NULL); }
+
+/* ------------------------------------------------------------ learning */
+
+/* p[k] proportional to exp(logw[k]) for the grid of s. */
+static void cs__sr_probs(const struct cs_strat_state *ss, const cs_strategy_t *s, double *p)
+{
+    double mx = ss->logw[0], z = 0;
+    for (size_t k = 1; k < s->n_grid; k++)
+        if (ss->logw[k] > mx) mx = ss->logw[k];
+    for (size_t k = 0; k < s->n_grid; k++) z += p[k] = exp(ss->logw[k] - mx);
+    for (size_t k = 0; k < s->n_grid; k++) p[k] /= z;
+}
+
+size_t cs_strategy_probs(const cs_agent_t *a, double *p, size_t cap)
+{
+    if (a->strat == NULL || a->strat->kind != CS_STRAT_LEARNING || cap < a->strat->n_grid) return 0;
+    cs__sr_probs(a->ss, a->strat, p);
+    return a->strat->n_grid;
+}
+
+/*
+ * Hedge with full information (bid mechanisms).  A timer of value v due at
+ * height h is judged when the block h + 1 starts, against the competing
+ * price c of block h: every multiplier m would have won iff m v > c and
+ * then earned (1 - m) v, i.e. the reward normalised by v is
+ * r(m) = (1 - m) [m v > c] in [0, 1] (first price, one fire per block).
+ * Each weight gets logw += eta r(m).
+ */
+void cs_strategy_observe(cs_agent_t *a, const cs_obs_t *o)
+{
+    const cs_strategy_t *s = a->strat;
+    if (s == NULL || s->kind != CS_STRAT_LEARNING || cs__agent_mclass(o->mechanism) != CS__MC_BID) return;
+    struct cs_strat_state *ss = a->ss;
+    double c = cs_obs_competing(o, a);
+    size_t keep = 0;
+    for (size_t i = 0; i < ss->np; i++) {
+        cs__sr_pend_t *pd = &ss->pend[i];
+        if (pd->due + 1 == o->height) {
+            for (size_t k = 0; k < s->n_grid; k++) {
+                double m = s->grid[k];
+                if (m * pd->v > c) ss->logw[k] += s->eta * (1.0 - m);
+            }
+        } else if (pd->due + 1 > o->height) {
+            ss->pend[keep++] = *pd; /* not yet due */
+        }
+    }
+    ss->np = keep;
+}
+
+/* ------------------------------------------------------------ pricing */
+
+void cs_strategy_bid(cs_agent_t *a, const cs_obs_t *o, cs_timer_req_t *q)
+{
+    const cs_strategy_t *s = a->strat;
+    if (s == NULL || cs__agent_mclass(o->mechanism) != CS__MC_BID) return;
+    double v = q->value, b = 0;
+    switch (s->kind) {
+    case CS_STRAT_FIXED_SHARE: b = s->share * v; break;
+    case CS_STRAT_TRUTHFUL: b = v; break;
+    case CS_STRAT_BEST_RESPONSE: {
+        /* Outbid the highest competing bid, never its own; floor at the
+         * reserve; drop to the reserve when outbidding exceeds the value. */
+        double c = cs_obs_competing(o, a), r = o->reserve_price;
+        if (c + s->epsilon <= v) b = c + s->epsilon > r ? c + s->epsilon : r;
+        else b = r <= v ? r : 0.0;
+        break;
+    }
+    case CS_STRAT_SHADE: b = cs__sr_shade(&a->ss->vd, s->n, v, a->ss->iw); break;
+    case CS_STRAT_LEARNING: {
+        double p[CS_STRAT_MAX_GRID], u = gsl_rng_uniform(a->ss->rng), acc = 0;
+        cs__sr_probs(a->ss, s, p);
+        size_t k = 0;
+        while (k + 1 < s->n_grid && (acc += p[k]) <= u) k++;
+        b = s->grid[k] * v;
+        if (a->ss->np < CS__SR_PEND) {
+            a->ss->pend[a->ss->np].due = o->height + (q->delay ? q->delay : 1);
+            a->ss->pend[a->ss->np].v = v;
+            a->ss->np++;
+        }
+        break;
+    }
+    default: return;
+    }
+    q->has_bid = 1;
+    q->bid = b;
+}
+
+/*
+ * Fee mechanisms at fire time.  With B(k) = (k x fire_value - fire_fixed) /
+ * fire_cycles, the most max_fee per cycle that keeps the fire's cost within
+ * k times its value: truthful max_fee = B(1), max_prio = B(1) - basefee;
+ * fixed_share k = share; shade k = beta(v) / v; learning k = a multiplier
+ * drawn from its weights (no update: the counterfactuals of a fee auction
+ * are not observed); max_prio = max_fee - basefee for these.  best_response
+ * max_fee = B(1), max_prio = clip(p50_tip + epsilon_prio, 0, B(1) - basefee).
+ */
+int cs_strategy_fees(cs_agent_t *a, const cs_timer_info_t *t, const cs_obs_t *o, double *max_fee, double *max_prio)
+{
+    const cs_strategy_t *s = a->strat;
+    if (s == NULL) return 0;
+    double k = 1.0;
+    switch (s->kind) {
+    case CS_STRAT_FIXED_SHARE: k = s->share; break;
+    case CS_STRAT_SHADE: k = t->value > 0 ? cs__sr_shade(&a->ss->vd, s->n, t->value, a->ss->iw) / t->value : 0; break;
+    case CS_STRAT_LEARNING: {
+        double p[CS_STRAT_MAX_GRID], u = gsl_rng_uniform(a->ss->rng), acc = 0;
+        cs__sr_probs(a->ss, s, p);
+        size_t j = 0;
+        while (j + 1 < s->n_grid && (acc += p[j]) <= u) j++;
+        k = s->grid[j];
+        break;
+    }
+    default: break;
+    }
+    double cyc = t->fire_cycles > 0 ? t->fire_cycles : 1.0;
+    double bk = (k * t->fire_value - t->fire_fixed) / cyc;
+    if (!(bk > 0)) bk = 0;
+    double room = bk - o->basefee_lane;
+    if (!(room > 0)) room = 0;
+    *max_fee = bk;
+    *max_prio = room;
+    if (s->kind == CS_STRAT_BEST_RESPONSE) {
+        double pr = o->p50_tip + s->epsilon_prio;
+        *max_prio = pr < room ? pr : room;
+    }
+    return 1;
+}

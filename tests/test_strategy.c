@@ -1,0 +1,447 @@
+/*
+ * test_strategy.c -- bidding strategies (agents/cs_strategy.h,
+ * agents/README.md "Strategies"):
+ *   1. truthful bidding under bias-vcg with critical payments: 10^4
+ *      sampled unilateral deviations in real runs, none gains utility; the
+ *      same deviations under bias-fp (first price) do gain, so the check
+ *      can fail;
+ *   2. Hedge learners in a repeated first-price auction: average regret
+ *      against the best fixed multiplier in hindsight below the Hedge bound
+ *      at T = 10^4 blocks;
+ *   3. shade against closed forms;
+ *   4. the scenario form and its validate errors.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "cs_agent.h"
+#include "cs_engine.h"
+#include "cs_rng.h"
+#include "cs_scenario.h"
+#include "cs_strategy.h"
+#include "cs_test.h"
+
+/* ------------------------------------------------------- 1. VCG deviations */
+
+/*
+ * One world: six truthful default_gba bidders (two each at gas limits
+ * 100,000, 150,000, 250,000) and one deviator (a fragmenter with k = 1,
+ * i.e. one default_gba-like user, gas limit 150,000), each with 0 or 1
+ * arrival a block (equally likely), delay 1, integer values from an
+ * empirical list (so every utility sum is exact), a lane of 500,000
+ * cycles.  One timer per bidder and block: critical-value payments are
+ * truthful for single-unit bidders only -- a bidder with two timers in a
+ * block can lower one bid to lower the other's critical payment (demand
+ * reduction, DESIGN-NOTES F3).  value_aware with patience 0
+ * and a strategy make a lost bid disappear before the next block, so each
+ * block is a one-shot auction and a deviation cannot move later blocks.
+ * Returns the deviator's utility (value - paid over its fires), or NAN.
+ */
+static double vcg_world_r(const char *mech, uint64_t seed, const char *dev_strategy, const char *rate)
+{
+    static const char *vals = "[1000000, 2385000, 4100000, 7000000, 9999999, 13000000, 21000000, 34000000]";
+    char txt[4096];
+    snprintf(txt, sizeof txt,
+             "{\"name\": \"vcg-dev\", \"blocks\": 30, \"mechanism\": \"%s\",\n"
+             " \"params\": {\"lane_timer_cycles\": 500000, \"vcg_payment\": \"critical\"},\n"
+             " \"agents\": [\n"
+             "  {\"kind\": \"default_gba\", \"count\": 2, \"value_aware\": true, \"patience\": 0, \"strategy\": \"truthful\",\n"
+             "   \"params\": {\"rate\": %s, \"delay_mean\": {\"dist\": \"constant\", \"value\": 1}, \"decay_frac\": 0,\n"
+             "              \"gas_limit\": 100000, \"value\": {\"dist\": \"empirical\", \"values\": %s}}},\n"
+             "  {\"kind\": \"default_gba\", \"count\": 2, \"value_aware\": true, \"patience\": 0, \"strategy\": \"truthful\",\n"
+             "   \"params\": {\"rate\": %s, \"delay_mean\": {\"dist\": \"constant\", \"value\": 1}, \"decay_frac\": 0,\n"
+             "              \"gas_limit\": 150000, \"value\": {\"dist\": \"empirical\", \"values\": %s}}},\n"
+             "  {\"kind\": \"default_gba\", \"count\": 2, \"value_aware\": true, \"patience\": 0, \"strategy\": \"truthful\",\n"
+             "   \"params\": {\"rate\": %s, \"delay_mean\": {\"dist\": \"constant\", \"value\": 1}, \"decay_frac\": 0,\n"
+             "              \"gas_limit\": 250000, \"value\": {\"dist\": \"empirical\", \"values\": %s}}},\n"
+             "  {\"kind\": \"fragmenter\", \"patience\": 0, \"strategy\": %s,\n"
+             "   \"params\": {\"k\": 1, \"rate\": %s, \"delay_mean\": {\"dist\": \"constant\", \"value\": 1}, \"decay_frac\": 0,\n"
+             "              \"gas_limit\": 150000, \"value\": {\"dist\": \"empirical\", \"values\": %s}}}\n"
+             " ]}",
+             mech, rate, vals, rate, vals, rate, vals, dev_strategy, rate, vals);
+    cs_scenario_t *s = NULL;
+    cs_errlist_t e = {0};
+    if (cs_scenario_load(txt, strlen(txt), NULL, 0, &s, &e) != CS_OK) {
+        for (size_t i = 0; i < e.n; i++) fprintf(stderr, "  %s\n", e.msg[i]);
+        cs_errlist_free(&e);
+        return NAN;
+    }
+    cs_errlist_free(&e);
+    cs_engine_t *en = NULL;
+    cs_sim_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.seed = seed;
+    char err[256];
+    double u = NAN;
+    if (cs_sim_init(&en, s, mech, &o, err, sizeof err) == CS_OK) {
+        int rc;
+        while ((rc = cs_sim_step(en)) == CS_OK) {
+        }
+        cs_run_stats_t st;
+        if (cs_sim_done(en, rc == CS_EINTERRUPTED, &st) == CS_OK && rc == CS_EINTERRUPTED)
+            u = st.kind[CS_AK_FRAGMENTER].value - st.kind[CS_AK_FRAGMENTER].paid;
+    } else {
+        fprintf(stderr, "  cs_sim_init: %s\n", err);
+    }
+    cs_scenario_free(s);
+    return u;
+}
+
+/* The world with 0 or 1 arrival per bidder and block. */
+static double vcg_world(const char *mech, uint64_t seed, const char *dev_strategy)
+{
+    return vcg_world_r(mech, seed, dev_strategy, "{\"dist\": \"empirical\", \"values\": [0, 1]}");
+}
+
+static void test_vcg_deviations(void)
+{
+    gsl_rng *r = cs_rng_stream(20261124, 77);
+    long n = 0, gains = 0, losses = 0, fp_gains = 0, bad = 0;
+    double worst = 0;
+    for (uint64_t w = 1; w <= 1000; w++) {
+        double base = vcg_world("bias-vcg", w, "\"truthful\"");
+        double fp_base = w <= 100 ? vcg_world("bias-fp", w, "\"truthful\"") : 0;
+        if (isnan(base) || isnan(fp_base)) {
+            bad++;
+            continue;
+        }
+        for (int k = 0; k < 10; k++) {
+            /* A unilateral deviation: bid share x value, share uniform on
+             * [0, 2.5) (under- and over-bidding). */
+            double share = 2.5 * gsl_rng_uniform(r);
+            char st[96];
+            snprintf(st, sizeof st, "{\"name\": \"fixed_share\", \"share\": %.6f}", share);
+            double u = vcg_world("bias-vcg", w, st);
+            if (isnan(u)) {
+                bad++;
+                continue;
+            }
+            n++;
+            if (u > base) {
+                gains++;
+                if (u - base > worst) worst = u - base;
+            } else if (u < base) {
+                losses++;
+            }
+            if (w <= 100 && share < 1.0) {
+                double ufp = vcg_world("bias-fp", w, st);
+                if (ufp > fp_base) fp_gains++;
+            }
+        }
+    }
+    printf("  bias-vcg critical: %ld deviations, %ld gained (largest %g), %ld lost utility; bias-fp: %ld shading "
+           "deviations gained\n",
+           n, gains, worst, losses, fp_gains);
+    CS_CHECK_EQ_U64(bad, 0);
+    CS_CHECK(n >= 10000);
+    CS_CHECK_EQ_U64(gains, 0);
+    CS_CHECK(losses > 1000); /* deviations do move outcomes */
+    CS_CHECK(fp_gains > 50); /* and first price rewards shading */
+    /* DESIGN-NOTES F3: with Poisson(1) arrivals (several timers of one
+     * bidder in a block) world 3's deviator gains by bidding 0.920379 x
+     * value: its winner's critical payment falls from 21e6 to 20.4e6 in
+     * block 5 because its own other timer was the blocker.  Exactly
+     * 156,064,998 - 155,464,998 = 600,000 more utility. */
+    double t3 = vcg_world_r("bias-vcg", 3, "\"truthful\"", "1");
+    double d3 = vcg_world_r("bias-vcg", 3, "{\"name\": \"fixed_share\", \"share\": 0.920379}", "1");
+    printf("  multi-unit bidder (F3): truthful %.0f, shading 0.920379: %.0f\n", t3, d3);
+    CS_CHECK(t3 == 155464998.0 && d3 == 156064998.0);
+    gsl_rng_free(r);
+}
+
+/* ------------------------------------------------------- 2. Hedge regret */
+
+/* Mock world: prices each request by the agent's strategy as the engine
+ * does (cs_strategy_bid with the block's observation) and keeps the bid. */
+typedef struct lmock {
+    const cs_obs_t *o; /* this block's observation */
+    double bid;        /* last bid */
+    int n;             /* requests this block */
+} lmock_t;
+
+static int lm_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *q, cs_hash_t *id_out)
+{
+    lmock_t *m = impl;
+    cs_timer_req_t r = *q;
+    if (a->strat) cs_strategy_bid(a, m->o, &r);
+    m->bid = r.has_bid ? r.bid : -1;
+    m->n++;
+    memset(id_out, 0, sizeof *id_out);
+    return CS_OK;
+}
+static int lm_cancel(void *impl, cs_agent_t *a, uint32_t actor, const cs_hash_t *id)
+{
+    (void)impl, (void)a, (void)actor, (void)id;
+    return CS_OK;
+}
+static int lm_write(void *impl, cs_agent_t *a, uint32_t actor, const char *key)
+{
+    (void)impl, (void)a, (void)actor, (void)key;
+    return CS_OK;
+}
+static uint64_t lm_height(const void *impl)
+{
+    (void)impl;
+    return 1;
+}
+static double lm_balance(const void *impl, const cs_agent_t *a, uint32_t actor)
+{
+    (void)impl, (void)a, (void)actor;
+    return 1e18;
+}
+static const cs_world_ops_t lm_ops = {lm_schedule, lm_cancel, lm_write, lm_height, lm_balance};
+
+/*
+ * Two learners (priority_tier users with one timer due every block,
+ * constant values v1 = 1e9 and v2 = 7e8) play a repeated first-price
+ * auction for T = 10^4 rounds: the bids made at block t are due at t + 1,
+ * the higher wins and pays its bid (a tie goes to nobody, so each one's
+ * reward is (1 - m) [m v > c] as the learner counts it), and, as in the
+ * engine, the outcome is public when block t + 2 starts -- the bid of round
+ * t + 1 is made without it (a feedback delay of one round).  Each round
+ * the test reads the learner's probabilities p_t before it bids and the
+ * reward vector r_t(m) = (1 - m) [m v > c_t] from the competitor's actual
+ * bid c_t.  Hedge without delay has regret max_m sum_t r_t(m) - sum_t
+ * p_t . r_t <= ln K / eta + eta T / 8 for any reward sequence in [0, 1]
+ * (adaptive or not); eta = sqrt(8 ln K / T) makes it sqrt(T ln K / 2).  A
+ * delay of d rounds moves each log-weight by at most eta d, so p_t is
+ * within a factor e^(eta d) of the undelayed p'_t and |p_t . r_t - p'_t .
+ * r_t| <= e^(eta d) - 1.  Average regret bound for K = 21 multipliers
+ * (0, 0.05, ..., 1), T = 10^4, d = 1:
+ *   sqrt(ln K / (2T)) + e^eta - 1 = 0.012339 + 0.050588 = 0.062927.
+ * The bids go through the real strategy code (cs_strategy_observe and the
+ * agent's own on_block, which the strategy prices).
+ */
+static void test_hedge_regret(void)
+{
+    const size_t T = 10000, K = 21;
+    cs_strategy_t st;
+    memset(&st, 0, sizeof st);
+    st.kind = CS_STRAT_LEARNING;
+    st.n_grid = K;
+    for (size_t k = 0; k < K; k++) st.grid[k] = 0.05 * (double)k;
+    st.eta = sqrt(8.0 * log((double)K) / (double)T);
+    const cs_agent_ops_t *ops = cs_agent_find("priority_tier");
+    double par[2][64];
+    cs_dist_t dist[2][64];
+    cs_agent_t a[2];
+    lmock_t m[2];
+    double v[2] = {1e9, 7e8};
+    memset(dist, 0, sizeof dist);
+    memset(m, 0, sizeof m);
+    for (int i = 0; i < 2; i++) {
+        memset(&a[i], 0, sizeof a[i]);
+        a[i].ops = ops;
+        for (size_t k = 0; k < ops->n_params; k++) {
+            par[i][k] = ops->params[k].def;
+            const char *nm = ops->params[k].name;
+            dist[i][k].kind = strcmp(nm, "rate") == 0 || strcmp(nm, "delay_mean") == 0 || strcmp(nm, "value") == 0
+                                  ? CS_DIST_CONSTANT
+                                  : CS_DIST_NONE;
+            dist[i][k].p[0] = strcmp(nm, "value") == 0 ? v[i] : 1.0;
+        }
+        a[i].params = par[i];
+        a[i].dists = dist[i];
+        a[i].index = (uint32_t)i;
+        a[i].n_actors = 1;
+        a[i].rng = cs_rng_stream(99, (uint64_t)i);
+        a[i].state = calloc(1, ops->state_size);
+        a[i].active = 1;
+        CS_CHECK(cs_strategy_attach(&a[i], &st, cs_rng_stream(99, 1000 + (uint64_t)i)) == CS_OK);
+    }
+    double cum[2][64], got[2] = {0, 0}, realised[2] = {0, 0};
+    memset(cum, 0, sizeof cum);
+    double *made[2]; /* made[i][t]: agent i's bid at block t */
+    made[0] = calloc(T + 2, sizeof(double));
+    made[1] = calloc(T + 2, sizeof(double));
+    if (!made[0] || !made[1]) {
+        CS_CHECK(0);
+        return;
+    }
+    for (uint64_t h = 1; h <= T + 1; h++) {
+        double p[2][64];
+        for (int i = 0; i < 2; i++) {
+            cs_obs_t o;
+            memset(&o, 0, sizeof o);
+            o.height = h;
+            o.mechanism = "bias-fp";
+            o.demand_mult = 1.0;
+            /* The previous block's candidates: the timers due at h - 1,
+             * i.e. both bids made at h - 2. */
+            if (h >= 3) {
+                double b0 = made[0][h - 2], b1 = made[1][h - 2];
+                int top = b1 > b0;
+                o.top_bid = top ? b1 : b0;
+                o.top_bid_agent = (uint32_t)top;
+                o.top_bid_other = top ? b0 : b1;
+            } else {
+                o.top_bid_agent = UINT32_MAX;
+            }
+            cs_strategy_observe(&a[i], &o);
+            CS_CHECK(cs_strategy_probs(&a[i], p[i], 64) == K);
+            cs_world_t w = {&lm_ops, &m[i]};
+            m[i].n = 0;
+            m[i].o = &o;
+            if (h <= T) a[i].ops->on_block(&a[i], &w, &o);
+        }
+        if (h > T) break;
+        /* Block h's auction: the timers scheduled at h are due at h + 1;
+         * the learner judges them when block h + 2 starts, against the
+         * competitor's bid at h (both bid every block, same delay), so the
+         * reward of the bid made now is r(m) = (1 - m)[m v > c]. */
+        for (int i = 0; i < 2; i++) {
+            double c = m[1 - i].bid;
+            double ex = 0;
+            for (size_t k = 0; k < K; k++) {
+                double mk = st.grid[k], rk = mk * v[i] > c ? 1.0 - mk : 0.0;
+                cum[i][k] += rk;
+                ex += p[i][k] * rk;
+            }
+            got[i] += ex;
+            if (m[i].bid > c) realised[i] += 1.0 - m[i].bid / v[i];
+        }
+        /* Each bids once per block (rate 1). */
+        CS_CHECK(m[0].n == 1 && m[1].n == 1);
+        made[0][h] = m[0].bid;
+        made[1][h] = m[1].bid;
+    }
+    free(made[0]);
+    free(made[1]);
+    double bound = sqrt(log((double)K) / (2.0 * (double)T)) + expm1(st.eta);
+    for (int i = 0; i < 2; i++) {
+        double best = 0;
+        for (size_t k = 0; k < K; k++)
+            if (cum[i][k] > best) best = cum[i][k];
+        double avg = (best - got[i]) / (double)T;
+        printf("  hedge learner %d (v = %g): best fixed multiplier earns %.4f per block, Hedge %.4f (realised %.4f); "
+               "average regret %.5f <= bound %.5f\n",
+               i + 1, v[i], best / (double)T, got[i] / (double)T, realised[i] / (double)T, avg, bound);
+        CS_CHECK(avg <= bound);
+        CS_CHECK(best > 0);
+        cs_strategy_detach(&a[i]);
+        gsl_rng_free(a[i].rng);
+        free(a[i].state);
+    }
+}
+
+/* ------------------------------------------------------- 3. shade */
+
+static void test_shade(void)
+{
+    cs_dist_t d;
+    memset(&d, 0, sizeof d);
+    /* Uniform on [0, 1e9], n = 4: beta(v) = (n - 1)/n v = 0.75 v. */
+    d.kind = CS_DIST_UNIFORM;
+    d.p[0] = 0;
+    d.p[1] = 1e9;
+    CS_CHECK(cs_strategy_shade(&d, 4, 6e8) == 0.75 * 6e8);
+    /* Uniform on [2e8, 1e9], n = 3: 2e8 + (2/3)(v - 2e8); v = 8e8 -> 6e8. */
+    d.p[0] = 2e8;
+    CS_CHECK(fabs(cs_strategy_shade(&d, 3, 8e8) - 6e8) < 1e-6);
+    /* Exponential mean mu, n = 2: integral_0^v (1 - e^(-x/mu)) dx =
+     * v - mu (1 - e^(-v/mu)), so beta(v) = v - [v - mu (1 - e^(-v/mu))] /
+     * (1 - e^(-v/mu)) = mu - v e^(-v/mu) / (1 - e^(-v/mu)).  mu = 5e8,
+     * v = 7e8 (the numerical integration path). */
+    memset(&d, 0, sizeof d);
+    d.kind = CS_DIST_EXPONENTIAL;
+    d.p[0] = 5e8;
+    double x = 7e8 / 5e8, want = 5e8 - 7e8 * exp(-x) / (1.0 - exp(-x));
+    double got = cs_strategy_shade(&d, 2, 7e8);
+    CS_CHECK(fabs(got - want) <= 1e-7 * want);
+    /* Empirical {1, 3} equal weights, n = 2, v = 3: F = 1/2 on [1, 3),
+     * integral_1^3 F dx = 1, F(3) = 1: beta = 3 - 1 = 2. */
+    memset(&d, 0, sizeof d);
+    double vals[2] = {1, 3};
+    d.kind = CS_DIST_EMPIRICAL;
+    d.values = vals;
+    d.n = 2;
+    CS_CHECK(cs_strategy_shade(&d, 2, 3) == 2.0);
+    /* Constant: Bertrand, beta(v) = v. */
+    memset(&d, 0, sizeof d);
+    d.kind = CS_DIST_CONSTANT;
+    d.p[0] = 5;
+    CS_CHECK(cs_strategy_shade(&d, 5, 5) == 5.0);
+    printf("  shade: exponential(5e8), n = 2, v = 7e8: %.6f (closed form %.6f)\n", got, want);
+}
+
+/* ------------------------------------------------------- 4. scenario form */
+
+static int has_msg(const cs_errlist_t *e, const char *sub)
+{
+    for (size_t i = 0; i < e->n; i++)
+        if (strstr(e->msg[i], sub) != NULL) return 1;
+    return 0;
+}
+
+static void bad(const char *kind, const char *strategy, const char *msg)
+{
+    char txt[1024];
+    snprintf(txt, sizeof txt,
+             "{\"name\": \"s\", \"blocks\": 10, \"mechanism\": \"bias-fp\", \"agents\": "
+             "[{\"kind\": \"%s\", \"strategy\": %s}]}",
+             kind, strategy);
+    cs_scenario_t *s = NULL;
+    cs_errlist_t e = {0};
+    int rc = cs_scenario_load(txt, strlen(txt), NULL, 0, &s, &e);
+    int ok = rc != CS_OK && s == NULL && has_msg(&e, msg);
+    if (!ok) {
+        fprintf(stderr, "  expected \"%s\" for %s / %s:\n", msg, kind, strategy);
+        for (size_t i = 0; i < e.n; i++) fprintf(stderr, "    %s\n", e.msg[i]);
+    }
+    CS_CHECK(ok);
+    cs_scenario_free(s);
+    cs_errlist_free(&e);
+}
+
+static void test_scenario_form(void)
+{
+    char txt[1024];
+    snprintf(txt, sizeof txt,
+             "{\"name\": \"s\", \"blocks\": 800, \"mechanism\": \"bias-fp\", \"agents\": ["
+             "{\"kind\": \"default_gba\", \"strategy\": \"learning\"},"
+             "{\"kind\": \"affine_user\", \"strategy\": {\"name\": \"shade\", \"n\": 5}},"
+             "{\"kind\": \"watcher\", \"strategy\": {\"name\": \"learning\", \"grid\": [0.5, 0.75, 1], \"eta\": 0.25}}]}");
+    cs_scenario_t *s = NULL;
+    cs_errlist_t e = {0};
+    CS_CHECK(cs_scenario_load(txt, strlen(txt), NULL, 0, &s, &e) == CS_OK && s != NULL);
+    if (s) {
+        const cs_strategy_t *a = s->agents[0].strat, *b = s->agents[1].strat, *c = s->agents[2].strat;
+        CS_CHECK(a && a->kind == CS_STRAT_LEARNING && a->n_grid == 20 && a->grid[19] == 0.05 * 20);
+        CS_CHECK(a && a->eta == sqrt(8.0 * log(20.0) / 800.0)); /* default eta for 800 blocks */
+        CS_CHECK(b && b->kind == CS_STRAT_SHADE && b->n == 5);
+        CS_CHECK(c && c->n_grid == 3 && c->grid[1] == 0.75 && c->eta == 0.25);
+    }
+    cs_scenario_free(s);
+    cs_errlist_free(&e);
+    bad("default_gba", "\"bluff\"",
+        "agents[0].strategy: unknown strategy \"bluff\" (valid: fixed_share, truthful, best_response, shade, learning)");
+    bad("default_gba", "{\"share\": 1}", "agents[0].strategy.name: must be a strategy name");
+    bad("default_gba", "\"fixed_share\"", "agents[0].strategy: fixed_share needs its share");
+    bad("default_gba", "{\"name\": \"fixed_share\"}", "agents[0].strategy: fixed_share needs \"share\"");
+    bad("default_gba", "{\"name\": \"fixed_share\", \"share\": -1}", "agents[0].strategy.share: must be in [0, 100], got -1");
+    bad("default_gba", "{\"name\": \"truthful\", \"epsilon\": 1}",
+        "agents[0].strategy.epsilon: unknown key for strategy truthful (allowed: name)");
+    bad("default_gba", "{\"name\": \"shade\", \"n\": 1}", "agents[0].strategy.n: must be");
+    bad("default_gba", "{\"name\": \"learning\", \"grid\": [0.5]}",
+        "agents[0].strategy.grid: must be a list of 2 to 64 bid multipliers in [0, 1]");
+    bad("default_gba", "{\"name\": \"learning\", \"grid\": [0.5, 1.5]}",
+        "agents[0].strategy.grid[1]: must be in [0, 1], got 1.5");
+    bad("spammer", "\"truthful\"", "agents[0].strategy: kind spammer fixes its own pricing");
+    bad("waiting_game", "\"truthful\"", "agents[0].strategy: kind waiting_game fixes its own pricing");
+    bad("fp_best_response", "\"best_response\"", "agents[0].strategy: kind fp_best_response fixes its own pricing");
+    bad("demand_curve", "\"learning\"", "agents[0].strategy: kind demand_curve fixes its own pricing");
+    bad("liquidation_bot", "\"shade\"", "agents[0].strategy: shade needs a value distribution the bidder knows");
+}
+
+int main(void)
+{
+    test_scenario_form();
+    test_shade();
+    test_hedge_regret();
+    test_vcg_deviations();
+    return cs_test_done("strategy");
+}

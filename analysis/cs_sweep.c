@@ -792,6 +792,14 @@ int cs_sweep_parse(const char *text, size_t len, const char *base_dir, cs_sweep_
         cJSON_Delete(root);
         return CS_EPARSE;
     }
+    if (!cJSON_GetObjectItemCaseSensitive(root, "base") && cJSON_GetObjectItemCaseSensitive(root, "agents")) {
+        /* One clear message rather than an "unknown key" per scenario key. */
+        cs_errlist_add(errs, "$: this is a scenario file (it has \"agents\" and no \"base\"), not a sweep file: "
+                             "run it with `cowsim run`, or name it as the \"base\" of a sweep "
+                             "(scenarios/sweep.schema.json)");
+        cJSON_Delete(root);
+        return CS_EPARSE;
+    }
     cs_sweep_t *sw = calloc(1, sizeof *sw);
     int oom = sw == NULL;
     if (sw && !(sw->text = malloc(len + 1))) oom = 1;

@@ -4,6 +4,8 @@
  */
 #include "cs_engine.h"
 
+#include "cs_effective.h"
+
 #include "cs_basefee.h"
 #include "cs_fixed.h"
 #include "cs_h5.h"
@@ -867,7 +869,11 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
             goto fail_msg;
         }
         cs_h5_set_fires_mode(e->h5, (cs_h5_fires_mode)scn->output.fires, scn->output.sample_every);
-        if ((rc = cs__write_idents(e)) != CS_OK) {
+        char *eff = cs_effective_json(scn, mechanism, opts->seed);
+        rc = eff ? cs_h5_attr_str(e->h5, "params_effective", eff) : CS_ENOMEM;
+        free(eff);
+        if (rc == CS_OK) rc = cs__write_idents(e);
+        if (rc != CS_OK) {
             snprintf(err, errcap, "cannot write %s: %s", opts->out_path, cs_h5_last_error());
             goto fail_msg;
         }

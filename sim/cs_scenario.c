@@ -1614,6 +1614,12 @@ static void cs__top(cs__ctx_t *c, const cJSON *root)
         cs__err(c, "", "a scenario must be a JSON object, got %s", cs__tname(root));
         return;
     }
+    if (cs__item(root, "base") && !cs__item(root, "agents")) {
+        /* One clear message rather than an "unknown key" per sweep key. */
+        cs__err(c, "", "this is a sweep file (it has \"base\" and no \"agents\"), not a scenario: run it with "
+                       "`cowsim sweep`");
+        return;
+    }
     cs__keys(c, root, "", cs__top_keys, CS__N(cs__top_keys), 1, "");
     static const char *const required[] = {"name", "blocks", "mechanism", "agents"};
     for (size_t i = 0; i < CS__N(required); i++)

@@ -33,15 +33,8 @@ import h5py
 import numpy as np
 import pandas as pd
 
-FAILS = []
-CHECKS = [0]
-
-
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cs_pytest import check, finish, scratch  # noqa: E402
 
 
 def exact(df, col):
@@ -157,6 +150,7 @@ def check_file(path, window, identity):
 
 def main():
     cowsim, src, work = sys.argv[1:4]
+    scratch(work)
     scen = os.path.join(src, "tests", "data", "money.json")
     for identity in ("actor", "deployer"):
         out = os.path.join(work, "money-" + identity)
@@ -168,8 +162,7 @@ def main():
     ob = pd.DataFrame(old["blocks"][:])
     check(int(old.attrs["format_version"]) == 1 and "burn_hi" not in ob.columns and
           int(ob.burn.sum()) == int(old.attrs["burned_exact"]), "format-1 file: u64 burn sums to burned_exact")
-    print(f"money: {CHECKS[0] - len(FAILS)} passed, {len(FAILS)} failed")
-    sys.exit(1 if FAILS else 0)
+    finish("money")
 
 
 if __name__ == "__main__":

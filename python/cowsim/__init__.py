@@ -1,0 +1,230 @@
+"""cowsim -- load cowsim run files and sweep summaries into pandas.
+
+Pure Python over h5py and pandas (Debian: python3-h5py, python3-pandas).
+
+    import cowsim
+    run = cowsim.load_run("results/default/eip1559.h5")
+    run.fires.groupby("kind", observed=True).paid.sum()
+    run.params["params.lambda"]
+
+    sw = cowsim.load_sweep("out/sweep.h5", series=["burn", "utilisation"])
+    sw.runs.groupby(["mechanism", "params_lane_timer_cycles"], observed=True).jain.mean()
+
+What the loader does to the raw tables (``h5py.File(p)["fires"][:]``):
+
+* enumerations (agent kind, trigger, outcome, identity kind) become pandas
+  Categoricals whose categories are the file's enum names, in value order;
+* fixed strings (digest, deployer name, run id, mechanism) become str;
+* every amount column ``c`` (stored as ``c`` float64 plus exact ``c_hi``,
+  ``c_lo`` uint64) stays ``c`` (float64, for arithmetic) and gains
+  ``c_exact`` (Python int, dtype object: hi * 2**64 + lo); ``_hi``/``_lo``
+  are dropped.  Files of format 1 (a single u64 per amount) get the same
+  two columns;
+* root attributes are decoded into ``attrs`` (a dict), the effective
+  parameters (``params_effective``: every parameter with defaults filled)
+  into ``params``, a Series indexed by dotted paths in the ``--set``
+  notation (``params.lambda``, ``agents[0].params.rate``, ``seed``).
+"""
+import json
+import os
+
+import h5py
+import numpy as np
+import pandas as pd
+
+__all__ = ["Run", "Sweep", "load_run", "load_sweep", "flatten"]
+
+TABLES = ("blocks", "fires", "timers", "actors", "weights", "summary", "identities")
+
+
+def _decode(v):
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    if isinstance(v, np.ndarray) and v.shape == ():
+        return v.item()
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def _tidy(arr):
+    """A DataFrame from a compound numpy array read by h5py: categoricals,
+    str, amounts as float plus exact int."""
+    names = arr.dtype.names or ()
+    cols = {}
+    done = set()
+    for n in names:
+        if n in done:
+            continue
+        col = arr[n]
+        enum = h5py.check_enum_dtype(arr.dtype[n])
+        if n + "_hi" in names and n + "_lo" in names:
+            hi = arr[n + "_hi"].astype(object)
+            lo = arr[n + "_lo"].astype(object)
+            cols[n] = col.astype(np.float64)
+            cols[n + "_exact"] = pd.Series([(int(h) << 64) | int(l) for h, l in zip(hi, lo)], dtype=object)
+            done.update((n + "_hi", n + "_lo"))
+        elif enum is not None:
+            by_value = sorted(enum.items(), key=lambda kv: kv[1])
+            cats = [k for k, _ in by_value]
+            codes = {v: i for i, (_, v) in enumerate(by_value)}
+            cols[n] = pd.Categorical.from_codes([codes.get(int(v), -1) for v in col], categories=cats)
+        elif col.dtype.kind == "S":
+            cols[n] = pd.Series([x.rstrip(b"\0").decode("utf-8", "replace") for x in col], dtype=object)
+        else:
+            cols[n] = col
+        done.add(n)
+    return pd.DataFrame(cols)
+
+
+# Amount columns of format-1 files (one u64, or f64 for /summary.paid).
+_V1_MONEY = {
+    "blocks": ("basefee_lane", "basefee_cycle", "basefee_cell", "burn", "tips", "payments", "p50_tip"),
+    "fires": ("bid", "max_fee", "max_prio", "paid", "burn", "tip"),
+    "actors": ("paid", "end_balance"),
+    "summary": ("paid",),
+}
+
+
+def _v1_money(table, df):
+    for c in _V1_MONEY.get(table, ()):
+        if c not in df.columns or c + "_exact" in df.columns:
+            continue
+        raw = df[c]
+        df[c + "_exact"] = pd.Series([int(v) for v in raw], dtype=object, index=df.index)
+        df[c] = raw.astype(np.float64)
+    return df
+
+
+def flatten(obj, prefix=""):
+    """Dotted-path dict of a JSON value in the ``--set`` notation:
+    {"params": {"lambda": 0.1}, "agents": [{"count": 2}]} ->
+    {"params.lambda": 0.1, "agents[0].count": 2}."""
+    out = {}
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out.update(flatten(v, f"{prefix}.{k}" if prefix else k))
+    elif isinstance(obj, list) and prefix:
+        for i, v in enumerate(obj):
+            out.update(flatten(v, f"{prefix}[{i}]"))
+    else:
+        out[prefix] = obj
+    return out
+
+
+class Run:
+    """One run file: a DataFrame per table, decoded root attributes, the
+    effective parameters (a Series) and the scenario (a dict)."""
+
+    def __init__(self, path, tables, attrs):
+        self.path = path
+        self.attrs = attrs
+        for t in TABLES:
+            setattr(self, t, tables.get(t))
+        self.format_version = int(attrs.get("format_version", 0))
+        self.mechanism = attrs.get("mechanism", "")
+        self.scenario = json.loads(attrs.get("scenario_json") or "{}")
+        eff = attrs.get("params_effective")
+        self.effective = json.loads(eff) if eff else None
+        self.params = pd.Series(flatten(self.effective) if self.effective else {}, dtype=object, name="value")
+
+    def exact(self, name):
+        """An exact root total (``burned``, ``proposer``, ``initial``,
+        ``minted``, ``escrow``, ``paid``) as a Python int."""
+        return int(self.attrs[name + "_exact"])
+
+    def __repr__(self):
+        return f"<cowsim.Run {self.path!r} {self.mechanism} {len(self.blocks)} blocks>"
+
+
+def load_run(path):
+    """Read a cowsim run file (format 1 or 2) into a Run."""
+    with h5py.File(path, "r") as f:
+        attrs = {k: _decode(v) for k, v in f.attrs.items()}
+        if "format_version" not in attrs or "blocks" not in f:
+            raise ValueError(f"{path}: not a cowsim run file (no format_version or /blocks)")
+        tables = {}
+        for t in TABLES:
+            if t in f:
+                tables[t] = _v1_money(t, _tidy(f[t][:]))
+            else:  # /identities: format 2 on
+                tables[t] = pd.DataFrame()
+    return Run(path, tables, attrs)
+
+
+class Sweep:
+    """A sweep summary: ``runs`` (one row per run x mechanism: the swept
+    parameters, the metrics, ``file`` the run file), ``params`` (the
+    effective parameters of every row that differ between rows, joined into
+    ``runs`` as columns ``eff.<path>``) and, when asked for, ``series``
+    (long format: run_id, mechanism, the swept parameters, height,
+    variable, value)."""
+
+    def __init__(self, path, runs, attrs, series):
+        self.path = path
+        self.runs = runs
+        self.attrs = attrs
+        self.series = series
+
+    def __repr__(self):
+        return f"<cowsim.Sweep {self.path!r} {len(self.runs)} rows>"
+
+
+def load_sweep(path, series=None, params="varying"):
+    """Read DIR/sweep.h5.  series: /blocks columns to gather from every run
+    file in long format (None: none).  params: "varying" joins the effective
+    parameters that differ between rows, "all" every one, None none."""
+    with h5py.File(path, "r") as f:
+        attrs = {k: _decode(v) for k, v in f.attrs.items()}
+        if "runs" not in f:
+            raise ValueError(f"{path}: not a cowsim sweep summary (no /runs)")
+        runs = _tidy(f["runs"][:])
+    top = os.path.dirname(os.path.abspath(path))
+    runs["mechanism"] = pd.Categorical(runs["mechanism"])
+    runs["file"] = [os.path.join(top, "runs", r, f"{m}.h5") for r, m in zip(runs.run_id, runs.mechanism)]
+    swept = [c for c in runs.columns if c not in ("run_id", "point", "seed", "mechanism", "file")
+             and c in _swept_columns(attrs, runs)]
+    eff_rows = []
+    longs = []
+    if params is not None or series:
+        for i, p in enumerate(runs.file):
+            if not os.path.exists(p):  # a run that failed or was not run
+                eff_rows.append({})
+                continue
+            with h5py.File(p, "r") as rf:
+                eff = rf.attrs.get("params_effective")
+                eff_rows.append(flatten(json.loads(_decode(eff))) if eff is not None else {})
+                for v in series or ():
+                    b = rf["blocks"]
+                    d = pd.DataFrame({"run_id": runs.run_id[i], "mechanism": runs.mechanism[i],
+                                      "height": b["height"], "variable": v,
+                                      "value": b[v].astype(np.float64)})
+                    for c in swept:
+                        d[c] = runs[c][i]
+                    longs.append(d)
+    if params is not None and eff_rows:
+        effdf = pd.DataFrame(eff_rows, index=runs.index)
+        if params == "varying":
+            keep = [c for c in effdf.columns
+                    if effdf[c].map(lambda x: json.dumps(x, sort_keys=True)).nunique(dropna=False) > 1]
+            effdf = effdf[keep]
+        runs = runs.join(effdf.add_prefix("eff."))
+    ser = None
+    if series:
+        ser = pd.concat(longs, ignore_index=True) if longs else pd.DataFrame()
+        if len(ser):
+            ser["mechanism"] = pd.Categorical(ser["mechanism"], categories=runs.mechanism.cat.categories)
+            ser["variable"] = pd.Categorical(ser["variable"], categories=list(series))
+    return Sweep(path, runs, attrs, ser)
+
+
+def _swept_columns(attrs, runs):
+    """The /runs columns of the swept paths: those between seed/mechanism
+    and the first metric column ("blocks")."""
+    cols = list(runs.columns)
+    try:
+        a = cols.index("mechanism") + 1
+        b = cols.index("blocks")
+    except ValueError:
+        return []
+    return cols[a:b]

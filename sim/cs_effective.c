@@ -14,8 +14,9 @@
 static int cs__put(cJSON *o, const char *key, cJSON *v)
 {
     if (!v) return -1;
-    if (cJSON_HasObjectItem(o, key)) return cJSON_ReplaceItemInObjectCaseSensitive(o, key, v) ? 0 : -1;
-    if (!cJSON_AddItemToObject(o, key, v)) {
+    int ok = cJSON_HasObjectItem(o, key) ? cJSON_ReplaceItemInObjectCaseSensitive(o, key, v)
+                                         : cJSON_AddItemToObject(o, key, v);
+    if (!ok) {
         cJSON_Delete(v);
         return -1;
     }

@@ -71,6 +71,8 @@ cs_u128 cs__select_u128(cs_u128 *a, size_t n, size_t k)
 
 /* ---- tables ------------------------------------------------------------ */
 
+#define CS__HI 0x80000000u /* hpos bit: the slot sits in the upper min-heap */
+
 int cs_fairness_init(cs_fairness_t *f, const cs_params_t *p)
 {
     memset(f, 0, sizeof *f);
@@ -86,8 +88,11 @@ void cs_fairness_free(cs_fairness_t *f)
 {
     free(f->slot_of);
     free(f->slots);
-    free(f->counts);
-    free(f->work);
+    free(f->touched);
+    free(f->heap[0]);
+    free(f->heap[1]);
+    free(f->log);
+    free(f->blk);
     memset(f, 0, sizeof *f);
 }
 
@@ -106,25 +111,50 @@ static int cs__fair_grow_ident(cs_fairness_t *f, uint32_t n)
     return CS_OK;
 }
 
-/* Grow the slot tables to hold n tracked identities. */
+/* Grow the slot tables (slots, touched, both heaps) to n tracked identities.
+ * Heap positions carry a flag in bit 31, so n stays below 2^31. */
 static int cs__fair_grow_slots(cs_fairness_t *f, uint32_t n)
 {
     if (n <= f->cap_slots) return CS_OK;
     uint64_t want = (uint64_t)f->cap_slots * 2u;
     if (want < n) want = n;
     if (want < 8) want = 8;
-    if (want > UINT32_MAX) want = UINT32_MAX;
-    if (want > SIZE_MAX / sizeof(uint32_t) / f->window) return CS_ENOMEM;
+    if (want > CS__HI) want = CS__HI;
+    if (n > want) return CS_ENOMEM;
     cs_fair_slot_t *sl = realloc(f->slots, (size_t)want * sizeof *sl);
     if (sl == NULL) return CS_ENOMEM;
     f->slots = sl;
-    uint32_t *c = realloc(f->counts, (size_t)want * f->window * sizeof *c);
-    if (c == NULL) return CS_ENOMEM;
-    f->counts = c;
-    cs_u128 *w = realloc(f->work, (size_t)want * sizeof *w);
-    if (w == NULL) return CS_ENOMEM;
-    f->work = w;
+    uint32_t *t = realloc(f->touched, (size_t)want * sizeof *t);
+    if (t == NULL) return CS_ENOMEM;
+    f->touched = t;
+    for (int k = 0; k < 2; k++) {
+        uint32_t *hp = realloc(f->heap[k], (size_t)want * sizeof *hp);
+        if (hp == NULL) return CS_ENOMEM;
+        f->heap[k] = hp;
+    }
     f->cap_slots = (uint32_t)want; /* only now: earlier failures leave caps as they were */
+    return CS_OK;
+}
+
+/* Grow a ring of absolute indices [head, tail) to hold n elements of size
+ * sz: a power-of-2 capacity, elements re-placed at index & (cap - 1). */
+static int cs__fair_grow_ring(void **ring, uint64_t *cap, uint64_t head, uint64_t tail, uint64_t n,
+                              size_t sz)
+{
+    if (n <= *cap) return CS_OK;
+    uint64_t want = *cap ? *cap : 16;
+    while (want < n) {
+        if (want > SIZE_MAX / 2 / sz) return CS_ENOMEM;
+        want *= 2;
+    }
+    unsigned char *nr = malloc((size_t)want * sz);
+    if (nr == NULL) return CS_ENOMEM;
+    const unsigned char *old = *ring;
+    for (uint64_t a = head; a < tail; a++)
+        memcpy(nr + (size_t)(a & (want - 1)) * sz, old + (size_t)(a & (*cap - 1)) * sz, sz);
+    free(*ring);
+    *ring = nr;
+    *cap = want;
     return CS_OK;
 }
 
@@ -136,20 +166,105 @@ int cs_fairness_reserve(cs_fairness_t *f, uint32_t n_ident, uint32_t n_tracked)
     return cs__fair_grow_slots(f, n_tracked);
 }
 
-/* The window ring of a slot: window counts, indexed by height % window. */
-static uint32_t *cs__ring(const cs_fairness_t *f, uint32_t slot)
+/* ---- the two median heaps ---------------------------------------------- */
+
+/* Heap k's order: heap 0 is a max-heap, heap 1 a min-heap of the sums. */
+static int cs__fair_above(const cs_fairness_t *f, int k, uint32_t a, uint32_t b)
 {
-    return f->counts + (size_t)slot * f->window;
+    uint64_t x = f->slots[a].sum, y = f->slots[b].sum;
+    return k == 0 ? x > y : x < y;
 }
 
-/* Remove slot i by moving the last slot into its place. */
+/* Put slot s at position pos of heap k. */
+static void cs__fair_hset(cs_fairness_t *f, int k, uint32_t pos, uint32_t s)
+{
+    f->heap[k][pos] = s;
+    f->slots[s].hpos = (k ? CS__HI : 0u) | pos;
+}
+
+/* Restore heap k's order around position pos (up, then down). */
+static void cs__fair_sift(cs_fairness_t *f, int k, uint32_t pos)
+{
+    uint32_t *hp = f->heap[k], s = hp[pos], n = f->n_heap[k];
+    while (pos > 0) {
+        uint32_t up = (pos - 1) / 2;
+        if (!cs__fair_above(f, k, s, hp[up])) break;
+        cs__fair_hset(f, k, pos, hp[up]);
+        pos = up;
+    }
+    for (;;) {
+        uint32_t c = 2 * pos + 1;
+        if (c >= n) break;
+        if (c + 1 < n && cs__fair_above(f, k, hp[c + 1], hp[c])) c++;
+        if (!cs__fair_above(f, k, hp[c], s)) break;
+        cs__fair_hset(f, k, pos, hp[c]);
+        pos = c;
+    }
+    cs__fair_hset(f, k, pos, s);
+}
+
+/* Add slot s to heap k. */
+static void cs__fair_hpush(cs_fairness_t *f, int k, uint32_t s)
+{
+    uint32_t pos = f->n_heap[k]++;
+    cs__fair_hset(f, k, pos, s);
+    cs__fair_sift(f, k, pos);
+}
+
+/* Remove the slot at position pos of heap k and return it. */
+static uint32_t cs__fair_hdel(cs_fairness_t *f, int k, uint32_t pos)
+{
+    uint32_t s = f->heap[k][pos], last = --f->n_heap[k];
+    if (pos != last) {
+        cs__fair_hset(f, k, pos, f->heap[k][last]);
+        cs__fair_sift(f, k, pos);
+    }
+    f->slots[s].hpos = UINT32_MAX;
+    return s;
+}
+
+/* Re-establish |heap 0| = ceil(n/2) and max(heap 0) <= min(heap 1) after
+ * one sum was inserted, removed or changed in place. */
+static void cs__fair_balance(cs_fairness_t *f)
+{
+    while (f->n_heap[0] > f->n_heap[1] + 1u) cs__fair_hpush(f, 1, cs__fair_hdel(f, 0, 0));
+    while (f->n_heap[1] > f->n_heap[0]) cs__fair_hpush(f, 0, cs__fair_hdel(f, 1, 0));
+    if (f->n_heap[0] > 0 && f->n_heap[1] > 0 && cs__fair_above(f, 1, f->heap[1][0], f->heap[0][0])) {
+        uint32_t a = cs__fair_hdel(f, 0, 0), b = cs__fair_hdel(f, 1, 0);
+        cs__fair_hpush(f, 0, b);
+        cs__fair_hpush(f, 1, a);
+    }
+}
+
+/* Slot s's sum changed from old: move it in, out of or within the heaps. */
+static void cs__fair_resum(cs_fairness_t *f, uint32_t s, uint64_t old)
+{
+    cs_fair_slot_t *sl = &f->slots[s];
+    if (old == 0) {
+        int k = f->n_heap[0] > 0 && sl->sum > f->slots[f->heap[0][0]].sum;
+        cs__fair_hpush(f, k, s);
+    } else {
+        int k = (sl->hpos & CS__HI) != 0;
+        uint32_t pos = sl->hpos & ~CS__HI;
+        if (sl->sum == 0) (void)cs__fair_hdel(f, k, pos);
+        else cs__fair_sift(f, k, pos);
+    }
+    cs__fair_balance(f);
+}
+
+/* ---- window ------------------------------------------------------------ */
+
+/* Remove slot i by moving the last slot into its place.  Called only by
+ * begin_block after the touched list was consumed, so no slot has fires in
+ * the current block. */
 static void cs__fair_prune(cs_fairness_t *f, uint32_t i)
 {
     uint32_t last = f->n_slots - 1;
     f->slot_of[f->slots[i].ident] = UINT32_MAX;
     if (i != last) {
-        f->slots[i] = f->slots[last];
-        memcpy(cs__ring(f, i), cs__ring(f, last), (size_t)f->window * sizeof(uint32_t));
+        cs_fair_slot_t *m = &f->slots[last];
+        if (m->hpos != UINT32_MAX) f->heap[(m->hpos & CS__HI) != 0][m->hpos & ~CS__HI] = i;
+        f->slots[i] = *m;
         f->slot_of[f->slots[i].ident] = i;
     }
     f->n_slots = last;
@@ -158,14 +273,11 @@ static void cs__fair_prune(cs_fairness_t *f, uint32_t i)
 /*
  * CIP-1 rev §8: network_median = median of recent_executions across actors
  * with >= 1 fire in window (0 if none); lower median for even counts
- * (DESIGN §2.4).  Then the optional EMA (D12).
+ * (DESIGN §2.4): the top of the lower heap.  Then the optional EMA (D12).
  */
 static void cs__fair_median(cs_fairness_t *f)
 {
-    size_t n = 0;
-    for (uint32_t i = 0; i < f->n_slots; i++)
-        if (f->slots[i].sum > 0) f->work[n++] = f->slots[i].sum;
-    f->median = n == 0 ? 0 : (uint64_t)cs__select_u128(f->work, n, (n - 1) / 2);
+    f->median = f->n_heap[0] == 0 ? 0 : f->slots[f->heap[0][0]].sum;
 
     cs_u128 raw_fp = (cs_u128)f->median * CS__S;
     if (f->ema == 0) {
@@ -186,32 +298,39 @@ int cs_fairness_begin_block(cs_fairness_t *f, uint64_t h)
     if (f->window == 0) return CS_EINVAL;
     if (f->started) {
         if (h <= f->height) return CS_EINVAL;
-        uint64_t gap = h - f->height, W = f->window;
-        for (uint32_t i = 0; i < f->n_slots; i++) {
-            cs_fair_slot_t *s = &f->slots[i];
-            uint32_t *ring = cs__ring(f, i);
-            if (gap > W) {
-                /* even the previous block has left the window [h-W, h-1] */
-                memset(ring, 0, (size_t)W * sizeof *ring);
-                s->sum = 0;
-            } else {
-                /* block f->height enters at its position, replacing f->height - W */
-                size_t pos = (size_t)(f->height % W);
-                s->sum = s->sum - ring[pos] + s->cur;
-                ring[pos] = s->cur;
-                /* blocks f->height+1 .. h-1 had no fires; they replace blocks < h-W */
-                for (uint64_t b = f->height + 1; b < h; b++) {
-                    pos = (size_t)(b % W);
-                    s->sum -= ring[pos];
-                    ring[pos] = 0;
-                }
+        /* Block f->height enters the window: one log entry per identity
+         * that fired (room reserved by add_fire). */
+        if (f->n_touched > 0) {
+            for (uint32_t k = 0; k < f->n_touched; k++) {
+                cs_fair_slot_t *sl = &f->slots[f->touched[k]];
+                cs_fair_ent_t *e = &f->log[f->log_tail++ & (f->cap_log - 1)];
+                e->ident = sl->ident;
+                e->fires = sl->cur;
+                uint64_t old = sl->sum;
+                sl->sum += sl->cur;
+                sl->cur = 0;
+                cs__fair_resum(f, f->touched[k], old);
             }
-            s->cur = 0;
+            f->n_touched = 0;
+            cs_fair_blk_t *b = &f->blk[f->blk_tail++ & (f->cap_blk - 1)];
+            b->height = f->height;
+            b->end = f->log_tail;
         }
-        /* CIP-1 rev §8 eviction: zero fires in the entire window -> pruned */
-        for (uint32_t i = 0; i < f->n_slots;) {
-            if (f->slots[i].sum == 0) cs__fair_prune(f, i);
-            else i++;
+        /* Blocks below h - W leave the window [h-W, h-1] (heights may skip,
+         * so a gap longer than the window empties it). */
+        while (f->blk_head < f->blk_tail) {
+            const cs_fair_blk_t *b = &f->blk[f->blk_head & (f->cap_blk - 1)];
+            if (b->height + f->window >= h) break;
+            for (; f->log_head < b->end; f->log_head++) {
+                const cs_fair_ent_t *e = &f->log[f->log_head & (f->cap_log - 1)];
+                uint32_t i = f->slot_of[e->ident];
+                uint64_t old = f->slots[i].sum;
+                f->slots[i].sum -= e->fires;
+                cs__fair_resum(f, i, old);
+                /* CIP-1 rev §8 eviction: zero fires in the entire window -> pruned */
+                if (f->slots[i].sum == 0) cs__fair_prune(f, i);
+            }
+            f->blk_head++;
         }
     }
     f->started = 1;
@@ -220,26 +339,50 @@ int cs_fairness_begin_block(cs_fairness_t *f, uint64_t h)
     return CS_OK;
 }
 
+/* First fire of slot i in this block: reserve the log entry and, for the
+ * block's first identity, the block record begin_block will write. */
+static int cs__fair_touch(cs_fairness_t *f, uint32_t i)
+{
+    uint64_t used = f->log_tail - f->log_head;
+    int rc = cs__fair_grow_ring((void **)&f->log, &f->cap_log, f->log_head, f->log_tail,
+                                used + f->n_touched + 1u, sizeof *f->log);
+    if (rc != CS_OK) return rc;
+    if (f->n_touched == 0) {
+        rc = cs__fair_grow_ring((void **)&f->blk, &f->cap_blk, f->blk_head, f->blk_tail,
+                                f->blk_tail - f->blk_head + 1u, sizeof *f->blk);
+        if (rc != CS_OK) return rc;
+    }
+    f->touched[f->n_touched++] = i;
+    return CS_OK;
+}
+
 int cs_fairness_add_fire(cs_fairness_t *f, uint32_t ident)
 {
     if (!f->started || ident == UINT32_MAX) return CS_EINVAL;
     if (ident < f->n_ident && f->slot_of[ident] != UINT32_MAX) {
-        cs_fair_slot_t *s = &f->slots[f->slot_of[ident]];
+        uint32_t i = f->slot_of[ident];
+        cs_fair_slot_t *s = &f->slots[i];
         if (s->cur == UINT32_MAX) return CS_EOVERFLOW;
+        if (s->cur == 0) {
+            int rc = cs__fair_touch(f, i);
+            if (rc != CS_OK) return rc;
+        }
         s->cur++;
         return CS_OK;
     }
     /* next fire re-creates a fresh entry (CIP-1 rev §8) */
     int rc = cs__fair_grow_ident(f, ident + 1u);
     if (rc != CS_OK) return rc;
-    if (f->n_slots == UINT32_MAX - 1u) return CS_ENOMEM;
     rc = cs__fair_grow_slots(f, f->n_slots + 1u);
     if (rc != CS_OK) return rc;
-    uint32_t i = f->n_slots++;
+    uint32_t i = f->n_slots;
+    rc = cs__fair_touch(f, i);
+    if (rc != CS_OK) return rc;
+    f->n_slots++;
     f->slots[i].ident = ident;
     f->slots[i].cur = 1;
     f->slots[i].sum = 0;
-    memset(cs__ring(f, i), 0, (size_t)f->window * sizeof(uint32_t));
+    f->slots[i].hpos = UINT32_MAX;
     f->slot_of[ident] = i;
     return CS_OK;
 }

@@ -21,14 +21,25 @@
  * and does not depend on the order of that block's fires.  Heights may
  * skip (blocks with no call count as blocks with no fires).
  *
- * State (CIP-1 rev §8 "State"): each identity with fires in the window
- * holds a ring of W_b per-block fire counts (uint32_t, 4*W_b bytes, half the
- * spec's ~8 KiB per actor at W_b = 1,000) plus its window sum.  An identity
- * whose window sum drops to 0 is pruned at begin_block; its next fire
- * creates a fresh entry.
+ * State (CIP-1 rev §8 "State").  Each identity with fires in the window
+ * has a slot holding its window sum.  The window itself is a log of
+ * (identity, fires) entries, one per identity that fired in a block, kept
+ * in block order with a small record per block that had fires: 8 bytes per
+ * (identity, block) pair in the window instead of a ring of W_b counts per
+ * identity.  An identity whose window sum drops to 0 is pruned at
+ * begin_block; its next fire creates a fresh entry.
  *
- * Median.  Computed once per block in cs_fairness_begin_block by O(n)
- * worst-case selection (median of medians), never per query.  Optional EMA
+ * Cost.  cs_fairness_begin_block touches only the identities that fired in
+ * the block entering the window and those of the blocks leaving it, so a
+ * block costs O(f log n) for f such entries and n tracked identities,
+ * independent of how many identities are tracked but silent.
+ *
+ * Median.  Maintained incrementally in two indexed binary heaps over the
+ * tracked identities with a positive window sum: a max-heap with the lower
+ * ceil(n/2) sums and a min-heap with the rest, so the lower median is the
+ * top of the max-heap.  Each sum that changes is re-sifted and the heaps
+ * rebalanced (O(log n)); the median is a value, so it does not depend on
+ * the order of the updates or on how ties sit in the heaps.  Optional EMA
  * smoothing (CIP-1 rev §8 limitation 2; median_ema, D12): with alpha =
  * p->median_ema in ppm, alpha = 0 means off (the raw median is used);
  * otherwise M_h = alpha*median_h + (1 - alpha)*M_{h-1}, started at the raw
@@ -41,8 +52,10 @@
  *
  * Ownership: the caller owns the cs_fairness_t object; init allocates
  * nothing, cs_fairness_reserve / add_fire allocate the tables,
- * cs_fairness_free releases them.  After cs_fairness_reserve(n_ident,
- * n_tracked) with enough room, begin_block and add_fire never allocate.
+ * cs_fairness_free releases them.  begin_block never allocates (add_fire
+ * reserves the log room the next begin_block needs); after
+ * cs_fairness_reserve(n_ident, n_tracked) with enough room, add_fire
+ * allocates only to grow the window log.
  */
 #ifndef CS_FAIRNESS_H
 #define CS_FAIRNESS_H
@@ -56,7 +69,20 @@ typedef struct cs_fair_slot {
     uint32_t ident; /* identity index this slot tracks */
     uint32_t cur;   /* fires in the current block, not yet in the window */
     uint64_t sum;   /* recent_executions: fires over the window */
+    uint32_t hpos;  /* heap (bit 31: 1 = upper min-heap) and position; UINT32_MAX if sum = 0 */
 } cs_fair_slot_t;
+
+/* One window log entry: fires of one identity in one block. */
+typedef struct cs_fair_ent {
+    uint32_t ident; /* identity index */
+    uint32_t fires; /* its fires in that block (> 0) */
+} cs_fair_ent_t;
+
+/* One block with fires in the window log. */
+typedef struct cs_fair_blk {
+    uint64_t height; /* block height */
+    uint64_t end;    /* absolute log index one past its last entry */
+} cs_fair_blk_t;
 
 typedef struct cs_fairness {
     uint32_t window;       /* FAIRNESS_WINDOW_BLOCKS (CIP-1 rev §8) */
@@ -66,10 +92,20 @@ typedef struct cs_fairness {
     uint32_t *slot_of;     /* identity -> slot index, UINT32_MAX if untracked */
     uint32_t n_ident;      /* entries in slot_of */
     cs_fair_slot_t *slots; /* tracked identities, dense, n_slots in use */
-    uint32_t *counts;      /* ring of slot i: counts[i*window .. (i+1)*window) */
-    cs_u128 *work;         /* median workspace, cap_slots entries */
+    uint32_t *touched;     /* slots with cur > 0, n_touched in use */
+    uint32_t *heap[2];     /* slot indices: [0] max-heap of the lower half, [1] min-heap */
+    uint32_t n_heap[2];    /* entries in each heap */
     uint32_t n_slots;      /* tracked identities */
-    uint32_t cap_slots;    /* allocated slots, counts rings and work entries */
+    uint32_t n_touched;    /* identities that fired in the current block */
+    uint32_t cap_slots;    /* allocated slots, touched and heap entries */
+    cs_fair_ent_t *log;    /* window log ring, cap_log entries (a power of 2) */
+    uint64_t log_head;     /* absolute index of the oldest entry */
+    uint64_t log_tail;     /* absolute index one past the newest entry */
+    uint64_t cap_log;      /* log ring capacity */
+    cs_fair_blk_t *blk;    /* ring of blocks with fires, cap_blk (a power of 2) */
+    uint64_t blk_head;     /* absolute index of the oldest block */
+    uint64_t blk_tail;     /* absolute index one past the newest block */
+    uint64_t cap_blk;      /* block ring capacity */
     uint64_t height;       /* block of the last begin_block */
     int started;           /* begin_block has been called */
     int ema_started;       /* median_fp holds a smoothed value */
@@ -87,10 +123,11 @@ void cs_fairness_free(cs_fairness_t *f);
 int cs_fairness_reserve(cs_fairness_t *f, uint32_t n_ident, uint32_t n_tracked);
 
 /*
- * Start block h (CIP-1 rev §3 step 10 decay, §8): move each identity's
- * fires of the previous block into its ring, drop the blocks that leave the
- * window [h - window, h - 1], prune identities whose sum is 0, and compute
- * the network median (and its EMA) for block h.  Never allocates.
+ * Start block h (CIP-1 rev §3 step 10 decay, §8): move the previous
+ * block's fires into the window log, drop the blocks that leave the window
+ * [h - window, h - 1], prune identities whose sum is 0, and update the
+ * network median (and its EMA) for block h.  O(f log n), see "Cost" above.
+ * Never allocates.
  * CS_EINVAL if h is not above the previous block's height.
  */
 int cs_fairness_begin_block(cs_fairness_t *f, uint64_t h);

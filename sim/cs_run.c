@@ -14,8 +14,10 @@
  *                   by doubling, + CS__REC_INDEX bytes of id index, queue or
  *                   tree node and engine bookkeeping + the agent's payload,
  *                   at most 4,096 bytes as the engine sends);
- *   actors          actors x (4 x fairness_window bytes of fairness ring,
- *                   CIP-1 rev §8, + CS__ACTOR_BYTES of scheduler, ledger and
+ *   actors          actors x (16 x fairness_window bytes of fairness window
+ *                   log, CIP-1 rev §8: at most one 8-byte entry per block of
+ *                   the window, in a ring that grows by doubling, +
+ *                   CS__ACTOR_BYTES of scheduler, ledger, fairness slot and
  *                   engine records) + agent instances x their state size;
  *   HDF5            CS__H5_BYTES: the writer's chunk buffers (at most about
  *                   25 MiB, sim/cs_h5.h) plus the engine's row buffers;
@@ -53,7 +55,7 @@ static void cs__run_usage(FILE *f)
 }
 
 #define CS__REC_INDEX 160u          /* bytes per pending timer besides the record: indices, engine info */
-#define CS__ACTOR_BYTES 256u        /* bytes per actor besides the fairness ring */
+#define CS__ACTOR_BYTES 256u        /* bytes per actor besides the fairness window log */
 #define CS__H5_BYTES (32u << 20)    /* HDF5 chunk buffers (<= ~25 MiB) + engine row buffers */
 #define CS__MAX_PAYLOAD_SENT 4096u  /* the engine sends at most this many payload bytes */
 
@@ -63,7 +65,7 @@ typedef struct cs__mem {
     uint64_t max_timers;    /* largest max_timers_per_actor in force */
     uint64_t pending;       /* pending-timer upper bound */
     uint64_t timer_bytes;   /* pending x per-timer bytes */
-    uint64_t actor_bytes;   /* actors, fairness rings, agent states */
+    uint64_t actor_bytes;   /* actors, fairness window logs, agent states */
     uint64_t h5_bytes;      /* HDF5 and row buffers */
     uint64_t scn_bytes;     /* the loaded scenario */
     uint64_t total;         /* sum */
@@ -91,7 +93,7 @@ static void cs__estimate(const cs_scenario_t *scn, cs__mem_t *m)
         if (scn->events[i].params.max_timers_per_actor > m->max_timers)
             m->max_timers = scn->events[i].params.max_timers_per_actor;
     }
-    uint64_t per_actor = cs__sadd(cs__smul(4, window), CS__ACTOR_BYTES);
+    uint64_t per_actor = cs__sadd(cs__smul(16, window), CS__ACTOR_BYTES);
     for (size_t i = 0; i < scn->n_agents; i++) {
         const cs_scn_agent_t *sa = &scn->agents[i];
         uint32_t per = sa->ops->n_actors ? sa->ops->n_actors(sa->params) : 1;
@@ -279,7 +281,7 @@ int cs_cmd_run(int argc, char **argv)
             fprintf(stderr,
                     "cowsim run: %s: estimated memory %llu bytes exceeds --max-memory %llu bytes\n"
                     "  pending timers <= %llu (%llu actors x max_timers_per_actor %llu): %llu bytes\n"
-                    "  actors (fairness rings of 4 x %llu bytes, records, agent state): %llu bytes\n"
+                    "  actors (fairness window logs of 16 x %llu bytes, records, agent state): %llu bytes\n"
                     "  HDF5 and row buffers: %llu bytes; scenario: %llu bytes\n",
                     path, (unsigned long long)m.total, (unsigned long long)max_mem, (unsigned long long)m.pending,
                     (unsigned long long)m.actors, (unsigned long long)m.max_timers,

@@ -5,6 +5,7 @@
 #include "cs_test.h"
 
 #include "cs_fairness.h"
+#include "fairness_ref.h"
 
 #include <stdlib.h>
 
@@ -371,6 +372,71 @@ static void test_model_seed_4242(void)
     cs_fairness_free(&f);
 }
 
+/* The incremental implementation against the previous one (fairness_ref.h)
+ * over random histories, seed 90210: windows 1..64, 1..300 identities,
+ * EMA off / 0.3 / 1.0, random clips, skewed fire counts (some identities
+ * fire hundreds of times a block), consecutive heights with gaps shorter,
+ * equal to and longer than the window.  After every begin_block the
+ * median, the smoothed median, the tracked count and every identity's
+ * recent_executions and W must be equal bit for bit; so must the count
+ * after each block's fires. */
+static void test_property_vs_ref_seed_90210(void)
+{
+    static const uint32_t windows[] = {1, 2, 3, 7, 64};
+    static const uint32_t idents[] = {1, 5, 40, 300};
+    static const uint64_t emas[] = {0, 300000, 1000000};
+    long bad = 0, checks = 0;
+    rng_state = 90210;
+    for (size_t wi = 0; wi < sizeof windows / sizeof windows[0]; wi++) {
+        for (size_t ii = 0; ii < sizeof idents / sizeof idents[0]; ii++) {
+            for (size_t ei = 0; ei < sizeof emas / sizeof emas[0]; ei++) {
+                cs_params_t p;
+                cs_params_default(&p);
+                p.fairness_window = windows[wi];
+                p.median_ema = emas[ei];
+                p.w_min = rnd() % 1000001;           /* 0 .. 1.0 */
+                p.w_max = 1000000 + rnd() % 1000001; /* 1.0 .. 2.0 */
+                uint32_t ni = idents[ii], win = windows[wi];
+                cs_fairness_t f;
+                ref_fair_t r;
+                CS_CHECK_EQ_U64(cs_fairness_init(&f, &p), CS_OK);
+                CS_CHECK_EQ_U64(ref_init(&r, &p), CS_OK);
+                uint64_t h = 1 + rnd() % 50;
+                for (int blk = 0; blk < 500; blk++) {
+                    int rc1 = cs_fairness_begin_block(&f, h), rc2 = ref_begin_block(&r, h);
+                    if (rc1 != CS_OK || rc2 != CS_OK) bad++;
+                    checks++;
+                    if (cs_fairness_median(&f) != ref_median(&r)) bad++;
+                    if (cs_fairness_median_fp(&f) != ref_median_fp(&r)) bad++;
+                    if (cs_fairness_count(&f) != ref_count(&r)) bad++;
+                    for (uint32_t id = 0; id < ni + 2; id++) {
+                        if (cs_fairness_recent(&f, id) != ref_recent(&r, id)) bad++;
+                        if (cs_fairness_weight(&f, id) != ref_weight(&r, id)) bad++;
+                    }
+                    /* This block's fires: a burst phase every 50 blocks
+                     * makes many identities fire, otherwise a few. */
+                    uint32_t k = (uint32_t)(blk % 50 < 5 ? rnd() % (ni + 1) : rnd() % 4);
+                    for (uint32_t j = 0; j < k; j++) {
+                        uint32_t id = (uint32_t)(rnd() % ni);
+                        uint32_t c = (uint32_t)(rnd() % 16 == 0 ? 1 + rnd() % 500 : 1 + rnd() % 3);
+                        for (uint32_t x = 0; x < c; x++) {
+                            if (cs_fairness_add_fire(&f, id) != CS_OK) bad++;
+                            if (ref_add_fire(&r, id) != CS_OK) bad++;
+                        }
+                    }
+                    if (cs_fairness_count(&f) != ref_count(&r)) bad++;
+                    uint64_t g = rnd() % 10;
+                    h += g < 7 ? 1 : g < 8 ? 1 + rnd() % win : g < 9 ? win : win + 1 + rnd() % 3;
+                }
+                cs_fairness_free(&f);
+                ref_free(&r);
+            }
+        }
+    }
+    CS_CHECK_EQ_U64(bad, 0);
+    CS_CHECK_EQ_U64(checks, 5 * 4 * 3 * 500); /* every configuration ran every block */
+}
+
 int main(void)
 {
     test_weights();
@@ -381,5 +447,6 @@ int main(void)
     test_snapshot_reserve();
     test_select_seed_7781();
     test_model_seed_4242();
+    test_property_vs_ref_seed_90210();
     return cs_test_done("fairness");
 }

@@ -233,6 +233,12 @@ void cs__sort(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn cmp, const v
     cs__msort(w->ord, w->tmp, n, c, cmp, ctx);
 }
 
+void cs__sort_range(cs__ws_t *w, const cs_cand_t *c, size_t off, size_t n, cs__cmp_fn cmp,
+                    const void *ctx)
+{
+    cs__msort(w->ord + off, w->tmp2 + off, n, c, cmp, ctx);
+}
+
 /* Insertion sort of the pairs (tk[i], to[i]) by tk ascending, cmp over the
  * candidates to[] breaking equal tk. */
 static void cs__isort_pairs(uint64_t *tk, uint32_t *to, size_t n, const cs_cand_t *c,
@@ -331,15 +337,18 @@ static void cs__sort_run_tie(uint32_t *ord, uint64_t *tk, size_t n, uint64_t *sk
  * the top tb bits of each tie value (wd[k] = key | tie top << ib | index,
  * the key bits equal across the run): sort the words, which orders them
  * by the tie prefix, by insertion up to 32 words or two LSD passes over
- * the tb bits; write the indices to ord; then only the sub-runs with equal
- * tie prefixes need the full tie values (gathered into scr) and the
- * comparator (cs__sort_run_tie).  wd, scr, ord: n entries; off is the
- * run's position, for the scratch arrays of w.  tb is 8..22. */
+ * the top tbs = min(tb, 2 bitlen(n)) of the tb bits (so the histograms
+ * stay near the run's size); write the indices to ord; then only the
+ * sub-runs with equal sorted prefixes need the full tie values (gathered
+ * into scr) and the comparator (cs__sort_run_tie).  wd, scr, ord: n
+ * entries; off is the run's position, for the scratch arrays of w.  tb is
+ * 8..22. */
 static void cs__sort_run_words(cs__ws_t *w, const cs_cand_t *c, cs__cmp_fn cmp, const void *ctx,
                                uint64_t *wd, uint64_t *scr, uint32_t *ord, size_t n, size_t off,
                                unsigned ib, unsigned tb)
 {
     uint64_t im = ((uint64_t)1 << ib) - 1;
+    unsigned gsh = ib; /* sub-runs: equal wd >> gsh */
     if (n <= 32) {
         for (size_t i = 1; i < n; i++) {
             uint64_t x = wd[i];
@@ -348,14 +357,17 @@ static void cs__sort_run_words(cs__ws_t *w, const cs_cand_t *c, cs__cmp_fn cmp, 
             wd[j] = x;
         }
     } else {
-        unsigned b1 = (tb + 1) / 2, b2 = tb - b1;
+        unsigned lg = 64u - (unsigned)__builtin_clzll((uint64_t)n);
+        unsigned tbs = CS_MIN(tb, 2 * lg);
+        unsigned b1 = (tbs + 1) / 2, b2 = tbs - b1, sh = ib + tb - tbs;
+        gsh = sh;
         uint64_t m1 = ((uint64_t)1 << b1) - 1, m2 = ((uint64_t)1 << b2) - 1;
         uint32_t *h1 = w->hist, *h2 = w->hist + CS__RADIX;
         memset(h1, 0, ((size_t)1 << b1) * sizeof *h1);
         memset(h2, 0, ((size_t)1 << b2) * sizeof *h2);
         for (size_t k = 0; k < n; k++) {
-            h1[(wd[k] >> ib) & m1]++;
-            h2[(wd[k] >> (ib + b1)) & m2]++;
+            h1[(wd[k] >> sh) & m1]++;
+            h2[(wd[k] >> (sh + b1)) & m2]++;
         }
         uint32_t s1 = 0, s2 = 0;
         for (size_t d = 0; d <= m1; d++) {
@@ -368,15 +380,15 @@ static void cs__sort_run_words(cs__ws_t *w, const cs_cand_t *c, cs__cmp_fn cmp, 
             h2[d] = s2;
             s2 += x;
         }
-        for (size_t k = 0; k < n; k++) scr[h1[(wd[k] >> ib) & m1]++] = wd[k];
-        for (size_t k = 0; k < n; k++) wd[h2[(scr[k] >> (ib + b1)) & m2]++] = scr[k];
+        for (size_t k = 0; k < n; k++) scr[h1[(wd[k] >> sh) & m1]++] = wd[k];
+        for (size_t k = 0; k < n; k++) wd[h2[(scr[k] >> (sh + b1)) & m2]++] = scr[k];
     }
     for (size_t k = 0; k < n; k++) ord[k] = (uint32_t)(wd[k] & im);
-    /* Equal tie prefixes: the full tie values, then the comparator. */
+    /* Equal sorted prefixes: the full tie values, then the comparator. */
     for (size_t k = 0; k < n;) {
-        uint64_t t = wd[k] >> ib;
+        uint64_t t = wd[k] >> gsh;
         size_t e = k + 1;
-        while (e < n && (wd[e] >> ib) == t) e++;
+        while (e < n && (wd[e] >> gsh) == t) e++;
         if (e - k > 1) {
             for (size_t j = k; j < e; j++) scr[j] = w->tie[ord[j]];
             cs__sort_run_tie(ord + k, scr + k, e - k, w->key4 + off + k, w->tmp2 + off + k,
@@ -456,8 +468,10 @@ static void cs__sort_core(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn 
     const uint64_t *key = w->key;
     if (identity && n <= 64) /* the radix path below writes ord itself */
         for (size_t j = 0; j < n; j++) ord[j] = (uint32_t)j;
+    w->n_eq = 0;
     if (n < 2) return;
     if (n <= 64) {
+        w->n_eq = SIZE_MAX; /* no radix pass: runs unknown */
         cs__msort(ord, w->tmp, n, c, cmp, ctx);
         return;
     }
@@ -561,6 +575,7 @@ static void cs__sort_core(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn 
         }
         kfree = kb;
     }
+    w->n_eq = eq;
     if (eq == 0) return; /* every key distinct: the radix order is final */
     if (tb != 0) { /* runs of equal keys, tie prefixes at hand */
         for (size_t a = 0; a < eq;) {
@@ -632,8 +647,18 @@ void cs__finish_idx(cs__ws_t *w, cs_cand_t *c, size_t n)
     }
 }
 
+void cs__tcount_reset_max(cs__ws_t *w, uint32_t tmax, size_t n)
+{
+    cs__tcount_reset(w); /* also empties the hash, whose hval this overwrites */
+    if ((size_t)tmax < w->hcap && (size_t)tmax / 4 < n) {
+        memset(w->hval, 0, ((size_t)tmax + 1) * sizeof *w->hval);
+        w->direct = 1;
+    }
+}
+
 void cs__tcount_reset(cs__ws_t *w)
 {
+    w->direct = 0;
     w->gen++;
     if (w->gen == 0) { /* wrapped: clear the generation tags once */
         memset(w->hgen, 0, w->hcap * sizeof *w->hgen);
@@ -641,7 +666,7 @@ void cs__tcount_reset(cs__ws_t *w)
     }
 }
 
-uint32_t *cs__tcount(cs__ws_t *w, uint32_t t)
+uint32_t *cs__tcount_hash(cs__ws_t *w, uint32_t t)
 {
     size_t m = w->hcap - 1;
     size_t i = (size_t)((t * 2654435761u) ^ (t >> 16)) & m;

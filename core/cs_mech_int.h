@@ -60,6 +60,9 @@ typedef struct cs__ws {
     uint32_t *hgen;  /* target-counter hash: generation that wrote the slot */
     uint32_t gen;    /* current generation; a slot with hgen != gen is empty */
     size_t hcap;     /* hash slots, a power of two (>= 2 * cap) */
+    int direct;      /* counters are hval[t] itself (cs__tcount_reset_max) */
+    size_t n_eq;     /* after a keyed sort: positions in tmp[0..n_eq) whose key equals
+                        the previous one's (SIZE_MAX: not known, n <= 64) */
 } cs__ws_t;
 
 /* The selection scans' read of candidate ord[k]: its known outcome (why0,
@@ -119,6 +122,11 @@ typedef int (*cs__cmp_fn)(const cs_cand_t *a, const cs_cand_t *b, const void *ct
 /* Stable merge sort of w->ord[0..n) (which the caller fills) by cmp over
  * the candidates c.  Uses w->tmp.  O(n log n), no allocation. */
 void cs__sort(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn cmp, const void *ctx);
+/* The same stable merge sort of w->ord[off..off+n) only, with w->tmp2 as
+ * scratch (so w->tmp, which cs__sort_keyed_desc leaves holding run
+ * positions, is untouched). */
+void cs__sort_range(cs__ws_t *w, const cs_cand_t *c, size_t off, size_t n, cs__cmp_fn cmp,
+                    const void *ctx);
 
 /* Sort w->ord[0..n) by w->key[] descending (LSD radix, 11-bit digits,
  * only over the bits in which the keys differ), then put every run of
@@ -134,7 +142,9 @@ void cs__sort(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn cmp, const v
  * their tie values are gathered once into position order and sorted as
  * (tie, index) pairs, so the comparator is only called for equal tie
  * values.  Scratch: tmp, tmp2, key2, key3, key4, hist (key, tie, aux are
- * read only).  n <= 64 falls back to a merge sort by cmp. */
+ * read only).  n <= 64 falls back to a merge sort by cmp.  On return
+ * w->tmp[0..w->n_eq) lists, ascending, the positions whose key equals the
+ * key at the position before (w->n_eq = SIZE_MAX after the merge sort). */
 void cs__sort_keyed_desc(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn cmp,
                          const void *ctx, int use_tie);
 
@@ -167,8 +177,19 @@ static inline uint64_t cs__id_prefix(const cs_hash_t *id)
 
 /* Reset the per-target counters (sized for up to w->cap distinct targets). */
 void cs__tcount_reset(cs__ws_t *w);
+/* The same when every target of the coming lookups (about n of them) is
+ * <= tmax: if tmax < w->hcap and tmax < 4 n, the counters become the array
+ * hval[0..tmax] itself (zeroed here, O(tmax) = O(n)), so a lookup is one
+ * indexed access instead of a probe of three arrays; otherwise the hash
+ * as cs__tcount_reset. */
+void cs__tcount_reset_max(cs__ws_t *w, uint32_t tmax, size_t n);
+/* Counter of target t in the hash (cs__tcount's slow path). */
+uint32_t *cs__tcount_hash(cs__ws_t *w, uint32_t t);
 /* Counter of target t (0 the first time t is seen after a reset). */
-uint32_t *cs__tcount(cs__ws_t *w, uint32_t t);
+static inline uint32_t *cs__tcount(cs__ws_t *w, uint32_t t)
+{
+    return w->direct ? &w->hval[t] : cs__tcount_hash(w, t);
+}
 
 /* Lexicographic comparison of two timer ids (the last key of every order). */
 static inline int cs__id_cmp(const cs_hash_t *a, const cs_hash_t *b)

@@ -185,13 +185,14 @@ static int cs__gba_reserve(cs__gba_state_t *s, size_t n)
     return CS_OK;
 }
 
-/* Group c[0..n) by identity into s->loc (ws map: ident -> index + 1);
- * returns the number of identities. */
+/* Group c[0..n) by identity into s->loc (ws map: ident -> index + 1; every
+ * ident <= imax); writes each candidate's group index to grp[i] when grp
+ * is not NULL; returns the number of identities. */
 static size_t cs__gba_group(cs__gba_state_t *s, const cs_params_t *p, uint64_t h,
-                            const cs_cand_t *c, size_t n)
+                            const cs_cand_t *c, size_t n, uint32_t imax, uint32_t *grp)
 {
     size_t na = 0;
-    cs__tcount_reset(&s->ws);
+    cs__tcount_reset_max(&s->ws, imax, n);
     for (size_t i = 0; i < n; i++) {
         uint32_t *slot = cs__tcount(&s->ws, c[i].ident);
         if (*slot == 0) {
@@ -201,6 +202,7 @@ static size_t cs__gba_group(cs__gba_state_t *s, const cs_params_t *p, uint64_t h
             l->weight = cs__gba_weight(s, p, h, &c[i]);
             *slot = (uint32_t)++na;
         }
+        if (grp != NULL) grp[i] = *slot - 1;
     }
     return na;
 }
@@ -214,15 +216,31 @@ static int cs__gba_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, s
     cs__ws_t *w = &s->ws;
     int rc = cs__gba_reserve(s, n);
     if (rc != CS_OK) return rc;
-    for (size_t i = 0; i < n; i++)
+    uint32_t imax = 0, tmax = 0;
+    for (size_t i = 0; i < n; i++) {
         if (cs__prep(&c[i]) != CS_OK) return CS_EINVAL;
+        imax = CS_MAX(imax, c[i].ident);
+        tmax = CS_MAX(tmax, c[i].target);
+    }
     cs_u128 bf = ctx->basefee_lane;
     /* D3: the lane basefee is charged on top of the CIP-3 cycle basefee. */
     cs_u128 base_rate = p->lane_basefee_mode == CS_LANE_ADDITIONAL
                             ? cs__sat_add(bf, ctx->basefee_cycle)
                             : bf;
-    size_t na = cs__gba_group(s, p, ctx->height, c, n);
-    int exact = 1; /* every tip below 2^64: the radix key is exact */
+    size_t na = cs__gba_group(s, p, ctx->height, c, n, imax, w->aux);
+    /* The tie word (weight desc, then the top of the timer id): the
+     * weight's offset below the block's largest in its top wbits bits, the
+     * id prefix below, so it orders equal tips as cs__gba_cmp does and
+     * its top bits vary (they ride along in the radix words). */
+    uint32_t wlo = UINT32_MAX, whi = 0;
+    for (size_t a = 0; a < na; a++) {
+        wlo = CS_MIN(wlo, (uint32_t)s->loc[a].weight);
+        whi = CS_MAX(whi, (uint32_t)s->loc[a].weight);
+    }
+    unsigned wbits = whi > wlo ? 32u - (unsigned)__builtin_clz(whi - wlo) : 0u;
+    int exact = 1;   /* every tip below 2^64: the radix key is exact */
+    int compact = 1; /* every candidate's cycles fit the compact word */
+    uint64_t kor = 0, kand = ~(uint64_t)0;
     for (size_t i = 0; i < n; i++) {
         cs_cand_t *t = &c[i];
         uint8_t why0 = CS_WHY_NONE;
@@ -235,16 +253,22 @@ static int cs__gba_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, s
             if (t->balance < cost) why0 = CS_WHY_FUNDS; /* §4.1, D10: defer */
         }
         t->priority = t->prio_rate;
-        uint32_t g = *cs__tcount(w, t->ident) - 1;
+        uint32_t g = w->aux[i]; /* the group index, replaced by the weight */
         w->aux[i] = (uint32_t)s->loc[g].weight;
         if (t->priority >> 64) exact = 0;
-        /* next keys: weight descending (<= 1e8 < 2^32), then timer_id */
-        w->tie[i] = ((uint64_t)(UINT32_MAX - w->aux[i]) << 32) | (cs__id_prefix(&t->id) >> 32);
-        w->ord[i] = (uint32_t)i;
+        uint64_t k = (uint64_t)t->priority; /* the key while exact */
+        w->key[i] = k;
+        kor |= k;
+        kand &= k;
+        /* next keys: weight descending, then timer_id */
+        w->tie[i] = (wbits ? (uint64_t)(whi - w->aux[i]) << (64 - wbits) : 0) |
+                    (cs__id_prefix(&t->id) >> wbits);
         w->rec[i].cycles = t->cycles;
         w->rec[i].target = t->target;
         w->rec[i].grp = g;
         w->rec[i].why0 = why0;
+        if (t->cycles > CS__CW_MAX_CAP) compact = 0;
+        w->cw[i] = why0 != CS_WHY_NONE ? CS__CW_LOSER | why0 : (uint32_t)t->cycles;
     }
     /* Slices (§3 d(ii)). */
     uint64_t B = ctx->budget_cycles, shared = B, total = B;
@@ -260,27 +284,40 @@ static int cs__gba_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, s
             shared -= (uint64_t)sl;
         }
     }
-    for (size_t i = 0; i < n; i++)
-        w->key[i] = exact ? (uint64_t)c[i].priority : cs__u128_key(c[i].priority);
+    if (!exact) { /* a tip of 2^64 or more: monotone keys instead */
+        kor = 0;
+        kand = ~(uint64_t)0;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t k = cs__u128_key(c[i].priority);
+            w->key[i] = k;
+            kor |= k;
+            kand &= k;
+        }
+    }
     cs__gba_ctx_t x = {c, w->aux};
-    cs__sort_keyed_desc(w, c, n, cs__gba_cmp, &x, exact);
+    cs__sort_keyed_desc_id(w, c, n, cs__gba_cmp, &x, exact, kor ^ kand);
 
     /* The identity map is no longer needed: reuse it for the per-target
      * quota counters. */
-    cs__tcount_reset(w);
+    cs__tcount_reset_max(w, tmax, n);
     uint64_t fired = 0;
     int actor_q = p->max_fires_per_actor != 0;
+    /* Without slices or quotas the scan needs only each candidate's known
+     * outcome and cycles: the 4-byte compact words when they fit. */
+    compact = compact && !slices && !actor_q;
     for (size_t k = 0; k < n; k++) {
-        if (k + CS__PREFETCH < n) __builtin_prefetch(&w->rec[w->ord[k + CS__PREFETCH]]);
-        const cs__crec_t *r = &w->rec[w->ord[k]];
-        if (r->why0 != CS_WHY_NONE) {
-            w->whyp[k] = r->why0;
+        uint8_t why0;
+        uint64_t cyc;
+        cs__scan_read(compact, w->cw, w->rec, w->ord, k, n, &why0, &cyc);
+        if (why0 != CS_WHY_NONE) {
+            w->whyp[k] = why0;
             continue;
         }
         if (p->max_fires_per_block != 0 && fired >= p->max_fires_per_block) {
             w->whyp[k] = CS_WHY_BLOCK_QUOTA;
             continue;
         }
+        const cs__crec_t *r = compact ? NULL : &w->rec[w->ord[k]];
         uint32_t *cnt = actor_q ? cs__tcount(w, r->target) : NULL;
         if (actor_q && *cnt >= p->max_fires_per_actor) {
             w->whyp[k] = CS_WHY_ACTOR_QUOTA;
@@ -288,24 +325,24 @@ static int cs__gba_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, s
         }
         if (slices) {
             cs__gba_local_t *l = &s->loc[r->grp];
-            if (r->cycles > l->slice + shared) {
-                w->whyp[k] = r->cycles <= total ? CS_WHY_SLICE : CS_WHY_BUDGET;
+            if (cyc > l->slice + shared) {
+                w->whyp[k] = cyc <= total ? CS_WHY_SLICE : CS_WHY_BUDGET;
                 continue;
             }
-            uint64_t from_slice = r->cycles < l->slice ? r->cycles : l->slice;
+            uint64_t from_slice = cyc < l->slice ? cyc : l->slice;
             l->slice -= from_slice;
-            shared -= r->cycles - from_slice;
-        } else if (r->cycles > shared) {
+            shared -= cyc - from_slice;
+        } else if (cyc > shared) {
             w->whyp[k] = CS_WHY_BUDGET;
             continue;
         } else {
-            shared -= r->cycles;
+            shared -= cyc;
         }
-        total -= r->cycles;
+        total -= cyc;
         if (actor_q) (*cnt)++;
         fired++;
         w->whyp[k] = CS_WHY_NONE;
-        out->cycles_used += r->cycles;
+        out->cycles_used += cyc;
     }
     cs__finish(w, c, n);
     out->fired = (uint32_t)fired;
@@ -335,7 +372,9 @@ static void cs__gba_end_block(void *state, const cs_clear_ctx_t *ctx, const cs_c
     uint64_t h = ctx->height;
     (void)out;
     if (n == 0 || cs__gba_reserve(s, n) != CS_OK) return;
-    size_t na = cs__gba_group(s, p, h, c, n);
+    uint32_t imax = 0;
+    for (size_t i = 0; i < n; i++) imax = CS_MAX(imax, c[i].ident);
+    size_t na = cs__gba_group(s, p, h, c, n, imax, NULL);
     cs_u128 tip_all = 0;
     for (size_t i = 0; i < n; i++) {
         const cs_cand_t *t = &c[i];

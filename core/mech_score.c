@@ -35,6 +35,7 @@
 
 #define CS__SCORE_BID_CAP ((cs_i128)1 << 125)
 #define CS__SCORE_OFFSET ((cs_u128)1 << 127)
+_Static_assert(CS__KEY_DROP == 31, "cs__score_order reads the bit length at bit 25 of the key");
 
 typedef struct cs__score_state {
     cs__ws_t ws; /* order, round-robin cursors (aux), per-target counters */
@@ -65,17 +66,125 @@ static int cs__score_cmp(const cs_cand_t *a, const cs_cand_t *b, const void *vct
     return cs__id_cmp(&a->id, &b->id); /* 6 */
 }
 
-/* CIP-5 CN §9.1 score of one candidate at height h, as a signed value. */
-static cs_i128 cs__score(const cs_params_t *p, uint64_t h, const cs_cand_t *t)
+/* CIP-5 CN §9.1 score of one candidate at height h, as a signed value.
+ * bid_lim = CS__SCORE_BID_CAP / w_bid (w_bid != 0), computed once per block. */
+static cs_i128 cs__score(const cs_params_t *p, uint64_t h, const cs_cand_t *t, cs_u128 bid_lim)
 {
     uint64_t age = h > t->due_height ? h - t->due_height : 0;
     cs_i128 s_age = (cs_i128)((cs_u128)p->w_age * age);
     cs_i128 s_fifo = (cs_i128)((cs_u128)p->w_fifo * t->fifo_rank);
     cs_i128 s_bid;
-    if (p->w_bid != 0 && t->bid > (cs_u128)CS__SCORE_BID_CAP / p->w_bid) s_bid = CS__SCORE_BID_CAP;
+    if (p->w_bid != 0 && t->bid > bid_lim) s_bid = CS__SCORE_BID_CAP;
     else s_bid = (cs_i128)(t->bid * p->w_bid);
     if (s_bid > CS__SCORE_BID_CAP) s_bid = CS__SCORE_BID_CAP;
     return s_age + s_bid - s_fifo;
+}
+
+/*
+ * The CIP-5 CN §9.2 order in one radix sort.  Pass 1 sorts by (score desc,
+ * due_height asc, target asc, timer_id asc): the radix key is
+ * cs__u128_key(score - block minimum), which keeps the score's bit length
+ * and the 25 bits below its leading one (3 radix passes).  When the scores
+ * span less than 2^64, the tie word holds what the key drops: the score's
+ * remaining L = len - 26 low bits (inverted: score is descending) at the
+ * top, then as much as fits of a word packing due_height - dmin, the target
+ * and the top of the timer id; so the comparator only sees candidates
+ * equal in score and in all that.  The round-robin cursor is each
+ * candidate's rank within its target in that order.  The full order
+ * differs from pass 1 only inside runs of equal score, where the cursor
+ * comes before the remaining keys: a stable sort of each such run by
+ * cursor (pass 1 already holds them in (due_height, target, timer_id)
+ * order) gives it, so no second full sort is needed.
+ */
+/* Low score bits the key of v leaves out (v < 2^64): cs__u128_key keeps
+ * the bit length and the leading one with the 25 bits below it. */
+static unsigned cs__score_lowbits(uint64_t v)
+{
+    unsigned len = v ? 64u - (unsigned)__builtin_clzll(v) : 0u;
+    return len > 26 ? len - 26 : 0;
+}
+
+/* Order w->ord[lo..hi) (already in pass-1 order) into the full order:
+ * split it into runs of equal score, each sorted stably by cursor (a
+ * merge sort by the full comparator above 16).  With the tie word, equal
+ * scores are equal keys with equal top L tie bits (see cs__score_order);
+ * without it the scores are compared. */
+static void cs__score_runs(cs__ws_t *w, const cs_cand_t *c, size_t lo, size_t hi, int use_tie,
+                           const cs__score_ctx_t *x)
+{
+    uint32_t *ord = w->ord;
+    for (size_t k = lo; k < hi;) {
+        size_t e = k + 1;
+        if (use_tie) {
+            uint64_t k0 = w->key[ord[k]];
+            unsigned len = (unsigned)(k0 >> 25); /* cs__u128_key: bit length above 25 bits */
+            unsigned L = len > 26 ? len - 26 : 0;
+            uint64_t tm = L ? ~(uint64_t)0 << (64 - L) : 0, t0 = w->tie[ord[k]] & tm;
+            while (e < hi && w->key[ord[e]] == k0 && (w->tie[ord[e]] & tm) == t0) e++;
+        } else {
+            while (e < hi && c[ord[e]].priority == c[ord[k]].priority) e++;
+        }
+        if (e - k > 16) {
+            cs__sort_range(w, c, k, e - k, cs__score_cmp, x);
+        } else {
+            for (size_t j = k + 1; j < e; j++) { /* stable insertion by cursor */
+                uint32_t v = ord[j];
+                size_t m = j;
+                for (; m > k && w->aux[ord[m - 1]] > w->aux[v]; m--) ord[m] = ord[m - 1];
+                ord[m] = v;
+            }
+        }
+        k = e;
+    }
+}
+
+static void cs__score_order(cs__ws_t *w, cs_cand_t *c, size_t n, cs_u128 pmin, cs_u128 pmax,
+                            uint64_t dmin, uint64_t dmax, uint32_t tmax)
+{
+    int exact = pmax - pmin <= UINT64_MAX;
+    unsigned dbits = dmax > dmin ? 64u - (unsigned)__builtin_clzll(dmax - dmin) : 0u;
+    int use_tie = exact && dbits < 32;
+    uint64_t kor = 0, kand = ~(uint64_t)0;
+    for (size_t i = 0; i < n; i++) {
+        const cs_cand_t *t = &c[i];
+        cs_u128 v = t->priority - pmin;
+        uint64_t k = cs__u128_key(v);
+        w->key[i] = k;
+        kor |= k;
+        kand &= k;
+        if (use_tie) {
+            uint64_t d = t->due_height - dmin;
+            uint64_t dti = (dbits ? d << (64 - dbits) : 0) | ((uint64_t)t->target << (32 - dbits)) |
+                           (cs__id_prefix(&t->id) >> (32 + dbits));
+            unsigned L = cs__score_lowbits((uint64_t)v);
+            w->tie[i] = L ? ((~(uint64_t)v << (64 - L)) | (dti >> L)) : dti;
+        }
+    }
+    /* Pass 1: order without the cursor; cursor = rank within the target
+     * (targets from the compact copy in cw: 4 bytes per random read). */
+    cs__score_ctx_t x = {c, NULL};
+    cs__sort_keyed_desc_id(w, c, n, cs__score_cmp, &x, use_tie, kor ^ kand);
+    cs__tcount_reset_max(w, tmax, n);
+    for (size_t k = 0; k < n; k++) {
+        if (k + CS__PREFETCH < n) __builtin_prefetch(&w->cw[w->ord[k + CS__PREFETCH]]);
+        uint32_t i = w->ord[k];
+        uint32_t *cnt = cs__tcount(w, w->cw[i]);
+        w->aux[i] = (*cnt)++;
+    }
+    /* The full CIP-5 CN §9.2 order: runs of equal score (within the runs
+     * of equal radix key the sort reported) by cursor. */
+    x.rr = w->aux;
+    size_t neq = w->n_eq;
+    if (neq == SIZE_MAX) {
+        cs__score_runs(w, c, 0, n, use_tie, &x);
+        return;
+    }
+    const uint32_t *eqpos = w->tmp;
+    for (size_t a = 0; a < neq;) {
+        size_t s = eqpos[a] - 1, e = (size_t)eqpos[a] + 1;
+        for (a++; a < neq && eqpos[a] == e; a++) e++;
+        cs__score_runs(w, c, s, e, use_tie, &x);
+    }
 }
 
 /* Order, apply the quotas and price: see the file comment. */
@@ -87,44 +196,35 @@ static int cs__score_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c,
     cs__ws_t *w = &s->ws;
     int rc = cs__ws_reserve(w, n);
     if (rc != CS_OK) return rc;
-    cs_u128 pmin = CS_U128_MAX;
+    cs_u128 pmin = CS_U128_MAX, pmax = 0;
+    uint64_t dmin = UINT64_MAX, dmax = 0;
+    uint32_t tmax = 0;
+    cs_u128 bid_lim = p->w_bid != 0 ? (cs_u128)CS__SCORE_BID_CAP / p->w_bid : 0;
     for (size_t i = 0; i < n; i++) {
         cs_cand_t *t = &c[i];
         if (cs__prep(t) != CS_OK) return CS_EINVAL;
-        t->priority = (cs_u128)cs__score(p, ctx->height, t) + CS__SCORE_OFFSET;
-        if (t->priority < pmin) pmin = t->priority;
-        w->rec[i].target = t->target;
-        w->ord[i] = (uint32_t)i;
+        t->priority = (cs_u128)cs__score(p, ctx->height, t, bid_lim) + CS__SCORE_OFFSET;
+        pmin = CS_MIN(pmin, t->priority);
+        pmax = CS_MAX(pmax, t->priority);
+        dmin = CS_MIN(dmin, t->due_height);
+        dmax = CS_MAX(dmax, t->due_height);
+        tmax = CS_MAX(tmax, t->target);
+        w->cw[i] = t->target; /* compact target copy */
     }
-    /* Radix keys on the score above the block's minimum (monotone). */
-    for (size_t i = 0; i < n; i++) w->key[i] = cs__u128_key(c[i].priority - pmin);
-    /* Pass 1: order without the cursor; cursor = rank within the target. */
-    cs__score_ctx_t x = {c, NULL};
-    cs__sort_keyed_desc(w, c, n, cs__score_cmp, &x, 0);
-    cs__tcount_reset(w);
-    for (size_t k = 0; k < n; k++) {
-        if (k + CS__PREFETCH < n) __builtin_prefetch(&w->rec[w->ord[k + CS__PREFETCH]]);
-        uint32_t i = w->ord[k];
-        uint32_t *cnt = cs__tcount(w, w->rec[i].target);
-        w->aux[i] = (*cnt)++;
-    }
-    /* Pass 2: the full CIP-5 CN §9.2 order. */
-    x.rr = w->aux;
-    for (size_t i = 0; i < n; i++) w->ord[i] = (uint32_t)i;
-    cs__sort_keyed_desc(w, c, n, cs__score_cmp, &x, 0);
+    if (n > 0) cs__score_order(w, c, n, pmin, pmax, dmin, dmax, tmax);
 
     /* CIP-5 CN §18 quota loop. */
-    cs__tcount_reset(w);
     uint64_t fired = 0;
     int actor_q = p->max_fires_per_actor != 0;
+    if (actor_q) cs__tcount_reset_max(w, tmax, n);
     for (size_t k = 0; k < n; k++) {
         if (p->max_fires_per_block != 0 && fired >= p->max_fires_per_block) {
             w->whyp[k] = CS_WHY_BLOCK_QUOTA;
             continue;
         }
         if (actor_q) {
-            if (k + CS__PREFETCH < n) __builtin_prefetch(&w->rec[w->ord[k + CS__PREFETCH]]);
-            uint32_t *cnt = cs__tcount(w, w->rec[w->ord[k]].target);
+            if (k + CS__PREFETCH < n) __builtin_prefetch(&w->cw[w->ord[k + CS__PREFETCH]]);
+            uint32_t *cnt = cs__tcount(w, w->cw[w->ord[k]]);
             if (*cnt >= p->max_fires_per_actor) {
                 w->whyp[k] = CS_WHY_ACTOR_QUOTA;
                 continue;
@@ -134,11 +234,17 @@ static int cs__score_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c,
         fired++;
         w->whyp[k] = CS_WHY_NONE;
     }
-    cs__finish(w, c, n);
+    /* cs__finish and the payments in one pass over c. */
+    for (size_t k = 0; k < n; k++) w->inv[w->ord[k]] = (uint32_t)k;
+    int pay_bid = p->score_payment == CS_SCORE_PAY_BID;
     for (size_t i = 0; i < n; i++) {
         cs_cand_t *t = &c[i];
+        uint32_t k = w->inv[i];
+        t->rank = k;
+        t->why = w->whyp[k];
+        t->selected = t->why == CS_WHY_NONE;
         if (!t->selected) continue;
-        t->payment = p->score_payment == CS_SCORE_PAY_BID ? t->bid : 0;
+        t->payment = pay_bid ? t->bid : 0;
         out->cycles_used += t->cycles;
         out->payments = cs__sat_add(out->payments, t->payment);
     }

@@ -166,15 +166,36 @@ static int ref_cmp(const void *x, const void *y)
     return memcmp(a->id.b, b->id.b, CS_ID_LEN);
 }
 
+/* Clear c[0..n) as gba-tip at h = 3 with a budget of 100,000 cycles (100
+ * per candidate: the first 1,000 win) and check every rank and outcome
+ * against the reference order. */
+static void check_ref(cs_cand_t *c, uint32_t n)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    uint32_t *ord = calloc(n, sizeof *ord);
+    cs_mech_t m;
+    CS_CHECK_EQ_U64(cs_mech_open(&m, cs_mech_find("gba-tip"), &p), CS_OK);
+    cs_clear_ctx_t ctx = ctx_at(&p, 3, 100000);
+    cs_clear_out_t out;
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, c, n, &out), CS_OK);
+    cs_mech_close(&m);
+    ref_c = c;
+    for (uint32_t i = 0; i < n; i++) ord[i] = i;
+    qsort(ord, n, sizeof *ord, ref_cmp);
+    long bad = 0;
+    for (uint32_t k = 0; k < n; k++) bad += c[ord[k]].rank != k || (k < 1000) != c[ord[k]].selected;
+    CS_CHECK_EQ_U64(bad, 0);
+    CS_CHECK_EQ_U64(out.fired, 1000);
+    free(ord);
+}
+
 /* 3,000 candidates, 20 identities with distinct weights, 5 tips, ids that
  * share long prefixes: ranks equal the reference. */
 static void test_large(void)
 {
     enum { N = 3000 };
-    cs_params_t p;
-    cs_params_default(&p);
     cs_cand_t *c = calloc(N, sizeof *c);
-    uint32_t *ord = calloc(N, sizeof *ord);
     uint64_t st = 5;
     for (uint32_t i = 0; i < N; i++) {
         st = st * 6364136223846793005ull + 1442695040888963407ull;
@@ -183,25 +204,42 @@ static void test_large(void)
         c[i] = mk(0, ident, 100, 1000, 10 * ((r >> 7) % 5), 600000 + 50000ull * (ident % 7));
         for (int b = 0; b < 32; b++) c[i].id.b[b] = (uint8_t)(b < 5 ? (r >> 11) % 2 : (st >> (b % 8 * 8)) ^ i);
     }
-    cs_mech_t m;
-    CS_CHECK_EQ_U64(cs_mech_open(&m, cs_mech_find("gba-tip"), &p), CS_OK);
-    cs_clear_ctx_t ctx = ctx_at(&p, 3, 100000);
-    cs_clear_out_t out;
-    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, c, N, &out), CS_OK);
-    cs_mech_close(&m);
-    ref_c = c;
-    for (uint32_t i = 0; i < N; i++) ord[i] = i;
-    qsort(ord, N, sizeof *ord, ref_cmp);
-    long bad = 0;
-    for (uint32_t k = 0; k < N; k++) bad += c[ord[k]].rank != k || (k < 1000) != c[ord[k]].selected;
-    CS_CHECK_EQ_U64(bad, 0);
+    check_ref(c, N);
     free(c);
-    free(ord);
+}
+
+/* 3,000 candidates, 300 identities with weights spread over [0.5, 1.5]
+ * (so the weight fills the top ~20 bits of the tie word), 30 tips (runs of
+ * about 100 equal tips, sorted on a prefix of the carried tie bits), random
+ * ids, seed 31337: ranks equal the reference and the first 1,000 (100
+ * cycles each, budget 100,000) win. */
+static void test_weight_runs_seed_31337(void)
+{
+    enum { N = 3000 };
+    cs_cand_t *c = calloc(N, sizeof *c);
+    uint64_t wt[300], st = 31337;
+    for (int a = 0; a < 300; a++) {
+        st = st * 6364136223846793005ull + 1442695040888963407ull;
+        wt[a] = 500000 + (st >> 20) % 1000001;
+    }
+    for (uint32_t i = 0; i < N; i++) {
+        st = st * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t r = st >> 17;
+        uint32_t ident = (uint32_t)(r % 300);
+        c[i] = mk(0, ident, 100, 1000, 7 * ((r >> 9) % 30) + 1, wt[ident]);
+        for (int b = 0; b < 32; b++) {
+            st = st * 6364136223846793005ull + 1442695040888963407ull;
+            c[i].id.b[b] = (uint8_t)(st >> 56);
+        }
+    }
+    check_ref(c, N);
+    free(c);
 }
 
 int main(void)
 {
     test_large();
+    test_weight_runs_seed_31337();
     test_order_budget_funds();
     test_slices();
     test_ema();

@@ -162,6 +162,22 @@ static int ref_cmp(const void *x, const void *y)
     return memcmp(a->id.b, b->id.b, CS_ID_LEN);
 }
 
+/* The reference order of c[0..n) into ord: qsort without the cursor, the
+ * cursor as the rank within the target, qsort again (rr: n entries,
+ * cnt: targets entries, both scratch). */
+static void ref_order(const cs_cand_t *c, uint32_t n, uint32_t *ord, uint32_t *rr, uint32_t *cnt,
+                      uint32_t targets)
+{
+    memset(cnt, 0, targets * sizeof *cnt);
+    ref_c = c;
+    ref_rr = NULL;
+    for (uint32_t i = 0; i < n; i++) ord[i] = i;
+    qsort(ord, n, sizeof *ord, ref_cmp);
+    for (uint32_t k = 0; k < n; k++) rr[ord[k]] = cnt[c[ord[k]].target]++;
+    ref_rr = rr;
+    qsort(ord, n, sizeof *ord, ref_cmp);
+}
+
 /* 4,000 candidates, 30 targets, few distinct scores (long equal-score runs
  * through the radix path): ranks equal the reference (two qsorts with the
  * cursor computed in between) and the per-target quota is applied in that
@@ -187,13 +203,7 @@ static void test_large(void)
     cs_clear_out_t out;
     CS_CHECK_EQ_U64(run(&m, &p, 1000, c, N, &out), CS_OK);
     cs_mech_close(&m);
-    ref_c = c;
-    ref_rr = NULL;
-    for (uint32_t i = 0; i < N; i++) ord[i] = i;
-    qsort(ord, N, sizeof *ord, ref_cmp);
-    for (uint32_t k = 0; k < N; k++) rr[ord[k]] = cnt[c[ord[k]].target]++;
-    ref_rr = rr;
-    qsort(ord, N, sizeof *ord, ref_cmp);
+    ref_order(c, N, ord, rr, cnt, 30);
     long bad = 0;
     memset(cnt, 0, sizeof cnt);
     for (uint32_t k = 0; k < N; k++) {
@@ -210,9 +220,77 @@ static void test_large(void)
     free(rr);
 }
 
+/* The order and quotas against the two-qsort reference over random blocks
+ * that reach every path of the radix clearing, seed 5150: (a) scores near
+ * 2^50 with many exact ties (the tie word carries low score bits, L > 0);
+ * (b) some bids saturating at 2^125 next to small ones (scores spanning
+ * more than 2^64: no tie word, runs of equal score above 16 merge-sorted);
+ * (c) 50 candidates (the merge-sort path); (d) due heights spanning 2^40
+ * (no tie word); (e) distinct scores with both quotas.  The winners follow
+ * the CIP-5 CN §18 loop in the reference order. */
+static void check_block(uint64_t *st, size_t n, uint32_t targets, int kind)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    p.w_fifo = kind == 0 || kind == 1 ? 0 : 1;
+    p.w_bid = kind == 1 ? 1000 : p.w_bid;
+    p.max_fires_per_actor = kind == 4 ? 7 : 3;
+    p.max_fires_per_block = kind == 4 ? (uint64_t)n / 3 : 0;
+    cs_cand_t *c = calloc(n, sizeof *c);
+    uint32_t *ord = calloc(n, sizeof *ord), *rr = calloc(n, sizeof *rr);
+    uint32_t *cnt = calloc(targets, sizeof *cnt);
+    uint64_t h = (uint64_t)1 << 41;
+    for (uint32_t i = 0; i < n; i++) {
+        *st = *st * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t r = *st >> 11;
+        uint64_t due = kind == 3 ? h - (r % ((uint64_t)1 << 40)) : h - r % 6;
+        cs_u128 bid = kind == 0   ? ((cs_u128)(r >> 20) % 300 + 1) << 48
+                      : kind == 1 ? (r % 4 == 0 ? (cs_u128)1 << 126 : (cs_u128)((r >> 3) % 7))
+                                  : (cs_u128)((r >> 7) % 1000003);
+        c[i] = mk(0, (uint32_t)((r >> 30) % targets), due, i * 7 + 3, 0);
+        c[i].bid = bid;
+        for (int b = 0; b < 32; b++) c[i].id.b[b] = (uint8_t)((*st >> (b % 7 * 8)) ^ (i * 31u + (uint32_t)b));
+        if (kind == 2 && i % 3 == 1) c[i].id = c[i - 1].id, c[i].id.b[31] ^= 1; /* long shared prefix */
+    }
+    cs_mech_t m;
+    CS_CHECK_EQ_U64(cs_mech_open(&m, cs_mech_find("score"), &p), CS_OK);
+    cs_clear_out_t out;
+    CS_CHECK_EQ_U64(run(&m, &p, h, c, n, &out), CS_OK);
+    cs_mech_close(&m);
+    ref_order(c, (uint32_t)n, ord, rr, cnt, targets);
+    long bad = 0;
+    uint64_t fired = 0;
+    memset(cnt, 0, targets * sizeof *cnt);
+    for (uint32_t k = 0; k < n; k++) {
+        const cs_cand_t *t = &c[ord[k]];
+        if (t->rank != k) bad++;
+        int win = (p.max_fires_per_block == 0 || fired < p.max_fires_per_block) &&
+                  cnt[t->target] < p.max_fires_per_actor;
+        if (win) cnt[t->target]++, fired++;
+        if (win != t->selected) bad++;
+    }
+    CS_CHECK_EQ_U64(bad, 0);
+    CS_CHECK_EQ_U64(out.fired, fired);
+    free(c);
+    free(ord);
+    free(rr);
+    free(cnt);
+}
+
+static void test_paths_seed_5150(void)
+{
+    uint64_t st = 5150;
+    check_block(&st, 4000, 40, 0);
+    check_block(&st, 3000, 25, 1);
+    check_block(&st, 50, 4, 2);
+    check_block(&st, 2000, 60, 3);
+    check_block(&st, 5000, 300, 4);
+}
+
 int main(void)
 {
     test_large();
+    test_paths_seed_5150();
     test_vector3();
     test_round_robin();
     test_weights_quota();

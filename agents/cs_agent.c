@@ -75,6 +75,29 @@ double cs_agent_value_default(const cs_timer_info_t *t, uint64_t delay)
 }
 
 /* Fire-time fees with the value cap (cs_agent.h). */
+/* Parameter name of a's kind: its mean (distribution or scalar), or 0. */
+static double cs__agent_pmean(const cs_agent_t *a, const char *name)
+{
+    for (size_t k = 0; k < a->ops->n_params; k++)
+        if (strcmp(a->ops->params[k].name, name) == 0) return cs__agent_mean(a, k);
+    return 0.0;
+}
+
+double cs_agent_fire_price(const cs_agent_t *a, const cs_obs_t *o)
+{
+    int mc = cs__agent_mclass(o->mechanism);
+    double cyc = cs__agent_pmean(a, "gas_limit") * cs__agent_pmean(a, "cycles_frac");
+    double cells = cs__agent_pmean(a, "payload_len") * o->basefee_cell;
+    if (mc == CS__MC_FEE) return (o->basefee_cycle + o->basefee_lane + o->p50_tip) * cyc + cells;
+    if (mc == CS__MC_BID) {
+        double share = cs__agent_pmean(a, "bid_frac");
+        if (a->strat) share = a->strat->kind == CS_STRAT_FIXED_SHARE ? a->strat->share : 1.0;
+        double b = share * cs__agent_pmean(a, "value");
+        return b > o->reserve_price ? b : o->reserve_price;
+    }
+    return o->basefee_cycle * cyc + cells;
+}
+
 double cs_obs_competing(const cs_obs_t *o, const cs_agent_t *a)
 {
     return o->top_bid_agent == a->index ? o->top_bid_other : o->top_bid;

@@ -238,6 +238,18 @@ double cs_agent_value_default(const cs_timer_info_t *t, uint64_t delay);
  */
 int cs_agent_gba(cs_agent_t *a, const cs_timer_info_t *t, const cs_obs_t *o, double *max_fee, double *max_prio);
 
+/*
+ * The expected cost of one fire of a now, from its parameters and the
+ * observation o (agents/README.md "Budgets"): with E[c] = gas_limit x
+ * mean(cycles_frac) and the payload's cells,
+ *   fee mechanisms  (basefee_cycle + basefee_lane + p50_tip) x E[c] + payload_len x basefee_cell,
+ *   bid mechanisms  max(reserve, share x E[value]): share = the fixed_share
+ *                   share, 1 for the other strategies, else bid_frac (0 = no bid),
+ *   FIFO            basefee_cycle x E[c] + payload_len x basefee_cell.
+ * Missing parameters count as 0.
+ */
+double cs_agent_fire_price(const cs_agent_t *a, const cs_obs_t *o);
+
 /* The competing price a bidder observes: the highest bid of the previous
  * block's candidates that were not its own (o->top_bid_other when a made
  * the top bid itself). */

@@ -60,6 +60,7 @@ typedef struct cs__hist {
 typedef struct cs__actor {
     uint32_t agent;      /* owning agent */
     uint32_t sched_idx;  /* scheduler actor index */
+    uint32_t payer_idx;  /* scheduler index of its fee payer (itself or its deployer) */
     uint32_t deployer;   /* deployer id */
     uint64_t fires, scheduled;
     double value;        /* sum of fire values */
@@ -289,6 +290,17 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     if (req.actor >= a->n_actors) return CS_EINVAL;
     uint32_t gact = a->first_actor + req.actor;
     uint64_t cur = e->h + 1;
+    if (a->pol.value_aware && (cs_sched_mech(e->s)->ops->flags & CS_MF_FEES)) {
+        /* A value-aware agent whose payer cannot cover the fire's
+         * pre-charge at today's prices (CIP-1 rev §3 step 8 max_cost with
+         * the default GBA's headroom) does not send it: it would only be
+         * destroyed through the GC lane. */
+        const cs_params_t *pp = cs_sched_params(e->s);
+        double gl = (double)(req.gas_limit ? req.gas_limit : pp->max_cycles_per_fire);
+        double cost = gl * (e->obs.basefee_cycle + (double)pp->gba_headroom / 1e6 * e->obs.basefee_lane) +
+                      (double)pp->fifo_fire_cells * e->obs.basefee_cell;
+        if (cs__u128d(cs_sched_balance(e->s, e->actors[gact].payer_idx)) < cost) return CS_EINSUFFICIENT_FUNDS;
+    }
     cs_sched_args_t sa;
     memset(&sa, 0, sizeof sa);
     sa.actor = e->addr[gact];
@@ -417,6 +429,13 @@ static int cs__pc_push(cs_engine_t *e, const cs_hash_t *id, const cs__tinfo_t *t
     e->pc[e->n_pc].actor = ti->actor;
     e->n_pc++;
     return CS_OK;
+}
+
+/* Initial balance of one of sa's actors: base units, or {"fires": N} as N x
+ * the agent's expected price of a fire at the start (cs_agent_fire_price). */
+static cs_u128 cs__fund(const cs_scn_agent_t *sa, const cs_agent_t *a, const cs_obs_t *o0)
+{
+    return sa->balance_fires > 0 ? cs__d2u(sa->balance_fires * cs_agent_fire_price(a, o0)) : sa->balance;
 }
 
 static void cs__bind(cs_engine_t *e, uint32_t slot, const cs_timer_req_t *req, uint32_t agent, uint64_t due)
@@ -740,6 +759,14 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
     cs_sched_hooks_t hk = {e, cs__hook_execute, cs__hook_gba};
     cs_sched_set_hooks(e->s, &hk);
     rc = CS_ENOMEM;
+    /* The opening observation, for balances given in fires. */
+    cs_obs_t o0;
+    memset(&o0, 0, sizeof o0);
+    o0.mechanism = mechanism;
+    o0.basefee_lane = cs__u128d(cs_sched_lane_basefee_charged(e->s));
+    o0.basefee_cycle = cs_proc_value(&scn->basefee_cycle, 1, NULL, NULL);
+    o0.basefee_cell = cs_proc_value(&scn->basefee_cell, 1, NULL, NULL);
+    o0.reserve_price = cs__u128d(cs_sched_params(e->s)->reserve_price);
     /* Expand agent entries into instances and actors. */
     size_t n_inst = 0, n_act = 0;
     for (size_t i = 0; i < scn->n_agents; i++) {
@@ -799,9 +826,10 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
                 cs__actor_t *act = &e->actors[ac];
                 act->agent = (uint32_t)ai;
                 if ((rc = cs_sched_actor_index(e->s, &e->addr[ac], &act->sched_idx)) != CS_OK) goto fail;
+                act->payer_idx = act->sched_idx;
                 act->deployer = (uint32_t)ac;
                 if (!(sa->fee_payer_deployer && sa->deployer) &&
-                    (rc = cs_sched_fund(e->s, &e->addr[ac], sa->balance)) != CS_OK)
+                    (rc = cs_sched_fund(e->s, &e->addr[ac], cs__fund(sa, a, &o0))) != CS_OK)
                     goto fail;
             }
             if (a->ops->init && (rc = a->ops->init(a, &e->world)) != CS_OK) {
@@ -827,7 +855,11 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
             for (size_t k = a0; k < a0 + na; k++) {
                 e->actors[k].deployer = di;
                 if ((rc = cs_sched_set_deployer(e->s, &e->addr[k], &dep)) != CS_OK) goto fail;
-                if (sa->fee_payer_deployer && (rc = cs_sched_fund(e->s, &dep, sa->balance)) != CS_OK) goto fail;
+                if (sa->fee_payer_deployer) {
+                    e->actors[k].payer_idx = di;
+                    rc = cs_sched_fund(e->s, &dep, cs__fund(sa, &e->agents[e->actors[k].agent], &o0));
+                    if (rc != CS_OK) goto fail;
+                }
             }
         }
         a0 += na;

@@ -1271,7 +1271,19 @@ static void cs__agent(cs__ctx_t *c, const cJSON *j, size_t i, cs_scn_agent_t *ag
     if (x && cs__get_str(c, x, p, CS__MAX_NAME, &dep) == 0) ag->deployer = cs__dup(c, dep);
     x = cs__item(j, "balance");
     cs__pkey(p, path, "balance");
-    if (x && cs__get_u128(c, x, p, 0, 0, &ag->balance) != 0) ok = 0;
+    if (x && cJSON_IsObject(x)) {
+        /* {"fires": N}: N fires at the agent's expected price at the start. */
+        static const char *const bk[] = {"fires"};
+        cs__keys(c, x, p, bk, 1, 1, "");
+        const cJSON *fx = cs__item(x, "fires");
+        char fp[CS__PATH];
+        cs__pkey(fp, p, "fires");
+        if (fx == NULL) cs__err(c, fp, "required: the balance as a number of fires");
+        else if (cs__get_real(c, fx, fp, 1e-9, 1e12, &ag->balance_fires) != 0) ok = 0;
+        ag->balance = 0;
+    } else if (x && cs__get_u128(c, x, p, 0, 0, &ag->balance) != 0) {
+        ok = 0;
+    }
     x = cs__item(j, "fee_payer");
     cs__pkey(p, path, "fee_payer");
     if (x) {

@@ -45,6 +45,8 @@ typedef struct cs_scn_agent {
     uint32_t count;            /* instances (each its own RNG stream and actor(s)) */
     char *deployer;            /* deployer name; NULL = each instance deploys itself */
     cs_u128 balance;           /* initial balance per actor, base units */
+    double balance_fires;      /* > 0: balance given as {"fires": N}, resolved per run
+                                * (N x the agent's expected price of a fire at the start) */
     int fee_payer_deployer;    /* 1: the deployer pays fees (fee_payer = "deployer") */
     double *params;            /* ops->n_params values, defaults filled */
     cs_dist_t *dists;          /* NULL, or ops->n_params entries: a distribution object given

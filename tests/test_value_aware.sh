@@ -21,6 +21,12 @@
 #     blocks after its due height, and some exist;
 #   - the same scenario with value_aware = false drains the balances
 #     (burned > 2.9e19 of the 3e19 funded), the behaviour this replaces.
+# And on scenarios/budget-fires.json (a heartbeat ticking every block with a
+# balance of {"fires": 20}): the actor starts with exactly
+# 20 x (1000 + 1000) x 25000 = 1e9 (end_balance + paid); value-aware it
+# fires at least 20 times and then stops scheduling -- no timer is destroyed
+# for insufficient funds and the GC lane does no work; literal, timers keep
+# being destroyed through the GC lane.
 set -u
 . tests/cs_test_lib.sh
 expect() { local got=$1 want=$2; shift 2; [ "$got" -eq "$want" ] && ok || bad "$* (exit $got, want $want)"; }
@@ -30,6 +36,10 @@ SCEN=scenarios/congested-eip1559.json
 expect $? 0 "run $SCEN"
 "$BIN" run "$SCEN" -o "$T/lit" --mechanism eip1559 --set 'agents[0].value_aware=false' --quiet > /dev/null 2>&1
 expect $? 0 "run $SCEN with value_aware=false"
+"$BIN" run scenarios/budget-fires.json -o "$T/bf" --quiet > /dev/null 2>&1
+expect $? 0 "run budget-fires"
+"$BIN" run scenarios/budget-fires.json -o "$T/bf0" --set 'agents[0].value_aware=false' --quiet > /dev/null 2>&1
+expect $? 0 "run budget-fires with value_aware=false"
 
 $PY - "$T" > "$T/out.txt" 2>&1 <<'PYEOF'
 import sys, h5py, numpy as np
@@ -61,6 +71,19 @@ burned = float(f["summary"][0]["burned"]) if "burned" in f["summary"].dtype.name
 print(f"value_aware=false: burned {burned:.4g}")
 if not burned > 2.9e19:
     fails.append(f"literal burned {burned}")
+for d, aware in (("bf", True), ("bf0", False)):
+    f = h5py.File(f"{T}/{d}/eip1559.h5", "r")
+    a = f["actors"][:]
+    b = f["blocks"][:]
+    start = int(a["end_balance"][0]) + int(a["paid"][0])
+    fires, insuff, gc = int(a["fires"][0]), int(b["insufficient"].sum()), int(b["gc_cycles"].sum())
+    print(f"budget-fires value_aware={aware}: start balance {start} (want 1000000000), {fires} fires, {insuff} destroyed for funds, {gc} GC cycles")
+    if start != 1000000000 or fires < 20:
+        fails.append(f"{d}: start {start}, fires {fires}")
+    if aware and (insuff != 0 or gc != 0):
+        fails.append(f"{d}: insufficient {insuff}, gc {gc}")
+    if not aware and insuff == 0:
+        fails.append(f"{d}: literal never ran out")
 print("FAILS:", fails if fails else "none")
 sys.exit(1 if fails else 0)
 PYEOF

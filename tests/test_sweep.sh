@@ -252,14 +252,26 @@ touch "$T/afile"
 rc=$?
 check "[ $rc -eq 3 ] && grep -q '$T/afile/out' '$T/io.err'" "output under a file: exit 3 naming the path (got $rc)"
 # A read-only sweep directory holding earlier runs: exit 3, nothing changed.
-# (root ignores permission bits, so run as nobody then.)
+# (root ignores permission bits, so run as nobody then.  nobody may not be
+# able to read the checkout -- a clone under /root is mode 700 -- so the
+# binary and the sweep files it reads are copied into $T, mode 755.)
 cp -r "$T/g1" "$T/ro"
 find "$T/ro" -type f -exec md5sum {} + | sort > "$T/ro.before"
 chmod -R a-w "$T/ro"
 as_user=""
-[ "$(id -u)" -eq 0 ] && as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
+ro_bin="$BIN"
+ro_sw="$SW"
+if [ "$(id -u)" -eq 0 ]; then
+    as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    mkdir -p "$T/nobody"
+    cp "$BIN" "$T/nobody/cowsim"
+    cp "$SW/grid.json" "$SW/tiny.json" "$T/nobody/"
+    chmod -R a+rX "$T/nobody"
+    ro_bin="$T/nobody/cowsim"
+    ro_sw="$T/nobody"
+fi
 for flags in "" "--resume"; do
-    $as_user "$BIN" sweep "$SW/grid.json" -o "$T/ro" $flags > /dev/null 2> "$T/ro.err"
+    $as_user "$ro_bin" sweep "$ro_sw/grid.json" -o "$T/ro" $flags > /dev/null 2> "$T/ro.err"
     rc=$?
     check "[ $rc -eq 3 ] && grep -q 'cannot write to $T/ro' '$T/ro.err'" \
         "read-only output dir ($flags): exit 3 naming it (got $rc: $(cat "$T/ro.err"))"

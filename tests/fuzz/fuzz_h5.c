@@ -98,7 +98,13 @@ static void cs__fill_row(int ds, size_t i, void *row)
         cs_h5_summary_t *r = row;
         r->kind = (uint32_t)(i % (CS_AGENT_KIND_COUNT + 1));
         r->delay_p50 = r->delay_p95 = r->delay_p99 = r->delay_max = (double)i;
-        r->value = r->paid = r->utility = 0.5 * (double)i;
+        r->value = r->utility = 0.5 * (double)i;
+        r->paid = cs_h5_money((cs_u128)i << 70 | i); /* an amount above 2^64 */
+        break;
+    }
+    case CS_H5_IDENTS: {
+        cs_h5_ident_t *r = row;
+        r->kind = (uint32_t)(i % 2);
         break;
     }
     default:
@@ -125,7 +131,7 @@ static void cs__make_template(void)
     cs_h5_t *h = cs_h5_create(path, &meta, &err);
     if (!h) cs__die("cannot create the template");
     if (cs_h5_set_fires_mode(h, CS_H5_FIRES_ALL, 1) != CS_OK) cs__die("fires mode");
-    uint8_t row[256];
+    _Alignas(16) uint8_t row[512]; /* >= the largest row (/blocks, 320 bytes) */
     for (int ds = 0; ds < CS_H5_NDS; ds++)
         for (size_t i = 0; i < CS__TROWS; i++) {
             cs__fill_row(ds, i, row);
@@ -232,7 +238,7 @@ static void cs__read_all(int exact)
         if (rc == CS_OK && !s) cs__die("string attribute CS_OK but NULL");
         free(s);
     }
-    uint8_t want[256];
+    _Alignas(16) uint8_t want[512];
     for (int ds = 0; ds < CS_H5_NDS; ds++) {
         uint64_t n = 0;
         int rc = cs_h5_nrows(r, (cs_h5_ds)ds, &n);

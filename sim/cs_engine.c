@@ -814,8 +814,9 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
             e->vol_mult[ai] = 1.0;
             if (!a->rng) goto fail;
             /* The strategy's own stream, apart from the arrivals (CRN). */
-            if (sa->strat && sa->strat->kind != CS_STRAT_NONE &&
-                cs_strategy_attach(a, sa->strat, cs_rng_stream(opts->seed, CS__STRAT_STREAM | ai)) != CS_OK)
+            const cs_strategy_t *st = cs_scn_agent_strategy(sa, mechanism);
+            if (st && st->kind != CS_STRAT_NONE &&
+                cs_strategy_attach(a, st, cs_rng_stream(opts->seed, CS__STRAT_STREAM | ai)) != CS_OK)
                 goto fail;
             if (sa->ops->state_size) {
                 a->state = calloc(1, sa->ops->state_size);

@@ -1,8 +1,14 @@
 /*
- * cs_run.c -- `cowsim run SCENARIO.json [-o DIR] [--seed N]
+ * cs_run.c -- `cowsim run SCENARIO.json [-o DIR] [--seed N] [--seeds N]
  * [--mechanism M[,M...]] [--set PATH=VALUE]... [--check-invariants]
  * [--max-memory BYTES] [--quiet]` (DESIGN §5): one HDF5 file per mechanism
  * on identical demand, then a summary table comparing them.
+ *
+ * Several seeds (the scenario's "seeds", or --seeds N: N seeds from the
+ * scenario's seed or --seed) run every mechanism once per seed into
+ * DIR/seed-<s>/<mechanism>.h5 and print the multi-seed summary of
+ * analysis/cs_seeds.h (means with 95 % intervals, paired differences).
+ * --seed N alone still runs the one seed N; so does "seeds": 1.
  *
  * --max-memory refuses (exit 2), before anything is allocated for the run,
  * a scenario whose estimated peak memory exceeds BYTES.  The estimate is an
@@ -27,6 +33,7 @@
 #include "cs_cli.h"
 #include "cs_engine.h"
 #include "cs_scenario.h"
+#include "cs_seeds.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -46,10 +53,13 @@ static void cs__on_signal(int sig)
 
 static void cs__run_usage(FILE *f)
 {
-    fprintf(f, "usage: cowsim run SCENARIO.json [-o DIR] [--seed N] [--mechanism M[,M...]]\n"
+    fprintf(f, "usage: cowsim run SCENARIO.json [-o DIR] [--seed N] [--seeds N] [--mechanism M[,M...]]\n"
                "                  [--set PATH=VALUE]... [--check-invariants] [--max-memory BYTES] [--quiet]\n"
                "  Runs the scenario once per mechanism on identical demand, writes DIR/<mechanism>.h5\n"
                "  (default DIR: the scenario's output.dir or results/<name>) and prints a summary.\n"
+               "  Several seeds (scenario \"seeds\", or --seeds N from the seed on) write\n"
+               "  DIR/seed-<s>/<mechanism>.h5 and print means with 95 %% intervals across seeds;\n"
+               "  --seed N alone runs the one seed N.\n"
                "  --max-memory BYTES (suffix K, M or G = 2^10, 2^20, 2^30): refuse, before the run,\n"
                "  a scenario whose estimated peak memory is larger, printing the estimate.\n");
 }
@@ -171,7 +181,7 @@ int cs_cmd_run(int argc, char **argv)
 {
     const char *path = NULL, *outdir = NULL, *mechs = NULL;
     int check = 0, quiet = 0, have_seed = 0;
-    unsigned long long seed = 0;
+    unsigned long long seed = 0, n_seeds = 0; /* n_seeds: --seeds, 0 = not given */
     uint64_t max_mem = 0; /* 0 = no limit */
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     size_t n_sets = 0;
@@ -195,6 +205,16 @@ int cs_cmd_run(int argc, char **argv)
                 return CS_EXIT_USAGE;
             }
             have_seed = 1;
+        } else if (strcmp(a, "--seeds") == 0 && i + 1 < argc) {
+            char *end;
+            errno = 0;
+            n_seeds = strtoull(argv[++i], &end, 10);
+            if (errno || *end || argv[i][0] < '0' || argv[i][0] > '9' || n_seeds < 1 || n_seeds > CS_MAX_SEEDS) {
+                fprintf(stderr, "cowsim run: --seeds needs a seed count in [1, %d]\n", CS_MAX_SEEDS);
+                cs__run_usage(stderr);
+                free(sets);
+                return CS_EXIT_USAGE;
+            }
         } else if (strcmp(a, "--mechanism") == 0 && i + 1 < argc) {
             mechs = argv[++i];
         } else if (strcmp(a, "--set") == 0 && i + 1 < argc) {
@@ -236,6 +256,18 @@ int cs_cmd_run(int argc, char **argv)
     }
     cs_errlist_free(&errs);
     if (have_seed) scn->seed = seed;
+    /* The seeds: --seeds N from the seed on; else --seed alone is one run;
+     * else the scenario's "seeds" (a count from the seed on, or a list). */
+    if (n_seeds) {
+        free(scn->seed_list);
+        scn->seed_list = NULL;
+        scn->n_seeds = (size_t)n_seeds;
+    } else if (have_seed || scn->n_seeds == 0) {
+        free(scn->seed_list);
+        scn->seed_list = NULL;
+        scn->n_seeds = 1;
+    }
+    size_t ns = scn->n_seeds;
     /* Mechanisms: the scenario's, or the --mechanism list (validated). */
     const char *list[CS_MAX_MECHS];
     size_t nm = 0;
@@ -320,60 +352,93 @@ int cs_cmd_run(int argc, char **argv)
         exit_code = CS_EXIT_IO;
     }
     size_t done = 0;
-    for (size_t m = 0; m < nm && rs; m++) {
-        char file[4352];
-        snprintf(file, sizeof file, "%s/%s.h5", outdir, list[m]);
-        cs_sim_opts_t opts = {file, scn->seed, check};
-        cs_engine_t *e = NULL;
-        char err[512];
-        rc = cs_sim_init(&e, scn, list[m], &opts, err, sizeof err);
-        if (rc != CS_OK) {
-            fprintf(stderr, "cowsim run: %s\n", err);
-            exit_code = rc == CS_EIO || rc == CS_ENOMEM ? CS_EXIT_IO : CS_EXIT_USAGE;
-            break;
-        }
-        int complete = 0;
-        uint64_t every = scn->blocks / 200 + 1;
-        for (;;) {
-            if (cs__stop) break;
-            rc = cs_sim_step(e);
-            if (rc == CS_EINTERRUPTED) {
-                complete = 1;
+    for (size_t si = 0; si < ns && rs && exit_code == CS_EXIT_OK; si++) {
+        uint64_t run_seed = cs_scenario_seed(scn, si);
+        char sdir[4200];
+        if (ns > 1) {
+            snprintf(sdir, sizeof sdir, "%s/seed-%llu", outdir, (unsigned long long)run_seed);
+            if (cs_mkdirs(sdir) != 0) {
+                fprintf(stderr, "cowsim run: cannot create output directory %s: %s\n", sdir, strerror(errno));
+                exit_code = CS_EXIT_IO;
                 break;
             }
-            if (rc != CS_OK) break;
-            if (tty && (cs_sim_height(e) % every == 0 || cs_sim_height(e) == scn->blocks))
-                cs__progress(list[m], cs_sim_height(e), scn->blocks);
+            if (!quiet) fprintf(stderr, "seed %llu (%zu of %zu)\n", (unsigned long long)run_seed, si + 1, ns);
+        } else {
+            snprintf(sdir, sizeof sdir, "%s", outdir);
         }
-        int step_rc = rc;
-        char step_err[512];
-        snprintf(step_err, sizeof step_err, "%s", cs_sim_error(e));
-        rc = cs_sim_done(e, complete, &rs[m]);
-        done++;
-        if (step_rc == CS_EINVARIANT) {
-            fprintf(stderr, "cowsim run: %s: %s\n", list[m], step_err);
-            exit_code = CS_EXIT_CHECK;
-            break;
-        }
-        if (step_rc == CS_EIO || rc == CS_EIO) {
-            fprintf(stderr, "cowsim run: %s\n", step_err[0] ? step_err : rs[m].error);
-            exit_code = CS_EXIT_IO;
-            break;
-        }
-        if (step_rc != CS_OK && step_rc != CS_EINTERRUPTED) {
-            fprintf(stderr, "cowsim run: %s: %s\n", list[m], step_err[0] ? step_err : cs_strerror(step_rc));
-            exit_code = CS_EXIT_IO;
-            break;
-        }
-        if (cs__stop) {
-            fprintf(stderr, "cowsim run: interrupted at block %llu; %s written with complete = 0\n",
-                    (unsigned long long)rs[m].blocks, file);
-            exit_code = 130;
-            break;
+        done = 0;
+        for (size_t m = 0; m < nm && rs; m++) {
+            char file[4352];
+            snprintf(file, sizeof file, "%s/%s.h5", sdir, list[m]);
+            cs_sim_opts_t opts = {file, run_seed, check};
+            cs_engine_t *e = NULL;
+            char err[512];
+            rc = cs_sim_init(&e, scn, list[m], &opts, err, sizeof err);
+            if (rc != CS_OK) {
+                fprintf(stderr, "cowsim run: %s\n", err);
+                exit_code = rc == CS_EIO || rc == CS_ENOMEM ? CS_EXIT_IO : CS_EXIT_USAGE;
+                break;
+            }
+            int complete = 0;
+            uint64_t every = scn->blocks / 200 + 1;
+            for (;;) {
+                if (cs__stop) break;
+                rc = cs_sim_step(e);
+                if (rc == CS_EINTERRUPTED) {
+                    complete = 1;
+                    break;
+                }
+                if (rc != CS_OK) break;
+                if (tty && (cs_sim_height(e) % every == 0 || cs_sim_height(e) == scn->blocks))
+                    cs__progress(list[m], cs_sim_height(e), scn->blocks);
+            }
+            int step_rc = rc;
+            char step_err[512];
+            snprintf(step_err, sizeof step_err, "%s", cs_sim_error(e));
+            rc = cs_sim_done(e, complete, &rs[m]);
+            done++;
+            if (step_rc == CS_EINVARIANT) {
+                fprintf(stderr, "cowsim run: %s: %s\n", list[m], step_err);
+                exit_code = CS_EXIT_CHECK;
+                break;
+            }
+            if (step_rc == CS_EIO || rc == CS_EIO) {
+                fprintf(stderr, "cowsim run: %s\n", step_err[0] ? step_err : rs[m].error);
+                exit_code = CS_EXIT_IO;
+                break;
+            }
+            if (step_rc != CS_OK && step_rc != CS_EINTERRUPTED) {
+                fprintf(stderr, "cowsim run: %s: %s\n", list[m], step_err[0] ? step_err : cs_strerror(step_rc));
+                exit_code = CS_EXIT_IO;
+                break;
+            }
+            if (cs__stop) {
+                fprintf(stderr, "cowsim run: interrupted at block %llu; %s written with complete = 0\n",
+                        (unsigned long long)rs[m].blocks, file);
+                exit_code = 130;
+                break;
+            }
         }
     }
-    if (rs && done > 0 && exit_code == CS_EXIT_OK) cs__table(scn, rs, done);
-    if (exit_code == CS_EXIT_OK && !quiet) printf("\nwrote %zu file(s) in %s\n", done, outdir);
+    if (rs && done > 0 && exit_code == CS_EXIT_OK && ns == 1) cs__table(scn, rs, done);
+    if (rs && exit_code == CS_EXIT_OK && ns > 1) {
+        uint64_t *seeds = malloc(ns * sizeof *seeds);
+        char err[4600];
+        if (!seeds) {
+            fprintf(stderr, "cowsim run: out of memory\n");
+            exit_code = CS_EXIT_IO;
+        } else {
+            for (size_t si = 0; si < ns; si++) seeds[si] = cs_scenario_seed(scn, si);
+            rc = cs_seeds_table(scn->name, scn->blocks, outdir, seeds, ns, list, nm, stdout, err, sizeof err);
+            if (rc != CS_OK) {
+                fprintf(stderr, "cowsim run: %s\n", err);
+                exit_code = CS_EXIT_IO;
+            }
+            free(seeds);
+        }
+    }
+    if (exit_code == CS_EXIT_OK && !quiet)
+        printf("\nwrote %zu file(s) in %s\n", ns > 1 ? ns * nm : done, outdir);
     free(rs);
     free(mcopy);
     cs_scenario_free(scn);

@@ -247,7 +247,7 @@ static int cs__parse_dec(const char *s, cs_u128 *out)
 /* ------------------------------------------------------------ the format */
 
 /* Keys of each object of the format (the JSON Schema lists the same). */
-static const char *const cs__top_keys[] = {"name",   "description", "seed",   "blocks", "mechanism",
+static const char *const cs__top_keys[] = {"name",   "description", "seed",   "seeds",  "blocks", "mechanism",
                                            "params", "environment", "agents", "events", "output"};
 static const char *const cs__env_keys[] = {"basefee_cycle", "basefee_cell"};
 static const char *const cs__proc_keys[] = {"type", "value", "points", "sigma", "min", "max"};
@@ -1229,6 +1229,48 @@ static void cs__strategy(cs__ctx_t *c, const cJSON *j, const char *path, const c
     }
 }
 
+/*
+ * agents[i].strategy as {MECHANISM: strategy, ...}: a strategy per
+ * mechanism (agents/README.md "Strategies"), e.g. truthful under bias-vcg
+ * and shade under bias-fp; a mechanism not named uses the kind's own
+ * pricing.  Keys must be mechanism names.
+ */
+/* 1 if j is the per-mechanism form: an object without "name" with at least
+ * one mechanism name as a key (so {"share": 1} still reads as a strategy
+ * object missing its name). */
+static int cs__strategy_is_by(const cJSON *j)
+{
+    if (!cJSON_IsObject(j) || cs__item(j, "name") != NULL) return 0;
+    const cJSON *ch;
+    cJSON_ArrayForEach(ch, j) if (cs_mech_find(ch->string)) return 1;
+    return 0;
+}
+
+static void cs__strategy_by(cs__ctx_t *c, const cJSON *j, const char *path, cs_scn_agent_t *ag)
+{
+    size_t n = (size_t)cJSON_GetArraySize(j);
+    ag->strat_by = calloc(n, sizeof *ag->strat_by);
+    ag->strat_mech = calloc(n, sizeof *ag->strat_mech);
+    if (!ag->strat_by || !ag->strat_mech) {
+        c->oom = 1;
+        return;
+    }
+    const cJSON *ch;
+    cJSON_ArrayForEach(ch, j)
+    {
+        char p[CS__PATH], b1[80], names[512];
+        cs__pkey(p, path, ch->string);
+        const cs_mech_ops_t *ops = cs_mech_find(ch->string);
+        if (ops == NULL) {
+            cs__err(c, p, "unknown mechanism \"%s\" (a strategy per mechanism needs mechanism names: %s)",
+                    cs__clean(ch->string, b1, sizeof b1), cs_mech_names(names, sizeof names));
+            continue;
+        }
+        ag->strat_mech[ag->n_strat_by] = ops->name;
+        cs__strategy(c, ch, p, ag->ops, &ag->strat_by[ag->n_strat_by++]);
+    }
+}
+
 /* Totals over agent entries, for the run-wide limits. */
 typedef struct cs__agent_tot {
     uint64_t actors;   /* sum of count * n_actors */
@@ -1324,7 +1366,8 @@ static void cs__agent(cs__ctx_t *c, const cJSON *j, size_t i, cs_scn_agent_t *ag
     if (x) cs__get_uint(c, x, p, 0, CS__MAX_PATIENCE, &ag->pol.patience);
     x = cs__item(j, "strategy");
     cs__pkey(p, path, "strategy");
-    if (x) {
+    if (x && cs__strategy_is_by(x)) cs__strategy_by(c, x, p, ag);
+    else if (x) {
         ag->strat = calloc(1, sizeof *ag->strat);
         if (ag->strat == NULL) c->oom = 1;
         else cs__strategy(c, x, p, ag->ops, ag->strat);
@@ -1618,6 +1661,41 @@ static void cs__output(cs__ctx_t *c, const cJSON *j)
 
 /* ------------------------------------------------------------ top level */
 
+/* "seeds": a count N (the seeds seed, seed + 1, ..., seed + N - 1: see
+ * cs_scenario_seed) or a list of distinct u64 seeds, at most CS_MAX_SEEDS.
+ * `cowsim run` runs every mechanism once per seed (sim/cs_run.c). */
+static void cs__seeds(cs__ctx_t *c, const cJSON *j, cs_scenario_t *s)
+{
+    uint64_t n;
+    if (cJSON_IsNumber(j)) {
+        if (cs__get_uint(c, j, "seeds", 1, CS_MAX_SEEDS, &n) == 0) s->n_seeds = (size_t)n;
+        return;
+    }
+    int m = cJSON_IsArray(j) ? cJSON_GetArraySize(j) : -1;
+    if (m < 1 || m > CS_MAX_SEEDS) {
+        cs__err(c, "seeds", "must be a seed count in [1, %d] or a list of 1 to %d seeds, got %s", CS_MAX_SEEDS,
+                CS_MAX_SEEDS, m < 0 ? cs__tname(j) : "a list of that length");
+        return;
+    }
+    s->seed_list = calloc((size_t)m, sizeof *s->seed_list);
+    if (s->seed_list == NULL) {
+        c->oom = 1;
+        return;
+    }
+    for (int i = 0; i < m; i++) {
+        char p[32];
+        snprintf(p, sizeof p, "seeds[%d]", i);
+        if (cs__get_u64s(c, cJSON_GetArrayItem(j, i), p, &s->seed_list[i]) != 0) continue;
+        for (int k = 0; k < i; k++)
+            if (s->seed_list[k] == s->seed_list[i]) {
+                cs__err(c, p, "repeats seeds[%d] (%llu): seeds must be distinct", k,
+                        (unsigned long long)s->seed_list[i]);
+                break;
+            }
+    }
+    s->n_seeds = (size_t)m;
+}
+
 /* Validate the whole document into c->s (defaults already in place). */
 static void cs__top(cs__ctx_t *c, const cJSON *root)
 {
@@ -1641,6 +1719,7 @@ static void cs__top(cs__ctx_t *c, const cJSON *root)
     if ((x = cs__item(root, "description")) != NULL && !cJSON_IsString(x))
         cs__err(c, "description", "must be a string, got %s", cs__tname(x));
     if ((x = cs__item(root, "seed")) != NULL) cs__get_u64s(c, x, "seed", &s->seed);
+    if ((x = cs__item(root, "seeds")) != NULL) cs__seeds(c, x, s);
     if ((x = cs__item(root, "blocks")) != NULL)
         c->blocks_ok = cs__get_uint(c, x, "blocks", 1, CS__MAX_BLOCKS, &s->blocks) == 0;
     if ((x = cs__item(root, "mechanism")) != NULL) cs__mechanism(c, x);
@@ -2103,6 +2182,7 @@ int cs_scenario_load_file(const char *path, const char *const *sets, size_t n_se
 void cs_scenario_free(cs_scenario_t *s)
 {
     if (s == NULL) return;
+    free(s->seed_list);
     free(s->name);
     free(s->text);
     if (s->agents) {
@@ -2113,6 +2193,8 @@ void cs_scenario_free(cs_scenario_t *s)
                 for (size_t k = 0; k < s->agents[i].ops->n_params; k++) cs_dist_clear(&s->agents[i].dists[k]);
             free(s->agents[i].dists);
             free(s->agents[i].strat);
+            free(s->agents[i].strat_by);
+            free(s->agents[i].strat_mech);
         }
         free(s->agents);
     }
@@ -2389,4 +2471,16 @@ int cs_cmd_validate(int argc, char **argv)
     if (rc == CS_ENOMEM) fprintf(stderr, "%s: %s\n", file, cs_strerror(rc));
     cs_errlist_free(&errs);
     return rc == CS_ENOMEM ? CS_EXIT_IO : CS_EXIT_USAGE;
+}
+
+uint64_t cs_scenario_seed(const cs_scenario_t *s, size_t i)
+{
+    return s->seed_list ? s->seed_list[i] : s->seed + i;
+}
+
+const cs_strategy_t *cs_scn_agent_strategy(const cs_scn_agent_t *sa, const char *mech)
+{
+    for (size_t i = 0; i < sa->n_strat_by; i++)
+        if (strcmp(sa->strat_mech[i], mech) == 0) return &sa->strat_by[i];
+    return sa->strat;
 }

@@ -19,6 +19,7 @@
 #include "cs_params.h"
 
 #define CS_MAX_MECHS 16
+#define CS_MAX_SEEDS 1000 /* "seeds": at most this many runs per mechanism */
 
 /* Accumulated validation errors. */
 typedef struct cs_errlist {
@@ -55,6 +56,9 @@ typedef struct cs_scn_agent {
     uint64_t exit_at;          /* last active height (0 = never exits) */
     cs_agent_policy_t pol;     /* value_aware (default: kind != default_gba), patience */
     cs_strategy_t *strat;      /* bidding strategy, NULL = the kind's own pricing (owned) */
+    cs_strategy_t *strat_by;   /* strategy per mechanism ("strategy": {MECH: ...}; owned) */
+    const char **strat_mech;   /* strat_by[i]'s mechanism (registry names, static) */
+    size_t n_strat_by;
 } cs_scn_agent_t;
 
 typedef enum cs_event_type {
@@ -90,6 +94,8 @@ typedef struct cs_scenario {
     char *name;               /* scenario name */
     char *text;               /* the JSON text as loaded (with overrides applied) */
     uint64_t seed;            /* master seed */
+    size_t n_seeds;           /* "seeds": runs per mechanism (0 = absent: one run, seed) */
+    uint64_t *seed_list;      /* "seeds" as a list (owned), or NULL for a count */
     uint64_t blocks;          /* blocks to simulate */
     const char *mechs[CS_MAX_MECHS]; /* mechanism names, run on identical demand */
     size_t n_mechs;
@@ -109,6 +115,14 @@ typedef struct cs_scenario {
  * or CS_EPARSE / CS_EINVAL with every problem in errs (CS_ENOMEM on
  * allocation failure).
  */
+/* The strategy entry sa uses under mechanism mech: its per-mechanism one,
+ * else its single one, else NULL (the kind's own pricing). */
+const cs_strategy_t *cs_scn_agent_strategy(const cs_scn_agent_t *sa, const char *mech);
+
+/* Seed i (< n_seeds) of the scenario's "seeds": seed_list[i], or seed + i
+ * when "seeds" is a count. */
+uint64_t cs_scenario_seed(const cs_scenario_t *s, size_t i);
+
 int cs_scenario_load(const char *json_text, size_t len, const char *const *sets, size_t n_sets,
                      cs_scenario_t **out, cs_errlist_t *errs);
 int cs_scenario_load_file(const char *path, const char *const *sets, size_t n_sets,

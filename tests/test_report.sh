@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_report.sh -- `cowsim report` end to end (DESIGN §5, §6).
-#   1. runs of scenarios/default.json (7 mechanisms, 13 agent kinds):
+#   1. runs of scenarios/all-kinds.json (8 mechanisms, 13 agent kinds):
 #      report.md plus the expected PNGs, each a real PNG (signature, size),
 #      every image referenced in report.md with a caption;
 #   2. report.md's metrics table equals `cowsim compare --json` of the same
@@ -38,8 +38,8 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 check() { if eval "$1"; then ok; else bad "$2"; fi; }
 
 # ---- 1. runs -> report.md + PNGs ------------------------------------------
-"$BIN" run "$SRC/scenarios/default.json" -o "$T/run" --quiet > /dev/null 2> "$T/run.err"
-check "[ $? -eq 0 ]" "cowsim run default.json exit 0 ($(head -c 300 "$T/run.err"))"
+"$BIN" run "$SRC/scenarios/all-kinds.json" -o "$T/run" --quiet > /dev/null 2> "$T/run.err"
+check "[ $? -eq 0 ]" "cowsim run all-kinds.json exit 0 ($(head -c 300 "$T/run.err"))"
 "$BIN" report "$T"/run/*.h5 -o "$T/out" > "$T/rep.out" 2> "$T/rep.err"
 rc=$?
 check "[ $rc -eq 0 ]" "report exit 0 (got $rc: $(head -c 400 "$T/rep.err"))"
@@ -54,7 +54,7 @@ for k in default_gba priority_tier liquidation_bot oracle heartbeat subscription
     fp_best_response waiting_game affine_user watcher demand_curve; do
     check "[ -f '$T/out/delay_cdf_$k.png' ]" "delay_cdf_$k.png exists"
 done
-check "[ $npng -eq 17 ]" "17 PNGs for the default scenario (got $npng)"
+check "[ $npng -eq 17 ]" "17 PNGs for the all-kinds scenario (got $npng)"
 # Each PNG: nonzero size and the 8-byte signature 89 50 4E 47 0D 0A 1A 0A.
 badpng=0
 for f in "$T"/out/*.png; do
@@ -134,7 +134,7 @@ for r in rows:
 f = h5py.File(files[0], "r")
 a = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()}
 head = "\n".join(lines[:12])
-for want in ["# cowsim report: default", "- seed: %d" % a["seed"], "- blocks: %d" % len(f["blocks"]),
+for want in ["# cowsim report: all-kinds", "- seed: %d" % a["seed"], "- blocks: %d" % len(f["blocks"]),
              "- cowsim version: %s, commit %s" % (a["cowsim_version"], a["git_commit"])]:
     if want not in head:
         errs.append("title lacks %r" % want)

@@ -497,7 +497,7 @@ static void test_limits(void)
             CS_CHECK_EQ_U64(rc, CS_EINVAL);
             CS_CHECK_EQ_U64(e.n, 1001);
             if (e.n == 1001) {
-                CS_CHECK_STR(e.msg[0], "k0: unknown key (allowed: name, description, seed, blocks, mechanism, params, "
+                CS_CHECK_STR(e.msg[0], "k0: unknown key (allowed: name, description, seed, seeds, blocks, mechanism, params, "
                                        "environment, agents, events, output)");
                 CS_CHECK_STR(e.msg[1000], "further errors suppressed (limit 1000)");
             }

@@ -21,6 +21,11 @@
  * v - c x delay (the default linear value model with decay = c, no
  * deadline).  Under bid mechanisms it bids min(P x bid_markup, v - c x W);
  * under fee mechanisms the default GBA prices it.
+ *
+ * The options of the standard EIP-1559 agent-based model: expected_wait > 0
+ * fixes W instead of estimating it, and fixed_tip > 0 makes every user
+ * state max_prio = fixed_tip and max_fee = v / cycles_used per cycle, the
+ * expected price then being (basefee_lane + fixed_tip) x E[cycles].
  */
 #include "cs_agent_int.h"
 
@@ -38,7 +43,9 @@
     X(TTL, "ttl", 0, 0, 1e9, "blocks after the due height at which the timer expires; 0 = none") \
     X(EMA_ALPHA, "ema_alpha", 0.1, 0.0001, 1, "weight of the newest observation in the EMAs")   \
     X(WAIT_CAP, "wait_cap", 1000, 0, 1e9, "upper bound of the expected wait in blocks")         \
-    X(BID_MARKUP, "bid_markup", 1.1, 1, 100, "bid mechanisms: bid min(expected price x bid_markup, v - c x W)")
+    X(BID_MARKUP, "bid_markup", 1.1, 1, 100, "bid mechanisms: bid min(expected price x bid_markup, v - c x W)") \
+    X(EXPECTED_WAIT, "expected_wait", 0, 0, 1e9, "fixed expected wait W in blocks; 0 = estimate it from utilisation") \
+    X(FIXED_TIP, "fixed_tip", 0, 0, 1e12, "fee mechanisms: state this priority fee per cycle (max_fee = v per cycle used); 0 = default GBA")
 
 enum { AF_PARAMS(CS__P_ENUM) P__COUNT };
 static const cs_agent_param_t af_params[] = {AF_PARAMS(CS__P_ROW)};
@@ -60,8 +67,9 @@ typedef struct af_state {
 static double af_price_obs(const cs_agent_t *a, int mc, const cs_obs_t *o)
 {
     double cyc = a->params[P_GAS_LIMIT] * cs__agent_mean(a, P_CYCLES_FRAC);
+    double tip = a->params[P_FIXED_TIP] > 0 ? a->params[P_FIXED_TIP] : o->p50_tip;
     if (mc == CS__MC_BID) return o->clearing_price;
-    if (mc == CS__MC_FEE) return (o->basefee_lane + o->p50_tip) * cyc;
+    if (mc == CS__MC_FEE) return (o->basefee_lane + tip) * cyc;
     return o->basefee_cycle * cyc;
 }
 
@@ -90,7 +98,7 @@ static void af_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
         s->ema_u = (1.0 - al) * s->ema_u + al * o->utilisation;
         s->ema_p = (1.0 - al) * s->ema_p + al * pobs;
     }
-    double wait = af_wait(p, s->ema_u);
+    double wait = p[P_EXPECTED_WAIT] > 0 ? p[P_EXPECTED_WAIT] : af_wait(p, s->ema_u);
     unsigned n = cs__agent_count(a, P_RATE, o);
     for (unsigned i = 0; i < n; i++) {
         cs_timer_req_t q;
@@ -114,6 +122,10 @@ static void af_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
             double b = s->ema_p * p[P_BID_MARKUP];
             q.has_bid = 1;
             q.bid = b < surplus ? b : surplus;
+        } else if (mc == CS__MC_FEE && p[P_FIXED_TIP] > 0) {
+            q.has_fees = 1;
+            q.max_prio = p[P_FIXED_TIP];
+            q.max_fee = v / (double)(q.cycles_used ? q.cycles_used : 1);
         }
         q.tag = (uint32_t)s->joined++;
         if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
@@ -122,7 +134,7 @@ static void af_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
 
 const cs_agent_ops_t cs__agent_affine_user = {
     .name = "affine_user",
-    .version = 1,
+    .version = 2,
     .kind = CS_AK_AFFINE_USER,
     .state_size = sizeof(af_state_t),
     .params = af_params,

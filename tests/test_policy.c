@@ -21,6 +21,7 @@ typedef struct pmock {
     size_t n;                      /* requests */
     double value[PM_MAX];          /* their values */
     uint64_t delay[PM_MAX];        /* their delays */
+    cs_timer_req_t last;           /* the last request */
     double balance;                /* balance of every actor */
 } pmock_t;
 
@@ -32,6 +33,7 @@ static int pm_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *q, cs_ha
         m->value[m->n] = q->value;
         m->delay[m->n] = q->delay;
     }
+    m->last = *q;
     m->n++;
     memset(id_out, 0, sizeof *id_out);
     return CS_OK;
@@ -185,8 +187,87 @@ static void test_entry_crn(void)
     for (int i = 0; i < 4; i++) rm_agent(&a[i]);
 }
 
+/* ------------------------------------------------------------ affine_user options */
+
+/*
+ * affine_user with the standard EIP-1559 ABM options: expected_wait = 5,
+ * fixed_tip = 7 per cycle, value uniform on [1e8, 9e8], wait cost constant
+ * 2.385e6, delay constant 3, cycles share constant 0.6 of 100,000, rate 2.
+ * Under eip1559 with a constant lane basefee of 4,000 the expected price is
+ * (4000 + 7) x 60000 = 2.4042e8 per fire, and a user joins iff
+ * v - 2.385e6 x 5 - 2.4042e8 > 0, i.e. v > 2.51345e8, stating max_prio 7 and
+ * max_fee v / 60000.  A reference model draws the same stream: Poisson(2)
+ * users a block, one uniform each (the constants draw nothing).
+ */
+static void test_affine_options(void)
+{
+    const cs_agent_ops_t *ops = cs_agent_find("affine_user");
+    double p[64];
+    cs_dist_t d[64];
+    memset(d, 0, sizeof d);
+    for (size_t k = 0; k < ops->n_params; k++) {
+        const char *nm = ops->params[k].name;
+        p[k] = ops->params[k].def;
+        if (strcmp(nm, "rate") == 0) p[k] = 2;
+        if (strcmp(nm, "expected_wait") == 0) p[k] = 5;
+        if (strcmp(nm, "fixed_tip") == 0) p[k] = 7;
+        if (strcmp(nm, "value") == 0) {
+            d[k].kind = CS_DIST_UNIFORM;
+            d[k].p[0] = 1e8;
+            d[k].p[1] = 9e8;
+        }
+        if (strcmp(nm, "wait_cost") == 0 || strcmp(nm, "delay_mean") == 0 || strcmp(nm, "cycles_frac") == 0) {
+            d[k].kind = CS_DIST_CONSTANT;
+            d[k].p[0] = strcmp(nm, "wait_cost") == 0 ? 2.385e6 : strcmp(nm, "delay_mean") == 0 ? 3 : 0.6;
+        }
+    }
+    cs_agent_t a;
+    memset(&a, 0, sizeof a);
+    a.ops = ops;
+    a.params = p;
+    a.dists = d;
+    a.n_actors = 1;
+    a.rng = cs_rng_stream(31337, 5);
+    a.state = calloc(1, ops->state_size);
+    a.active = 1;
+    static pmock_t m;
+    memset(&m, 0, sizeof m);
+    m.balance = 1e18;
+    cs_world_t w = {&pm_ops, &m};
+    gsl_rng *ref = cs_rng_stream(31337, 5);
+    size_t bad = 0, want_n = 0;
+    for (uint64_t h = 1; h <= 500; h++) {
+        cs_obs_t o;
+        memset(&o, 0, sizeof o);
+        o.height = h;
+        o.mechanism = "eip1559";
+        o.demand_mult = 1.0;
+        o.basefee_lane = 4000;
+        size_t n0 = m.n;
+        a.ops->on_block(&a, &w, &o);
+        unsigned n = gsl_ran_poisson(ref, 2.0);
+        for (unsigned i = 0; i < n; i++) {
+            double v = gsl_ran_flat(ref, 1e8, 9e8);
+            if (v - 2.385e6 * 5 - (4000.0 + 7.0) * 60000.0 > 0) {
+                if (want_n >= PM_MAX || m.value[want_n] != v || m.delay[want_n] != 3) bad++;
+                want_n++;
+            }
+        }
+        if (m.n > n0 && (!m.last.has_fees || m.last.max_prio != 7 || m.last.cycles_used != 60000 ||
+                         m.last.max_fee != m.last.value / 60000.0))
+            bad++;
+    }
+    CS_CHECK_EQ_U64(m.n, want_n);
+    CS_CHECK_EQ_U64(bad, 0);
+    CS_CHECK(want_n > 500 && want_n < 1000); /* P(v > 2.51345e8) = 0.8108 of 1000 users */
+    gsl_rng_free(ref);
+    gsl_rng_free(a.rng);
+    free(a.state);
+}
+
 int main(void)
 {
+    test_affine_options();
     test_fee_cap();
     test_entry_crn();
     return cs_test_done("policy");

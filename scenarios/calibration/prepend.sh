@@ -1,6 +1,8 @@
 #!/bin/sh
 # prepend.sh STUDY -- put results/calibration/STUDY/conclusion.md (the human
-# conclusion) on top of the report.md that `cowsim report` wrote, leaving the
+# conclusion), then study.md when there is one (study.py: the comparisons
+# with intervals and the scale check), on top of the report.md that
+# `cowsim report` wrote, leaving the
 # generated part intact; and keep a copy of the sweep summary
 # results/calibration/STUDY/sweep.h5 when it is smaller than 2 MB.
 # Run from the repository root after the sweep and the report.  Idempotent:
@@ -20,7 +22,14 @@ if grep -qF "$marker" "$r"; then
 else
     cat "$r" > "$tmp"
 fi
-{ cat "$c"; echo; echo "$marker"; echo; cat "$tmp"; } > "$r"
+{
+    cat "$c"
+    if [ -f "$d/study.md" ]; then echo; cat "$d/study.md"; fi
+    echo
+    echo "$marker"
+    echo
+    cat "$tmp"
+} > "$r"
 rm -f "$tmp"
 s=$d/runs/sweep.h5
 if [ -f "$s" ] && [ "$(wc -c < "$s")" -lt 2097152 ]; then cp "$s" "$d/sweep.h5"; fi

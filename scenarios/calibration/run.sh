@@ -1,6 +1,9 @@
 #!/bin/sh
 # run.sh [STUDY...] -- regenerate calibration studies (default: all twelve):
-# the sweep, the report, then the conclusion on top (prepend.sh).
+# the sweep, the report; for the studies study.py knows, the x5-population
+# sweep (study.py --make-x5) and the study section (study.md: comparisons
+# with 95 % intervals and the scale check); then the conclusion on top
+# (prepend.sh).  Heavy: run under nice on a shared machine.
 # Run from the repository root; COWSIM names the binary (default build/cowsim).
 set -eu
 C=${COWSIM:-build/cowsim}
@@ -13,5 +16,12 @@ for s in "$@"; do
     rm -f "$d"/*.png "$d"/*.gp "$d"/*.dat "$d/report.md" "$d/sweep.h5"
     "$C" sweep "scenarios/calibration/$s.json" -j 2 -o "results/calibration/$s/runs" --quiet
     "$C" report "results/calibration/$s/runs/sweep.h5" -o "results/calibration/$s"
+    if /usr/bin/python3 scenarios/calibration/study.py "$s" --help-known 2> /dev/null; then
+        rm -rf "$d/runs-x5"
+        /usr/bin/python3 scenarios/calibration/study.py --make-x5 "scenarios/calibration/$s.json" "$d/x5.json"
+        "$C" sweep "$d/x5.json" -j 2 -o "$d/runs-x5" --quiet
+        rm -f "$d/x5.json"
+        /usr/bin/python3 scenarios/calibration/study.py "$s" --runs "$d/runs" --x5 "$d/runs-x5" --out "$d/study.md"
+    fi
     sh scenarios/calibration/prepend.sh "$s"
 done

@@ -1,0 +1,310 @@
+#!/usr/bin/python3
+"""study.py STUDY [--runs DIR] [--x5 DIR] [--out FILE] -- the comparisons a
+calibration study asks for, with 95 % intervals, from its sweep summaries.
+
+For each comparison of STUDIES[STUDY] the rows of DIR/sweep.h5 (/runs) are
+paired by seed (and by every design parameter the comparison does not name):
+a per-seed ratio a_s / b_s or difference a_s - b_s, whose mean and
+Student-t interval mean +/- t(n-1, 0.975) s / sqrt(n) are printed per level
+of the `by` parameter.  The t quantile is GSL's gsl_cdf_tdist_Pinv, called
+through ctypes.  With --x5, the same comparisons on the x5-population sweep
+(study.py --make-x5: 5 x the agents of every entry, each at a fifth of its
+rate, same load) give the
+scale check: per row "holds" when both intervals lie on the same side of
+the null value (1 for a ratio, 0 for a difference) or both contain it,
+"changes" otherwise.  Warm-up: MSER-5 (White 1997) on the per-block lane
+utilisation of each run file of the first seed, reported as the largest
+truncation over the design points; the metrics are whole-run values, so
+the report states that share of the horizon.
+
+Writes Markdown (the study section of report.md) to --out or stdout.
+Needs python3-h5py and numpy (Debian).
+"""
+import ctypes
+import glob
+import math
+import os
+import sys
+
+import h5py
+import numpy as np
+
+ctypes.CDLL("libgslcblas.so.0", mode=ctypes.RTLD_GLOBAL)
+_gsl = ctypes.CDLL("libgsl.so.27")
+_tinv = _gsl.gsl_cdf_tdist_Pinv
+_tinv.restype = ctypes.c_double
+_tinv.argtypes = [ctypes.c_double, ctypes.c_double]
+
+# Each study: the comparisons it asks for.  a / b select rows by column
+# value ("mechanism" or a design column such as "params_fairness_identity");
+# op is "ratio" (a_s / b_s) or "diff" (a_s - b_s); by is the design column
+# whose levels get one row each (None: one row).
+STUDIES = {
+    "03-vcg-fp": {
+        "question": "VCG (critical payment, truthful bidders) vs first price (bias-fp, Hedge learners) revenue as congestion rises",
+        # load = 1.5M gas a block of demand / lane_timer_cycles
+        "level": ("load", lambda lane: "%.2f" % (1.5e6 / lane)),
+        "comparisons": [
+            {"label": "revenue ratio VCG / FP (paid)", "metric": "paid", "op": "ratio",
+             "a": {"mechanism": "bias-vcg"}, "b": {"mechanism": "bias-fp"}, "by": "params_lane_timer_cycles"},
+            {"label": "welfare difference VCG - FP", "metric": "welfare", "op": "diff",
+             "a": {"mechanism": "bias-vcg"}, "b": {"mechanism": "bias-fp"}, "by": "params_lane_timer_cycles"},
+        ],
+    },
+    "05-fragmentation": {
+        "question": "the fragmenter's gain (attack_gain) under per-actor vs per-deployer W",
+        "comparisons": [
+            {"label": "attack_gain, per-actor W", "metric": "attack_gain", "op": "value",
+             "a": {"params_fairness_identity": "actor"}, "by": "agents_1_params_k"},
+            {"label": "attack_gain, per-deployer W", "metric": "attack_gain", "op": "value",
+             "a": {"params_fairness_identity": "deployer"}, "by": "agents_1_params_k"},
+            {"label": "gain from fragmenting, per-actor W: attack_gain(K) / attack_gain(K = 1)",
+             "metric": "attack_gain", "op": "ratio",
+             "a": {"params_fairness_identity": "actor"}, "b": {"agents_1_params_k": 1.0}, "by": "agents_1_params_k"},
+            {"label": "gain from fragmenting, per-deployer W: attack_gain(K) / attack_gain(K = 1)",
+             "metric": "attack_gain", "op": "ratio",
+             "a": {"params_fairness_identity": "deployer"}, "b": {"agents_1_params_k": 1.0},
+             "by": "agents_1_params_k"},
+            {"label": "honest p99 delay, per-actor - per-deployer W", "metric": "delay_p99.default_gba", "op": "diff",
+             "a": {"params_fairness_identity": "actor"}, "b": {"params_fairness_identity": "deployer"},
+             "by": "agents_1_params_k"},
+        ],
+    },
+}
+
+
+def tq(n):
+    """t(n-1, 0.975)."""
+    return _tinv(0.975, n - 1)
+
+
+def ci(x):
+    """mean, half-width of the 95 % t interval, n (finite values only)."""
+    x = [v for v in x if math.isfinite(v)]
+    n = len(x)
+    if n == 0:
+        return float("nan"), float("nan"), 0
+    mu = sum(x) / n
+    if n < 2:
+        return mu, float("nan"), n
+    sd = math.sqrt(sum((v - mu) ** 2 for v in x) / (n - 1))
+    return mu, tq(n) * sd / math.sqrt(n), n
+
+
+def load(d):
+    f = h5py.File(os.path.join(d, "sweep.h5"), "r")
+    r = f["runs"][:]
+    rows = []
+    for x in r:
+        row = {}
+        for k in r.dtype.names:
+            v = x[k]
+            row[k] = v.decode() if isinstance(v, bytes) else (v.item() if hasattr(v, "item") else v)
+        rows.append(row)
+    return rows, dict(f.attrs)
+
+
+def design_cols(rows):
+    return [k for k in rows[0] if k.startswith("params_") or k.startswith("agents_") or k.startswith("environment_")]
+
+
+def compare(rows, c):
+    """{level: [per-seed values]} for comparison c."""
+    dcols = design_cols(rows)
+    keyed = {}
+    for r in rows:
+        keyed.setdefault(tuple((k, r[k]) for k in ["mechanism", "seed"] + dcols), r)
+    out = {}
+    for r in rows:
+        if any(r.get(k) != v for k, v in c["a"].items()):
+            continue
+        lvl = r[c["by"]] if c.get("by") else "all"
+        va = r[c["metric"]]
+        if c["op"] == "value":
+            out.setdefault(lvl, []).append(va)
+            continue
+        kb = dict((k, r[k]) for k in ["mechanism", "seed"] + dcols)
+        kb.update(c["b"])
+        rb = keyed.get(tuple((k, kb[k]) for k in ["mechanism", "seed"] + dcols))
+        if rb is None:
+            continue
+        vb = rb[c["metric"]]
+        v = va / vb if c["op"] == "ratio" else va - vb
+        out.setdefault(lvl, []).append(v if math.isfinite(v) else float("nan"))
+    return out
+
+
+def side(mu, hw, null):
+    if not math.isfinite(hw):
+        return "?"
+    if mu - hw > null:
+        return "above"
+    if mu + hw < null:
+        return "below"
+    return "contains"
+
+
+def fmt(mu, hw):
+    if not math.isfinite(mu):
+        return "-"
+    if not math.isfinite(hw):
+        return "%.4g" % mu
+    return "%.4g [%.4g, %.4g]" % (mu, mu - hw, mu + hw)
+
+
+def mser5(x):
+    n = len(x) // 5
+    if n < 2:
+        return 0
+    y = np.asarray(x[: 5 * n], dtype=float).reshape(n, 5).mean(axis=1)
+    best, bd = None, 0
+    for d in range(n // 2 + 1):
+        t = y[d:]
+        m = ((t - t.mean()) ** 2).sum() / (n - d) ** 2
+        if best is None or m < best:
+            best, bd = m, d
+    return 5 * bd
+
+
+def warmup(d, seed):
+    worst, blocks = 0, 0
+    for rid in sorted(glob.glob(os.path.join(d, "runs", "*"))):
+        for f in glob.glob(os.path.join(rid, "*.h5")):
+            h = h5py.File(f, "r")
+            if int(h.attrs["seed"]) != seed:
+                break
+            b = h["blocks"][:]
+            u = b["lane_cycles"].astype(float)
+            blocks = len(u)
+            worst = max(worst, mser5(u))
+    return worst, blocks
+
+
+def actors(d):
+    for f in sorted(glob.glob(os.path.join(d, "runs", "*", "*.h5"))):
+        return h5py.File(f, "r")["actors"].shape[0]
+    return 0
+
+
+def section(study, runs, x5):
+    s = STUDIES[study]
+    rows, attrs = load(runs)
+    seeds = sorted(set(r["seed"] for r in rows))
+    blocks = int(rows[0]["blocks"])
+    out = ["## Study section (scenarios/calibration/study.py %s)" % study, ""]
+    out.append("Question: %s." % s["question"])
+    out.append("")
+    na = actors(runs)
+    out.append("Design size: %d actors, %d blocks, %d seeds (%s .. %s), %d design points, mechanisms %s."
+               % (na, blocks, len(seeds), seeds[0], seeds[-1], int(attrs["n_points"]),
+                  ", ".join(sorted(set(r["mechanism"] for r in rows)))))
+    w, wb = warmup(runs, seeds[0])
+    out.append("Warm-up: MSER-5 on the per-block lane cycles truncates at most %d of %d blocks (%.1f %% of the "
+               "horizon) over the design points of seed %s; the metrics are whole-run values and include it."
+               % (w, wb, 100.0 * w / max(wb, 1), seeds[0]))
+    out.append("")
+    xrows = load(x5)[0] if x5 else None
+    if x5:
+        out.append("Scale check: the same design with 5 x the actors of every entry, each at a fifth of its rate "
+                   "(same load; study.py --make-x5), %d actors. Verdict per row: *holds* when both 95 %% intervals lie on "
+                   "the same side of the null value (1 for a ratio, 0 for a difference) or both contain it."
+                   % actors(x5))
+        out.append("")
+    for c in s["comparisons"]:
+        null = 1.0 if c["op"] in ("ratio", "value") else 0.0
+        res = compare(rows, c)
+        xres = compare(xrows, c) if xrows else {}
+        out.append("### %s" % c["label"])
+        out.append("")
+        kind = {"ratio": "per-seed ratio", "diff": "paired per-seed difference", "value": "value"}[c["op"]]
+        lab = s.get("level")
+        head = "| %s | %sn | %s, mean [95 %% t interval] |" % (c.get("by") or "", lab[0] + " | " if lab else "", kind)
+        sep = "|---|---|---|" + ("---|" if lab else "")
+        if xrows:
+            head += " x5 population | scale verdict |"
+            sep += "---|---|"
+        out.append(head)
+        out.append(sep)
+        for lvl in sorted(res, key=lambda v: (isinstance(v, str), v)):
+            mu, hw, n = ci(res[lvl])
+            line = "| %s | %s%d | %s |" % (lvl, lab[1](lvl) + " | " if lab else "", n, fmt(mu, hw))
+            if xrows:
+                xm, xh, xn = ci(xres.get(lvl, []))
+                a, b = side(mu, hw, null), side(xm, xh, null)
+                line += " %s | %s |" % (fmt(xm, xh), "holds" if a == b and a != "?" else "changes")
+            out.append(line)
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def make_x5(src, dst, k=5):
+    """The sweep src with k x the agents of every entry, each at 1/k of its
+    arrival rate ("rate", or k x "period" / "every_blocks"): the same load
+    spread over k times the actors.  liquidation_bot entries (a tip floor)
+    stay as they are.  Runs go to a different name."""
+    import json
+    sw = json.load(open(src))
+    base = sw["base"]
+    for ag in base["agents"]:
+        if ag["kind"] == "liquidation_bot":
+            continue  # a fixed tip floor (study 5), not part of the population
+        if ag["kind"] in ("spammer", "watcher", "demand_curve"):
+            raise SystemExit("make_x5: kind %s has no per-actor rate to scale" % ag["kind"])
+        ag["count"] = ag.get("count", 1) * k
+        p = ag.setdefault("params", {})
+        if "period" in p or "every_blocks" in p:
+            for key in ("period", "every_blocks"):
+                if key in p:
+                    p[key] = p[key] * k
+        elif ag["kind"] == "heartbeat":
+            p["period"] = 10 * k  # the kind's default period is 10
+        elif ag["kind"] == "oracle":
+            p["every_blocks"] = 30 * k  # the kind's default every_blocks is 30
+        else:
+            r = p.get("rate", 0.5)
+            if isinstance(r, dict):
+                if r.get("dist") != "constant":
+                    raise SystemExit("make_x5: %s: rate distribution %s not scaled" % (ag["kind"], r.get("dist")))
+                r["value"] = r["value"] / k
+            else:
+                p["rate"] = r / k
+    sw["name"] = sw["name"] + "-x5"
+    base["name"] = base["name"] + "-x5"
+    json.dump(sw, open(dst, "w"), indent=2)
+    return 0
+
+
+def main(argv):
+    if len(argv) == 4 and argv[1] == "--make-x5":
+        return make_x5(argv[2], argv[3])
+    if len(argv) == 3 and argv[2] == "--help-known":
+        return 0 if argv[1] in STUDIES else 1
+    if len(argv) < 2 or argv[1] not in STUDIES:
+        sys.stderr.write("usage: study.py STUDY [--runs DIR] [--x5 DIR] [--out FILE]; studies: %s\n"
+                         % ", ".join(sorted(STUDIES)))
+        return 2
+    study = argv[1]
+    runs = "results/calibration/%s/runs" % study
+    x5, outp = None, None
+    i = 2
+    while i < len(argv):
+        if argv[i] == "--runs":
+            runs = argv[i + 1]
+        elif argv[i] == "--x5":
+            x5 = argv[i + 1]
+        elif argv[i] == "--out":
+            outp = argv[i + 1]
+        else:
+            sys.stderr.write("study.py: unexpected argument %s\n" % argv[i])
+            return 2
+        i += 2
+    text = section(study, runs, x5)
+    if outp:
+        open(outp, "w").write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -7,11 +7,15 @@
  *
  * Demand: default_gba's arrival model (same draws, same order).
  *
- * Bid mechanisms (bid hook, idempotent): with c = the previous block's
- * clearing price (lowest winning payment per fire) and v the timer's
- * value,
- *   bid = c + epsilon      if c + epsilon <= v   (just above the clearing price),
- *   bid = reserve_price    otherwise             (drop to the reserve).
+ * Bid mechanisms (bid hook, idempotent): with c = the competing price, the
+ * highest bid of the previous block's candidates that were not its own
+ * (cs_obs_competing: it never outbids itself), r the reserve and v the
+ * timer's value,
+ *   bid = max(r, c + epsilon)  if c + epsilon <= v   (just above the competition),
+ *   bid = r                    otherwise             (drop to the reserve).
+ * (Version 1 used the previous clearing price, its own winning bid
+ * included, so a lone winner raised against itself up to its value, and
+ * with r > epsilon it never bid from a cold start.)
  * Fee mechanisms: explicit fee params at scheduling and the same rule
  * again at fire time (custom GBA, CIP-1 rev §7.2), with vpc = v / gas_limit
  * the value per cycle:
@@ -23,7 +27,7 @@
 
 #define FP_PARAMS(X)                                                                   \
     CS__ARRIVAL_ROWS(X, 0.5, 5, 5e8, 0.5, 0.01, 0, 100000, 0.6, 64)                    \
-    X(EPSILON, "epsilon", 1e6, 0, 1e15, "bid mechanisms: increment over the last clearing price, per fire") \
+    X(EPSILON, "epsilon", 1e6, 0, 1e15, "bid mechanisms: increment over the highest competing bid, per fire") \
     X(EPSILON_PRIO, "epsilon_prio", 1, 0, 1e12, "fee mechanisms: increment over the p50 tip, per cycle") \
     X(HEADROOM, "headroom", 2, 1, 100, "fee mechanisms: max_fee = headroom x basefee_lane + max_prio")
 
@@ -38,14 +42,15 @@ typedef struct fp_state {
     uint64_t rejected;  /* schedule calls refused by the world */
 } fp_state_t;
 
-/* Bid hook: just above the last clearing price while that stays within
- * the value, else the reserve.  Only under bid mechanisms. */
+/* Bid hook: just above the highest competing bid while that stays within
+ * the value, floored at the reserve; else the reserve.  Only under bid
+ * mechanisms. */
 static void fp_bid(cs_agent_t *a, const cs_obs_t *o, cs_timer_req_t *q)
 {
     if (cs__agent_mclass(o->mechanism) != CS__MC_BID) return;
-    double target = o->clearing_price + a->params[P_EPSILON];
+    double target = cs_obs_competing(o, a) + a->params[P_EPSILON];
     q->has_bid = 1;
-    q->bid = target <= q->value ? target : o->reserve_price;
+    q->bid = target <= q->value ? (target > o->reserve_price ? target : o->reserve_price) : o->reserve_price;
 }
 
 /* Explicit fees from the p50 tip, capped by the value per cycle. */
@@ -94,7 +99,7 @@ static int fp_gba(cs_agent_t *a, const cs_timer_info_t *t, const cs_obs_t *o, do
 
 const cs_agent_ops_t cs__agent_fp_best_response = {
     .name = "fp_best_response",
-    .version = 1,
+    .version = 2,
     .kind = CS_AK_FP_BEST_RESPONSE,
     .state_size = sizeof(fp_state_t),
     .params = fp_params,

@@ -1083,14 +1083,22 @@ static void test_fp_best_response(void)
     ta_set(&t, "rate", 4);
     ta_set(&t, "value_sigma", 0);
     ta_start(&t, &w, 8, 8);
-    /* value exp(ln 5e8) ~ 5e8; epsilon 1e6; reserve 3e6.  Clearing price
-     * rising 1e8 .. 7e8: bid c + 1e6 while c + 1e6 <= 5e8, else the reserve. */
-    const double cps[] = {1e8, 2.5e8, 4e8, 4.98e8, 4.995e8, 6e8, 7e8, 3e8};
-    const double want[] = {1.01e8, 2.51e8, 4.01e8, 4.99e8, 3e6, 3e6, 3e6, 3.01e8};
+    /* value exp(ln 5e8) ~ 5e8; epsilon 1e6; reserve 3e6.  Competing bid c
+     * rising 1e8 .. 7e8: bid max(3e6, c + 1e6) while c + 1e6 <= 5e8, else
+     * the reserve.  Block 9: the agent made the top bid itself (7e8), the
+     * best other bid was 2.385e8 -> 2.395e8 (never its own + epsilon).
+     * Block 10: a cold start (no candidates, c = 0): epsilon < reserve, so
+     * the reserve.  Block 11: c = 1.5e6, c + e = 2.5e6 < reserve -> 3e6.
+     * The clearing price (4.4e8 throughout) plays no part. */
+    const double cps[] = {1e8, 2.5e8, 4e8, 4.98e8, 4.995e8, 6e8, 7e8, 3e8, 7e8, 0, 1.5e6};
+    const double want[] = {1.01e8, 2.51e8, 4.01e8, 4.99e8, 3e6, 3e6, 3e6, 3.01e8, 2.395e8, 3e6, 3e6};
     size_t bad = 0, total = 0;
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < 11; i++) {
         cs_obs_t o = obs_make("bias-vcg", (uint64_t)i + 1);
-        o.clearing_price = cps[i];
+        o.clearing_price = 4.4e8;
+        o.top_bid = cps[i];
+        o.top_bid_agent = i == 8 ? t.a.index : i == 9 ? UINT32_MAX : t.a.index + 1;
+        o.top_bid_other = i == 8 ? 2.385e8 : 0;
         o.reserve_price = 3e6;
         size_t before = m.nr;
         run(&t, &w, &m, &o, (uint64_t)i + 1, (uint64_t)i + 1);

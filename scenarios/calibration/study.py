@@ -38,8 +38,42 @@ _tinv.argtypes = [ctypes.c_double, ctypes.c_double]
 # Each study: the comparisons it asks for.  a / b select rows by column
 # value ("mechanism" or a design column such as "params_fairness_identity");
 # op is "ratio" (a_s / b_s) or "diff" (a_s - b_s); by is the design column
-# whose levels get one row each (None: one row).
+# whose levels get one row each (None: one row).  metric may be "x/y", the
+# ratio of two /runs columns in the same row.  null: the value the scale
+# check's verdict compares against (default 1 for a ratio, 0 otherwise).
 STUDIES = {
+    "01-lambda": {
+        "question": "the bias growth rate lambda with strategic bidders, and the CIP-5 §9.3 failure mode: do bidders underbid and let Bias carry them",
+        "comparisons": [
+            {"label": "bias-fp learners: paid / welfare, ratio to lambda = 0.005", "metric": "paid/welfare", "op": "ratio",
+             "a": {"mechanism": "bias-fp"}, "b": {"params_lambda": 0.005}, "by": "params_lambda"},
+            {"label": "bias-vcg truthful bidders: paid / welfare, ratio to lambda = 0.005", "metric": "paid/welfare",
+             "op": "ratio", "a": {"mechanism": "bias-vcg"}, "b": {"params_lambda": 0.005}, "by": "params_lambda"},
+            {"label": "bias-fp: share of fires won by zero bids (waiting_game fires / fires)",
+             "metric": "fires.waiting_game/fires", "op": "value", "null": 0.0, "a": {"mechanism": "bias-fp"},
+             "by": "params_lambda"},
+            {"label": "bias-vcg: share of fires won by zero bids (waiting_game fires / fires)",
+             "metric": "fires.waiting_game/fires", "op": "value", "null": 0.0, "a": {"mechanism": "bias-vcg"},
+             "by": "params_lambda"},
+            {"label": "p99 delay, bias-fp - bias-vcg", "metric": "delay_p99", "op": "diff",
+             "a": {"mechanism": "bias-fp"}, "b": {"mechanism": "bias-vcg"}, "by": "params_lambda"},
+        ],
+    },
+    "02-reserve": {
+        "question": "the reserve price with truthful VCG and learning first-price bidders at load 1.0",
+        "comparisons": [
+            {"label": "bias-vcg revenue (paid), ratio to reserve 0", "metric": "paid", "op": "ratio",
+             "a": {"mechanism": "bias-vcg"}, "b": {"params_reserve_price": 0.0}, "by": "params_reserve_price"},
+            {"label": "bias-fp revenue (paid), ratio to reserve 0", "metric": "paid", "op": "ratio",
+             "a": {"mechanism": "bias-fp"}, "b": {"params_reserve_price": 0.0}, "by": "params_reserve_price"},
+            {"label": "bias-vcg welfare, ratio to reserve 0", "metric": "welfare", "op": "ratio",
+             "a": {"mechanism": "bias-vcg"}, "b": {"params_reserve_price": 0.0}, "by": "params_reserve_price"},
+            {"label": "bias-fp welfare, ratio to reserve 0", "metric": "welfare", "op": "ratio",
+             "a": {"mechanism": "bias-fp"}, "b": {"params_reserve_price": 0.0}, "by": "params_reserve_price"},
+            {"label": "revenue ratio VCG / FP (revenue equivalence = 1)", "metric": "paid", "op": "ratio",
+             "a": {"mechanism": "bias-vcg"}, "b": {"mechanism": "bias-fp"}, "by": "params_reserve_price"},
+        ],
+    },
     "03-vcg-fp": {
         "question": "VCG (critical payment, truthful bidders) vs first price (bias-fp, Hedge learners) revenue as congestion rises",
         # load = 1.5M gas a block of demand / lane_timer_cycles
@@ -54,9 +88,9 @@ STUDIES = {
     "05-fragmentation": {
         "question": "the fragmenter's gain (attack_gain) under per-actor vs per-deployer W",
         "comparisons": [
-            {"label": "attack_gain, per-actor W", "metric": "attack_gain", "op": "value",
+            {"label": "attack_gain, per-actor W", "metric": "attack_gain", "op": "value", "null": 1.0,
              "a": {"params_fairness_identity": "actor"}, "by": "agents_1_params_k"},
-            {"label": "attack_gain, per-deployer W", "metric": "attack_gain", "op": "value",
+            {"label": "attack_gain, per-deployer W", "metric": "attack_gain", "op": "value", "null": 1.0,
              "a": {"params_fairness_identity": "deployer"}, "by": "agents_1_params_k"},
             {"label": "gain from fragmenting, per-actor W: attack_gain(K) / attack_gain(K = 1)",
              "metric": "attack_gain", "op": "ratio",
@@ -108,6 +142,13 @@ def design_cols(rows):
     return [k for k in rows[0] if k.startswith("params_") or k.startswith("agents_") or k.startswith("environment_")]
 
 
+def get(r, metric):
+    if "/" in metric:
+        num, den = metric.split("/")
+        return r[num] / r[den] if r[den] else float("nan")
+    return r[metric]
+
+
 def compare(rows, c):
     """{level: [per-seed values]} for comparison c."""
     dcols = design_cols(rows)
@@ -119,7 +160,7 @@ def compare(rows, c):
         if any(r.get(k) != v for k, v in c["a"].items()):
             continue
         lvl = r[c["by"]] if c.get("by") else "all"
-        va = r[c["metric"]]
+        va = get(r, c["metric"])
         if c["op"] == "value":
             out.setdefault(lvl, []).append(va)
             continue
@@ -128,7 +169,7 @@ def compare(rows, c):
         rb = keyed.get(tuple((k, kb[k]) for k in ["mechanism", "seed"] + dcols))
         if rb is None:
             continue
-        vb = rb[c["metric"]]
+        vb = get(rb, c["metric"])
         v = va / vb if c["op"] == "ratio" else va - vb
         out.setdefault(lvl, []).append(v if math.isfinite(v) else float("nan"))
     return out
@@ -211,7 +252,7 @@ def section(study, runs, x5):
                    % actors(x5))
         out.append("")
     for c in s["comparisons"]:
-        null = 1.0 if c["op"] in ("ratio", "value") else 0.0
+        null = c.get("null", 1.0 if c["op"] == "ratio" else 0.0)
         res = compare(rows, c)
         xres = compare(xrows, c) if xrows else {}
         out.append("### %s" % c["label"])

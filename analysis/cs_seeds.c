@@ -128,8 +128,8 @@ int cs_seeds_table(const char *name, uint64_t blocks, const char *dir, const uin
         }
     }
     if (rc == CS_OK)
-        fprintf(out, "\nwelfare: sum over fires of the value at the realised delay; efficiency: welfare / the\n"
-                     "welfare optimum of the same demand; paid: everything agents paid for their fires (burned\n"
+        fprintf(out, "\nwelfare: sum over fires of the value at the realised delay; efficiency: welfare against\n"
+                     "the benchmark of `compare` (analysis/README.md); paid: everything agents paid for their fires (burned\n"
                      "and to the proposer), the same quantity under every rule; delay_p99 in blocks; jain over\n"
                      "every actor; lane basefee: mean, only for mechanisms that have one (\xe2\x80\x94 otherwise).\n");
     else snprintf(err, errcap, "out of memory");

@@ -38,7 +38,8 @@ _tinv.argtypes = [ctypes.c_double, ctypes.c_double]
 # Each study: the comparisons it asks for.  a / b select rows by column
 # value ("mechanism" or a design column such as "params_fairness_identity");
 # op is "ratio" (a_s / b_s) or "diff" (a_s - b_s); by is the design column
-# whose levels get one row each (None: one row).  metric may be "x/y", the
+# whose levels get one row each (a list: one row per combination; None: one
+# row); rows of every other design column are paired, never pooled across.  metric may be "x/y", the
 # ratio of two /runs columns in the same row.  null: the value the scale
 # check's verdict compares against (default 1 for a ratio, 0 otherwise).
 STUDIES = {
@@ -104,6 +105,24 @@ STUDIES = {
              "by": "agents_1_params_k"},
         ],
     },
+    "10-lane-size-cap": {
+        "question": "lane size and the per-timer cap across demand levels, for light (100k-gas) and heavy (400k-gas) users",
+        "comparisons": [
+            {"label": "welfare, cap 550k / cap 250k (eip1559)", "metric": "welfare", "op": "ratio",
+             "a": {"mechanism": "eip1559", "params_max_cycles_per_fire": 550000.0},
+             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles"]},
+            {"label": "light users' p99 delay, cap 550k - cap 250k (eip1559)", "metric": "delay_p99.default_gba",
+             "op": "diff", "a": {"mechanism": "eip1559", "params_max_cycles_per_fire": 550000.0},
+             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles"]},
+            {"label": "light users' p99 delay, cap 550k - cap 250k (bias-vcg, truthful)", "metric": "delay_p99.default_gba",
+             "op": "diff", "a": {"mechanism": "bias-vcg", "params_max_cycles_per_fire": 550000.0},
+             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles"]},
+            {"label": "heavy users' timers never fired (censored), cap 550k (eip1559)",
+             "metric": "censored.priority_tier", "op": "value", "null": 0.0,
+             "a": {"mechanism": "eip1559", "params_max_cycles_per_fire": 550000.0},
+             "by": ["events_0_mult", "params_lane_timer_cycles"]},
+        ],
+    },
 }
 
 
@@ -159,7 +178,8 @@ def compare(rows, c):
     for r in rows:
         if any(r.get(k) != v for k, v in c["a"].items()):
             continue
-        lvl = r[c["by"]] if c.get("by") else "all"
+        by = c.get("by")
+        lvl = tuple(r[b] for b in by) if isinstance(by, list) else (r[by] if by else "all")
         va = get(r, c["metric"])
         if c["op"] == "value":
             out.setdefault(lvl, []).append(va)
@@ -259,7 +279,9 @@ def section(study, runs, x5):
         out.append("")
         kind = {"ratio": "per-seed ratio", "diff": "paired per-seed difference", "value": "value"}[c["op"]]
         lab = s.get("level")
-        head = "| %s | %sn | %s, mean [95 %% t interval] |" % (c.get("by") or "", lab[0] + " | " if lab else "", kind)
+        by = c.get("by")
+        bys = " / ".join(by) if isinstance(by, list) else (by or "")
+        head = "| %s | %sn | %s, mean [95 %% t interval] |" % (bys, lab[0] + " | " if lab else "", kind)
         sep = "|---|---|---|" + ("---|" if lab else "")
         if xrows:
             head += " x5 population | scale verdict |"
@@ -268,7 +290,8 @@ def section(study, runs, x5):
         out.append(sep)
         for lvl in sorted(res, key=lambda v: (isinstance(v, str), v)):
             mu, hw, n = ci(res[lvl])
-            line = "| %s | %s%d | %s |" % (lvl, lab[1](lvl) + " | " if lab else "", n, fmt(mu, hw))
+            lv = " / ".join("%g" % v if isinstance(v, float) else str(v) for v in lvl) if isinstance(lvl, tuple) else lvl
+            line = "| %s | %s%d | %s |" % (lv, lab[1](lvl) + " | " if lab else "", n, fmt(mu, hw))
             if xrows:
                 xm, xh, xn = ci(xres.get(lvl, []))
                 a, b = side(mu, hw, null), side(xm, xh, null)

@@ -86,6 +86,28 @@ STUDIES = {
              "a": {"mechanism": "bias-vcg"}, "b": {"mechanism": "bias-fp"}, "by": "params_lane_timer_cycles"},
         ],
     },
+    "04-fairness-window": {
+        "question": "FAIRNESS_WINDOW_BLOCKS with a large entrant arriving and leaving: the incumbents' harm and the entrant's service",
+        "comparisons": [
+            {"label": "incumbents' p99 delay, window W - window 200", "metric": "delay_p99.default_gba", "op": "diff",
+             "a": {}, "b": {"params_fairness_window": 200.0}, "by": "params_fairness_window"},
+            {"label": "entrant's p99 delay, window W - window 200", "metric": "delay_p99.fragmenter", "op": "diff",
+             "a": {}, "b": {"params_fairness_window": 200.0}, "by": "params_fairness_window"},
+            {"label": "Jain over every actor, ratio to window 200", "metric": "jain", "op": "ratio",
+             "a": {}, "b": {"params_fairness_window": 200.0}, "by": "params_fairness_window"},
+        ],
+    },
+    "06-median-ema": {
+        "question": "median EMA smoothing of W with a large entrant arriving and leaving: the incumbents' harm and the entrant's service",
+        "comparisons": [
+            {"label": "incumbents' p99 delay, median_ema - off", "metric": "delay_p99.default_gba", "op": "diff",
+             "a": {}, "b": {"params_median_ema": 0.0}, "by": "params_median_ema"},
+            {"label": "entrant's p99 delay, median_ema - off", "metric": "delay_p99.fragmenter", "op": "diff",
+             "a": {}, "b": {"params_median_ema": 0.0}, "by": "params_median_ema"},
+            {"label": "incumbents' p99 delay (level)", "metric": "delay_p99.default_gba", "op": "value", "null": 0.0,
+             "a": {}, "by": "params_median_ema"},
+        ],
+    },
     "05-fragmentation": {
         "question": "the fragmenter's gain (attack_gain) under per-actor vs per-deployer W",
         "comparisons": [
@@ -158,7 +180,11 @@ def load(d):
 
 
 def design_cols(rows):
-    return [k for k in rows[0] if k.startswith("params_") or k.startswith("agents_") or k.startswith("environment_")]
+    """The swept columns: those between "mechanism" and "blocks" in /runs
+    (cs_sweep.h: run_id, point, seed, mechanism, the design, then the
+    metrics)."""
+    ks = list(rows[0])
+    return ks[ks.index("mechanism") + 1:ks.index("blocks")]
 
 
 def get(r, metric):

@@ -102,6 +102,7 @@ static void su_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
         cs__agent_price_default(mc, p[P_BID_FRAC], &q);
         q.tag = (uint32_t)is_long;
         s->arrivals++;
+        if (!cs__agent_enters(a, w, o, &q)) continue; /* value-aware: not worth it now */
         if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
     }
 }

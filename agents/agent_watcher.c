@@ -88,6 +88,7 @@ static void wa_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
         q.tier = (uint8_t)cs__agent_u64(p[P_TIER]);
         cs__agent_price_default(mc, p[P_BID_FRAC], &q);
         q.tag = (uint32_t)s->watches++;
+        if (!cs__agent_enters(a, w, o, &q)) continue; /* value-aware: not worth it now */
         if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
     }
     unsigned m = cs__agent_count(a, P_WRITE_RATE, o);

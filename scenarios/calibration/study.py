@@ -127,6 +127,21 @@ STUDIES = {
              "by": "agents_1_params_k"},
         ],
     },
+    "09-basefee-rule": {
+        "question": "the lane basefee update rule (D2) with value-capped elastic demand: stability, utilisation and service of cip1 and additive against eip1559",
+        "comparisons": [
+            {"label": "basefee coefficient of variation, ratio to eip1559", "metric": "basefee_cv", "op": "ratio",
+             "a": {}, "b": {"params_basefee_rule": "eip1559"}, "by": "params_basefee_rule"},
+            {"label": "clearing-price reversals (sawtooth count), difference to eip1559", "metric": "reversals",
+             "op": "diff", "a": {}, "b": {"params_basefee_rule": "eip1559"}, "by": "params_basefee_rule"},
+            {"label": "mean lane utilisation, difference to eip1559", "metric": "util_mean", "op": "diff",
+             "a": {}, "b": {"params_basefee_rule": "eip1559"}, "by": "params_basefee_rule"},
+            {"label": "welfare, ratio to eip1559", "metric": "welfare", "op": "ratio",
+             "a": {}, "b": {"params_basefee_rule": "eip1559"}, "by": "params_basefee_rule"},
+            {"label": "p99 delay, difference to eip1559", "metric": "delay_p99", "op": "diff",
+             "a": {}, "b": {"params_basefee_rule": "eip1559"}, "by": "params_basefee_rule"},
+        ],
+    },
     "10-lane-size-cap": {
         "question": "lane size and the per-timer cap across demand levels, for light (100k-gas) and heavy (400k-gas) users",
         "comparisons": [

@@ -40,7 +40,8 @@ _tinv.argtypes = [ctypes.c_double, ctypes.c_double]
 # op is "ratio" (a_s / b_s) or "diff" (a_s - b_s); by is the design column
 # whose levels get one row each (a list: one row per combination; None: one
 # row); rows of every other design column are paired, never pooled across.  metric may be "x/y", the
-# ratio of two /runs columns in the same row.  null: the value the scale
+# ratio of two /runs columns in the same row, or "blocks.COL.max" /
+# "blocks.COL.nonzero" read from the run's own file (/blocks).  null: the value the scale
 # check's verdict compares against (default 1 for a ratio, 0 otherwise).
 STUDIES = {
     "01-lambda": {
@@ -160,6 +161,23 @@ STUDIES = {
              "by": ["events_0_mult", "params_lane_timer_cycles"]},
         ],
     },
+    "12-gc-isolation": {
+        "question": "GC-lane isolation under an outage storm: the live timers' delay, the GC drain and the end-of-block cycle spike per GC budget",
+        "comparisons": [
+            {"label": "honest users' p99 delay, GC budget - spec 5M (eip1559)", "metric": "delay_p99.default_gba",
+             "op": "diff", "a": {"mechanism": "eip1559"}, "b": {"params_gc_cycles_per_block": 5000000.0},
+             "by": "params_gc_cycles_per_block"},
+            {"label": "honest users' p99 delay, GC budget - spec 5M (fifo-capped)", "metric": "delay_p99.default_gba",
+             "op": "diff", "a": {"mechanism": "fifo-capped"}, "b": {"params_gc_cycles_per_block": 5000000.0},
+             "by": "params_gc_cycles_per_block"},
+            {"label": "blocks with GC work (the drain), eip1559", "metric": "blocks.gc_cycles.nonzero", "op": "value",
+             "null": 0.0, "a": {"mechanism": "eip1559"}, "by": "params_gc_cycles_per_block"},
+            {"label": "largest GC cycles in one block (the end-of-block spike), eip1559", "metric": "blocks.gc_cycles.max",
+             "op": "value", "null": 0.0, "a": {"mechanism": "eip1559"}, "by": "params_gc_cycles_per_block"},
+            {"label": "largest end-of-block cycles in one block (eob_cycles), eip1559", "metric": "blocks.eob_cycles.max",
+             "op": "value", "null": 0.0, "a": {"mechanism": "eip1559"}, "by": "params_gc_cycles_per_block"},
+        ],
+    },
 }
 
 
@@ -190,6 +208,7 @@ def load(d):
         for k in r.dtype.names:
             v = x[k]
             row[k] = v.decode() if isinstance(v, bytes) else (v.item() if hasattr(v, "item") else v)
+        row["_dir"] = d
         rows.append(row)
     return rows, dict(f.attrs)
 
@@ -203,6 +222,12 @@ def design_cols(rows):
 
 
 def get(r, metric):
+    if metric.startswith("blocks."):
+        # from the run file: blocks.<column>.max (largest value over the
+        # blocks) or blocks.<column>.nonzero (blocks where it is > 0)
+        _, col, agg = metric.split(".")
+        b = h5py.File(os.path.join(r["_dir"], "runs", r["run_id"], r["mechanism"] + ".h5"), "r")["blocks"][col]
+        return float(b.max()) if agg == "max" else float((b > 0).sum())
     if "/" in metric:
         num, den = metric.split("/")
         return r[num] / r[den] if r[den] else float("nan")
@@ -345,15 +370,15 @@ def section(study, runs, x5):
 def make_x5(src, dst, k=5):
     """The sweep src with k x the agents of every entry, each at 1/k of its
     arrival rate ("rate", or k x "period" / "every_blocks"): the same load
-    spread over k times the actors.  liquidation_bot entries (a tip floor)
-    stay as they are.  Runs go to a different name."""
+    spread over k times the actors.  liquidation_bot (a tip floor) and
+    spammer (a storm) entries stay as they are.  Runs go to a different name."""
     import json
     sw = json.load(open(src))
     base = sw["base"]
     for ag in base["agents"]:
-        if ag["kind"] == "liquidation_bot":
-            continue  # a fixed tip floor (study 5), not part of the population
-        if ag["kind"] in ("spammer", "watcher", "demand_curve"):
+        if ag["kind"] in ("liquidation_bot", "spammer"):
+            continue  # a fixed tip floor (studies 4-6) or a fixed storm (study 12), not the population
+        if ag["kind"] in ("watcher", "demand_curve"):
             raise SystemExit("make_x5: kind %s has no per-actor rate to scale" % ag["kind"])
         ag["count"] = ag.get("count", 1) * k
         p = ag.setdefault("params", {})

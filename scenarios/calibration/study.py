@@ -161,6 +161,23 @@ STUDIES = {
              "by": ["events_0_mult", "params_lane_timer_cycles"]},
         ],
     },
+    "11-gba-headroom": {
+        "question": "default-GBA headroom and evaluation time (D4) under a demand surge: censored default-GBA timers, their delay and what they pay",
+        "comparisons": [
+            {"label": "default-GBA timers censored, schedule - fire evaluation", "metric": "censored.default_gba",
+             "op": "diff", "a": {"params_default_gba_eval": "schedule"}, "b": {"params_default_gba_eval": "fire"},
+             "by": "params_gba_headroom"},
+            {"label": "default-GBA p99 delay, schedule - fire evaluation", "metric": "delay_p99.default_gba",
+             "op": "diff", "a": {"params_default_gba_eval": "schedule"}, "b": {"params_default_gba_eval": "fire"},
+             "by": "params_gba_headroom"},
+            {"label": "default-GBA users' payment, schedule / fire evaluation", "metric": "paid.default_gba",
+             "op": "ratio", "a": {"params_default_gba_eval": "schedule"}, "b": {"params_default_gba_eval": "fire"},
+             "by": "params_gba_headroom"},
+            {"label": "default-GBA timers censored under schedule evaluation, headroom h - spec 2",
+             "metric": "censored.default_gba", "op": "diff", "a": {"params_default_gba_eval": "schedule"},
+             "b": {"params_gba_headroom": 2.0}, "by": "params_gba_headroom"},
+        ],
+    },
     "12-gc-isolation": {
         "question": "GC-lane isolation under an outage storm: the live timers' delay, the GC drain and the end-of-block cycle spike per GC budget",
         "comparisons": [

@@ -39,9 +39,11 @@ _tinv.argtypes = [ctypes.c_double, ctypes.c_double]
 # value ("mechanism" or a design column such as "params_fairness_identity");
 # op is "ratio" (a_s / b_s) or "diff" (a_s - b_s); by is the design column
 # whose levels get one row each (a list: one row per combination; None: one
-# row); rows of every other design column are paired, never pooled across.  metric may be "x/y", the
+# row); rows of every other design column are paired, never pooled across.
+# b_metric (default: metric) compares two metrics of the same run (b: {}).  metric may be "x/y", the
 # ratio of two /runs columns in the same row, or "blocks.COL.max" /
-# "blocks.COL.nonzero" read from the run's own file (/blocks).  null: the value the scale
+# "blocks.COL.nonzero" read from the run's own file (/blocks), or
+# "entry.E.pQQ" (delay percentile of scenario entry E's fires, /fires).  null: the value the scale
 # check's verdict compares against (default 1 for a ratio, 0 otherwise).
 STUDIES = {
     "01-lambda": {
@@ -126,6 +128,19 @@ STUDIES = {
             {"label": "honest p99 delay, per-actor - per-deployer W", "metric": "delay_p99.default_gba", "op": "diff",
              "a": {"params_fairness_identity": "actor"}, "b": {"params_fairness_identity": "deployer"},
              "by": "agents_1_params_k"},
+        ],
+    },
+    "07-tiers": {
+        "question": "tier multipliers with mixed tips (liquidation bots' floor, best-response tippers, W): what each tier buys in delay",
+        "comparisons": [
+            {"label": "economy (tier 1) p99 delay - standard (tier 0)", "metric": "entry.1.p99", "op": "diff",
+             "a": {}, "b": {}, "b_metric": "entry.0.p99", "by": "params_tier_urgent"},
+            {"label": "fast (tier 2) p99 delay - standard (tier 0)", "metric": "entry.2.p99", "op": "diff",
+             "a": {}, "b": {}, "b_metric": "entry.0.p99", "by": "params_tier_urgent"},
+            {"label": "urgent (tier 3) p99 delay - standard (tier 0)", "metric": "entry.3.p99", "op": "diff",
+             "a": {}, "b": {}, "b_metric": "entry.0.p99", "by": "params_tier_urgent"},
+            {"label": "best-response tippers p99 delay - standard (tier 0)", "metric": "entry.4.p99", "op": "diff",
+             "a": {}, "b": {}, "b_metric": "entry.0.p99", "by": "params_tier_urgent"},
         ],
     },
     "09-basefee-rule": {
@@ -239,6 +254,21 @@ def design_cols(rows):
 
 
 def get(r, metric):
+    if metric.startswith("entry."):
+        # from the run file: entry.E.pQQ = the QQth percentile (numpy
+        # 'linear', GSL's definition) of the fire delay over the fires of
+        # scenario entry E's agent instances (entries are numbered in order,
+        # each taking `count` consecutive instance indices)
+        import json as _json
+        _, e, q = metric.split(".")
+        h = h5py.File(os.path.join(r["_dir"], "runs", r["run_id"], r["mechanism"] + ".h5"), "r")
+        counts = [ag.get("count", 1) for ag in _json.loads(h.attrs["scenario_json"])["agents"]]
+        lo = sum(counts[:int(e)])
+        hi = lo + counts[int(e)] - 1
+        f = h["fires"]
+        a = f["agent"][:]
+        d = f["delay"][:][(a >= lo) & (a <= hi)]
+        return float(np.percentile(d, float(q[1:]))) if len(d) else float("nan")
     if metric.startswith("blocks."):
         # from the run file: blocks.<column>.max (largest value over the
         # blocks) or blocks.<column>.nonzero (blocks where it is > 0)
@@ -272,7 +302,7 @@ def compare(rows, c):
         rb = keyed.get(tuple((k, kb[k]) for k in ["mechanism", "seed"] + dcols))
         if rb is None:
             continue
-        vb = get(rb, c["metric"])
+        vb = get(rb, c.get("b_metric", c["metric"]))
         v = va / vb if c["op"] == "ratio" else va - vb
         out.setdefault(lvl, []).append(v if math.isfinite(v) else float("nan"))
     return out

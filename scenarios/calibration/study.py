@@ -143,6 +143,19 @@ STUDIES = {
              "a": {}, "b": {}, "b_metric": "entry.0.p99", "by": "params_tier_urgent"},
         ],
     },
+    "08-lane-fee-multiplier": {
+        "question": "the lane fee multiplier (users charged multiplier x the lane basefee) on an under-utilised and a busy lane",
+        "comparisons": [
+            {"label": "mean utilisation, multiplier m - 1.0", "metric": "util_mean", "op": "diff",
+             "a": {}, "b": {"params_lane_fee_multiplier": 1.0}, "by": ["events_0_mult", "params_lane_fee_multiplier"]},
+            {"label": "burn, ratio to multiplier 1.0", "metric": "burn", "op": "ratio",
+             "a": {}, "b": {"params_lane_fee_multiplier": 1.0}, "by": ["events_0_mult", "params_lane_fee_multiplier"]},
+            {"label": "welfare, ratio to multiplier 1.0", "metric": "welfare", "op": "ratio",
+             "a": {}, "b": {"params_lane_fee_multiplier": 1.0}, "by": ["events_0_mult", "params_lane_fee_multiplier"]},
+            {"label": "mean lane basefee (raw), ratio to multiplier 1.0", "metric": "basefee_mean", "op": "ratio",
+             "a": {}, "b": {"params_lane_fee_multiplier": 1.0}, "by": ["events_0_mult", "params_lane_fee_multiplier"]},
+        ],
+    },
     "09-basefee-rule": {
         "question": "the lane basefee update rule (D2) with value-capped elastic demand: stability, utilisation and service of cip1 and additive against eip1559",
         "comparisons": [

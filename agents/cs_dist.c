@@ -23,17 +23,44 @@ int cs_dist_find(const char *name)
     return CS_DIST_NONE;
 }
 
+/* (value, weight) pairs ordered by value, for the empirical CDF. */
+typedef struct cs__dist_vw {
+    double v, w;
+} cs__dist_vw_t;
+
+static int cs__dist_vw_cmp(const void *a, const void *b)
+{
+    double x = ((const cs__dist_vw_t *)a)->v, y = ((const cs__dist_vw_t *)b)->v;
+    return (x > y) - (x < y);
+}
+
 int cs_dist_prepare(cs_dist_t *d)
 {
     if (d->kind != CS_DIST_EMPIRICAL || d->table != NULL) return 0;
-    double *w = d->weights;
-    if (w == NULL) {
-        w = malloc((d->n ? d->n : 1) * sizeof *w);
-        if (w == NULL) return -1;
-        for (size_t i = 0; i < d->n; i++) w[i] = 1.0;
+    size_t n = d->n ? d->n : 1;
+    double *w = malloc(n * sizeof *w);
+    cs__dist_vw_t *vw = malloc(n * sizeof *vw);
+    d->sorted = malloc(n * sizeof *d->sorted);
+    d->cum = malloc(n * sizeof *d->cum);
+    if (w && vw && d->sorted && d->cum) {
+        double sw = 0;
+        for (size_t i = 0; i < d->n; i++) {
+            w[i] = d->weights ? d->weights[i] : 1.0;
+            vw[i].v = d->values[i];
+            vw[i].w = w[i];
+            sw += w[i];
+        }
+        qsort(vw, d->n, sizeof *vw, cs__dist_vw_cmp); /* equal values: any order, same sums */
+        double acc = 0;
+        for (size_t i = 0; i < d->n; i++) {
+            acc += vw[i].w;
+            d->sorted[i] = vw[i].v;
+            d->cum[i] = acc / sw;
+        }
+        d->table = gsl_ran_discrete_preproc(d->n, w);
     }
-    d->table = gsl_ran_discrete_preproc(d->n, w);
-    if (w != d->weights) free(w);
+    free(w);
+    free(vw);
     return d->table ? 0 : -1;
 }
 
@@ -43,6 +70,8 @@ void cs_dist_clear(cs_dist_t *d)
     free(d->values);
     free(d->weights);
     if (d->table) gsl_ran_discrete_free(d->table);
+    free(d->sorted);
+    free(d->cum);
     memset(d, 0, sizeof *d);
 }
 
@@ -172,13 +201,16 @@ double cs_dist_cdf(const cs_dist_t *d, double x)
     }
     case CS_DIST_PARETO: return x <= q[0] ? 0.0 : gsl_cdf_pareto_P(x, q[1], q[0]);
     case CS_DIST_EMPIRICAL: {
-        double sw = 0, s = 0;
-        for (size_t i = 0; i < d->n; i++) {
-            double w = d->weights ? d->weights[i] : 1.0;
-            sw += w;
-            if (d->values[i] <= x) s += w;
+        /* The last sorted value <= x (binary search; equal values share the
+         * cumulative probability of the last of them). */
+        if (d->sorted == NULL || d->n == 0 || x < d->sorted[0]) return 0.0;
+        size_t lo = 0, hi = d->n; /* sorted[lo] <= x < sorted[hi] */
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (d->sorted[mid] <= x) lo = mid;
+            else hi = mid;
         }
-        return sw > 0 ? s / sw : 0.0;
+        return d->cum[lo];
     }
     default: return 0.0;
     }

@@ -40,13 +40,16 @@ typedef struct cs_dist {
     double *weights;           /* EMPIRICAL: n weights >= 0 or NULL (owned) */
     size_t n;                  /* EMPIRICAL: number of values */
     gsl_ran_discrete_t *table; /* EMPIRICAL: lookup table (cs_dist_prepare) */
+    double *sorted;            /* EMPIRICAL: the n values ascending (cs_dist_prepare) */
+    double *cum;               /* EMPIRICAL: cum[i] = P(X <= sorted[i]) (cs_dist_prepare) */
 } cs_dist_t;
 
 /* The kind named name, or CS_DIST_NONE when no family has that name. */
 int cs_dist_find(const char *name);
 
-/* Build what drawing needs (the empirical lookup table).  Returns 0, or -1
- * when out of memory (d is then still safe to cs_dist_clear). */
+/* Build what drawing and the CDF need (the empirical lookup table, sorted
+ * values and cumulative probabilities).  Returns 0, or -1 when out of
+ * memory (d is then still safe to cs_dist_clear). */
 int cs_dist_prepare(cs_dist_t *d);
 
 /* Free what d owns and zero it. */

@@ -116,24 +116,13 @@ static double cs__sr_fpow(double x, void *arg)
 static double cs__sr_integral(const cs_dist_t *d, uint32_t n, double lo, double v, gsl_integration_workspace *w)
 {
     if (d->kind == CS_DIST_EMPIRICAL) {
-        /* F is a step function: sum over the steps below v exactly. */
-        double *xs = malloc((d->n + 1) * sizeof *xs);
-        if (xs == NULL) return 0.0;
-        size_t m = 0;
-        for (size_t i = 0; i < d->n; i++)
-            if (d->values[i] < v) xs[m++] = d->values[i];
-        for (size_t i = 1; i < m; i++) /* insertion sort, m is small */
-            for (size_t j = i; j > 0 && xs[j - 1] > xs[j]; j--) {
-                double t = xs[j];
-                xs[j] = xs[j - 1];
-                xs[j - 1] = t;
-            }
+        /* F is a step function, F = cum[i] on [sorted[i], sorted[i + 1]):
+         * sum over the steps below v exactly (no allocation). */
         double s = 0;
-        for (size_t i = 0; i < m; i++) {
-            double hi = i + 1 < m ? xs[i + 1] : v;
-            s += pow(cs_dist_cdf(d, xs[i]), (double)(n - 1)) * (hi - xs[i]);
+        for (size_t i = 0; d->sorted && i < d->n && d->sorted[i] < v; i++) {
+            double hi = i + 1 < d->n && d->sorted[i + 1] < v ? d->sorted[i + 1] : v;
+            s += pow(d->cum[i], (double)(n - 1)) * (hi - d->sorted[i]);
         }
-        free(xs);
         return s;
     }
     gsl_integration_workspace *ww = w ? w : gsl_integration_workspace_alloc(256);

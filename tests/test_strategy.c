@@ -355,11 +355,17 @@ static void test_shade(void)
     /* Empirical {1, 3} equal weights, n = 2, v = 3: F = 1/2 on [1, 3),
      * integral_1^3 F dx = 1, F(3) = 1: beta = 3 - 1 = 2. */
     memset(&d, 0, sizeof d);
-    double vals[2] = {1, 3};
     d.kind = CS_DIST_EMPIRICAL;
-    d.values = vals;
+    d.values = malloc(2 * sizeof(double));
     d.n = 2;
+    if (d.values) {
+        d.values[0] = 3; /* unsorted on purpose */
+        d.values[1] = 1;
+    }
+    CS_CHECK(d.values && cs_dist_prepare(&d) == 0);
     CS_CHECK(cs_strategy_shade(&d, 2, 3) == 2.0);
+    CS_CHECK(cs_dist_cdf(&d, 0.5) == 0 && cs_dist_cdf(&d, 1) == 0.5 && cs_dist_cdf(&d, 2.9) == 0.5 && cs_dist_cdf(&d, 3) == 1);
+    cs_dist_clear(&d);
     /* Constant: Bertrand, beta(v) = v. */
     memset(&d, 0, sizeof d);
     d.kind = CS_DIST_CONSTANT;

@@ -12,6 +12,7 @@
 #include "cs_error.h"
 #include "cs_h5.h"
 #include "cs_metrics.h"
+#include "cs_optimum.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -26,7 +27,9 @@ static void cs__compare_usage(FILE *f)
 {
     fprintf(f, "usage: cowsim compare RUN.h5 ... [--csv|--json] [--oracle ORACLE.h5]\n"
                "  Prints the metrics of analysis/README.md, one column per run, one row per metric.\n"
-               "  Efficiency and price of anarchy use --oracle, else an oracle.h5 next to each run.\n"
+               "  efficiency and poa compare with the offline welfare optimum of the run's own demand\n"
+               "  (exact ILP, or an LP / Lagrangian upper bound: the header says which);\n"
+               "  efficiency_greedy uses --oracle, else an oracle.h5 next to each run.\n"
                "  Exit 2 if a file is not a cowsim run file, 3 if it cannot be read.\n");
 }
 
@@ -108,17 +111,32 @@ static void cs__labels(const cs_metrics_t *ms, size_t nrun, char (*lab)[48])
     }
 }
 
+/* Which benchmark efficiency and poa used (README "Welfare optimum"). */
+static void cs__bench_text(const cs_metrics_t *m, char *buf, size_t cap)
+{
+    if (m->opt_method < 0) snprintf(buf, cap, "nothing (welfare_opt not computed)");
+    else if (cs_opt_exact(m->opt_method))
+        snprintf(buf, cap, "the exact optimum (%s, %llu variables)", cs_opt_method_name(m->opt_method),
+                 (unsigned long long)m->opt_vars);
+    else
+        snprintf(buf, cap, "an upper bound of the optimum (%s, %llu variables)", cs_opt_method_name(m->opt_method),
+                 (unsigned long long)m->opt_vars);
+}
+
 /* Text table on stdout: a header line per run (path, scenario, seed,
  * oracle, INCOMPLETE), then one row per name in names, "-" for NaN. */
 static void cs__print_text(const cs_metrics_t *ms, char **paths, const char **oracles, size_t nrun,
                            char **names, size_t nn, char (*lab)[48])
 {
     printf("cowsim compare: %zu run%s\n", nrun, nrun == 1 ? "" : "s");
-    for (size_t r = 0; r < nrun; r++)
-        printf("  %-14s %s (scenario %s, seed %llu%s%s%s)\n", lab[r], paths[r],
-               ms[r].scenario[0] ? ms[r].scenario : "?", (unsigned long long)ms[r].seed,
-               ms[r].has_oracle ? ", oracle " : "", ms[r].has_oracle ? oracles[r] : "",
+    for (size_t r = 0; r < nrun; r++) {
+        char bench[128];
+        cs__bench_text(&ms[r], bench, sizeof bench);
+        printf("  %-14s %s (scenario %s, seed %llu; efficiency vs %s%s%s%s)\n", lab[r], paths[r],
+               ms[r].scenario[0] ? ms[r].scenario : "?", (unsigned long long)ms[r].seed, bench,
+               ms[r].has_oracle ? "; efficiency_greedy vs " : "", ms[r].has_oracle ? oracles[r] : "",
                ms[r].v[CS_M_complete] == 1.0 ? "" : ", INCOMPLETE");
+    }
     int w = 13; /* each column is one space and w characters */
     for (size_t r = 0; r < nrun; r++)
         if ((int)strlen(lab[r]) > w) w = (int)strlen(lab[r]);
@@ -198,6 +216,9 @@ static int cs__print_json(const cs_metrics_t *ms, char **paths, const char **ora
              cJSON_AddBoolToObject(o, "complete", ms[r].v[CS_M_complete] == 1.0) &&
              (ms[r].has_oracle ? cJSON_AddStringToObject(o, "oracle", oracles[r]) != NULL
                                : cJSON_AddNullToObject(o, "oracle") != NULL) &&
+             (ms[r].opt_method >= 0
+                  ? cJSON_AddStringToObject(o, "benchmark", cs_opt_method_name(ms[r].opt_method)) != NULL
+                  : cJSON_AddNullToObject(o, "benchmark") != NULL) &&
              cJSON_AddStringToObject(o, "fires_mode", modes[fm]) && cJSON_AddStringToObject(o, "note", ms[r].note);
         cJSON *mm = ok ? cJSON_AddObjectToObject(o, "metrics") : NULL;
         ok = mm != NULL;

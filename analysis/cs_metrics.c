@@ -11,6 +11,7 @@
 
 #include "cs_error.h"
 #include "cs_h5.h"
+#include "cs_optimum.h"
 #include "cs_rng.h"
 
 #include <cjson/cJSON.h>
@@ -795,6 +796,39 @@ static int cs__stability(const cs__run_t *u, cs_metrics_t *m)
     return CS_OK;
 }
 
+/* The welfare optimum of the run and efficiency, poa (README "Welfare
+ * optimum").  Not computable (sampled fires, an older file, ...): NaN and
+ * a note.  Returns CS_OK, CS_ENOMEM or CS_EINVAL (GLPK failed). */
+static int cs__optimum(const cs__run_t *u, int all_fires, cs_metrics_t *m, const char *path, char *err,
+                       size_t cap)
+{
+    m->opt_method = -1;
+    if (!all_fires) {
+        cs__note(m, "welfare_opt needs every fire (output.fires = all): efficiency and poa not computed.");
+        return CS_OK;
+    }
+    cs_opt_result_t r;
+    int usable = 0;
+    char why[300] = "";
+    int rc = cs_opt_run(m->mechanism, u->b, u->nb, u->f, u->nf, u->t, u->nt, NULL, &r, &usable, why, sizeof why);
+    if (rc != CS_OK) {
+        cs__seterr(err, cap, "%s: welfare optimum: %s", path, rc == CS_ENOMEM ? "out of memory" : why);
+        return rc;
+    }
+    if (!usable) {
+        cs__note(m, "welfare_opt not computed: %s.", why);
+        return CS_OK;
+    }
+    double w = m->v[CS_M_welfare];
+    m->opt_method = r.method;
+    m->opt_vars = r.vars;
+    m->v[CS_M_welfare_opt] = r.welfare;
+    m->v[CS_M_opt_exact] = cs_opt_exact(r.method) ? 1.0 : 0.0;
+    m->v[CS_M_efficiency] = r.welfare > 0 ? w / r.welfare : CS__NAN;
+    m->v[CS_M_poa] = w > 0 ? r.welfare / w : CS__NAN;
+    return CS_OK;
+}
+
 /* Compare the oracle run with this one and set efficiency and poa
  * (README "efficiency", "poa").  A file that cannot be read is an error;
  * one of another seed or scenario leaves NaN with a note. */
@@ -820,8 +854,7 @@ static int cs__oracle(const char *opath, const cs__run_t *u, cs_metrics_t *m, ch
         double ow = cs__welfare(&o);
         double w = m->v[CS_M_welfare];
         m->has_oracle = 1;
-        m->v[CS_M_efficiency] = ow > 0 ? w / ow : CS__NAN;
-        m->v[CS_M_poa] = w > 0 ? ow / w : CS__NAN;
+        m->v[CS_M_efficiency_greedy] = ow > 0 ? w / ow : CS__NAN;
         if (o.nb != u->nb)
             cs__note(m, "oracle run has %zu blocks, this run %zu: efficiency compares unequal horizons.", o.nb,
                      u->nb);
@@ -963,6 +996,11 @@ int cs_metrics_compute(const char *path, const char *oracle_path, cs_metrics_t *
     if (cs__stability(&u, m) != CS_OK) goto oom;
     free(acts);
     acts = NULL;
+    rc = cs__optimum(&u, all_fires, m, path, err, errcap);
+    if (rc != CS_OK) {
+        cs__run_free(&u);
+        return rc;
+    }
 
     if (oracle_path) {
         rc = cs__oracle(oracle_path, &u, m, err, errcap);

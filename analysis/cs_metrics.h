@@ -35,8 +35,11 @@
     X(welfare, "sum over fires of the agents' value at the realised delay")                   \
     X(paid, "sum paid by agents")                                                             \
     X(utility, "welfare - paid")                                                              \
-    X(efficiency, "welfare / oracle welfare on the same scenario and seed (NaN without one)") \
-    X(poa, "price of anarchy estimate: oracle welfare / welfare")                             \
+    X(efficiency, "welfare / welfare_opt (the offline optimum of the same realised demand)")   \
+    X(poa, "price of anarchy estimate: welfare_opt / welfare")                                \
+    X(welfare_opt, "offline welfare optimum of the realised demand, or an upper bound of it") \
+    X(opt_exact, "1 if welfare_opt is the exact ILP optimum, 0 if an LP upper bound")         \
+    X(efficiency_greedy, "welfare / welfare of the greedy reference run (NaN without one)")  \
     X(jain, "Jain's index over per-actor service 1/(1 + mean delay)")                         \
     X(gini, "Gini coefficient over per-actor fires")                                          \
     X(var_util_per_bid, "var(utility_i / bid_i) over actors (CIP-5 §9.6)")                    \
@@ -96,7 +99,9 @@ typedef struct cs_metrics {
     int fires_mode;                                   /* cs_h5_fires_mode of the file (root fires_mode) */
     uint64_t fires_sample_every;                      /* root fires_sample_every (1 unless sampled) */
     int delay_src;                                    /* cs_metrics_src of delays and jain */
-    int has_oracle;                                   /* 1 if efficiency/poa use a matching oracle run */
+    int has_oracle;                                   /* 1 if efficiency_greedy uses a matching greedy run */
+    int opt_method;                                   /* cs_opt_method of welfare_opt, -1 when not computed */
+    uint64_t opt_vars;                                /* variables of the optimum's problem */
     char note[512];                                   /* warnings for the user ("" if none): fallbacks, oracle mismatch */
 } cs_metrics_t;
 

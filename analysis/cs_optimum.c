@@ -13,6 +13,8 @@
 #include "cs_optimum.h"
 
 #include "cs_error.h"
+#include "cs_h5.h"
+#include "cs_mech.h"
 
 #include <glpk.h>
 #include <math.h>
@@ -33,9 +35,15 @@ const char *cs_opt_method_name(int method)
     switch (method) {
     case CS_OPT_ILP: return "ilp";
     case CS_OPT_LP: return "lp";
-    case CS_OPT_ROLLING: return "rolling-lp";
+    case CS_OPT_LAGRANGE: return "lagrangian";
+    case CS_OPT_FREE: return "unconstrained";
     default: return "none";
     }
+}
+
+int cs_opt_exact(int method)
+{
+    return method == CS_OPT_NONE || method == CS_OPT_ILP || method == CS_OPT_FREE;
 }
 
 /* v_j(d) = max(0, value e^(-rate d) - decay d), 0 past a nonzero deadline.
@@ -79,15 +87,6 @@ static int cs__job_vars(const cs_opt_problem_t *p, uint32_t j, size_t b0, size_t
         int rc = add(ctx, j, (uint32_t)(h - p->h0), v);
         if (rc) return rc;
     }
-    return 0;
-}
-
-/* Counting visitor: cnt[b]++. */
-static int cs__count_add(void *ctx, uint32_t j, uint32_t b, double v)
-{
-    (void)j;
-    (void)v;
-    ((size_t *)ctx)[b]++;
     return 0;
 }
 
@@ -278,6 +277,105 @@ out:
     return rc;
 }
 
+/* Sum over jobs of their best value: the optimum when no block constraint
+ * can bind (each job at its best height). */
+static double cs__sum_best(const cs__var_t *v, size_t n)
+{
+    double w = 0;
+    for (size_t i = 0; i < n;) {
+        size_t k = i;
+        double best = 0;
+        while (k < n && v[k].job == v[i].job) best = v[k].v > best ? v[k].v : best, k++;
+        w += best;
+        i = k;
+    }
+    return w;
+}
+
+/*
+ * Lagrangian upper bound (CS_OPT_LAGRANGE): relax every block's budget
+ * (multiplier mu_h per cycle) and block quota (nu_h per fire); per-actor
+ * quotas are dropped (a further relaxation).  For any mu, nu >= 0
+ *   L = sum_h (mu_h B_h + nu_h Q_h) + sum_j max(0, max_h (v_jh - mu_h gas_j - nu_h))
+ * is >= the optimum; the subgradient method (Polyak steps towards the
+ * known feasible value `lower`, theta halved after 10 iterations without
+ * progress, at most 300 iterations) lowers it, and the smallest L seen is
+ * returned.  Deterministic: fixed order and iteration count.
+ */
+static int cs__lagrange(const cs_opt_problem_t *p, const cs__var_t *v, size_t n, size_t b0, size_t nblk, double lower,
+                        double *obj)
+{
+    double *mu = calloc(nblk, sizeof *mu), *nu = calloc(nblk, sizeof *nu);
+    double *gas = calloc(nblk, sizeof *gas), *cnt = calloc(nblk, sizeof *cnt);
+    if (!mu || !nu || !gas || !cnt) {
+        free(mu), free(nu), free(gas), free(cnt);
+        return CS_ENOMEM;
+    }
+    double best = INFINITY, theta = 2.0;
+    int stall = 0;
+    for (int it = 0; it < 300; it++) {
+        double L = 0;
+        for (size_t b = 0; b < nblk; b++) {
+            const cs_opt_block_t *bl = &p->blocks[b0 + b];
+            if (bl->budget != UINT64_MAX) L += mu[b] * (double)bl->budget;
+            if (bl->quota_block) L += nu[b] * (double)bl->quota_block;
+            gas[b] = cnt[b] = 0;
+        }
+        for (size_t i = 0; i < n;) {
+            size_t k = i, arg = SIZE_MAX;
+            double g = (double)p->jobs[v[i].job].gas, top = 0;
+            for (; k < n && v[k].job == v[i].job; k++) {
+                size_t b = v[k].blk - b0;
+                double r = v[k].v - mu[b] * g - nu[b];
+                if (r > top) top = r, arg = b;
+            }
+            if (arg != SIZE_MAX) {
+                L += top;
+                gas[arg] += g;
+                cnt[arg] += 1;
+            }
+            i = k;
+        }
+        if (isinf(best) || L < best - 1e-12 * best) {
+            best = L;
+            stall = 0;
+        } else if (++stall >= 10) {
+            theta /= 2;
+            stall = 0;
+        }
+        if (best - lower <= 1e-6 * best || theta < 1e-4) break;
+        /* Subgradient: d L / d mu_h = B_h - gas_h, d L / d nu_h = Q_h - cnt_h. */
+        double norm = 0;
+        for (size_t b = 0; b < nblk; b++) {
+            const cs_opt_block_t *bl = &p->blocks[b0 + b];
+            if (bl->budget != UINT64_MAX) {
+                double gb = (double)bl->budget - gas[b];
+                if (mu[b] > 0 || gb < 0) norm += gb * gb;
+            }
+            if (bl->quota_block) {
+                double gq = (double)bl->quota_block - cnt[b];
+                if (nu[b] > 0 || gq < 0) norm += gq * gq;
+            }
+        }
+        if (norm == 0) break; /* L is attained by a feasible point: the optimum */
+        double t = theta * (L - lower) / norm;
+        for (size_t b = 0; b < nblk; b++) {
+            const cs_opt_block_t *bl = &p->blocks[b0 + b];
+            if (bl->budget != UINT64_MAX) {
+                double m = mu[b] - t * ((double)bl->budget - gas[b]);
+                mu[b] = m > 0 ? m : 0;
+            }
+            if (bl->quota_block) {
+                double m = nu[b] - t * ((double)bl->quota_block - cnt[b]);
+                nu[b] = m > 0 ? m : 0;
+            }
+        }
+    }
+    free(mu), free(nu), free(gas), free(cnt);
+    *obj = best;
+    return CS_OK;
+}
+
 int cs_opt_solve(const cs_opt_problem_t *p, const cs_opt_limits_t *limits, cs_opt_result_t *out, char *err,
                  size_t errcap)
 {
@@ -289,44 +387,208 @@ int cs_opt_solve(const cs_opt_problem_t *p, const cs_opt_limits_t *limits, cs_op
         cs__err(err, errcap, "optimum: too many jobs or blocks");
         return CS_EINVAL;
     }
-    /* Pass 1: variables per block. */
-    size_t *cnt = calloc(p->n_blocks, sizeof *cnt);
-    if (!cnt) return CS_ENOMEM;
-    for (size_t j = 0; j < p->n_jobs; j++) cs__job_vars(p, (uint32_t)j, 0, p->n_blocks, cs__count_add, cnt);
-    size_t total = 0;
-    for (size_t b = 0; b < p->n_blocks; b++) total += cnt[b];
-    out->vars = total;
-    int rc = CS_OK;
     cs__vbuf_t vb = {0};
-    if (total == 0) goto done;
-    size_t seg = L->lp_max_vars ? L->lp_max_vars : 1;
-    int method = total <= L->ilp_max_vars ? CS_OPT_ILP : total <= seg ? CS_OPT_LP : CS_OPT_ROLLING;
-    out->method = method;
-    /* Segments of consecutive blocks with at most `seg` variables each (a
-     * single block with more is a segment of its own). */
-    for (size_t b0 = 0; b0 < p->n_blocks && rc == CS_OK;) {
-        size_t b1 = b0, nv = 0;
-        if (method == CS_OPT_ROLLING) {
-            while (b1 < p->n_blocks && (b1 == b0 || nv + cnt[b1] <= seg)) nv += cnt[b1++];
-        } else {
-            b1 = p->n_blocks;
-        }
-        vb.n = 0;
-        for (size_t j = 0; j < p->n_jobs && rc == CS_OK; j++)
-            rc = cs__job_vars(p, (uint32_t)j, b0, b1, cs__vbuf_add, &vb);
-        if (rc != CS_OK) break;
-        double obj = 0;
-        int exact = 0;
-        rc = cs__solve(p, vb.v, vb.n, method == CS_OPT_ILP, L->ilp_time_ms, &obj, &exact, err, errcap);
-        if (rc != CS_OK) break;
-        if (method == CS_OPT_ILP && !exact) out->method = CS_OPT_LP; /* time limit: the bound */
-        out->welfare += obj;
-        out->segments++;
-        b0 = b1;
+    int rc = CS_OK;
+    for (size_t j = 0; j < p->n_jobs && rc == CS_OK; j++)
+        rc = cs__job_vars(p, (uint32_t)j, 0, p->n_blocks, cs__vbuf_add, &vb);
+    if (rc != CS_OK) goto done;
+    out->vars = vb.n;
+    if (vb.n == 0) goto done;
+    /* No block constraint anywhere: each job at its best height, exactly. */
+    int binds = 0;
+    for (size_t b = 0; b < p->n_blocks && !binds; b++) {
+        const cs_opt_block_t *bl = &p->blocks[b];
+        binds = (bl->budget != UINT64_MAX && bl->budget != 0) || bl->quota_block || bl->quota_actor;
     }
+    double obj = 0;
+    if (!binds) {
+        out->method = CS_OPT_FREE;
+        out->welfare = cs__sum_best(vb.v, vb.n);
+        goto done;
+    }
+    if (vb.n <= L->lp_max_vars) {
+        int exact = 0;
+        int want_int = vb.n <= L->ilp_max_vars;
+        rc = cs__solve(p, vb.v, vb.n, want_int, L->ilp_time_ms, &obj, &exact, err, errcap);
+        if (rc != CS_OK) goto done;
+        out->method = exact ? CS_OPT_ILP : CS_OPT_LP;
+    } else {
+        rc = cs__lagrange(p, vb.v, vb.n, 0, p->n_blocks, p->lower, &obj);
+        if (rc != CS_OK) goto done;
+        out->method = CS_OPT_LAGRANGE;
+    }
+    out->welfare = obj;
 done:
     free(vb.v);
-    free(cnt);
     if (rc == CS_ENOMEM) cs__err(err, errcap, "out of memory");
+    return rc;
+}
+
+/* ---- the optimum of a run file ------------------------------------------ */
+
+/* Per-mechanism constraints: the budget from the core's CS_MF_BUDGET flag;
+ * the cap where the clearing loses OVER_CAP (bias-*, eip1559, the greedy
+ * reference); the quotas where it loses BLOCK_QUOTA / ACTOR_QUOTA (all but
+ * fifo and the greedy reference). */
+int cs_opt_rules(const char *mechanism, int *budget, int *cap, int *quotas)
+{
+    static const struct {
+        const char *name;
+        int cap, quotas;
+    } rules[] = {{"fifo", 0, 0},     {"fifo-capped", 0, 1}, {"score", 0, 1},   {"bias-vcg", 1, 1},
+                 {"bias-fp", 1, 1},  {"eip1559", 1, 1},     {"gba-tip", 0, 1}, {"greedy", 1, 0},
+                 {"oracle", 1, 0}};
+    const cs_mech_ops_t *ops = cs_mech_find(mechanism);
+    if (!ops && mechanism && strcmp(mechanism, "oracle") == 0) ops = cs_mech_find("greedy");
+    for (size_t i = 0; ops && i < sizeof rules / sizeof rules[0]; i++) {
+        if (strcmp(rules[i].name, mechanism) != 0) continue;
+        *budget = (ops->flags & CS_MF_BUDGET) != 0;
+        *cap = rules[i].cap;
+        *quotas = rules[i].quotas;
+        return 0;
+    }
+    return -1;
+}
+
+/* Timer index sorted by timer_id, for the /fires join. */
+typedef struct cs__tidx {
+    uint64_t id;
+    uint32_t row;
+} cs__tidx_t;
+static int cs__cmp_tidx(const void *a, const void *b)
+{
+    const cs__tidx_t *x = a, *y = b;
+    if (x->id != y->id) return x->id < y->id ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* bsearch comparator: by timer_id only (the first row of an id). */
+static int cs__cmp_tidx_id(const void *a, const void *b)
+{
+    const cs__tidx_t *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The value model of timer row t as a job (due/last/gas/actor unset). */
+static void cs__job_model(const cs_h5_timer_t *t, cs_opt_job_t *j)
+{
+    j->value = t->value;
+    j->decay = t->decay;
+    j->rate = t->decay_rate;
+    j->deadline = t->deadline;
+}
+
+int cs_opt_run(const char *mechanism, const struct cs_h5_block *b, size_t nb, const struct cs_h5_fire *f,
+               size_t nf, const struct cs_h5_timer *t, size_t nt, const cs_opt_limits_t *limits,
+               cs_opt_result_t *out, int *usable, char *why, size_t whycap)
+{
+    memset(out, 0, sizeof *out);
+    *usable = 0;
+    int budget, cap, quotas;
+    if (cs_opt_rules(mechanism, &budget, &cap, &quotas) != 0) {
+        cs__err(why, whycap, "unknown mechanism '%s'", mechanism ? mechanism : "");
+        return CS_OK;
+    }
+    if (nb == 0) {
+        *usable = 1;
+        return CS_OK;
+    }
+    /* Files written before the optimum's columns read them as 0; a real
+     * block has fire_cap >= 1 and a real timer gas_limit >= 1. */
+    if (b[0].fire_cap == 0 || (nt > 0 && t[0].gas_limit == 0)) {
+        cs__err(why, whycap, "the file has no /blocks.lane_budget or /timers value-model columns (written by an "
+                             "older cowsim)");
+        return CS_OK;
+    }
+    uint64_t h0 = UINT64_MAX, h1 = 0;
+    for (size_t i = 0; i < nb; i++) {
+        h0 = b[i].height < h0 ? b[i].height : h0;
+        h1 = b[i].height > h1 ? b[i].height : h1;
+    }
+    size_t nblk = (size_t)(h1 - h0 + 1);
+    if (nblk > 4 * nb + 16) {
+        cs__err(why, whycap, "/blocks heights %llu..%llu are not one row per height", (unsigned long long)h0,
+                (unsigned long long)h1);
+        return CS_OK;
+    }
+    cs_opt_block_t *bl = calloc(nblk, sizeof *bl); /* a missing height: budget 0, nothing fires */
+    cs__tidx_t *ix = malloc((nt ? nt : 1) * sizeof *ix);
+    cs_opt_job_t *jobs = malloc((nf + nt ? nf + nt : 1) * sizeof *jobs);
+    int rc = CS_OK;
+    if (!bl || !ix || !jobs) {
+        rc = CS_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < nb; i++) {
+        cs_opt_block_t *x = &bl[b[i].height - h0];
+        x->budget = b[i].lane_budget == 0 ? 0 : budget ? b[i].lane_budget : UINT64_MAX;
+        x->cap = cap ? b[i].fire_cap : UINT64_MAX;
+        x->quota_block = quotas ? b[i].quota_block : 0;
+        x->quota_actor = quotas ? b[i].quota_actor : 0;
+    }
+    for (size_t i = 0; i < nt; i++) ix[i] = (cs__tidx_t){t[i].timer_id, (uint32_t)i};
+    qsort(ix, nt, sizeof *ix, cs__cmp_tidx);
+    size_t nj = 0;
+    for (size_t i = 0; i < nf; i++) {
+        cs__tidx_t key = {f[i].timer_id, 0};
+        const cs__tidx_t *hit = nt ? bsearch(&key, ix, nt, sizeof *ix, cs__cmp_tidx_id) : NULL;
+        if (!hit) {
+            cs__err(why, whycap, "/fires row %zu (timer %016llx) has no /timers row", i,
+                    (unsigned long long)f[i].timer_id);
+            goto out;
+        }
+        const cs_h5_timer_t *tr = &t[hit->row];
+        if (isnan(tr->decay_rate)) {
+            cs__err(why, whycap, "the value function of agent %u (timer %016llx) is not of the form "
+                                 "value e^(-rate d) - decay d", tr->agent, (unsigned long long)tr->timer_id);
+            goto out;
+        }
+        cs_opt_job_t *j = &jobs[nj++];
+        cs__job_model(tr, j);
+        j->due = f[i].due_height;
+        j->last = tr->expires_at ? tr->expires_at : h1;
+        j->last = j->last > h1 ? h1 : j->last;
+        if (j->last < f[i].height) j->last = f[i].height; /* the realised fire is always allowed */
+        j->gas = f[i].gas_limit;
+        j->actor = f[i].actor;
+        double v = cs_opt_value(j, f[i].delay);
+        if (fabs(v - f[i].value) > 1e-9 * (fabs(f[i].value) > 1 ? fabs(f[i].value) : 1)) {
+            cs__err(why, whycap, "/fires row %zu: value %.17g, the value model gives %.17g at delay %u", i,
+                    f[i].value, v, f[i].delay);
+            goto out;
+        }
+    }
+    for (size_t i = 0; i < nt; i++) {
+        const cs_h5_timer_t *tr = &t[i];
+        if (tr->fires != 0 || tr->outcome == CS_H5_OUTCOME_REJECTED || tr->outcome == CS_H5_OUTCOME_FIRED ||
+            tr->trigger == CS_H5_TRIGGER_WATCH || tr->due_height > h1)
+            continue;
+        if (isnan(tr->decay_rate)) {
+            cs__err(why, whycap, "the value function of agent %u (timer %016llx) is not of the form "
+                                 "value e^(-rate d) - decay d", tr->agent, (unsigned long long)tr->timer_id);
+            goto out;
+        }
+        cs_opt_job_t *j = &jobs[nj];
+        cs__job_model(tr, j);
+        j->due = tr->due_height;
+        j->last = tr->expires_at ? tr->expires_at : h1;
+        j->last = j->last > h1 ? h1 : j->last;
+        if (tr->outcome == CS_H5_OUTCOME_CANCELLED) {
+            if (tr->end_height <= j->due) continue; /* withdrawn before it came due */
+            j->last = tr->end_height - 1 < j->last ? tr->end_height - 1 : j->last;
+        }
+        j->gas = tr->gas_limit;
+        j->actor = tr->actor;
+        nj++;
+    }
+    double lower = 0; /* the realised allocation is feasible: a lower bound */
+    for (size_t i = 0; i < nf; i++) lower += f[i].value;
+    cs_opt_problem_t p = {jobs, nj, h0, bl, nblk, lower};
+    rc = cs_opt_solve(&p, limits, out, why, whycap);
+    if (rc == CS_OK) *usable = 1;
+out:
+    free(bl);
+    free(ix);
+    free(jobs);
     return rc;
 }

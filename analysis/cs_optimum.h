@@ -18,22 +18,25 @@
  *        sum_{j of actor a} x_{j,h} <= quota_actor_h (when set)
  *        x_{j,h} in {0, 1}
  *
- * Methods (GLPK, glpk.h), chosen by the number of variables (pairs (j, h)
- * with a positive value that the cap and budget allow):
+ * Methods, chosen by the number of variables (pairs (j, h) with a
+ * positive value that the cap and budget allow):
+ *   CS_OPT_FREE     no block constraint binds (no budget, no quota: fifo):
+ *                   each job at its best height, exactly;
  *   CS_OPT_ILP      up to limits.ilp_max_vars: the exact integer optimum
- *                   (branch and bound, glp_intopt), recomputed from the
+ *                   (GLPK branch and bound, glp_intopt), summed from the
  *                   chosen assignment;
  *   CS_OPT_LP       up to limits.lp_max_vars: the LP relaxation (x in
- *                   [0, 1]), an upper bound of the optimum; also used when
- *                   the ILP hits its time limit;
- *   CS_OPT_ROLLING  beyond: the heights are cut into consecutive segments
- *                   of at most limits.lp_max_vars variables and the LP
- *                   relaxations of the segments are added.  Each segment
- *                   keeps "at most once" for its own heights only, so a job
- *                   whose window crosses a segment boundary may count in
- *                   both: the sum is still an upper bound of the optimum
- *                   (a relaxation of it), looser when waits are long
- *                   compared with a segment.
+ *                   [0, 1], GLPK simplex), an upper bound; also when the
+ *                   ILP hits its time limit;
+ *   CS_OPT_LAGRANGE beyond: the Lagrangian relaxation of the budgets and
+ *                   block quotas (per-actor quotas dropped), its
+ *                   multipliers improved by subgradient steps; every
+ *                   multiplier vector gives an upper bound and the smallest
+ *                   is kept.  (A rolling-horizon sum of segment LPs was
+ *                   tried first and rejected: a job whose window spans many
+ *                   segments counts in each, 85x the welfare on the default
+ *                   scenario; the Lagrangian bound decomposes per block and
+ *                   per job without that double count.)
  * Every method returns a value >= the true optimum (equal for CS_OPT_ILP),
  * so no allocation of the same demand -- any mechanism's -- can exceed it.
  */
@@ -69,32 +72,34 @@ typedef struct cs_opt_problem {
     uint64_t h0;                  /* height of blocks[0] */
     const cs_opt_block_t *blocks; /* heights h0 .. h0 + n_blocks - 1; jobs are clipped to them */
     size_t n_blocks;
+    double lower;                 /* a known feasible welfare (0 if none): steers CS_OPT_LAGRANGE */
 } cs_opt_problem_t;
 
 typedef struct cs_opt_limits {
     size_t ilp_max_vars; /* exact ILP up to this many variables (default 5,000) */
-    size_t lp_max_vars;  /* one LP up to this many; also the segment size (default 60,000) */
+    size_t lp_max_vars;  /* LP relaxation up to this many, Lagrangian beyond (default 20,000) */
     int ilp_time_ms;     /* branch-and-bound time limit (default 20,000 ms) */
 } cs_opt_limits_t;
-#define CS_OPT_LIMITS_DEFAULT {5000, 60000, 20000}
+#define CS_OPT_LIMITS_DEFAULT {5000, 20000, 20000}
 
 typedef enum cs_opt_method {
     CS_OPT_NONE = 0,    /* nothing to solve (no variable): welfare 0, exact */
     CS_OPT_ILP = 1,     /* exact integer optimum */
     CS_OPT_LP = 2,      /* LP relaxation upper bound */
-    CS_OPT_ROLLING = 3  /* sum of segment LP relaxations: upper bound */
+    CS_OPT_LAGRANGE = 3, /* Lagrangian relaxation: upper bound */
+    CS_OPT_FREE = 4      /* nothing binds: each job at its best height, exact */
 } cs_opt_method;
 
 typedef struct cs_opt_result {
     double welfare;   /* the optimum (ILP, NONE) or an upper bound of it */
     int method;       /* cs_opt_method */
     size_t vars;      /* variables x_{j,h} */
-    size_t segments;  /* problems solved (1 unless ROLLING) */
 } cs_opt_result_t;
 
-/* Name of a method: "none", "ilp", "lp", "rolling-lp". */
+/* Name of a method: "none", "ilp", "lp", "lagrangian", "unconstrained". */
 const char *cs_opt_method_name(int method);
-
+/* 1 if the method gives the optimum itself (none, ilp, unconstrained). */
+int cs_opt_exact(int method);
 /* v_j(d) of the model above. */
 double cs_opt_value(const cs_opt_job_t *j, uint64_t delay);
 
@@ -102,5 +107,35 @@ double cs_opt_value(const cs_opt_job_t *j, uint64_t delay);
  * CS_EINVAL when GLPK fails to solve a relaxation (message in err). */
 int cs_opt_solve(const cs_opt_problem_t *p, const cs_opt_limits_t *limits, cs_opt_result_t *out, char *err,
                  size_t errcap);
+
+/*
+ * The optimum of a finished run (analysis/README.md "Welfare optimum"),
+ * from its /blocks, /fires and /timers rows and its mechanism:
+ *   jobs: every /fires row (due height, gas limit, owner of the fire; the
+ *         value model of its timer, joined by timer_id), then every
+ *         /timers row that never fired, was not rejected and is not a
+ *         WATCH (a watch that never fired may never have been triggered),
+ *         due by the last block; each may fire from its due height to its
+ *         expires_at (TTL), the last block, and -- when cancelled -- the
+ *         block before the cancel;
+ *   blocks: /blocks.lane_budget, fire_cap, quota_block, quota_actor, each
+ *         applied when the run's mechanism enforces it (cs_opt_rules).
+ * The realised allocation is one feasible solution, so welfare <= the
+ * result.  *usable = 0 with the reason in why (and CS_OK) when the file
+ * cannot give the optimum: fires not all recorded, a file written before
+ * these columns, a fire without its timer row, an agent value function
+ * outside the model, or a /fires.value the model does not reproduce.
+ */
+struct cs_h5_block;
+struct cs_h5_fire;
+struct cs_h5_timer;
+int cs_opt_run(const char *mechanism, const struct cs_h5_block *b, size_t nb, const struct cs_h5_fire *f,
+               size_t nf, const struct cs_h5_timer *t, size_t nt, const cs_opt_limits_t *limits,
+               cs_opt_result_t *out, int *usable, char *why, size_t whycap);
+
+/* Which per-block constraints mechanism name enforces (its clearing code,
+ * core/mech_*.c): the lane budget, the per-fire cap, the quotas.  Returns
+ * 0, or -1 for an unknown mechanism. */
+int cs_opt_rules(const char *mechanism, int *budget, int *cap, int *quotas);
 
 #endif /* CS_OPTIMUM_H */

@@ -645,6 +645,41 @@ static uint64_t cs__id64(const cs_hash_t *id)
     return v;
 }
 
+static cs_timer_info_t cs__info(const cs_engine_t *e, uint32_t slot, const cs_timer_t *t);
+static double cs__value(const cs_engine_t *e, const cs_agent_t *a, const cs_timer_info_t *in, uint64_t delay);
+
+/*
+ * The value-model columns of a /timers row: the agent's value of a fire
+ * at delay d in the closed form v(d) = max(0, value e^(-decay_rate d) -
+ * decay d), 0 past a nonzero deadline (analysis/cs_optimum.h).  Agents
+ * without their own value function use the linear default, which is this
+ * form with rate 0, bit for bit.  For an agent with its own, the rate is
+ * fitted from v(0) and v(1) (decay 0) and checked at further delays;
+ * decay_rate is NaN when the form does not reproduce it within 1e-9 of v(0).
+ */
+static void cs__value_model(const cs_engine_t *e, uint32_t slot, const cs_timer_t *t, cs_h5_timer_t *r)
+{
+    const cs__tinfo_t *ti = &e->ti[slot];
+    const cs_agent_t *a = &e->agents[ti->agent];
+    r->deadline = ti->deadline;
+    r->value = ti->value;
+    r->decay = ti->decay;
+    r->decay_rate = 0;
+    if (!a->ops->value) return;
+    cs_timer_info_t in = cs__info(e, slot, t);
+    double v0 = cs__value(e, a, &in, 0), v1 = cs__value(e, a, &in, 1);
+    r->value = v0;
+    r->decay = 0;
+    r->decay_rate = v0 > 0 && v1 > 0 ? log(v0 / v1) : v0 > 0 ? (double)NAN : 0;
+    static const uint64_t probe[] = {2, 3, 5, 10, 30, 100};
+    for (size_t i = 0; i < sizeof probe / sizeof probe[0] + 2 && !isnan(r->decay_rate); i++) {
+        uint64_t d = i < sizeof probe / sizeof probe[0] ? probe[i] : ti->deadline + (i - sizeof probe / sizeof probe[0]);
+        double want = cs__value(e, a, &in, d), got = 0;
+        if (!(ti->deadline != 0 && d > ti->deadline)) got = v0 * exp(-r->decay_rate * (double)d);
+        if (fabs(got - want) > 1e-9 * (v0 > 1 ? v0 : 1)) r->decay_rate = NAN;
+    }
+}
+
 /* A /timers row for a timer that ended (or is pending at the close). */
 static void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t end_h)
 {
@@ -666,6 +701,9 @@ static void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t e
     r->end_height = end_h;
     r->deferrals = ti->deferrals;
     r->fires = ti->fires;
+    r->gas_limit = t->gas_limit;
+    r->expires_at = t->expires_at;
+    cs__value_model(e, slot, t, r);
     if (r->fires == 0 && r->due_height <= end_h &&
         (outcome == CS_H5_OUTCOME_PENDING || outcome == CS_H5_OUTCOME_EXPIRED ||
          outcome == CS_H5_OUTCOME_INSUFFICIENT))
@@ -1177,6 +1215,13 @@ int cs_sim_step(cs_engine_t *e)
     b->tier_tree = st->tiers.tree;
     b->pending = cs_sched_pending(e->s);
     memcpy(b->digest, st->digest.b, 32);
+    /* The constraints of this block, for the welfare optimum (analysis/
+     * cs_optimum.h): the lane budget (none while paused), CIP-1 rev §10
+     * per-fire cap and CIP-5 §9.4 quotas in force at h. */
+    b->lane_budget = e->pause_depth ? 0 : p->lane_timer_cycles;
+    b->fire_cap = p->max_cycles_per_fire;
+    b->quota_block = p->max_fires_per_block > UINT32_MAX ? UINT32_MAX : (uint32_t)p->max_fires_per_block;
+    b->quota_actor = p->max_fires_per_actor > UINT32_MAX ? UINT32_MAX : (uint32_t)p->max_fires_per_actor;
     /* /weights every K blocks. */
     if (e->scn->output.weights_every && h % e->scn->output.weights_every == 0 && e->h5) {
         uint32_t cap = (uint32_t)(e->n_actors + 64);

@@ -129,7 +129,7 @@ typedef char cs__h5_hex_t[64];
 #define CS__H5_FSIZE(name, kind, doc) +sizeof(CS__H5_FTYPE_##kind)
 typedef struct cs__h5_block_file { CS_H5_BLOCK_FIELDS(CS__H5_FMEMBER) } cs__h5_block_file_t;
 _Static_assert(sizeof(cs__h5_block_file_t) == 0 CS_H5_BLOCK_FIELDS(CS__H5_FSIZE) &&
-                   sizeof(cs__h5_block_file_t) == 352,
+                   sizeof(cs__h5_block_file_t) == 376,
                "/blocks file rows have no padding");
 
 #define CS__H5_FD(T, FT, name, kind, doc) \
@@ -302,6 +302,9 @@ static hid_t cs__h5_col_type(int kind)
     }
 }
 
+/* legacy code of an optional column the file lacks (cs__h5_optional). */
+#define CS__H5_ABSENT 3
+
 /* Short type name of a column kind, for the description attribute. */
 static const char *cs__h5_col_type_name(int kind)
 {
@@ -316,6 +319,7 @@ static const char *cs__h5_col_type_name(int kind)
  * old member, a u64 read into lo (legacy 1) or an f64 read into f (2). */
 static int cs__h5_insert_col(hid_t ct, const cs__h5_field_t *f, size_t foff, int legacy)
 {
+    if (legacy == CS__H5_ABSENT) return 0; /* not in this file: read as 0 */
     if (f->kind != CS__H5_F_MONEY || legacy) {
         hid_t t = f->kind != CS__H5_F_MONEY ? cs__h5_col_type(f->kind)
                   : legacy == 1             ? H5Tcopy(H5T_STD_U64LE)
@@ -1413,6 +1417,13 @@ static void cs__h5_fix_legacy(const cs_h5_reader_t *r, int dsi, uint8_t *rows, s
     const cs__h5_dsdesc_t *d = &cs__h5_desc[dsi];
     for (size_t i = 0; i < d->nfield; i++) {
         if (!r->legacy[dsi][i]) continue;
+        if (r->legacy[dsi][i] == CS__H5_ABSENT) {
+            H5T_class_t cls;
+            size_t size;
+            cs__h5_expect(d->field[i].kind, &cls, &size); /* U64 / U32 / F64: as in memory */
+            for (size_t k = 0; k < n; k++) memset(rows + k * d->row + d->field[i].off, 0, size);
+            continue;
+        }
         for (size_t k = 0; k < n; k++) {
             cs_h5_money_t m;
             memcpy(&m, rows + k * d->row + d->field[i].off, sizeof m);
@@ -1427,6 +1438,20 @@ static void cs__h5_fix_legacy(const cs_h5_reader_t *r, int dsi, uint8_t *rows, s
             memcpy(rows + k * d->row + d->field[i].off, &m, sizeof m);
         }
     }
+}
+
+/* Whether column i of table dsi is optional: the columns the welfare
+ * optimum added to /blocks (from lane_budget on) and /timers (from
+ * gas_limit on).  A file written before them reads them as 0
+ * (CS__H5_ABSENT); analysis/cs_optimum.c tells such a file by fire_cap = 0
+ * or gas_limit = 0, impossible in a real row. */
+static int cs__h5_optional(int dsi, size_t i)
+{
+    const cs__h5_dsdesc_t *d = &cs__h5_desc[dsi];
+    const char *first = dsi == CS_H5_BLOCKS ? "lane_budget" : dsi == CS_H5_TIMERS ? "gas_limit" : NULL;
+    for (size_t k = 0; first && k <= i; k++)
+        if (strcmp(d->field[k].name, first) == 0) return 1;
+    return 0;
 }
 
 /* Open dataset ds and check it is a rank-1 compound dataset holding every
@@ -1455,7 +1480,9 @@ static int cs__h5_rd_ds(cs_h5_reader_t *r, int dsi)
         goto out;
     }
     for (size_t i = 0; i < d->nfield && rc == CS_OK; i++) {
-        if (!cs__h5_col_ok(ft, &d->field[i], r->info.format_version, &r->legacy[dsi][i]))
+        if (H5Tget_member_index(ft, d->field[i].name) < 0 && cs__h5_optional(dsi, i))
+            r->legacy[dsi][i] = CS__H5_ABSENT;
+        else if (!cs__h5_col_ok(ft, &d->field[i], r->info.format_version, &r->legacy[dsi][i]))
             rc = cs__h5_fail(CS_EPARSE, "/%s: column %s missing or of the wrong type", d->name,
                              d->field[i].name);
     }

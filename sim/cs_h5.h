@@ -205,7 +205,11 @@ static inline cs_u128 cs_h5_money_u128(cs_h5_money_t m) { return (cs_u128)m.hi <
     X(tier_epoch, U64, "timers in queue tier 2 after h")                                     \
     X(tier_tree, U64, "timers in queue tier 3 after h")                                      \
     X(pending, U64, "pending timers after h")                                                \
-    X(digest, DIGEST, "scheduler state digest for h")
+    X(digest, DIGEST, "scheduler state digest for h")                                        \
+    X(lane_budget, U64, "lane cycles the mechanism could allocate at h, 0 while paused")      \
+    X(fire_cap, U64, "max_cycles_per_fire at h (CIP-1 rev §10)")                              \
+    X(quota_block, U32, "max_fires_per_block at h, 0 = unlimited (CIP-5 §9.4)")               \
+    X(quota_actor, U32, "max_fires_per_actor at h, 0 = unlimited (CIP-5 §9.4)")
 
 /* /fires: one row per fire. */
 #define CS_H5_FIRE_FIELDS(X)                                                                 \
@@ -241,7 +245,13 @@ static inline cs_u128 cs_h5_money_u128(cs_h5_money_t m) { return (cs_u128)m.hi <
     X(due_height, U64, "(first) due height")                                                 \
     X(end_height, U64, "height it ended at (close height when pending)")                     \
     X(deferrals, U32, "total blocks deferred")                                               \
-    X(fires, U32, "times fired")
+    X(fires, U32, "times fired")                                                             \
+    X(gas_limit, U64, "cycles the lane budget reserves per fire")                            \
+    X(expires_at, U64, "last height it may fire at (TTL), 0 = none")                         \
+    X(deadline, U64, "value is 0 beyond this delay, 0 = none")                               \
+    X(value, F64, "value model: v(d) = max(0, value e^(-decay_rate d) - decay d)")           \
+    X(decay, F64, "value model: linear loss per block of delay")                             \
+    X(decay_rate, F64, "value model: exponential rate; NaN = the agent's value is not of this form")
 
 /* /actors: one row per actor. */
 #define CS_H5_ACTOR_FIELDS(X)                                                                \
@@ -307,8 +317,8 @@ _Static_assert(sizeof(cs_h5_actor_t) == 0 CS_H5_ACTOR_FIELDS(CS__H5_SIZE), "acto
 _Static_assert(sizeof(cs_h5_weight_t) == 0 CS_H5_WEIGHT_FIELDS(CS__H5_SIZE), "weights padding");
 _Static_assert(sizeof(cs_h5_summary_t) == 0 CS_H5_SUMMARY_FIELDS(CS__H5_SIZE), "summary padding");
 _Static_assert(sizeof(cs_h5_ident_t) == 0 CS_H5_IDENT_FIELDS(CS__H5_SIZE), "identities padding");
-_Static_assert(sizeof(cs_h5_block_t) == 320 && sizeof(cs_h5_fire_t) == 216 &&
-                   sizeof(cs_h5_timer_t) == 64 && sizeof(cs_h5_actor_t) == 88 &&
+_Static_assert(sizeof(cs_h5_block_t) == 344 && sizeof(cs_h5_fire_t) == 216 &&
+                   sizeof(cs_h5_timer_t) == 112 && sizeof(cs_h5_actor_t) == 88 &&
                    sizeof(cs_h5_weight_t) == 24 && sizeof(cs_h5_summary_t) == 104 &&
                    sizeof(cs_h5_ident_t) == 140,
                "row sizes are part of format_version 2");

@@ -96,6 +96,10 @@ static void gen_block(uint64_t seed, uint64_t i, cs_h5_block_t *b)
         uint64_t w = sm64(&s);
         memcpy(b->digest + 8 * k, &w, 8);
     }
+    b->lane_budget = sm64(&s);
+    b->fire_cap = sm64(&s);
+    b->quota_block = (uint32_t)sm64(&s);
+    b->quota_actor = (uint32_t)sm64(&s);
 }
 
 static void gen_fire(uint64_t seed, uint64_t i, cs_h5_fire_t *f)
@@ -136,6 +140,12 @@ static void gen_timer(uint64_t seed, uint64_t i, cs_h5_timer_t *t)
     t->end_height = sm64(&s);
     t->deferrals = (uint32_t)sm64(&s);
     t->fires = (uint32_t)sm64(&s);
+    t->gas_limit = sm64(&s);
+    t->expires_at = sm64(&s);
+    t->deadline = sm64(&s);
+    t->value = rnd_f64(&s);
+    t->decay = rnd_f64(&s);
+    t->decay_rate = rnd_f64(&s);
 }
 
 static void gen_actor(uint64_t seed, uint64_t i, cs_h5_actor_t *a)

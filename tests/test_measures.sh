@@ -28,4 +28,43 @@ done
 check "$PY -c 'import json; m = json.load(open(\"$T/jain-starved.json\"))[\"runs\"][0][\"metrics\"]; assert m[\"censored\"] >= 3, m[\"censored\"]'" \
     "three starved timers censored"
 
+# 2. No mechanism's welfare exceeds the welfare optimum of its own realised
+#    demand, on every shipped run scenario (scenarios/*.json and
+#    scenarios/regression/*.json) under every mechanism, shortened to keep
+#    CI time modest: 60 blocks past the end of the last event (so every
+#    shock, pause and entry still happens), at most the scenario's own.  The
+#    benchmark is whatever scales (exact ILP, LP or Lagrangian bound); every
+#    one of them is >= the true optimum, so welfare <= welfare_opt must hold
+#    (to 1e-9 relative: a liquidation bot's exponential value is refitted).
+MECHS=fifo,fifo-capped,score,bias-vcg,bias-fp,eip1559,gba-tip,oracle
+n=0
+for sc in scenarios/*.json scenarios/regression/*.json; do
+    case "$sc" in */schema.json) continue ;; esac
+    b=$(basename "$sc" .json)
+    blocks=$($PY -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+end = max([e.get('at', 0) + e.get('duration', 0) for e in d.get('events', [])] + [0])
+print(min(d["blocks"], max(200, end + 60)))" "$sc")
+    "$BIN" run "$sc" -o "$T/opt-$b" --mechanism "$MECHS" --set blocks=$blocks --quiet > /dev/null 2> "$T/opt-$b.err"
+    check "[ $? -eq 0 ]" "run $b ($(head -c 200 "$T/opt-$b.err"))"
+    "$BIN" compare --json "$T/opt-$b"/*.h5 > "$T/opt-$b.json" 2> "$T/opt-$b.cerr"
+    check "[ $? -eq 0 ]" "compare $b"
+    check "$PY - '$T/opt-$b.json' <<'PY'
+import json, sys
+runs = json.load(open(sys.argv[1]))['runs']
+assert len(runs) == 8, len(runs)
+for r in runs:
+    m = r['metrics']
+    assert r['benchmark'] in ('ilp', 'lp', 'lagrangian', 'unconstrained', 'none'), (r['mechanism'], r['benchmark'], r['note'])
+    assert m['welfare_opt'] is not None, (r['mechanism'], r['note'])
+    assert m['welfare'] <= m['welfare_opt'] * (1 + 1e-9), (r['mechanism'], m['welfare'], m['welfare_opt'])
+    assert m['opt_exact'] == (1 if r['benchmark'] in ('ilp', 'unconstrained', 'none') else 0)
+    if m['welfare_opt'] > 0:
+        assert abs(m['efficiency'] - m['welfare'] / m['welfare_opt']) <= 1e-12 * max(1, m['efficiency'])
+PY" "$b: welfare <= welfare_opt for every mechanism"
+    n=$((n + 1))
+done
+check "[ $n -ge 13 ]" "every shipped scenario checked ($n)"
+
 finish measures

@@ -5,7 +5,7 @@
  * blocks, with budgets, per-fire caps, block and actor quotas, deadlines,
  * linear and exponential decay: the exact optimum (ILP) equals the best of
  * every assignment (each job unfired or at one of its heights), and the LP
- * relaxation and the rolling-horizon sum (forced by small limits) are never
+ * relaxation and the Lagrangian bound (forced by small limits) are never
  * below it.  Plus hand-computed cases.
  */
 #include "cs_optimum.h"
@@ -96,7 +96,7 @@ static void test_brute(void)
 {
     enum { N = 300 };
     unsigned agree = 0, lp_ok = 0, roll_ok = 0, ilp_used = 0;
-    double worst = 0;
+    double worst = 0, lworst = 0;
     for (unsigned i = 0; i < N; i++) {
         gsl_rng *r = cs_rng_stream(20261124u, i);
         if (!r) {
@@ -109,7 +109,7 @@ static void test_brute(void)
         uint64_t h0;
         random_instance(r, jobs, &nj, blocks, &nb, &h0);
         gsl_rng_free(r);
-        cs_opt_problem_t p = {jobs, nj, h0, blocks, nb};
+        cs_opt_problem_t p = {jobs, nj, h0, blocks, nb, 0};
         double want = brute(&p);
         cs_opt_result_t res;
         char err[256] = "";
@@ -118,20 +118,24 @@ static void test_brute(void)
         if (fabs(res.welfare - want) <= tol) agree++;
         else printf("instance %u: ilp %.10g brute %.10g (method %s)\n", i, res.welfare, want,
                     cs_opt_method_name(res.method));
-        ilp_used += res.method == CS_OPT_ILP || res.method == CS_OPT_NONE;
-        /* The LP relaxation (ILP limit 0) and the rolling sum (segments of 2
-         * variables) are upper bounds. */
-        cs_opt_limits_t lpl = {0, 1000000, 1000}, rl = {0, 2, 1000};
-        cs_opt_result_t lp, ro;
+        ilp_used += cs_opt_exact(res.method);
+        /* The LP relaxation (ILP limit 0) and the Lagrangian bound (LP
+         * limit 0), steered by no lower bound and by the optimum itself,
+         * are upper bounds. */
+        cs_opt_limits_t lpl = {0, 1000000, 1000}, ll = {0, 0, 1000};
+        cs_opt_result_t lp, lg, lg2;
         CS_CHECK(cs_opt_solve(&p, &lpl, &lp, err, sizeof err) == 0);
-        CS_CHECK(cs_opt_solve(&p, &rl, &ro, err, sizeof err) == 0);
+        CS_CHECK(cs_opt_solve(&p, &ll, &lg, err, sizeof err) == 0);
+        p.lower = want;
+        CS_CHECK(cs_opt_solve(&p, &ll, &lg2, err, sizeof err) == 0);
         lp_ok += lp.welfare >= want - tol;
-        roll_ok += ro.welfare >= lp.welfare - tol || ro.segments <= 1;
+        roll_ok += lg.welfare >= want - tol && lg2.welfare >= want - tol;
+        if (lg2.welfare - want > lworst) lworst = lg2.welfare - want;
         if (lp.welfare - want > worst) worst = lp.welfare - want;
     }
-    printf("optimum: %u/%d instances equal brute force (%u solved as ILP), LP >= optimum in %u, rolling >= LP in %u; "
-           "largest LP gap %.4g\n",
-           agree, N, ilp_used, lp_ok, roll_ok, worst);
+    printf("optimum: %u/%d instances equal brute force (%u solved exactly), LP >= optimum in %u, Lagrangian >= "
+           "optimum in %u; largest gaps LP %.4g, Lagrangian %.4g\n",
+           agree, N, ilp_used, lp_ok, roll_ok, worst, lworst);
     CS_CHECK(agree == N);
     CS_CHECK(ilp_used == N);
     CS_CHECK(lp_ok == N);
@@ -152,7 +156,7 @@ static void test_hand(void)
 {
     cs_opt_job_t j[2] = {{1, 2, 60, 3, 10, 0, 0, 0}, {1, 2, 60, 3, 7, 0, 0, 0}};
     cs_opt_block_t b[2] = {{100, UINT64_MAX, 0, 0}, {100, UINT64_MAX, 0, 0}};
-    cs_opt_problem_t p = {j, 2, 1, b, 2};
+    cs_opt_problem_t p = {j, 2, 1, b, 2, 0};
     cs_opt_result_t r;
     char err[128];
     CS_CHECK(cs_opt_solve(&p, NULL, &r, err, sizeof err) == 0 && r.welfare == 17 && r.method == CS_OPT_ILP);
@@ -175,13 +179,22 @@ static void test_hand(void)
     CS_CHECK(cs_opt_solve(&p, NULL, &r, err, sizeof err) == 0 && r.welfare == 17); /* no constraint */
     b[0].cap = b[1].cap = 50;
     CS_CHECK(cs_opt_solve(&p, NULL, &r, err, sizeof err) == 0 && r.welfare == 0 && r.method == CS_OPT_NONE);
+    /* Lagrangian bound on case 2 (budget 100, window [1, 1], 10 and 7 of
+     * 60 cycles each): with mu = 7/60 per cycle, L = 100 * 7/60 + (10 - 7)
+     * = 14.67 >= 10; the subgradient steps towards the lower bound 10. */
+    b[0].cap = b[1].cap = UINT64_MAX;
+    b[0].budget = b[1].budget = 100;
+    cs_opt_limits_t ll = {0, 0, 1000};
+    p.lower = 10;
+    CS_CHECK(cs_opt_solve(&p, &ll, &r, err, sizeof err) == 0 && r.method == CS_OPT_LAGRANGE && r.welfare >= 10 &&
+             r.welfare <= 17);
     /* Value model: 100 e^(-0.5 d) - 3 d, deadline 2: v(0) = 100,
      * v(1) = 60.653066 - 3 = 57.653066, v(3) = 0 (past the deadline). */
     cs_opt_job_t e = {5, 9, 1, 0, 100, 3, 0.5, 2};
     CS_CHECK(cs_opt_value(&e, 0) == 100);
     CS_CHECK(fabs(cs_opt_value(&e, 1) - 57.653066) < 1e-6);
     CS_CHECK(cs_opt_value(&e, 3) == 0);
-    CS_CHECK_STR(cs_opt_method_name(CS_OPT_ROLLING), "rolling-lp");
+    CS_CHECK_STR(cs_opt_method_name(CS_OPT_LAGRANGE), "lagrangian");
 }
 
 int main(void)

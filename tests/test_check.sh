@@ -50,7 +50,9 @@ for k in ["blocks", "jain", "gini", "w_p90", "delay_p99", "attack_gain", "effici
 assert m["blocks"]["value"] == len(f["blocks"]) == 400
 assert m["fires"]["value"] == int(f["actors"]["fires"].sum())
 assert abs(m["welfare"]["value"] - float(f["actors"]["value"].sum())) <= 1e-6 * m["welfare"]["value"]
-assert m["efficiency"]["value"] is None          # no oracle: NaN -> null
+assert m["efficiency_greedy"]["value"] is None   # no greedy (oracle) run: NaN -> null
+assert m["welfare"]["value"] <= m["welfare_opt"]["value"] * (1 + 1e-9)
+assert abs(m["efficiency"]["value"] - m["welfare"]["value"] / m["welfare_opt"]["value"]) <= 1e-12
 assert "delay_p99.default_gba" in m and "delay_p99.spammer" in m
 print("BLESS OK", len(m))
 PYEOF
@@ -58,7 +60,7 @@ grep -q 'BLESS OK' "$T/b.chk" && ok || bad "blessed baseline content: $(cat "$T/
 nmet=$(grep -o 'BLESS OK [0-9]*' "$T/b.chk" | cut -d' ' -f3)
 "$BIN" check --baseline "$B" "$RUN" > "$T/c.txt" 2>&1; expect $? 0 "check against its own bless"
 [ "$(grep -c 'PASS$' "$T/c.txt")" = "${nmet:-x}" ] && ok || bad "one PASS line per metric ($nmet)"
-grep -qE '^efficiency +NaN +NaN ' "$T/c.txt" && ok || bad "null baseline vs NaN actual passes"
+grep -qE '^efficiency_greedy +NaN +NaN ' "$T/c.txt" && ok || bad "null baseline vs NaN actual passes"
 
 # ---- tolerance boundary: tol = max(abs, rel |value|) -------------------------
 mk() { # mk OUT PYTHON-EXPR-ON-m  (m = metrics dict of the blessed baseline)
@@ -81,7 +83,7 @@ mk "$T/t4.json" 'b["metrics"] = {"blocks": {"value": 399}}'
 "$BIN" check --baseline "$T/t4.json" "$RUN" > /dev/null 2>&1; expect $? 1 "no tolerance means exact"
 mk "$T/t5.json" 'b["metrics"] = {"jain": {"value": None, "abs": 1}}'
 "$BIN" check --baseline "$T/t5.json" "$RUN" > /dev/null 2>&1; expect $? 1 "null baseline vs a number fails"
-mk "$T/t6.json" 'b["metrics"] = {"efficiency": {"value": 1, "abs": 1}}'
+mk "$T/t6.json" 'b["metrics"] = {"efficiency_greedy": {"value": 1, "abs": 1}}'
 "$BIN" check --baseline "$T/t6.json" "$RUN" > /dev/null 2>&1; expect $? 1 "number baseline vs NaN fails"
 mk "$T/t7.json" 'b["metrics"] = {"delay_p99.heartbeat": {"value": None}}'
 "$BIN" check --baseline "$T/t7.json" "$RUN" > /dev/null 2>&1; expect $? 0 "absent kind is NaN (valid name)"
@@ -199,7 +201,7 @@ grep -q 'none.h5' "$T/e.err" && ok || bad "compare names the missing file"
 "$BIN" compare "$T/inc.h5" > "$T/ci.txt" 2> "$T/ci.err"; expect $? 0 "compare shows an incomplete run"
 grep -q 'INCOMPLETE' "$T/ci.txt" && grep -q 'warning' "$T/ci.err" && ok || bad "incomplete run flagged"
 
-# ---- oracle next to a run: efficiency = welfare / oracle welfare -------------
+# ---- oracle next to a run: efficiency_greedy = welfare / oracle welfare ------
 mkdir -p "$T/o"
 if "$BIN" run "$SCEN" -o "$T/o" --mechanism oracle,eip1559 --set blocks=400 --quiet > /dev/null 2>&1; then
     echo "oracle mechanism: real run"
@@ -222,9 +224,12 @@ w = float(h5py.File(sys.argv[2], "r")["actors"]["value"].sum())
 ow = float(h5py.File(sys.argv[3], "r")["actors"]["value"].sum())
 r0, r1 = j["runs"]
 assert r0["oracle"].endswith("/oracle.h5"), r0["oracle"]
-assert abs(r0["metrics"]["efficiency"] - w / ow) <= 1e-12 * (w / ow), (r0["metrics"]["efficiency"], w / ow)
-assert abs(r0["metrics"]["poa"] - ow / w) <= 1e-12 * (ow / w)
-assert r1["metrics"]["efficiency"] == 1 and r1["metrics"]["poa"] == 1
+assert abs(r0["metrics"]["efficiency_greedy"] - w / ow) <= 1e-12 * (w / ow), (r0["metrics"]["efficiency_greedy"], w / ow)
+assert r1["metrics"]["efficiency_greedy"] == 1
+# efficiency and poa use each run's own welfare optimum.
+for r in (r0, r1):
+    m = r["metrics"]
+    assert abs(m["poa"] - m["welfare_opt"] / m["welfare"]) <= 1e-12 * m["poa"], r["mechanism"]
 print("ORACLE OK")
 PYEOF
 grep -q 'ORACLE OK' "$T/o.chk" && ok || bad "efficiency against oracle.h5: $(cat "$T/o.chk")"

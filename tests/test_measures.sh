@@ -39,13 +39,13 @@ check "$PY -c 'import json; m = json.load(open(\"$T/jain-starved.json\"))[\"runs
 MECHS=fifo,fifo-capped,score,bias-vcg,bias-fp,eip1559,gba-tip,oracle
 n=0
 for sc in scenarios/*.json scenarios/regression/*.json; do
-    case "$sc" in */schema.json) continue ;; esac
+    case "$sc" in *schema.json) continue ;; esac
     b=$(basename "$sc" .json)
     blocks=$($PY -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
 end = max([e.get('at', 0) + e.get('duration', 0) for e in d.get('events', [])] + [0])
-print(min(d["blocks"], max(200, end + 60)))" "$sc")
+print(min(d['blocks'], max(200, end + 60)))" "$sc")
     "$BIN" run "$sc" -o "$T/opt-$b" --mechanism "$MECHS" --set blocks=$blocks --quiet > /dev/null 2> "$T/opt-$b.err"
     check "[ $? -eq 0 ]" "run $b ($(head -c 200 "$T/opt-$b.err"))"
     "$BIN" compare --json "$T/opt-$b"/*.h5 > "$T/opt-$b.json" 2> "$T/opt-$b.cerr"

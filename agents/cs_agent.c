@@ -103,6 +103,11 @@ double cs_obs_competing(const cs_obs_t *o, const cs_agent_t *a)
     return o->top_bid_agent == a->index ? o->top_bid_other : o->top_bid;
 }
 
+double cs_obs_threshold(const cs_obs_t *o, const cs_agent_t *a)
+{
+    return o->thresh_agent == a->index ? o->thresh_win : o->thresh;
+}
+
 int cs_agent_gba(cs_agent_t *a, const cs_timer_info_t *t, const cs_obs_t *o, double *max_fee, double *max_prio)
 {
     /* A strategy's fees replace the kind's; else its custom GBA, else the

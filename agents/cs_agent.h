@@ -62,6 +62,17 @@ typedef struct cs_obs {
     double top_bid;             /* the highest bid */
     uint32_t top_bid_agent;     /* the agent instance that made it */
     double top_bid_other;       /* the highest bid of any other agent instance */
+    /* The previous block's clearing threshold (bias-vcg, bias-fp), in
+     * priority per cycle, (bid + Bias(n)) / gas_limit (CIP-5 §9.2; the
+     * mechanism's own fixed-point priority as a double): the highest among
+     * the candidates deferred on the lane budget or the block quota, 0 when
+     * none was (every eligible timer fired); with it the lowest among the
+     * timers that fired (0 when none was deferred). */
+    double thresh;
+    uint32_t thresh_agent;      /* the agent instance of the highest deferred one */
+    double thresh_win;          /* the lowest fired one */
+    double bias0;               /* Bias(0) = bias_scale (bias mechanisms), a timer's Bias in its due block */
+    uint64_t fire_cycles;       /* gas_limit of a request that states none (max_cycles_per_fire) */
 } cs_obs_t;
 
 /* A timer an agent wants scheduled. */
@@ -254,6 +265,11 @@ double cs_agent_fire_price(const cs_agent_t *a, const cs_obs_t *o);
  * block's candidates that were not its own (o->top_bid_other when a made
  * the top bid itself). */
 double cs_obs_competing(const cs_obs_t *o, const cs_agent_t *a);
+
+/* The clearing threshold a bidder must beat: o->thresh, or, when the
+ * highest deferred candidate was a's own, the lowest winner o->thresh_win
+ * (the one a's timer would have had to displace). */
+double cs_obs_threshold(const cs_obs_t *o, const cs_agent_t *a);
 
 /* 1 when parameter k of ops accepts a distribution object. */
 int cs_agent_param_dist(const cs_agent_ops_t *ops, size_t k);

@@ -18,10 +18,11 @@ const char *const cs_strategy_names[CS_STRAT__COUNT] = {
     "", "fixed_share", "truthful", "best_response", "shade", "learning",
 };
 
-/* A learner's timer: due height and value at zero delay. */
+/* A learner's timer: due height, value at zero delay and gas_limit. */
 typedef struct cs__sr_pend {
     uint64_t due;
     double v;
+    double cycles;
 } cs__sr_pend_t;
 
 struct cs_strat_state {
@@ -177,25 +178,34 @@ size_t cs_strategy_probs(const cs_agent_t *a, double *p, size_t cap)
 
 /*
  * Hedge with full information (bid mechanisms).  A timer of value v due at
- * height h is judged when the block h + 1 starts, against the competing
- * price c of block h: every multiplier m would have won iff m v > c and
- * then earned (1 - m) v, i.e. the reward normalised by v is
- * r(m) = (1 - m) [m v > c] in [0, 1] (first price, one fire per block).
- * Each weight gets logw += eta r(m).
+ * height h is judged when the block h + 1 starts, against block h's
+ * outcome: every multiplier m gets r(m) = (1 - m) [m wins] in [0, 1], the
+ * reward normalised by v of a first-price win, and logw += eta r(m).
+ *   bias-vcg, bias-fp: m wins iff m v >= reserve (CIP-5 §9.5, N16) and its
+ *     priority per cycle beats the block's clearing threshold T
+ *     (cs_obs_threshold: the highest priority per cycle among the
+ *     candidates deferred on the budget or the block quota, or the lowest
+ *     winner's when that candidate was its own; 0 if none was deferred):
+ *     (m v + Bias(0)) / gas_limit > T (§9.2, §9.5 step 1; the timer is in
+ *     its due block, so n = 0).  A lane with room for many fires thus
+ *     rewards bidding just the reserve when it is not full.
+ *   score: m wins iff m v > c, the highest competing bid (one fire).
  */
 void cs_strategy_observe(cs_agent_t *a, const cs_obs_t *o)
 {
     const cs_strategy_t *s = a->strat;
     if (s == NULL || s->kind != CS_STRAT_LEARNING || cs__agent_mclass(o->mechanism) != CS__MC_BID) return;
     struct cs_strat_state *ss = a->ss;
-    double c = cs_obs_competing(o, a);
+    int bias = strncmp(o->mechanism, "bias-", 5) == 0;
+    double c = cs_obs_competing(o, a), thr = cs_obs_threshold(o, a);
     size_t keep = 0;
     for (size_t i = 0; i < ss->np; i++) {
         cs__sr_pend_t *pd = &ss->pend[i];
         if (pd->due + 1 == o->height) {
             for (size_t k = 0; k < s->n_grid; k++) {
-                double m = s->grid[k];
-                if (m * pd->v > c) ss->logw[k] += s->eta * (1.0 - m);
+                double m = s->grid[k], b = m * pd->v;
+                int win = bias ? b >= o->reserve_price && (b + o->bias0) / pd->cycles > thr : b > c;
+                if (win) ss->logw[k] += s->eta * (1.0 - m);
             }
         } else if (pd->due + 1 > o->height) {
             ss->pend[keep++] = *pd; /* not yet due */
@@ -232,6 +242,7 @@ void cs_strategy_bid(cs_agent_t *a, const cs_obs_t *o, cs_timer_req_t *q)
         if (a->ss->np < CS__SR_PEND) {
             a->ss->pend[a->ss->np].due = o->height + (q->delay ? q->delay : 1);
             a->ss->pend[a->ss->np].v = v;
+            a->ss->pend[a->ss->np].cycles = (double)(q->gas_limit ? q->gas_limit : o->fire_cycles ? o->fire_cycles : 1);
             a->ss->np++;
         }
         break;

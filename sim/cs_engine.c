@@ -138,6 +138,21 @@ struct cs_engine {
 
 static double cs__u128d(cs_u128 v) { return (double)v; }
 
+/* Keep the highest x (*top, made by *agent) and the highest x of any
+ * agent other than *agent (*other): an agent's view of its competitors. */
+static void cs__top2(double *top, uint32_t *agent, double *other, double x, uint32_t ag)
+{
+    if (ag == *agent) {
+        if (x > *top) *top = x;
+    } else if (*agent == UINT32_MAX || x > *top) {
+        if (*agent != UINT32_MAX) *other = *top;
+        *top = x;
+        *agent = ag;
+    } else if (x > *other) {
+        *other = x;
+    }
+}
+
 static cs_u128 cs__d2u(double x)
 {
     if (!(x > 0)) return 0;
@@ -1047,6 +1062,8 @@ int cs_sim_step(cs_engine_t *e)
     e->obs.basefee_cell = bl;
     e->obs.p50_tip = cs__u128d(cs_sched_p50_tip(e->s));
     e->obs.reserve_price = cs__u128d(cs_sched_params(e->s)->reserve_price);
+    e->obs.bias0 = cs__u128d(cs_fixed_bias(0, cs_sched_params(e->s)->lambda, cs_sched_params(e->s)->bias_scale));
+    e->obs.fire_cycles = cs_sched_params(e->s)->max_cycles_per_fire;
     e->obs.paused = e->pause_depth > 0;
     e->blk_rejected = 0;
     /* TX phase: first the cancels of timers priced out for longer than
@@ -1078,8 +1095,9 @@ int cs_sim_step(cs_engine_t *e)
     double min_pay = -1;
     /* The highest candidate bid, its agent, and the highest of any other
      * agent (cs_obs_t.top_bid*: what a bidder sees of its competitors). */
-    double top = 0, top_other = 0;
-    uint32_t top_agent = UINT32_MAX;
+    double top = 0, top_other = 0, thr = 0, wmin = -1;
+    uint32_t top_agent = UINT32_MAX, thr_agent = UINT32_MAX;
+    int is_bias = strncmp(e->mech, "bias-", 5) == 0;
     /* Rows: fires, deferrals and the ends of timers. */
     for (size_t i = 0; i < res.n_rows; i++) {
         const cs_cand_row_t *row = &res.rows[i];
@@ -1091,15 +1109,15 @@ int cs_sim_step(cs_engine_t *e)
         int kind = e->agent_kind[ti->agent];
         uint64_t delay = h - row->due_height;
         if (row->outcome == CS_OUT_DEFERRED || row->outcome == CS_OUT_FIRED) {
-            double bd = cs__u128d(row->bid);
-            if (ti->agent == top_agent) {
-                if (bd > top) top = bd;
-            } else if (top_agent == UINT32_MAX || bd > top) {
-                if (top_agent != UINT32_MAX) top_other = top;
-                top = bd;
-                top_agent = ti->agent;
-            } else if (bd > top_other) {
-                top_other = bd;
+            cs__top2(&top, &top_agent, &top_other, cs__u128d(row->bid), ti->agent);
+            /* The clearing threshold (cs_obs_t.thresh): losers on the
+             * lane budget or the block quota, priority per cycle. */
+            double pc = is_bias && t->gas_limit ? cs__u128d(row->priority) / (double)t->gas_limit : 0;
+            if (row->outcome == CS_OUT_FIRED) {
+                if (wmin < 0 || pc < wmin) wmin = pc;
+            } else if (pc > thr && (row->why == CS_WHY_BUDGET || row->why == CS_WHY_BLOCK_QUOTA)) {
+                thr = pc;
+                thr_agent = ti->agent;
             }
         }
         if (row->outcome == CS_OUT_DEFERRED) {
@@ -1184,6 +1202,9 @@ int cs_sim_step(cs_engine_t *e)
     e->obs.top_bid = top;
     e->obs.top_bid_agent = top_agent;
     e->obs.top_bid_other = top_other;
+    e->obs.thresh = thr;
+    e->obs.thresh_agent = thr_agent;
+    e->obs.thresh_win = thr > 0 && wmin > 0 ? wmin : 0;
     /* /blocks row. */
     if (e->nrb == CS__ROWBUF && cs__flush_rows(e) != CS_OK) return CS_EIO;
     cs_h5_block_t *b = &e->rb[e->nrb++];

@@ -8,6 +8,8 @@
  *   2. Hedge learners in a repeated first-price auction: average regret
  *      against the best fixed multiplier in hindsight below the Hedge bound
  *      at T = 10^4 blocks;
+ *   2b. learners in a lane with room for many fires: the reserve below
+ *      capacity, higher bids above it;
  *   3. shade against closed forms;
  *   4. the scenario form and its validate errors.
  */
@@ -160,6 +162,7 @@ static void test_vcg_deviations(void)
 typedef struct lmock {
     const cs_obs_t *o; /* this block's observation */
     double bid;        /* last bid */
+    double gas;        /* its gas_limit (0 = the observation's fire_cycles) */
     int n;             /* requests this block */
 } lmock_t;
 
@@ -169,6 +172,7 @@ static int lm_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *q, cs_ha
     cs_timer_req_t r = *q;
     if (a->strat) cs_strategy_bid(a, m->o, &r);
     m->bid = r.has_bid ? r.bid : -1;
+    m->gas = (double)(r.gas_limit ? r.gas_limit : m->o->fire_cycles);
     m->n++;
     memset(id_out, 0, sizeof *id_out);
     return CS_OK;
@@ -278,9 +282,19 @@ static void test_hedge_regret(void)
                 o.top_bid = top ? b1 : b0;
                 o.top_bid_agent = (uint32_t)top;
                 o.top_bid_other = top ? b0 : b1;
+                /* One fire per block: the loser was deferred on the
+                 * quota; for each learner the threshold is the other's
+                 * priority per cycle (the loser's for the winner, the
+                 * winner's for the loser), with Bias(0) = 0 and no
+                 * reserve: m wins iff m v > c. */
+                o.thresh = (top ? b0 : b1) / m[top ? 0 : 1].gas;
+                o.thresh_agent = (uint32_t)!top;
+                o.thresh_win = (top ? b1 : b0) / m[top ? 1 : 0].gas;
             } else {
                 o.top_bid_agent = UINT32_MAX;
+                o.thresh_agent = UINT32_MAX;
             }
+            o.fire_cycles = 250000;
             cs_strategy_observe(&a[i], &o);
             CS_CHECK(cs_strategy_probs(&a[i], p[i], 64) == K);
             cs_world_t w = {&lm_ops, &m[i]};
@@ -326,6 +340,88 @@ static void test_hedge_regret(void)
         gsl_rng_free(a[i].rng);
         free(a[i].state);
     }
+}
+
+/*
+ * Learners in a lane with room for many fires (real runs, bias-fp).  Four
+ * default_gba learners, each with `rate` timers a block (constant), value
+ * v = 1e8 (constant, no decay), delay 1, gas_limit 100,000, ttl 1 (a lost
+ * timer expires), grid {0.1, 0.2, ..., 1}, eta 0.25; lane 1,000,000
+ * cycles = room for 10 fires; reserve 2.5e7.  A run's mean bid multiplier
+ * over blocks B1 + 1 .. B2 is (paid(B2) - paid(B1)) / (value(B2) -
+ * value(B1)) of two runs of B1 and B2 blocks with the same seed (same
+ * prefix; first price pays the bid, every fire is worth v).
+ */
+static int lane_run(uint64_t blocks, int rate, double *paid, double *value)
+{
+    char txt[2048];
+    snprintf(txt, sizeof txt,
+             "{\"name\": \"lane-learn\", \"blocks\": %llu, \"mechanism\": \"bias-fp\",\n"
+             " \"params\": {\"lane_timer_cycles\": 1000000, \"reserve_price\": 25000000},\n"
+             " \"agents\": [{\"kind\": \"default_gba\", \"count\": 4, \"value_aware\": false,\n"
+             "   \"strategy\": {\"name\": \"learning\", \"grid\": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1], "
+             "\"eta\": 0.25},\n"
+             "   \"params\": {\"rate\": {\"dist\": \"constant\", \"value\": %d}, \"delay_mean\": {\"dist\": \"constant\", "
+             "\"value\": 1},\n"
+             "              \"decay_frac\": 0, \"ttl\": 1, \"gas_limit\": 100000, \"value\": {\"dist\": \"constant\", "
+             "\"value\": 100000000}}}]}",
+             (unsigned long long)blocks, rate);
+    cs_scenario_t *s = NULL;
+    cs_errlist_t e = {0};
+    int ok = 0;
+    if (cs_scenario_load(txt, strlen(txt), NULL, 0, &s, &e) != CS_OK) {
+        for (size_t i = 0; i < e.n; i++) fprintf(stderr, "  %s\n", e.msg[i]);
+        cs_errlist_free(&e);
+        return 0;
+    }
+    cs_errlist_free(&e);
+    cs_engine_t *en = NULL;
+    cs_sim_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.seed = 7;
+    char err[256];
+    if (cs_sim_init(&en, s, "bias-fp", &o, err, sizeof err) == CS_OK) {
+        int rc;
+        while ((rc = cs_sim_step(en)) == CS_OK) {
+        }
+        cs_run_stats_t st;
+        if (cs_sim_done(en, rc == CS_EINTERRUPTED, &st) == CS_OK && rc == CS_EINTERRUPTED) {
+            *paid = st.kind[CS_AK_DEFAULT_GBA].paid;
+            *value = st.kind[CS_AK_DEFAULT_GBA].value;
+            ok = 1;
+        }
+    } else {
+        fprintf(stderr, "  cs_sim_init: %s\n", err);
+    }
+    cs_scenario_free(s);
+    return ok;
+}
+
+static double lane_tail_multiplier(int rate)
+{
+    double p1 = 0, v1 = 0, p2 = 0, v2 = 0;
+    if (!lane_run(400, rate, &p1, &v1) || !lane_run(800, rate, &p2, &v2) || v2 <= v1) return NAN;
+    return (p2 - p1) / (v2 - v1);
+}
+
+/*
+ * Load 0.4 (rate 1: 4 timers for 10 fires): every timer at or above the
+ * reserve fires, the threshold is 0, so m wins iff m v >= 2.5e7, i.e.
+ * m >= 0.25; the reward (1 - m) is highest at m = 0.3 (0.7 against 0.6 for
+ * 0.4; 0.1, 0.2 never win).  After 400 timers the weight of 0.4 relative to
+ * 0.3 is e^(-0.25 x 0.1 x 400) = e^-10 = 4.5e-5 and the rest less, so the
+ * tail mean is 0.3 + 0.1 x 4.5e-5 + ... < 0.3001 (and >= 0.3: below 0.3
+ * nothing fires).  The old rule (beat the top competing bid) keeps it
+ * near 0.5.  Load 1.6 (rate 4: 16 timers for 10 fires): six are excluded
+ * every block, so the threshold binds and the mean stays well above 0.3.
+ */
+static void test_lane_learning(void)
+{
+    double low = lane_tail_multiplier(1), high = lane_tail_multiplier(4);
+    printf("  learners, lane of 10 fires, reserve 0.25 v: mean bid multiplier %.6f at load 0.4, %.6f at load 1.6\n",
+           low, high);
+    CS_CHECK(low >= 0.3 && low < 0.3001);
+    CS_CHECK(high > 0.5);
 }
 
 /* ------------------------------------------------------- 3. shade */
@@ -448,6 +544,7 @@ int main(void)
     test_scenario_form();
     test_shade();
     test_hedge_regret();
+    test_lane_learning();
     test_vcg_deviations();
     return cs_test_done("strategy");
 }

@@ -283,10 +283,6 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
         row->outcome = CS_OUT_FIRED;
         cs_delivery_t *d = &s->deliv[nd++];
         memset(d, 0, sizeof *d);
-        /* CIP-5 CN §10: deliver_id = H(h, parent_state_root, timer_id, fire_seq);
-         * materializing is idempotent through the mailbox. */
-        cs_deliver_id(h, &s->digest, &t->id, t->fire_seq, &d->deliver_id);
-        (void)cs_sched_mailbox_put(s, &d->deliver_id);
         /* CIP-5 §5.2: origin = 32 zero bytes, ExecuteActor{actor, handler,
          * payload}, sender = the owner. */
         d->timer_id = t->id;
@@ -325,6 +321,12 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
             cs__remove_record(s, slot);
         }
     }
+    /* CIP-5 CN §10: deliver_id = H(h, parent_state_root, timer_id, fire_seq),
+     * for the whole block at once (batched permutations); materializing is
+     * idempotent through the mailbox, filled in delivery order. */
+    cs_deliver_id_many(h, &s->digest, s->deliv, nd);
+    for (size_t k = 0; k < nd; k++) (void)cs_sched_mailbox_put(s, &s->deliv[k].deliver_id);
+
     /* Step 7: losers carry over with n += 1 (CIP-5 §9.4). */
     for (size_t i = 0; i < nc; i++) {
         cs_cand_t *c = &s->cands[i];

@@ -101,6 +101,55 @@ void cs_keccak256(const void *data, size_t len, uint8_t out[32])
     cs__finish(a, p, (unsigned)len, out);
 }
 
+/* Load a one-block message (len < 136 bytes) with its Keccak padding into
+ * a fresh state: what absorbing it into the zero state XORs in. */
+static void cs__load_short(uint64_t a[25], const uint8_t *msg, unsigned len)
+{
+    uint8_t blk[CS__KECCAK_RATE];
+    if (len > 0) memcpy(blk, msg, len);
+    memset(blk + len, 0, CS__KECCAK_RATE - len);
+    blk[len] = 0x01;
+    blk[CS__KECCAK_RATE - 1] |= 0x80;
+    for (unsigned i = 0; i < CS__KECCAK_RATE_LANES; i++) a[i] = cs__le64(blk + 8 * i);
+    for (unsigned i = CS__KECCAK_RATE_LANES; i < 25; i++) a[i] = 0;
+}
+
+/* The first 32 bytes of a state, little-endian lanes. */
+static void cs__squeeze32(const uint64_t a[25], uint8_t out[32])
+{
+    for (unsigned i = 0; i < 4; i++)
+        for (unsigned j = 0; j < 8; j++) out[8 * i + j] = (uint8_t)(a[i] >> (8 * j));
+}
+
+/*
+ * Keccak-256 of n independent messages: out[k] = cs_keccak256(msg[k],
+ * len[k]).  Messages shorter than one rate block (136 bytes) are hashed
+ * CS_KECCAK_BATCH at a time through cs_keccak_permute_many; longer ones
+ * one by one.  Never allocates.
+ */
+void cs_keccak256_many(const void *const *msg, const size_t *len, size_t n, uint8_t (*out)[32])
+{
+    uint64_t st[CS_KECCAK_BATCH][25];
+    size_t idx[CS_KECCAK_BATCH], m = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (len[k] >= CS__KECCAK_RATE) {
+            cs_keccak256(msg[k], len[k], out[k]);
+            continue;
+        }
+        cs__load_short(st[m], (const uint8_t *)msg[k], (unsigned)len[k]);
+        idx[m++] = k;
+        if (m == CS_KECCAK_BATCH || k + 1 == n) {
+            cs_keccak_permute_many(st, m);
+            for (size_t j = 0; j < m; j++) cs__squeeze32(st[j], out[idx[j]]);
+            m = 0;
+        }
+    }
+    if (m > 0) { /* the last messages were long ones */
+        cs_keccak_permute_many(st, m);
+        for (size_t j = 0; j < m; j++) cs__squeeze32(st[j], out[idx[j]]);
+    }
+}
+
 /* Start an incremental Keccak-256 computation in c (caller-owned). */
 void cs_keccak_init(cs_keccak_ctx *c)
 {

@@ -77,8 +77,9 @@ static int cs__grow(void **arr, size_t *cap, size_t need, size_t elem)
  * cs_keccak256 of the same bytes gives (tests/test_sched.c checks it), with
  * no block buffer or byte-wise squeeze, since this runs once per fire.
  */
-void cs_deliver_id(uint64_t h, const cs_hash_t *parent_root, const cs_hash_t *timer_id,
-                   uint32_t fire_seq, cs_hash_t *out)
+/* Load deliver_id's one padded block into the 25 lanes of a fresh state. */
+static void cs__deliver_load(uint64_t a[25], uint64_t h, const cs_hash_t *parent_root,
+                             const cs_hash_t *timer_id, uint32_t fire_seq)
 {
     uint8_t buf[80];
     cs__be64(buf, h);
@@ -90,12 +91,34 @@ void cs_deliver_id(uint64_t h, const cs_hash_t *parent_root, const cs_hash_t *ti
     buf[75] = (uint8_t)fire_seq;
     buf[76] = 0x01; /* Keccak padding, first byte (not SHA-3's 0x06) */
     buf[77] = buf[78] = buf[79] = 0;
+    memset(a, 0, 25 * sizeof *a);
+    for (unsigned i = 0; i < 10; i++) a[i] = cs__le64(buf + 8 * i);
+    a[16] = UINT64_C(0x80) << 56; /* padding, last byte of the 136-byte rate */
+}
+
+void cs_deliver_id(uint64_t h, const cs_hash_t *parent_root, const cs_hash_t *timer_id,
+                   uint32_t fire_seq, cs_hash_t *out)
+{
     struct sha3_state st;
-    memset(&st, 0, sizeof st);
-    for (unsigned i = 0; i < 10; i++) st.a[i] = cs__le64(buf + 8 * i);
-    st.a[16] = UINT64_C(0x80) << 56; /* padding, last byte of the 136-byte rate */
+    cs__deliver_load(st.a, h, parent_root, timer_id, fire_seq);
     sha3_permute(&st);
     for (unsigned i = 0; i < 4; i++) cs__le64_put(out->b + 8 * i, st.a[i]);
+}
+
+/* The deliver_ids of a block's deliveries, CS_KECCAK_BATCH permutations at
+ * a time through cs_keccak_permute_many (the same digests as
+ * cs_deliver_id). */
+void cs_deliver_id_many(uint64_t h, const cs_hash_t *parent_root, cs_delivery_t *d, size_t n)
+{
+    uint64_t st[CS_KECCAK_BATCH][25];
+    for (size_t k0 = 0; k0 < n; k0 += CS_KECCAK_BATCH) {
+        size_t m = n - k0 < CS_KECCAK_BATCH ? n - k0 : CS_KECCAK_BATCH;
+        for (size_t j = 0; j < m; j++)
+            cs__deliver_load(st[j], h, parent_root, &d[k0 + j].timer_id, d[k0 + j].fire_seq);
+        cs_keccak_permute_many(st, m);
+        for (size_t j = 0; j < m; j++)
+            for (unsigned i = 0; i < 4; i++) cs__le64_put(d[k0 + j].deliver_id.b + 8 * i, st[j][i]);
+    }
 }
 
 /* ------------------------------------------------------------- actors */

@@ -257,5 +257,8 @@ int cs_sched_check_invariants(const cs_sched_t *s, char *msg, size_t cap);
 /* CIP-5 CN §10.1 / §14: deliver_id = keccak256(h[8 BE] || parent_root || timer_id || fire_seq[4 BE]). */
 void cs_deliver_id(uint64_t h, const cs_hash_t *parent_root, const cs_hash_t *timer_id,
                    uint32_t fire_seq, cs_hash_t *out);
+/* deliver_id of each of d[0..n) from its timer_id and fire_seq, batched
+ * (cs_keccak_permute_many); the same digests as cs_deliver_id. */
+void cs_deliver_id_many(uint64_t h, const cs_hash_t *parent_root, cs_delivery_t *d, size_t n);
 
 #endif /* CS_SCHED_H */

@@ -91,6 +91,25 @@ void cs_keccak_init(cs_keccak_ctx *c);
 void cs_keccak_update(cs_keccak_ctx *c, const void *data, size_t len);
 void cs_keccak_final(cs_keccak_ctx *c, uint8_t out[32]);
 
+/*
+ * Keccak-f[1600] over n independent states st[0..n) (25 little-endian
+ * lanes each), in place: 8 at a time with AVX-512, 4 with AVX2, else one
+ * at a time with nettle's permutation (core/cs_keccak_x.c).  Same result
+ * on every path.  The path is chosen at the first call; cs_keccak_path_set
+ * forces one (CS_EINVAL if this CPU lacks it; AUTO = the best), for tests
+ * and benchmarks.  Not thread-safe to change while other threads hash.
+ */
+enum { CS_KECCAK_PATH_AUTO = 0, CS_KECCAK_PATH_SCALAR, CS_KECCAK_PATH_AVX2, CS_KECCAK_PATH_AVX512 };
+void cs_keccak_permute_many(uint64_t (*st)[25], size_t n);
+/* States per batch the callers assemble (a multiple of every path's width). */
+#define CS_KECCAK_BATCH 16
+/* out[k] = cs_keccak256(msg[k], len[k]) for k < n, short messages batched. */
+void cs_keccak256_many(const void *const *msg, const size_t *len, size_t n, uint8_t (*out)[32]);
+int cs_keccak_path(void);
+int cs_keccak_path_set(int path);
+int cs_keccak_path_available(int path);
+const char *cs_keccak_path_name(int path);
+
 /* CIP-5 §3.3: timer_id = keccak256(actor[20] || height[8 BE] || payload || nonce[8 BE]). */
 void cs_timer_id(const cs_addr_t *actor, uint64_t height, const void *payload,
                  size_t payload_len, uint64_t nonce, cs_hash_t *out);

@@ -43,7 +43,8 @@ $PY - "$T/b.json" > "$T/b.txt" 2>&1 <<'PYEOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
 need = ["fires_per_second", "blocks_per_second", "peak_rss_bytes", "h5_time_share",
-        "fires_per_second_no_rows", "rows_fps_ratio", "keccak_share_est", "fires", "blocks", "actors"]
+        "fires_per_second_no_rows", "rows_fps_ratio", "keccak_share_est", "fires", "blocks", "actors",
+        "fires_per_second_scalar_keccak", "keccak_batch_speedup", "keccak_path"]
 bad = [k for k in need if k not in r]
 if bad:
     print("missing", bad)
@@ -61,6 +62,9 @@ checks = {
     "rss in (1 MiB, 2 GiB]": 2**20 < r["peak_rss_bytes"] <= 2**31,
     "ratio = fps / fps_no_rows": abs(r["rows_fps_ratio"] * r["fires_per_second_no_rows"]
                                      - r["fires_per_second"]) <= 1e-3 * r["fires_per_second"],
+    "speedup = fps / fps_scalar_keccak": abs(r["keccak_batch_speedup"] * r["fires_per_second_scalar_keccak"]
+                                             - r["fires_per_second"]) <= 1e-3 * r["fires_per_second"],
+    "keccak path named": r["keccak_path"] in ("avx512x8", "avx2x4", "scalar"),
 }
 failed = [k for k, v in checks.items() if not v]
 print("failed:", failed if failed else "none", {k: r[k] for k in need})

@@ -20,6 +20,9 @@
 #include "cs_test.h"
 #include "cs_timer.h"
 
+#include <nettle/sha3.h>
+#include <stdio.h>
+
 /* ---- forced allocation failure (glibc, non-sanitizer builds only) ---- */
 #if defined(__GLIBC__) && !defined(CS_SANITIZE)
 #define CS_TEST_MALLOC_FAIL 1
@@ -374,10 +377,93 @@ static void test_route_limits(void)
 #endif
 }
 
+/* Keccak-f[1600] of the all-zero state: the 25 lanes of the first output
+ * state in the Keccak team's KeccakF-1600-IntermediateValues.txt. */
+static const uint64_t zero_perm[25] = {
+    0xF1258F7940E1DDE7ull, 0x84D5CCF933C0478Aull, 0xD598261EA65AA9EEull, 0xBD1547306F80494Dull,
+    0x8B284E056253D057ull, 0xFF97A42D7F8E6FD4ull, 0x90FEE5A0A44647C4ull, 0x8C5BDA0CD6192E76ull,
+    0xAD30A6F71B19059Cull, 0x30935AB7D08FFC64ull, 0xEB5AA93F2317D635ull, 0xA9A6E6260D712103ull,
+    0x81A57C16DBCF555Full, 0x43B831CD0347C826ull, 0x01F22F1A11A5569Full, 0x05E5635A21D9AE61ull,
+    0x64BEFEF28CC970F2ull, 0x613670957BC46611ull, 0xB87C5A554FD00ECBull, 0x8C3EE88A1CCF32C8ull,
+    0x940C7922AE3A2614ull, 0x1841F924A2C509E4ull, 0x16F53526E70465C2ull, 0x75F644E97F30A13Bull,
+    0xEAF1FF7B5CECA249ull,
+};
+
+/* Every permutation path this CPU has, forced in turn (seed 1600): the
+ * published zero-state vector; 1..37 random states (partial and several
+ * batches) permuted three times against nettle's sha3_permute state by
+ * state; and Keccak-256 through cs_keccak256_many of a mix of short and
+ * long messages against the published and js-sha3 digests.  The scalar
+ * path is always there; the test fails if no path was tested. */
+static void test_paths_seed_1600(void)
+{
+    static const int paths[] = {CS_KECCAK_PATH_SCALAR, CS_KECCAK_PATH_AVX2, CS_KECCAK_PATH_AVX512};
+    static uint64_t st[37][25], ref[37][25];
+    uint8_t buf[1000];
+    pattern(buf, sizeof buf, 167, 13);
+    /* messages: "", "abc", 135, 136 (long), 200 (long), 1000 (long) bytes of the pattern, repeated */
+    static const char *hexes[6] = {
+        "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470",
+        "4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45",
+        "3c2a781e76c98a333fb86900d3cc71b3c4944fcdd88b5c65ee43ea9c7a246d8a",
+        "abca5e7c163b862d8a6c417445945ffca91700cbd1621a0cd053b616bdefb323",
+        "d54413612ab8e1b490c2a763203a437de4f85e095e0e14034dedd89e51eb0406",
+        "4cec503ce34484f58e34dbf33a45467ae218d65fe1fea7a17ebf0e3da7a5aa91",
+    };
+    static const size_t lens[6] = {0, 3, 135, 136, 200, 1000};
+    int tested = 0, prev = cs_keccak_path();
+    CS_CHECK_EQ_U64(cs_keccak_path_set(99), CS_EINVAL);
+    for (size_t pi = 0; pi < sizeof paths / sizeof paths[0]; pi++) {
+        if (!cs_keccak_path_available(paths[pi])) {
+            printf("keccak path %s: not on this CPU\n", cs_keccak_path_name(paths[pi]));
+            continue;
+        }
+        CS_CHECK_EQ_U64(cs_keccak_path_set(paths[pi]), CS_OK);
+        CS_CHECK_EQ_U64(cs_keccak_path(), paths[pi]);
+        tested++;
+        long bad = 0;
+        memset(st, 0, sizeof st);
+        cs_keccak_permute_many(st, 3);
+        for (int k = 0; k < 3; k++) bad += memcmp(st[k], zero_perm, sizeof zero_perm) != 0;
+        uint64_t r = 1600;
+        for (size_t n = 1; n <= 37; n++) {
+            for (size_t k = 0; k < n; k++)
+                for (int i = 0; i < 25; i++) {
+                    r = r * 6364136223846793005ull + 1442695040888963407ull;
+                    st[k][i] = ref[k][i] = r ^ (r >> 29);
+                }
+            for (int rep = 0; rep < 3; rep++) {
+                cs_keccak_permute_many(st, n);
+                for (size_t k = 0; k < n; k++) sha3_permute((struct sha3_state *)(void *)ref[k]);
+            }
+            bad += memcmp(st, ref, n * sizeof st[0]) != 0;
+        }
+        const void *msg[23];
+        size_t len[23];
+        uint8_t out[23][32];
+        for (int k = 0; k < 23; k++) {
+            int v = (k * 5 + 1) % 6; /* 1, 0, 5, 4, 3, 2, ... : long ones between short ones */
+            msg[k] = v == 1 ? (const void *)"abc" : buf;
+            len[k] = lens[v];
+        }
+        cs_keccak256_many(msg, len, 23, out);
+        for (int k = 0; k < 23; k++) {
+            char hx[65];
+            cs_test_hex(out[k], 32, hx);
+            bad += strcmp(hx, hexes[(k * 5 + 1) % 6]) != 0;
+        }
+        CS_CHECK_EQ_U64(bad, 0);
+        printf("keccak path %s: checked\n", cs_keccak_path_name(paths[pi]));
+    }
+    CS_CHECK(tested >= 1);
+    CS_CHECK_EQ_U64(cs_keccak_path_set(prev), CS_OK);
+}
+
 int main(void)
 {
     test_vectors();
     test_incremental_property();
+    test_paths_seed_1600();
     test_timer_id();
     test_route_ok();
     test_route_not();

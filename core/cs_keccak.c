@@ -5,7 +5,8 @@
  * Keccak-256 here is the original Keccak submission as used by Ethereum:
  * rate 136 bytes (capacity 512 bits), multi-rate padding with the domain
  * byte 0x01 -- not FIPS-202 SHA3-256, whose domain byte is 0x06.  The
- * Keccak-f[1600] permutation comes from nettle's public sha3_permute().
+ * Keccak-f[1600] permutation is nettle's public sha3_permute() on the
+ * scalar path, else the portable round of cs_keccak_x.c (cs_keccak_permute1).
  * State lanes are 64-bit words; message bytes enter each lane
  * little-endian (byte 8*i+j of a block is byte j of lane i).
  *
@@ -44,12 +45,11 @@ static inline uint64_t cs__le64(const uint8_t *p)
     return v;
 }
 
-/* Permute the 25 lanes in place with nettle's Keccak-f[1600].  The lane
- * array is accessed through struct sha3_state, an aggregate whose only
- * member is uint64_t[25] (C11 6.5p7 allows this access). */
+/* Permute the 25 lanes in place (cs_keccak_permute1: nettle's Keccak-f[1600]
+ * on the scalar path, else the portable round of cs_keccak_x.c). */
 static inline void cs__permute(uint64_t a[25])
 {
-    sha3_permute((struct sha3_state *)(void *)a);
+    cs_keccak_permute1(a);
 }
 
 /* XOR one full 136-byte block into the lanes and permute. */

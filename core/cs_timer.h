@@ -101,6 +101,9 @@ void cs_keccak_final(cs_keccak_ctx *c, uint8_t out[32]);
  */
 enum { CS_KECCAK_PATH_AUTO = 0, CS_KECCAK_PATH_SCALAR, CS_KECCAK_PATH_AVX2, CS_KECCAK_PATH_AVX512 };
 void cs_keccak_permute_many(uint64_t (*st)[25], size_t n);
+/* One state: nettle's permutation on the scalar path, else the portable
+ * C round of cs_keccak_x.c (faster than nettle's for one state). */
+void cs_keccak_permute1(uint64_t a[25]);
 /* States per batch the callers assemble (a multiple of every path's width). */
 #define CS_KECCAK_BATCH 16
 /* out[k] = cs_keccak256(msg[k], len[k]) for k < n, short messages batched. */

@@ -393,7 +393,8 @@ static const uint64_t zero_perm[25] = {
  * published zero-state vector; 1..37 random states (partial and several
  * batches) permuted three times against nettle's sha3_permute state by
  * state; and Keccak-256 through cs_keccak256_many of a mix of short and
- * long messages against the published and js-sha3 digests.  The scalar
+ * long messages against the published and js-sha3 digests, also one-shot
+ * (cs_keccak_permute1), which is checked against nettle too.  The scalar
  * path is always there; the test fails if no path was tested. */
 static void test_paths_seed_1600(void)
 {
@@ -451,6 +452,20 @@ static void test_paths_seed_1600(void)
             char hx[65];
             cs_test_hex(out[k], 32, hx);
             bad += strcmp(hx, hexes[(k * 5 + 1) % 6]) != 0;
+            /* one-shot (cs_keccak_permute1 on this path) */
+            cs_keccak256(msg[k], len[k], out[k]);
+            cs_test_hex(out[k], 32, hx);
+            bad += strcmp(hx, hexes[(k * 5 + 1) % 6]) != 0;
+        }
+        /* cs_keccak_permute1 against nettle on random states */
+        for (int k = 0; k < 50; k++) {
+            for (int i = 0; i < 25; i++) {
+                r = r * 6364136223846793005ull + 1442695040888963407ull;
+                st[0][i] = ref[0][i] = r ^ (r >> 31);
+            }
+            cs_keccak_permute1(st[0]);
+            sha3_permute((struct sha3_state *)(void *)ref[0]);
+            bad += memcmp(st[0], ref[0], sizeof st[0]) != 0;
         }
         CS_CHECK_EQ_U64(bad, 0);
         printf("keccak path %s: checked\n", cs_keccak_path_name(paths[pi]));

@@ -1,4 +1,4 @@
-/* cs_bench.c -- `cowsim bench [core|e2e] [--json] [--quick]` and the
+/* cs_bench.c -- `cowsim bench [core|e2e|memory] [--json] [--quick]` and the
  * result writer shared by the benchmarks. */
 #include "cs_bench.h"
 #include "cs_cli.h"
@@ -75,9 +75,10 @@ void cs_bench_close(cs_bench_out_t *o)
 
 static void cs__bench_usage(FILE *f)
 {
-    fprintf(f, "usage: cowsim bench [core|e2e] [--json] [--quick]\n"
+    fprintf(f, "usage: cowsim bench [core|e2e|memory] [--json] [--quick]\n"
                "  core   scheduler core: tiered queue vs binary heap, mechanism clearing\n"
                "  e2e    end to end on scenarios/bench-large.json\n"
+               "  memory peak RSS with 10^7 pending timers (10^6 with --quick)\n"
                "  --json machine-readable output\n"
                "  --quick smaller sizes (smoke test)\n");
 }
@@ -92,7 +93,8 @@ int cs_cmd_bench(int argc, char **argv)
         else if (strcmp(argv[i], "--help") == 0) {
             cs__bench_usage(stdout);
             return CS_EXIT_OK;
-        } else if (argv[i][0] != '-' && (strcmp(argv[i], "core") == 0 || strcmp(argv[i], "e2e") == 0))
+        } else if (argv[i][0] != '-' && (strcmp(argv[i], "core") == 0 || strcmp(argv[i], "e2e") == 0 ||
+                                         strcmp(argv[i], "memory") == 0))
             what = argv[i];
         else {
             fprintf(stderr, "cowsim bench: unknown argument '%s'\n", argv[i]);
@@ -108,8 +110,9 @@ int cs_cmd_bench(int argc, char **argv)
         cs_bench_close(&o);
         return rc == 0 ? CS_EXIT_OK : CS_EXIT_IO;
     }
-    cs_bench_open(&o, stdout, json, "cowsim bench e2e");
-    int rc = cs_bench_e2e(&o, quick);
+    int mem = strcmp(what, "memory") == 0;
+    cs_bench_open(&o, stdout, json, mem ? "cowsim bench memory" : "cowsim bench e2e");
+    int rc = mem ? cs_bench_memory(&o, quick) : cs_bench_e2e(&o, quick);
     cs_bench_close(&o);
     if (rc == CS_EINVAL || rc == CS_EPARSE) return CS_EXIT_USAGE;
     return rc == 0 ? CS_EXIT_OK : CS_EXIT_IO;

@@ -31,5 +31,7 @@ int cs_bench_core(cs_bench_out_t *o, int quick);
 int cs_bench_clear(cs_bench_out_t *o, int quick);
 /* End to end on scenarios/bench-large.json (bench/cs_bench_e2e.c). */
 int cs_bench_e2e(cs_bench_out_t *o, int quick);
+/* Peak RSS with 10^7 pending timers (bench/cs_bench_e2e.c). */
+int cs_bench_memory(cs_bench_out_t *o, int quick);
 
 #endif

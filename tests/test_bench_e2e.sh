@@ -80,5 +80,22 @@ check "[ $? -eq 0 ] && grep -q 'fires_per_second' '$T/t.txt'" "bench e2e text ou
 "$BIN" bench e2e --nope > /dev/null 2>&1
 check "[ $? -eq 2 ]" "unknown option: exit 2"
 
+# 4. bench memory --quick: scenarios/pending-1m.json as shipped (1,100
+# subscription actors x about 10 timers per block x 92 blocks, all due
+# beyond the run): about 10^6 pending, and the per-timer figure is the
+# peak RSS over the pending count.
+"$BIN" bench memory --quick --json > "$T/m.json" 2> "$T/m.err"
+check "[ $? -eq 0 ]" "bench memory --quick exit 0 ($(head -c 300 "$T/m.err"))"
+$PY - "$T/m.json" > "$T/m.txt" 2>&1 <<'PYEOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+ok = (r["actors"] == 1100 and r["blocks"] == 92 and 900000 <= r["pending"] <= 1100000
+      and abs(r["peak_rss_bytes_per_pending_timer"] * r["pending"] - r["peak_rss_bytes"]) <= 1e-3 * r["peak_rss_bytes"]
+      and r["meets_rss_target"] == (r["peak_rss_bytes"] <= 2**31))
+print(r)
+sys.exit(0 if ok else 1)
+PYEOF
+check "[ $? -eq 0 ]" "bench memory figures: $(head -c 600 "$T/m.txt")"
+
 echo "bench_e2e: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

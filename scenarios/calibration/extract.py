@@ -66,10 +66,14 @@ def lam(df, rdir):
 
 def ratio(df):
     print("\nrevenue ratio bias-vcg / bias-fp (mean over seeds of revenue_proposer)")
-    for (vp, lane), g in df.groupby(["params_vcg_payment", "params_lane_timer_cycles"]):
+    # Version 1 of the study also swept vcg_payment; version 2 runs critical only.
+    keys = [k for k in ("params_vcg_payment", "params_lane_timer_cycles") if k in df.columns]
+    for key, g in df.groupby(keys if len(keys) > 1 else keys[0]):
+        key = key if isinstance(key, tuple) else (key,)
         v = g[g["mechanism"] == "bias-vcg"]["revenue_proposer"].mean()
         f = g[g["mechanism"] == "bias-fp"]["revenue_proposer"].mean()
-        print("  %-8s lane %8d load %.2f: VCG/FP = %.4f" % (vp, lane, 800000.0 / lane, v / f))
+        label = " ".join("%s %s" % (k[len("params_"):], x) for k, x in zip(keys, key))
+        print("  %s: VCG/FP = %.4f" % (label, v / f))
 
 
 def median_lag(df, rdir):

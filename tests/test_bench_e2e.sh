@@ -6,17 +6,9 @@
 # fires per block on average, so >= 5 x 10^6 fires over the full run).
 # Speed targets are not checked here: a shared test machine cannot time them.
 set -u
-BIN=${1:-${CS_BIN:-build/cowsim}}
 SRC=${CS_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$SRC" || exit 2
-PY=/usr/bin/python3
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if eval "$1"; then ok; else bad "$2"; fi; }
+. "$(dirname "$0")/cs_test_lib.sh"
 
 # 1. The scenario file: valid, and sized as the benchmark requires.
 "$BIN" validate scenarios/bench-large.json > /dev/null 2>&1

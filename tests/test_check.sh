@@ -7,14 +7,7 @@
 # and JSON output with the oracle found next to a run.  Expected numbers
 # are recomputed independently with h5py from the run files.
 set -u
-BIN=${1:-${CS_BIN:-build/cowsim}}
-PY=/usr/bin/python3
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/cs_test_lib.sh"
 # expect RC DESCRIPTION -- compare $? of the previous command
 expect() { local got=$1 want=$2; shift 2; [ "$got" -eq "$want" ] && ok || bad "$* (exit $got, want $want)"; }
 

@@ -7,14 +7,7 @@
 # its tolerance (written to a temporary file) must fail (exit 1) and name
 # that metric as FAIL, so the suite is shown to be able to fail.
 set -u
-BIN=${1:-${CS_BIN:-build/cowsim}}
-PY=/usr/bin/python3
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/cs_test_lib.sh"
 
 n_scen=0
 for scen in scenarios/regression/*.json; do

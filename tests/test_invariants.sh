@@ -18,17 +18,9 @@
 # long-horizon.json's use of queue tiers 2 and 3, and pending-1m.json
 # (10^6 pending timers; about 3 s here, limit 60 s).
 set -u
-BIN=${1:-${CS_BIN:-build/cowsim}}
 SRC=${CS_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$SRC" || exit 2
-PY=/usr/bin/python3
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if eval "$1"; then ok; else bad "$2"; fi; }
+. "$(dirname "$0")/cs_test_lib.sh"
 
 # The outside checker: prints one line per problem, exits 1 if any.
 # Usage: chk.py MODE FILE...  (MODE: fired = /blocks fired > 0 required,

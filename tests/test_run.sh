@@ -4,15 +4,7 @@
 # other seed -> different), common random numbers across mechanisms, SIGINT
 # leaves a readable incomplete file, and exit codes for bad calls.
 set -u
-BIN=${1:-${CS_BIN:-build/cowsim}}
-PY=/usr/bin/python3
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if eval "$1"; then ok; else bad "$2"; fi; }
+. "$(dirname "$0")/cs_test_lib.sh"
 
 # 1. default-like run: one file per mechanism, every contract dataset.
 "$BIN" run scenarios/crn.json -o "$T/a" --quiet > "$T/a.out" 2> "$T/a.err"

@@ -135,6 +135,18 @@ int cs_basefee_charged(const cs_params_t *p, cs_u128 b, cs_u128 *out)
     return CS_OK;
 }
 
+/* N38: lane_fee_multiplier_scope = fire also scales the CIP-3 cycle basefee
+ * (CIP-1 rev §5 "per-lane fee multiplier" after CIP-3 §2.2.3; CIP-1 rev §7:
+ * "multiplicative scalars on fee components"). */
+int cs_basefee_cycle_charged(const cs_params_t *p, cs_u128 bc, cs_u128 *out)
+{
+    if (p->lane_fee_multiplier_scope != CS_LFM_FIRE) {
+        *out = bc;
+        return CS_OK;
+    }
+    return cs_basefee_charged(p, bc, out);
+}
+
 /* D3 lane_basefee_mode: additional (CIP-1 rev §5) or replace. */
 void cs_basefee_fire_rates(const cs_params_t *p, cs_u128 basefee_cycle, cs_u128 lane_charged,
                            cs_u128 *cycle_rate, cs_u128 *lane_rate)

@@ -39,7 +39,9 @@
  * floor(b * lane_fee_multiplier / S).  The charged value is what every
  * consumer of "basefee_lane_timer" should use: scheduling-time validation
  * and priority_per_cycle (CIP-1 rev §3 step 6, §6), the GBA context (§7.2)
- * and the per-cycle lane burn at settlement (§3 step 8).
+ * and the per-cycle lane burn at settlement (§3 step 8).  Under
+ * lane_fee_multiplier_scope = fire the multiplier also scales the CIP-3
+ * cycle basefee of timer fires (cs_basefee_cycle_charged; DESIGN-NOTES N38).
  */
 #ifndef CS_BASEFEE_H
 #define CS_BASEFEE_H
@@ -67,6 +69,14 @@ int cs_basefee_next(const cs_params_t *p, cs_u128 b, uint64_t cycles_used, cs_u1
 /* The lane basefee charged per cycle: floor(b * lane_fee_multiplier / S)
  * (CIP-1 rev §5 per-lane multiplier).  CS_EOVERFLOW if it does not fit. */
 int cs_basefee_charged(const cs_params_t *p, cs_u128 b, cs_u128 *out);
+
+/* The CIP-3 cycle basefee a timer fire is charged per cycle (DESIGN-NOTES
+ * N38): bc itself under lane_fee_multiplier_scope = lane (the multiplier
+ * scales the lane basefee only), floor(bc * lane_fee_multiplier / S) under
+ * fire (the multiplier scales every basefee component of a timer fire, the
+ * CIP-3 §2.2.3 per-lane multiplier CIP-1 rev §5 cites).  CS_EOVERFLOW if it
+ * does not fit; *out untouched then. */
+int cs_basefee_cycle_charged(const cs_params_t *p, cs_u128 bc, cs_u128 *out);
 
 /*
  * D3: the per-cycle rates a fire is charged (fields basefee_cycle and

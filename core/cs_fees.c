@@ -24,7 +24,7 @@ struct cs_fees {
     cs_ledger_t ledger;       /* balances, escrow, burn, proposer */
     cs_fairness_t fair;       /* W(actor) over the fairness identity */
     cs_u128 basefee_lane;     /* lane basefee of the block being built */
-    cs_u128 basefee_cycle;    /* CIP-3 environment (D13) */
+    cs_u128 basefee_cycle;    /* CIP-3 environment (D13), as charged (N38) */
     cs_u128 basefee_cell;
     uint64_t last_usage;      /* last_block_cycle_usage (CIP-1 §4.2) */
     cs_u128 p50_tip;          /* previous-block p50 priority tip per cycle */
@@ -490,7 +490,9 @@ cs_u128 cs_sched_balance(const cs_sched_t *s, uint32_t actor)
 
 void cs_sched_set_env(cs_sched_t *s, cs_u128 basefee_cycle, cs_u128 basefee_cell)
 {
-    s->fees->basefee_cycle = basefee_cycle;
+    /* Timer fires pay the cycle basefee as charged (N38; saturating). */
+    if (cs_basefee_cycle_charged(&s->p, basefee_cycle, &s->fees->basefee_cycle) != CS_OK)
+        s->fees->basefee_cycle = CS_U128_MAX;
     s->fees->basefee_cell = basefee_cell;
 }
 

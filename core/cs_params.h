@@ -53,6 +53,7 @@
     X(additive_step, U128, 1, 0, 0, 10, NULL, "step of the additive basefee rule at full deviation") \
     X(lane_fee_multiplier, FP, CS_PPM, 0, 100000000, 1000000, NULL, "per-lane fee multiplier (CIP-1 rev §5)") \
     X(lane_basefee_mode, ENUM, 1, 0, 1, 0, "additional|replace", "lane basefee vs CIP-3 cycle basefee (D3)") \
+    X(lane_fee_multiplier_scope, ENUM, 1, 0, 1, 0, "lane|fire", "what lane_fee_multiplier scales: the lane basefee, or every basefee of a timer fire (N38)") \
     /* Fairness W(actor) (CIP-1 rev §8, D12) */                                                   \
     X(fairness_window, U64, 1, 1, 1u << 20, 1000, NULL, "FAIRNESS_WINDOW_BLOCKS")                 \
     X(w_min, FP, CS_PPM, 0, 100000000, 1000000, NULL, "lower clip of W(actor)")                    \
@@ -132,6 +133,7 @@ const char *cs_param_choice_name(const cs_param_desc_t *d, uint32_t i, char *buf
 enum { CS_OVER_CAP_REJECT = 0, CS_OVER_CAP_DEFER = 1 };
 enum { CS_BASEFEE_CIP1 = 0, CS_BASEFEE_EIP1559 = 1, CS_BASEFEE_ADDITIVE = 2 };
 enum { CS_LANE_ADDITIONAL = 0, CS_LANE_REPLACE = 1 };
+enum { CS_LFM_LANE = 0, CS_LFM_FIRE = 1 };
 enum { CS_IDENTITY_ACTOR = 0, CS_IDENTITY_DEPLOYER = 1 };
 enum { CS_GBA_EVAL_FIRE = 0, CS_GBA_EVAL_SCHEDULE = 1 };
 enum { CS_LEGACY_ACCEPT = 0, CS_LEGACY_REJECT = 1 };

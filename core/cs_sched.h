@@ -234,7 +234,8 @@ int cs_sched_actor_index(cs_sched_t *s, const cs_addr_t *a, uint32_t *idx);
 int cs_sched_fund(cs_sched_t *s, const cs_addr_t *a, cs_u128 amount);
 int cs_sched_set_deployer(cs_sched_t *s, const cs_addr_t *actor, const cs_addr_t *deployer);
 cs_u128 cs_sched_balance(const cs_sched_t *s, uint32_t actor);
-/* D13: the CIP-3 environment for the next block. */
+/* D13: the CIP-3 environment for the next block (the cycle basefee is
+ * stored as timer fires are charged it, cs_basefee_cycle_charged, N38). */
 void cs_sched_set_env(cs_sched_t *s, cs_u128 basefee_cycle, cs_u128 basefee_cell);
 cs_u128 cs_sched_lane_basefee(const cs_sched_t *s);
 /* The lane basefee actually charged (lane_fee_multiplier applied, §5). */

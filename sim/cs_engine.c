@@ -160,6 +160,14 @@ static cs_u128 cs__d2u(double x)
     return (cs_u128)x;
 }
 
+/* The cycle basefee agents observe: the environment's, or as timer fires are
+ * charged it under lane_fee_multiplier_scope = fire (N38). */
+static double cs__cycle_obs(const cs_params_t *p, double bc)
+{
+    cs_u128 c;
+    if (p->lane_fee_multiplier_scope != CS_LFM_FIRE) return bc;
+    return cs_basefee_cycle_charged(p, cs__d2u(bc), &c) == CS_OK ? cs__u128d(c) : 1e300;
+}
 
 /* Monotonic clock in nanoseconds, for the HDF5 time counter (h5_ns). */
 static uint64_t cs__now_ns(void)
@@ -817,7 +825,7 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
     memset(&o0, 0, sizeof o0);
     o0.mechanism = mechanism;
     o0.basefee_lane = cs__u128d(cs_sched_lane_basefee_charged(e->s));
-    o0.basefee_cycle = cs_proc_value(&scn->basefee_cycle, 1, NULL, NULL);
+    o0.basefee_cycle = cs__cycle_obs(cs_sched_params(e->s), cs_proc_value(&scn->basefee_cycle, 1, NULL, NULL));
     o0.basefee_cell = cs_proc_value(&scn->basefee_cell, 1, NULL, NULL);
     o0.reserve_price = cs__u128d(cs_sched_params(e->s)->reserve_price);
     /* Expand agent entries into instances and actors. */
@@ -1058,7 +1066,7 @@ int cs_sim_step(cs_engine_t *e)
     e->obs.height = h;
     e->obs.mechanism = e->mech;
     e->obs.basefee_lane = cs__u128d(cs_sched_lane_basefee_charged(e->s));
-    e->obs.basefee_cycle = bc;
+    e->obs.basefee_cycle = cs__cycle_obs(cs_sched_params(e->s), bc);
     e->obs.basefee_cell = bl;
     e->obs.p50_tip = cs__u128d(cs_sched_p50_tip(e->s));
     e->obs.reserve_price = cs__u128d(cs_sched_params(e->s)->reserve_price);

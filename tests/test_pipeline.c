@@ -63,19 +63,28 @@ static cs_sched_t *eip_sched(cs_params_t *p, uint32_t tag, uint64_t balance, cs_
     return s;
 }
 
+/* eip_sched on a 1,000,000-cycle lane, balance 10^9, executing with
+ * exec_fixed; *x carries explicit fees max_fee 300, max_prio 50. */
+static cs_sched_t *settle_sched(cs_params_t *p, uint32_t tag, cs_sched_args_t *x)
+{
+    p->lane_timer_cycles = 1000000;
+    cs_sched_t *s = eip_sched(p, tag, 1000000000, x);
+    if (!s) return NULL;
+    cs_sched_hooks_t hk = {NULL, exec_fixed, NULL};
+    cs_sched_set_hooks(s, &hk);
+    x->has_fees = 1;
+    x->max_fee = 300;
+    x->max_prio = 50;
+    return s;
+}
+
 static void test_eip1559_settlement(void)
 {
     cs_params_t p;
     cs_params_default(&p);
-    p.lane_timer_cycles = 1000000;
     cs_sched_args_t x;
-    cs_sched_t *s = eip_sched(&p, 1, 1000000000, &x);
+    cs_sched_t *s = settle_sched(&p, 1, &x);
     if (!s) return;
-    cs_sched_hooks_t hk = {NULL, exec_fixed, NULL};
-    cs_sched_set_hooks(s, &hk);
-    x.has_fees = 1;
-    x.max_fee = 300;
-    x.max_prio = 50;
     cs_block_result_t r;
     CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
     CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
@@ -109,6 +118,53 @@ static void test_eip1559_settlement(void)
      * floor(87 * 0.875) = floor(76.125) = 76. */
     CS_CHECK(cs_sched_lane_basefee(s) == 76);
     cs_sched_free(s);
+}
+
+/* Lane fee multiplier 0.8 under both scopes (CIP-1 rev §5; N25, N38): the
+ * same block-2 fire as test_eip1559_settlement.  The lane basefee
+ * trajectory is the rule's alone (100 -> 87 -> 76 either way); users pay
+ * floor(87 * 0.8) = floor(69.6) = 69 of lane basefee, and under scope fire
+ * floor(10 * 0.8) = 8 instead of 10 of cycle basefee. */
+static void test_lane_fee_multiplier_scope(void)
+{
+    for (int scope = CS_LFM_LANE; scope <= CS_LFM_FIRE; scope++) {
+        cs_params_t p;
+        cs_params_default(&p);
+        p.lane_fee_multiplier = 800000;
+        p.lane_fee_multiplier_scope = (uint64_t)scope;
+        cs_sched_args_t x;
+        cs_sched_t *s = settle_sched(&p, 5, &x);
+        if (!s) return;
+        cs_block_result_t r;
+        CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
+        CS_CHECK(cs_sched_lane_basefee_charged(s) == 80); /* floor(100 * 0.8) */
+        CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+        /* §6: max_fee is checked against the charged 80, not the raw 100 */
+        x.max_fee = 79;
+        CS_CHECK_EQ_U64(cs_sched_schedule(s, &x, NULL, NULL), CS_EBELOW_BASEFEE);
+        x.max_fee = 300;
+        CS_CHECK_EQ_U64(cs_sched_schedule(s, &x, NULL, NULL), CS_OK);
+        CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+        CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+        CS_CHECK(cs_sched_lane_basefee(s) == 87); /* raw: 100 * 0.875 = 87.5 -> 87 */
+        CS_CHECK(cs_sched_lane_basefee_charged(s) == 69);
+        CS_CHECK_EQ_U64(step(s, &r), CS_OK);
+        CS_CHECK_EQ_U64(r.n_deliv, 1);
+        CS_CHECK_EQ_U64(r.rows[0].outcome, CS_OUT_FIRED);
+        /* prio = min(50, 300 - 69) = 50 per cycle.
+         * lane:  burn = 120,000 * (10 + 69) + 400 * 2 = 9,480,800
+         * fire:  burn = 120,000 * (8 + 69) + 400 * 2 = 9,240,800
+         * tip = 120,000 * 50 = 6,000,000 in both; paid = burn + tip */
+        CS_CHECK(r.rows[0].burn == (scope == CS_LFM_FIRE ? 9240800 : 9480800));
+        CS_CHECK(r.rows[0].tip == 6000000);
+        CS_CHECK(cs_sched_balance(s, 0) ==
+                 (cs_u128)1000000000 - (scope == CS_LFM_FIRE ? 15240800 : 15480800));
+        char msg[256];
+        CS_CHECK_EQ_U64(cs_sched_check_invariants(s, msg, sizeof msg), CS_OK);
+        /* u = 0.12 -> -0.125: floor(87 * 0.875) = 76, the same in both scopes */
+        CS_CHECK(cs_sched_lane_basefee(s) == 76);
+        cs_sched_free(s);
+    }
 }
 
 static void test_insufficient_funds(void)
@@ -401,6 +457,7 @@ static void random_run(const char *mech, uint64_t seed, uint64_t blocks)
 int main(void)
 {
     test_eip1559_settlement();
+    test_lane_fee_multiplier_scope();
     test_insufficient_funds();
     test_precharge_backlog();
     test_gc_budget_carry();

@@ -62,15 +62,23 @@ typedef struct cs_obs {
     double top_bid;             /* the highest bid */
     uint32_t top_bid_agent;     /* the agent instance that made it */
     double top_bid_other;       /* the highest bid of any other agent instance */
-    /* The previous block's clearing threshold (bias-vcg, bias-fp), in
-     * priority per cycle, (bid + Bias(n)) / gas_limit (CIP-5 §9.2; the
-     * mechanism's own fixed-point priority as a double): the highest among
-     * the candidates deferred on the lane budget or the block quota, 0 when
-     * none was (every eligible timer fired); with it the lowest among the
-     * timers that fired (0 when none was deferred). */
+    /* The previous block's clearing threshold (bias-vcg, bias-fp, eip1559,
+     * gba-tip), in the mechanism's priority per cycle: bias (bid +
+     * Bias(n)) / gas_limit (CIP-5 §9.2), eip1559 tip x W(actor) (CIP-1
+     * rev §3 step 6), gba-tip the tip (the mechanism's own fixed-point
+     * priority as a double): the highest among the candidates deferred on
+     * the lane budget or the block quota, 0 when none was (every eligible
+     * timer fired); with it the lowest among the timers that fired (0 when
+     * none was deferred). */
     double thresh;
-    uint32_t thresh_agent;      /* the agent instance of the highest deferred one */
-    double thresh_win;          /* the lowest fired one */
+    uint32_t thresh_agent;      /* the agent instance of the highest deferred one (UINT32_MAX:
+                                 * none; fee mechanisms count one with priority 0 too) */
+    double thresh_win;          /* the lowest fired one (fee mechanisms: whenever one fired) */
+    double fee_weight;          /* this agent's W(actor) in the previous block as a fraction
+                                 * (eip1559, its last candidate; 1 otherwise) */
+    double lane_left;           /* previous block: lane cycles left unused */
+    double fires_left;          /* previous block: fires left under max_fires_per_block
+                                 * (INFINITY when it is 0 = off) */
     double bias0;               /* Bias(0) = bias_scale (bias mechanisms), a timer's Bias in its due block */
     uint64_t fire_cycles;       /* gas_limit of a request that states none (max_cycles_per_fire) */
 } cs_obs_t;

@@ -18,11 +18,20 @@ const char *const cs_strategy_names[CS_STRAT__COUNT] = {
     "", "fixed_share", "truthful", "best_response", "shade", "learning",
 };
 
-/* A learner's timer: due height, value at zero delay and gas_limit. */
+/* A learner's round, judged when block due + 1 starts against block due's
+ * outcome: bid mechanisms record it when the timer is scheduled (due = its
+ * due height), fee mechanisms each time the GBA prices it (due = the block
+ * being built).  v is its value (fee mechanisms: the fire's value now),
+ * cycles its gas_limit (bid) or the cycles its handler uses (fee). */
 typedef struct cs__sr_pend {
     uint64_t due;
     double v;
     double cycles;
+    double fixed;   /* fee mechanisms: the fire's cost besides max_fee (fire_fixed) */
+    double bf;      /* fee mechanisms: the lane basefee per cycle of block due */
+    double gas;     /* fee mechanisms: its gas_limit (what the lane budget counts) */
+    int paused;     /* fee mechanisms: the lane was paused in block due (nothing fires) */
+    int valid;      /* fee mechanisms: the fees it was given reached the basefee */
 } cs__sr_pend_t;
 
 struct cs_strat_state {
@@ -176,11 +185,31 @@ size_t cs_strategy_probs(const cs_agent_t *a, double *p, size_t cap)
     return a->strat->n_grid;
 }
 
+/* Fee mechanisms: the fees of multiplier k for a fire of value v, fixed
+ * cost fixed and cycles cyc at lane basefee bf: max_fee = B(k) =
+ * max(0, (k v - fixed) / cyc), the most per cycle that keeps the fire's
+ * cost within k v, and max_prio = max(0, B(k) - bf). */
+static void cs__sr_rates(double k, double v, double fixed, double cyc, double bf, double *fee, double *prio)
+{
+    double b = (k * v - fixed) / cyc;
+    if (!(b > 0)) b = 0;
+    *fee = b;
+    *prio = b - bf > 0 ? b - bf : 0;
+}
+
+/* Record a round (dropped when CS__SR_PEND are already waiting). */
+static void cs__sr_push(struct cs_strat_state *ss, const cs__sr_pend_t *pd)
+{
+    if (ss->np < CS__SR_PEND) ss->pend[ss->np++] = *pd;
+}
+
 /*
- * Hedge with full information (bid mechanisms).  A timer of value v due at
- * height h is judged when the block h + 1 starts, against block h's
- * outcome: every multiplier m gets r(m) = (1 - m) [m wins] in [0, 1], the
- * reward normalised by v of a first-price win, and logw += eta r(m).
+ * Hedge with full information.  A round due at height h is judged when
+ * block h + 1 starts, against block h's outcome: every multiplier m gets a
+ * reward r(m) in [-1, 1], the utility it would have realised normalised by
+ * the value, and logw += eta r(m).
+ * Bid mechanisms (a timer of value v due at h): r(m) = (1 - m) [m wins],
+ * the utility of a first-price win.
  *   bias-vcg, bias-fp: m wins iff m v >= reserve (CIP-5 §9.5, N16) and its
  *     priority per cycle beats the block's clearing threshold T
  *     (cs_obs_threshold: the highest priority per cycle among the
@@ -190,20 +219,52 @@ size_t cs_strategy_probs(const cs_agent_t *a, double *p, size_t cap)
  *     its due block, so n = 0).  A lane with room for many fires thus
  *     rewards bidding just the reserve when it is not full.
  *   score: m wins iff m v > c, the highest competing bid (one fire).
+ * Fee mechanisms (a fire priced by the GBA in block h, of value v, c
+ * cycles, fixed cost F, lane basefee b): with m's fees (cs__sr_rates) and
+ * tip(m) = min(max_prio, max_fee - b) (CIP-1 rev §3 step 6), m fires iff
+ * the lane was not paused, max_fee >= b (§6) and the lane had room for it
+ * in the §3 step 7 order, in the mechanism's priority per cycle (eip1559:
+ * tip x W(actor), W = o->fee_weight, the learner's own W in block h;
+ * gba-tip: the tip, W = 1):
+ *   - a candidate was deferred on the lane budget or the block quota (the
+ *     lane was full): tip(m) W > T = cs_obs_threshold, the first excluded
+ *     one's, or the lowest winner's when that one was the learner's own;
+ *   - none was: every valid candidate fired, so m fires when the fees
+ *     actually given were valid too; when they were not (below the
+ *     basefee), m fires iff the lane had room left for it (a fire under
+ *     the block quota, its gas_limit within the unused cycles) or it beats
+ *     the lowest winner, tip(m) W > thresh_win.
+ * Then r(m) = (v - cost(m)) / v with cost(m) = F + c (b + tip(m)), the
+ * fire's charge (§3 step 8); else 0.
  */
 void cs_strategy_observe(cs_agent_t *a, const cs_obs_t *o)
 {
     const cs_strategy_t *s = a->strat;
-    if (s == NULL || s->kind != CS_STRAT_LEARNING || cs__agent_mclass(o->mechanism) != CS__MC_BID) return;
+    int mc = cs__agent_mclass(o->mechanism);
+    if (s == NULL || s->kind != CS_STRAT_LEARNING || mc == CS__MC_NONE) return;
     struct cs_strat_state *ss = a->ss;
     int bias = strncmp(o->mechanism, "bias-", 5) == 0;
     double c = cs_obs_competing(o, a), thr = cs_obs_threshold(o, a);
+    int any = o->thresh_agent != UINT32_MAX; /* fee mechanisms: someone was deferred */
+    double W = o->fee_weight > 0 ? o->fee_weight : 1.0;
     size_t keep = 0;
     for (size_t i = 0; i < ss->np; i++) {
         cs__sr_pend_t *pd = &ss->pend[i];
         if (pd->due + 1 == o->height) {
             for (size_t k = 0; k < s->n_grid; k++) {
-                double m = s->grid[k], b = m * pd->v;
+                double m = s->grid[k];
+                if (mc == CS__MC_FEE) {
+                    double fee, prio;
+                    cs__sr_rates(m, pd->v, pd->fixed, pd->cycles, pd->bf, &fee, &prio);
+                    if (pd->paused || !(fee >= pd->bf)) continue;
+                    double tip = prio < fee - pd->bf ? prio : fee - pd->bf;
+                    if (any ? !(tip * W > thr)
+                            : !pd->valid && (o->fires_left < 1 || pd->gas > o->lane_left) && !(tip * W > o->thresh_win))
+                        continue;
+                    ss->logw[k] += s->eta * (pd->v - (pd->fixed + pd->cycles * (pd->bf + tip))) / pd->v;
+                    continue;
+                }
+                double b = m * pd->v;
                 int win = bias ? b >= o->reserve_price && (b + o->bias0) / pd->cycles > thr : b > c;
                 if (win) ss->logw[k] += s->eta * (1.0 - m);
             }
@@ -212,6 +273,17 @@ void cs_strategy_observe(cs_agent_t *a, const cs_obs_t *o)
         }
     }
     ss->np = keep;
+}
+
+/* A multiplier drawn from the learner's weights (one draw from its own
+ * stream). */
+static double cs__sr_draw(struct cs_strat_state *ss, const cs_strategy_t *s)
+{
+    double p[CS_STRAT_MAX_GRID], u = gsl_rng_uniform(ss->rng), acc = 0;
+    cs__sr_probs(ss, s, p);
+    size_t k = 0;
+    while (k + 1 < s->n_grid && (acc += p[k]) <= u) k++;
+    return s->grid[k];
 }
 
 /* ------------------------------------------------------------ pricing */
@@ -234,17 +306,10 @@ void cs_strategy_bid(cs_agent_t *a, const cs_obs_t *o, cs_timer_req_t *q)
     }
     case CS_STRAT_SHADE: b = cs__sr_shade(&a->ss->vd, s->n, v, a->ss->iw); break;
     case CS_STRAT_LEARNING: {
-        double p[CS_STRAT_MAX_GRID], u = gsl_rng_uniform(a->ss->rng), acc = 0;
-        cs__sr_probs(a->ss, s, p);
-        size_t k = 0;
-        while (k + 1 < s->n_grid && (acc += p[k]) <= u) k++;
-        b = s->grid[k] * v;
-        if (a->ss->np < CS__SR_PEND) {
-            a->ss->pend[a->ss->np].due = o->height + (q->delay ? q->delay : 1);
-            a->ss->pend[a->ss->np].v = v;
-            a->ss->pend[a->ss->np].cycles = (double)(q->gas_limit ? q->gas_limit : o->fire_cycles ? o->fire_cycles : 1);
-            a->ss->np++;
-        }
+        b = cs__sr_draw(a->ss, s) * v;
+        cs__sr_pend_t pd = {.due = o->height + (q->delay ? q->delay : 1), .v = v};
+        pd.cycles = (double)(q->gas_limit ? q->gas_limit : o->fire_cycles ? o->fire_cycles : 1);
+        cs__sr_push(a->ss, &pd);
         break;
     }
     default: return;
@@ -258,38 +323,38 @@ void cs_strategy_bid(cs_agent_t *a, const cs_obs_t *o, cs_timer_req_t *q)
  * fire_cycles, the most max_fee per cycle that keeps the fire's cost within
  * k times its value: truthful max_fee = B(1), max_prio = B(1) - basefee;
  * fixed_share k = share; shade k = beta(v) / v; learning k = a multiplier
- * drawn from its weights (no update: the counterfactuals of a fee auction
- * are not observed); max_prio = max_fee - basefee for these.  best_response
- * max_fee = B(1), max_prio = clip(p50_tip + epsilon_prio, 0, B(1) - basefee).
+ * drawn from its weights, each pricing a round it learns from
+ * (cs_strategy_observe); max_prio = max_fee - basefee for these.
+ * best_response max_fee = B(1), max_prio = clip(p50_tip + epsilon_prio, 0,
+ * B(1) - basefee).
  */
 int cs_strategy_fees(cs_agent_t *a, const cs_timer_info_t *t, const cs_obs_t *o, double *max_fee, double *max_prio)
 {
     const cs_strategy_t *s = a->strat;
     if (s == NULL) return 0;
     double k = 1.0;
+    double cyc = t->fire_cycles > 0 ? t->fire_cycles : 1.0;
     switch (s->kind) {
     case CS_STRAT_FIXED_SHARE: k = s->share; break;
     case CS_STRAT_SHADE: k = t->value > 0 ? cs__sr_shade(&a->ss->vd, s->n, t->value, a->ss->iw) / t->value : 0; break;
     case CS_STRAT_LEARNING: {
-        double p[CS_STRAT_MAX_GRID], u = gsl_rng_uniform(a->ss->rng), acc = 0;
-        cs__sr_probs(a->ss, s, p);
-        size_t j = 0;
-        while (j + 1 < s->n_grid && (acc += p[j]) <= u) j++;
-        k = s->grid[j];
+        k = cs__sr_draw(a->ss, s);
+        if (t->fire_value > 0) {
+            double fee, prio;
+            cs__sr_rates(k, t->fire_value, t->fire_fixed, cyc, o->basefee_lane, &fee, &prio);
+            cs__sr_pend_t pd = {.due = o->height, .v = t->fire_value, .cycles = cyc, .fixed = t->fire_fixed,
+                                .bf = o->basefee_lane, .gas = (double)t->gas_limit, .paused = o->paused,
+                                .valid = fee >= o->basefee_lane};
+            cs__sr_push(a->ss, &pd);
+        }
         break;
     }
     default: break;
     }
-    double cyc = t->fire_cycles > 0 ? t->fire_cycles : 1.0;
-    double bk = (k * t->fire_value - t->fire_fixed) / cyc;
-    if (!(bk > 0)) bk = 0;
-    double room = bk - o->basefee_lane;
-    if (!(room > 0)) room = 0;
-    *max_fee = bk;
-    *max_prio = room;
+    cs__sr_rates(k, t->fire_value, t->fire_fixed, cyc, o->basefee_lane, max_fee, max_prio);
     if (s->kind == CS_STRAT_BEST_RESPONSE) {
         double pr = o->p50_tip + s->epsilon_prio;
-        *max_prio = pr < room ? pr : room;
+        *max_prio = pr < *max_prio ? pr : *max_prio;
     }
     return 1;
 }

@@ -97,6 +97,7 @@ struct cs_engine {
     cs_addr_t *addr;          /* actor addresses */
     uint8_t *agent_kind;      /* per agent */
     double *demand_mult;      /* per agent */
+    double *fee_w;            /* per agent: cs_obs_t.fee_weight */
     double *vol_mult;         /* per agent (volatility events) */
     cs__tinfo_t *ti;          /* per record slot */
     size_t ti_cap;
@@ -840,13 +841,14 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
     e->agents = calloc(n_inst ? n_inst : 1, sizeof *e->agents);
     e->agent_kind = calloc(n_inst ? n_inst : 1, 1);
     e->demand_mult = calloc(n_inst ? n_inst : 1, sizeof *e->demand_mult);
+    e->fee_w = calloc(n_inst ? n_inst : 1, sizeof *e->fee_w);
     e->vol_mult = calloc(n_inst ? n_inst : 1, sizeof *e->vol_mult);
     e->actors = calloc(n_act ? n_act : 1, sizeof *e->actors);
     e->addr = calloc(n_act ? n_act : 1, sizeof *e->addr);
     e->rb = malloc(CS__ROWBUF * sizeof *e->rb);
     e->rf = malloc(CS__ROWBUF * sizeof *e->rf);
     e->rt = malloc(CS__ROWBUF * sizeof *e->rt);
-    if (!e->agents || !e->agent_kind || !e->demand_mult || !e->vol_mult || !e->actors || !e->addr || !e->rb ||
+    if (!e->agents || !e->agent_kind || !e->demand_mult || !e->fee_w || !e->vol_mult || !e->actors || !e->addr || !e->rb ||
         !e->rf || !e->rt)
         goto fail;
     for (int k = 0; k <= CS_AK__COUNT; k++) {
@@ -872,6 +874,7 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
             a->rng = cs_rng_stream(opts->seed, ai);
             e->agent_kind[ai] = (uint8_t)sa->ops->kind;
             e->demand_mult[ai] = 1.0;
+            e->fee_w[ai] = 1.0;
             e->vol_mult[ai] = 1.0;
             if (!a->rng) goto fail;
             /* The strategy's own stream, apart from the arrivals (CRN). */
@@ -1088,6 +1091,7 @@ int cs_sim_step(cs_engine_t *e)
         if (!a->active || !a->ops->on_block) continue;
         e->obs.demand_mult = e->demand_mult[i];
         e->obs.vol_mult = e->vol_mult[i];
+        e->obs.fee_weight = e->fee_w[i];
         if (a->strat) cs_strategy_observe(a, &e->obs);
         a->ops->on_block(a, &e->world, &e->obs);
     }
@@ -1106,6 +1110,8 @@ int cs_sim_step(cs_engine_t *e)
     double top = 0, top_other = 0, thr = 0, wmin = -1;
     uint32_t top_agent = UINT32_MAX, thr_agent = UINT32_MAX;
     int is_bias = strncmp(e->mech, "bias-", 5) == 0;
+    /* Fee mechanisms: priority per cycle is tip x W ppm (eip1559) or the tip (gba-tip). */
+    int is_fee = (mflags & CS_MF_FEES) != 0, is_eip = strcmp(e->mech, "eip1559") == 0;
     /* Rows: fires, deferrals and the ends of timers. */
     for (size_t i = 0; i < res.n_rows; i++) {
         const cs_cand_row_t *row = &res.rows[i];
@@ -1120,10 +1126,14 @@ int cs_sim_step(cs_engine_t *e)
             cs__top2(&top, &top_agent, &top_other, cs__u128d(row->bid), ti->agent);
             /* The clearing threshold (cs_obs_t.thresh): losers on the
              * lane budget or the block quota, priority per cycle. */
-            double pc = is_bias && t->gas_limit ? cs__u128d(row->priority) / (double)t->gas_limit : 0;
+            double pc = is_bias && t->gas_limit ? cs__u128d(row->priority) / (double)t->gas_limit
+                        : is_fee                    ? cs__u128d(row->priority) / (is_eip ? 1e6 : 1.0)
+                                                    : 0;
+            if (is_eip) e->fee_w[ti->agent] = row->weight ? (double)row->weight / 1e6 : 1.0;
             if (row->outcome == CS_OUT_FIRED) {
                 if (wmin < 0 || pc < wmin) wmin = pc;
-            } else if (pc > thr && (row->why == CS_WHY_BUDGET || row->why == CS_WHY_BLOCK_QUOTA)) {
+            } else if ((pc > thr || (is_fee && thr_agent == UINT32_MAX)) &&
+                       (row->why == CS_WHY_BUDGET || row->why == CS_WHY_BLOCK_QUOTA)) {
                 thr = pc;
                 thr_agent = ti->agent;
             }
@@ -1212,7 +1222,10 @@ int cs_sim_step(cs_engine_t *e)
     e->obs.top_bid_other = top_other;
     e->obs.thresh = thr;
     e->obs.thresh_agent = thr_agent;
-    e->obs.thresh_win = thr > 0 && wmin > 0 ? wmin : 0;
+    e->obs.thresh_win = is_fee ? (wmin > 0 ? wmin : 0) : thr > 0 && wmin > 0 ? wmin : 0;
+    e->obs.lane_left = p->lane_timer_cycles > st->lane_cycles ? (double)(p->lane_timer_cycles - st->lane_cycles) : 0;
+    e->obs.fires_left = p->max_fires_per_block == 0 ? (double)INFINITY
+                        : p->max_fires_per_block > st->fired ? (double)(p->max_fires_per_block - st->fired) : 0;
     /* /blocks row. */
     if (e->nrb == CS__ROWBUF && cs__flush_rows(e) != CS_OK) return CS_EIO;
     cs_h5_block_t *b = &e->rb[e->nrb++];
@@ -1453,6 +1466,7 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
     free(e->agents);
     free(e->agent_kind);
     free(e->demand_mult);
+    free(e->fee_w);
     free(e->vol_mult);
     free(e->actors);
     free(e->addr);

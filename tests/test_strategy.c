@@ -10,6 +10,11 @@
  *      at T = 10^4 blocks;
  *   2b. learners in a lane with room for many fires: the reserve below
  *      capacity, higher bids above it;
+ *   2c. Hedge learners in a repeated fee auction: their weights are
+ *      exactly Hedge's on the clearing rule, regret below the bound;
+ *      under eip1559 and gba-tip at the basefee floor they converge to the
+ *      smallest multiplier that covers the basefee, higher when the lane
+ *      is full;
  *   3. shade against closed forms;
  *   4. the scenario form and its validate errors.
  */
@@ -157,6 +162,19 @@ static void test_vcg_deviations(void)
 
 /* ------------------------------------------------------- 2. Hedge regret */
 
+/* A learning strategy over K multipliers 0, 0.05, ..., with the Hedge
+ * rate eta = sqrt(8 ln K / T) for T rounds. */
+static cs_strategy_t hedge_grid(size_t K, size_t T)
+{
+    cs_strategy_t st;
+    memset(&st, 0, sizeof st);
+    st.kind = CS_STRAT_LEARNING;
+    st.n_grid = K;
+    for (size_t k = 0; k < K; k++) st.grid[k] = 0.05 * (double)k;
+    st.eta = sqrt(8.0 * log((double)K) / (double)T);
+    return st;
+}
+
 /* Mock world: prices each request by the agent's strategy as the engine
  * does (cs_strategy_bid with the block's observation) and keeps the bid. */
 typedef struct lmock {
@@ -223,12 +241,7 @@ static const cs_world_ops_t lm_ops = {lm_schedule, lm_cancel, lm_write, lm_heigh
 static void test_hedge_regret(void)
 {
     const size_t T = 10000, K = 21;
-    cs_strategy_t st;
-    memset(&st, 0, sizeof st);
-    st.kind = CS_STRAT_LEARNING;
-    st.n_grid = K;
-    for (size_t k = 0; k < K; k++) st.grid[k] = 0.05 * (double)k;
-    st.eta = sqrt(8.0 * log((double)K) / (double)T);
+    cs_strategy_t st = hedge_grid(K, T);
     const cs_agent_ops_t *ops = cs_agent_find("priority_tier");
     double par[2][64];
     cs_dist_t dist[2][64];
@@ -342,6 +355,40 @@ static void test_hedge_regret(void)
     }
 }
 
+/* Run scenario txt under mech with seed 7; the default_gba totals. */
+static int run_totals(const char *txt, const char *mech, double *paid, double *value)
+{
+    cs_scenario_t *s = NULL;
+    cs_errlist_t e = {0};
+    int ok = 0;
+    if (cs_scenario_load(txt, strlen(txt), NULL, 0, &s, &e) != CS_OK) {
+        for (size_t i = 0; i < e.n; i++) fprintf(stderr, "  %s\n", e.msg[i]);
+        cs_errlist_free(&e);
+        return 0;
+    }
+    cs_errlist_free(&e);
+    cs_engine_t *en = NULL;
+    cs_sim_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.seed = 7;
+    char err[256];
+    if (cs_sim_init(&en, s, mech, &o, err, sizeof err) == CS_OK) {
+        int rc;
+        while ((rc = cs_sim_step(en)) == CS_OK) {
+        }
+        cs_run_stats_t st;
+        if (cs_sim_done(en, rc == CS_EINTERRUPTED, &st) == CS_OK && rc == CS_EINTERRUPTED) {
+            *paid = st.kind[CS_AK_DEFAULT_GBA].paid;
+            *value = st.kind[CS_AK_DEFAULT_GBA].value;
+            ok = 1;
+        }
+    } else {
+        fprintf(stderr, "  cs_sim_init: %s\n", err);
+    }
+    cs_scenario_free(s);
+    return ok;
+}
+
 /*
  * Learners in a lane with room for many fires (real runs, bias-fp).  Four
  * default_gba learners, each with `rate` timers a block (constant), value
@@ -366,35 +413,7 @@ static int lane_run(uint64_t blocks, int rate, double *paid, double *value)
              "              \"decay_frac\": 0, \"ttl\": 1, \"gas_limit\": 100000, \"value\": {\"dist\": \"constant\", "
              "\"value\": 100000000}}}]}",
              (unsigned long long)blocks, rate);
-    cs_scenario_t *s = NULL;
-    cs_errlist_t e = {0};
-    int ok = 0;
-    if (cs_scenario_load(txt, strlen(txt), NULL, 0, &s, &e) != CS_OK) {
-        for (size_t i = 0; i < e.n; i++) fprintf(stderr, "  %s\n", e.msg[i]);
-        cs_errlist_free(&e);
-        return 0;
-    }
-    cs_errlist_free(&e);
-    cs_engine_t *en = NULL;
-    cs_sim_opts_t o;
-    memset(&o, 0, sizeof o);
-    o.seed = 7;
-    char err[256];
-    if (cs_sim_init(&en, s, "bias-fp", &o, err, sizeof err) == CS_OK) {
-        int rc;
-        while ((rc = cs_sim_step(en)) == CS_OK) {
-        }
-        cs_run_stats_t st;
-        if (cs_sim_done(en, rc == CS_EINTERRUPTED, &st) == CS_OK && rc == CS_EINTERRUPTED) {
-            *paid = st.kind[CS_AK_DEFAULT_GBA].paid;
-            *value = st.kind[CS_AK_DEFAULT_GBA].value;
-            ok = 1;
-        }
-    } else {
-        fprintf(stderr, "  cs_sim_init: %s\n", err);
-    }
-    cs_scenario_free(s);
-    return ok;
+    return run_totals(txt, "bias-fp", paid, value);
 }
 
 static double lane_tail_multiplier(int rate)
@@ -422,6 +441,178 @@ static void test_lane_learning(void)
            low, high);
     CS_CHECK(low >= 0.3 && low < 0.3001);
     CS_CHECK(high > 0.5);
+}
+
+/* ------------------------------------------------ 2c. Hedge, fee auctions */
+
+/*
+ * Two learners in a repeated fee auction (gba-tip, max_fires_per_block =
+ * 1), through the real strategy code: each round t both price a fire with
+ * cs_strategy_fees (value v_i, c = 1e5 cycles, fixed cost F = 1e8 = c x a
+ * cycle basefee of 1000, lane basefee b = 2000, W = 1), the higher tip
+ * fires, and the outcome is public when the next block starts, before the
+ * next fees are set (as in the engine: observe, then the block's GBA), so
+ * there is no feedback delay.  The test judges independently: m's fees are
+ * max_fee = B(m) = (m v - F) / c, max_prio = B(m) - b; m fires iff
+ * B(m) >= b and (the other's fees were below b, or its tip B(m) - b beats
+ * the other's actual tip c_t: a tie fires learner 1's timer, the tie-break
+ * of weights and ids, which the learners count as a loss for both), and
+ * then pays F + c (b + tip) = m v, so
+ * r_t(m) = (1 - m) [fires] in [0, 1].  For v1 = 1e9: B = 1e4 m - 1000,
+ * valid for m >= 0.3, tip 1e4 m - 3000; for v2 = 7e8: B = 7000 m - 1000,
+ * valid for m >= 3/7, tip 7000 m - 3000.
+ * Checks: (1) every round the learner's probabilities equal Hedge's
+ * exp(eta sum_{s<t} r_s(m)) normalised, with the test's own rewards, to
+ * 1e-9 (so the update is exactly this clearing rule); (2) average regret
+ * max_m sum r(m) - sum p.r <= sqrt(ln K / (2T)) = 0.012339 for K = 21
+ * multipliers (0, 0.05, ..., 1), T = 10^4, eta = sqrt(8 ln K / T), the
+ * Hedge bound for rewards in [0, 1] against an adaptive opponent (c_t
+ * depends on the other's draw, never on this learner's current one).
+ */
+static void test_fee_hedge_regret(void)
+{
+    const size_t T = 10000, K = 21;
+    const double cyc = 1e5, fixed = 1e8, bf = 2000, v[2] = {1e9, 7e8};
+    cs_strategy_t st = hedge_grid(K, T);
+    cs_agent_t a[2];
+    for (int i = 0; i < 2; i++) {
+        memset(&a[i], 0, sizeof a[i]);
+        a[i].ops = cs_agent_find("priority_tier");
+        a[i].index = (uint32_t)i;
+        CS_CHECK(cs_strategy_attach(&a[i], &st, cs_rng_stream(77, 2000 + (uint64_t)i)) == CS_OK);
+    }
+    double cum[2][64], got[2] = {0, 0}, maxdp = 0;
+    double tip[2] = {-1, -1}; /* last round's tips; -1 = below the basefee */
+    int won = -1;             /* last round's winner, -1 none */
+    memset(cum, 0, sizeof cum);
+    for (uint64_t h = 1; h <= T; h++) {
+        double p[2][64], fee[2], prio[2];
+        for (int i = 0; i < 2; i++) {
+            cs_obs_t o;
+            memset(&o, 0, sizeof o);
+            o.height = h;
+            o.mechanism = "gba-tip";
+            o.basefee_lane = bf;
+            o.fee_weight = 1.0;
+            o.thresh_agent = UINT32_MAX;
+            o.lane_left = 1e18;                /* cycles never bind; */
+            o.fires_left = won >= 0 ? 0.0 : 1.0; /* max_fires_per_block = 1 */
+            if (won >= 0) o.thresh_win = tip[won];
+            if (h > 1 && won >= 0 && tip[1 - won] >= 0) {
+                /* The loser was deferred on the budget (the quota): the
+                 * threshold is its tip, the lowest winner's for itself. */
+                o.thresh = tip[1 - won];
+                o.thresh_agent = (uint32_t)(1 - won);
+                o.thresh_win = tip[won];
+            }
+            cs_strategy_observe(&a[i], &o);
+            CS_CHECK(cs_strategy_probs(&a[i], p[i], 64) == K);
+            /* Hedge's probabilities from the test's own rewards. */
+            double mx = cum[i][0], z = 0;
+            for (size_t k = 1; k < K; k++) mx = cum[i][k] > mx ? cum[i][k] : mx;
+            for (size_t k = 0; k < K; k++) z += exp(st.eta * (cum[i][k] - mx));
+            for (size_t k = 0; k < K; k++) {
+                double d = fabs(p[i][k] - exp(st.eta * (cum[i][k] - mx)) / z);
+                maxdp = d > maxdp ? d : maxdp;
+            }
+            cs_timer_info_t t;
+            memset(&t, 0, sizeof t);
+            t.value = t.fire_value = v[i];
+            t.fire_cycles = cyc;
+            t.fire_fixed = fixed;
+            CS_CHECK(cs_strategy_fees(&a[i], &t, &o, &fee[i], &prio[i]) == 1);
+        }
+        /* Block h: valid iff max_fee >= b; the higher tip fires. */
+        for (int i = 0; i < 2; i++) tip[i] = fee[i] >= bf ? (prio[i] < fee[i] - bf ? prio[i] : fee[i] - bf) : -1;
+        won = tip[0] < 0 && tip[1] < 0 ? -1 : tip[1] > tip[0] ? 1 : 0; /* a tie goes to 0 (weights, ids) */
+        for (int i = 0; i < 2; i++) {
+            double ex = 0;
+            for (size_t k = 0; k < K; k++) {
+                double m = st.grid[k], bm = (m * v[i] - fixed) / cyc, tm = bm - bf;
+                double rk = bm >= bf && (tip[1 - i] < 0 || tm > tip[1 - i]) ? 1.0 - m : 0.0;
+                cum[i][k] += rk;
+                ex += p[i][k] * rk;
+            }
+            got[i] += ex;
+        }
+    }
+    double bound = sqrt(log((double)K) / (2.0 * (double)T));
+    printf("  fee auction (gba-tip): learner probabilities vs Hedge on the test's rewards: max difference %.3g\n", maxdp);
+    CS_CHECK(maxdp < 1e-9);
+    for (int i = 0; i < 2; i++) {
+        double best = 0;
+        for (size_t k = 0; k < K; k++) best = cum[i][k] > best ? cum[i][k] : best;
+        double avg = (best - got[i]) / (double)T;
+        printf("  fee learner %d (v = %g): best fixed multiplier earns %.4f per block, Hedge %.4f; "
+               "average regret %.5f <= bound %.5f\n",
+               i + 1, v[i], best / (double)T, got[i] / (double)T, avg, bound);
+        CS_CHECK(avg <= bound);
+        CS_CHECK(best > 0);
+        cs_strategy_detach(&a[i]);
+    }
+}
+
+/*
+ * Learners under the fee mechanisms in real runs (eip1559 and gba-tip).
+ * Four default_gba learners, each `rate` timers a block (constant), value
+ * v = 1e9 (constant, no decay), delay 1, gas_limit 100,000 all used
+ * (cycles_frac 1), no payload, ttl 1, grid {0.1, ..., 1}, eta 0.25; CIP-3
+ * cycle basefee 1000 (the default; cells 0), so a fire's fixed cost is
+ * F = 1e5 x 1000 = 1e8 and B(m) = (m 1e9 - 1e8) / 1e5 = 1e4 m - 1000; the
+ * lane basefee starts at its floor 4500 (lane_basefee_initial =
+ * lane_basefee_min).  A fire of m pays F + 1e5 (4500 + tip) = m v (tip =
+ * B(m) - 4500), so the mean multiplier over blocks 401..800 is
+ * (paid(800) - paid(400)) / (value(800) - value(400)).
+ *   Uncongested (rate 1: 4 fires of the lane's 20, utilisation 0.2 below
+ *   the target 0.5, the basefee stays at its floor): m fires iff
+ *   B(m) >= 4500, i.e. m >= 0.55; the smallest such grid multiplier is
+ *   m = 0.6 (B = 5000), the reward 1 - m is highest there (0.4 against 0.3
+ *   for 0.7), and after 400 rounds 0.7's weight relative to 0.6's is
+ *   e^(-0.25 x 0.1 x 400) = e^-10: the mean is in [0.5999, 0.6001]
+ *   (0.6 less the flooring of max_fee to an integer: B(0.6) may be
+ *   4999.99..., paying 5.9999e8).
+ *   Congested (rate 4: 16 timers for the lane's 10 fires, basefee held at
+ *   4500 by basefee_max_change = 0): six are deferred on the budget every
+ *   block, the tip threshold binds and the learners bid well above 0.6:
+ *   the mean is > 0.7.
+ */
+static int fee_lane_run(const char *mech, uint64_t blocks, int rate, double *paid, double *value)
+{
+    char txt[2048];
+    snprintf(txt, sizeof txt,
+             "{\"name\": \"fee-learn\", \"blocks\": %llu, \"mechanism\": \"%s\",\n"
+             " \"params\": {\"lane_timer_cycles\": %d, \"lane_basefee_initial\": 4500, \"lane_basefee_min\": 4500,\n"
+             "            \"basefee_max_change\": %s},\n"
+             " \"environment\": {\"basefee_cycle\": 1000, \"basefee_cell\": 0},\n"
+             " \"agents\": [{\"kind\": \"default_gba\", \"count\": 4, \"value_aware\": false,\n"
+             "   \"strategy\": {\"name\": \"learning\", \"grid\": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1], "
+             "\"eta\": 0.25},\n"
+             "   \"params\": {\"rate\": {\"dist\": \"constant\", \"value\": %d}, \"delay_mean\": {\"dist\": \"constant\", "
+             "\"value\": 1},\n"
+             "              \"decay_frac\": 0, \"ttl\": 1, \"gas_limit\": 100000, \"payload_len\": 0,\n"
+             "              \"cycles_frac\": {\"dist\": \"constant\", \"value\": 1},\n"
+             "              \"value\": {\"dist\": \"constant\", \"value\": 1000000000}}}]}",
+             (unsigned long long)blocks, mech, rate == 1 ? 2000000 : 1000000, rate == 1 ? "0.125" : "0", rate);
+    return run_totals(txt, mech, paid, value);
+}
+
+static void test_fee_lane_learning(void)
+{
+    static const char *mechs[] = {"eip1559", "gba-tip"};
+    for (int j = 0; j < 2; j++) {
+        double m[2];
+        for (int c = 0; c < 2; c++) {
+            double p1 = 0, v1 = 0, p2 = 0, v2 = 0;
+            int rate = c ? 4 : 1;
+            m[c] = fee_lane_run(mechs[j], 400, rate, &p1, &v1) && fee_lane_run(mechs[j], 800, rate, &p2, &v2) && v2 > v1
+                       ? (p2 - p1) / (v2 - v1)
+                       : (double)NAN;
+        }
+        printf("  fee learners (%s): mean multiplier %.6f uncongested at the basefee floor (want 0.6), %.6f congested\n",
+               mechs[j], m[0], m[1]);
+        CS_CHECK(m[0] >= 0.5999 && m[0] <= 0.6001);
+        CS_CHECK(m[1] > 0.7);
+    }
 }
 
 /* ------------------------------------------------------- 3. shade */
@@ -545,6 +736,8 @@ int main(void)
     test_shade();
     test_hedge_regret();
     test_lane_learning();
+    test_fee_hedge_regret();
+    test_fee_lane_learning();
     test_vcg_deviations();
     return cs_test_done("strategy");
 }

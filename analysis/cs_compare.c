@@ -13,6 +13,8 @@
 #include "cs_h5.h"
 #include "cs_metrics.h"
 #include "cs_optimum.h"
+#include "cs_seeds.h"
+#include "cs_stats.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -26,10 +28,15 @@ enum { CS__FMT_TEXT = 0, CS__FMT_CSV = 1, CS__FMT_JSON = 2 };
 static void cs__compare_usage(FILE *f)
 {
     fprintf(f, "usage: cowsim compare RUN.h5 ... [--csv|--json] [--oracle ORACLE.h5]\n"
+               "       cowsim compare RUNDIR [--ref MECHANISM] [--csv|--json]\n"
                "  Prints the metrics of analysis/README.md, one column per run, one row per metric.\n"
                "  efficiency and poa compare with the offline welfare optimum of the run's own demand\n"
                "  (exact ILP, or an LP / Lagrangian upper bound: the header says which);\n"
                "  efficiency_greedy uses --oracle, else an oracle.h5 next to each run.\n"
+               "  RUNDIR, a multi-seed run (RUNDIR/seed-<s>/<mechanism>.h5): per metric and mechanism\n"
+               "  the mean over seeds with its 95 %% Student-t interval, and the paired difference\n"
+               "  to --ref (default: the scenario's first mechanism) on the same seed with t and\n"
+               "  BCa bootstrap intervals (no bootstrap below 10 seeds, with a warning).\n"
                "  Exit 2 if a file is not a cowsim run file, 3 if it cannot be read.\n");
 }
 
@@ -191,6 +198,18 @@ static int cs__json_num(cJSON *mm, const char *name, double v)
     return cJSON_AddRawToObject(mm, name, num) ? 0 : -1;
 }
 
+/* Print document root on stdout when ok, then free it.  Returns 0, or -1
+ * when not ok or out of memory (nothing printed). */
+static int cs__json_emit(cJSON *root, int ok)
+{
+    char *txt = ok ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    if (!txt) return -1;
+    puts(txt);
+    free(txt);
+    return 0;
+}
+
 /* JSON: {"runs": [{path, mechanism, scenario, seed, complete, oracle,
  * fires_mode, note, metrics: {name: value|null}}]}.  Every add is checked,
  * so the document is printed whole or not at all.  Returns 0, or -1 when
@@ -229,12 +248,241 @@ static int cs__print_json(const cs_metrics_t *ms, char **paths, const char **ora
             ok = cs__json_num(mm, buf, cs_metrics_value(&ms[r], i)) == 0;
         }
     }
-    char *txt = ok ? cJSON_Print(root) : NULL;
-    cJSON_Delete(root);
-    if (!txt) return -1;
-    puts(txt);
-    free(txt);
-    return 0;
+    return cs__json_emit(root, ok);
+}
+
+/* ---- multi-seed run directories ------------------------------------------- */
+
+#define CS__LEVEL 0.95 /* interval level of the multi-seed comparison */
+
+/* One (metric, mechanism) cell of a multi-seed comparison: the mean over
+ * seeds and, except for the reference, the paired difference to it. */
+typedef struct cs__scell {
+    cs_stat_ci_t mean; /* x(m, s) over the seeds s */
+    cs_stat_ci_t diff; /* x(m, s) - x(ref, s) over the seeds (unused for the reference) */
+} cs__scell_t;
+
+/* "%.6g" of v, or "-" for NaN. */
+static void cs__g6(double v, char *buf, size_t cap)
+{
+    if (isnan(v)) snprintf(buf, cap, "-");
+    else snprintf(buf, cap, "%.6g", v);
+}
+
+/* "[lo, hi]" to 6 digits, or "-" when undefined. */
+static void cs__ival(double lo, double hi, char *buf, size_t cap)
+{
+    char a[32], b[32];
+    if (isnan(lo) || isnan(hi)) {
+        snprintf(buf, cap, "-");
+        return;
+    }
+    cs__g6(lo, a, sizeof a);
+    cs__g6(hi, b, sizeof b);
+    snprintf(buf, cap, "[%s, %s]", a, b);
+}
+
+/* Write v as an exact CSV number, nothing for NaN, after a comma. */
+static void cs__csv_num(double v)
+{
+    char num[40];
+    putchar(',');
+    if (isnan(v) || isinf(v)) return;
+    cs__exact_num(v, num, sizeof num);
+    fputs(num, stdout);
+}
+
+/* ",n,mean,t_lo,t_hi,bca_lo,bca_hi" of ci (exact numbers, empty for NaN). */
+static void cs__csv_ci(const cs_stat_ci_t *ci)
+{
+    printf(",%zu", ci->n);
+    cs__csv_num(ci->mean);
+    cs__csv_num(ci->t_lo);
+    cs__csv_num(ci->t_hi);
+    cs__csv_num(ci->b_lo);
+    cs__csv_num(ci->b_hi);
+}
+
+/* The mean, t and BCa fields of ci into object o ("n", "mean", "t_lo",
+ * "t_hi", "bca_lo", "bca_hi"; null for NaN).  Returns 0 or -1. */
+static int cs__json_ci(cJSON *o, const cs_stat_ci_t *ci)
+{
+    char nb[24];
+    snprintf(nb, sizeof nb, "%zu", ci->n);
+    return cJSON_AddRawToObject(o, "n", nb) && cs__json_num(o, "mean", ci->mean) == 0 &&
+                   cs__json_num(o, "t_lo", ci->t_lo) == 0 && cs__json_num(o, "t_hi", ci->t_hi) == 0 &&
+                   cs__json_num(o, "bca_lo", ci->b_lo) == 0 && cs__json_num(o, "bca_hi", ci->b_hi) == 0
+               ? 0
+               : -1;
+}
+
+/* Text: one line per metric and mechanism. */
+static void cs__seeds_text(const char *dir, const cs_seeds_set_t *s, size_t ref, char **names, size_t nn,
+                           const cs__scell_t *cell)
+{
+    printf("cowsim compare: %s -- scenario %s, %zu seed%s (", dir, s->scenario[0] ? s->scenario : "?", s->ns,
+           s->ns == 1 ? "" : "s");
+    for (size_t i = 0; i < s->ns; i++) {
+        if (i == 3 && s->ns > 4) {
+            printf(", ..., %llu", (unsigned long long)s->seeds[s->ns - 1]);
+            break;
+        }
+        printf("%s%llu", i ? ", " : "", (unsigned long long)s->seeds[i]);
+    }
+    printf("), %zu mechanism%s\n", s->nm, s->nm == 1 ? "" : "s");
+    printf("mean over seeds with its 95 %% Student-t interval; diff = mechanism - %s on the same seed\n"
+           "(common random numbers) with its 95 %% t and BCa bootstrap (B = %u) intervals\n\n",
+           s->mechs[ref], CS_STAT_BOOT_B);
+    printf("%-30s %-12s %12s %27s %12s %27s %27s\n", "metric", "mechanism", "mean", "t interval", "diff",
+           "t interval", "BCa interval");
+    for (size_t k = 0; k < nn; k++)
+        for (size_t m = 0; m < s->nm; m++) {
+            const cs__scell_t *c = &cell[k * s->nm + m];
+            char a[32], b[80], d[32], e[80], f[80];
+            cs__g6(c->mean.mean, a, sizeof a);
+            cs__ival(c->mean.t_lo, c->mean.t_hi, b, sizeof b);
+            if (m == ref) {
+                snprintf(d, sizeof d, "(reference)");
+            } else {
+                cs__g6(c->diff.mean, d, sizeof d);
+                cs__ival(c->diff.t_lo, c->diff.t_hi, e, sizeof e);
+                cs__ival(c->diff.b_lo, c->diff.b_hi, f, sizeof f);
+            }
+            printf("%-30s %-12s %12s %27s %12s", m == 0 ? names[k] : "", s->mechs[m], a, b, d);
+            if (m != ref) printf(" %27s %27s", e, f);
+            putchar('\n');
+        }
+}
+
+/* CSV: metric,mechanism, the mean's n, mean, t and BCa bounds, then the
+ * same of the difference (empty for the reference and for NaN). */
+static void cs__seeds_csv(const cs_seeds_set_t *s, size_t ref, char **names, size_t nn, const cs__scell_t *cell)
+{
+    fputs("metric,mechanism,n,mean,t_lo,t_hi,bca_lo,bca_hi,"
+          "diff_n,diff_mean,diff_t_lo,diff_t_hi,diff_bca_lo,diff_bca_hi\n",
+          stdout);
+    for (size_t k = 0; k < nn; k++)
+        for (size_t m = 0; m < s->nm; m++) {
+            const cs__scell_t *c = &cell[k * s->nm + m];
+            cs__csv_field(names[k]);
+            putchar(',');
+            cs__csv_field(s->mechs[m]);
+            cs__csv_ci(&c->mean);
+            if (m == ref) fputs(",,,,,,", stdout);
+            else cs__csv_ci(&c->diff);
+            putchar('\n');
+        }
+}
+
+/* JSON: {"dir", "scenario", "seeds", "mechanisms", "reference", "level",
+ * "bootstrap_resamples", "rows": [{"metric", "mechanism", n, mean, t_lo,
+ * t_hi, bca_lo, bca_hi, "diff": {the same} | null}]}.  Returns 0 or -1. */
+static int cs__seeds_json(const char *dir, const cs_seeds_set_t *s, size_t ref, char **names, size_t nn,
+                          const cs__scell_t *cell)
+{
+    cJSON *root = cJSON_CreateObject();
+    int ok = root && cJSON_AddStringToObject(root, "dir", dir) &&
+             cJSON_AddStringToObject(root, "scenario", s->scenario);
+    cJSON *sa = ok ? cJSON_AddArrayToObject(root, "seeds") : NULL;
+    ok = sa != NULL;
+    for (size_t i = 0; ok && i < s->ns; i++) {
+        char sb[24];
+        snprintf(sb, sizeof sb, "%llu", (unsigned long long)s->seeds[i]);
+        cJSON *v = cJSON_CreateRaw(sb);
+        ok = v && cJSON_AddItemToArray(sa, v);
+        if (!ok) cJSON_Delete(v);
+    }
+    cJSON *ma = ok ? cJSON_AddArrayToObject(root, "mechanisms") : NULL;
+    ok = ma != NULL;
+    for (size_t m = 0; ok && m < s->nm; m++) {
+        cJSON *v = cJSON_CreateString(s->mechs[m]);
+        ok = v && cJSON_AddItemToArray(ma, v);
+        if (!ok) cJSON_Delete(v);
+    }
+    ok = ok && cJSON_AddStringToObject(root, "reference", s->mechs[ref]) &&
+         cJSON_AddRawToObject(root, "level", "0.95") &&
+         cJSON_AddNumberToObject(root, "bootstrap_resamples", CS_STAT_BOOT_B);
+    cJSON *rows = ok ? cJSON_AddArrayToObject(root, "rows") : NULL;
+    ok = rows != NULL;
+    for (size_t k = 0; ok && k < nn; k++)
+        for (size_t m = 0; ok && m < s->nm; m++) {
+            const cs__scell_t *c = &cell[k * s->nm + m];
+            cJSON *o = cJSON_CreateObject();
+            if (!o || !cJSON_AddItemToArray(rows, o)) {
+                cJSON_Delete(o);
+                ok = 0;
+                break;
+            }
+            ok = cJSON_AddStringToObject(o, "metric", names[k]) && cJSON_AddStringToObject(o, "mechanism", s->mechs[m]) &&
+                 cs__json_ci(o, &c->mean) == 0;
+            if (ok && m == ref) ok = cJSON_AddNullToObject(o, "diff") != NULL;
+            else if (ok) {
+                cJSON *d = cJSON_AddObjectToObject(o, "diff");
+                ok = d && cs__json_ci(d, &c->diff) == 0;
+            }
+        }
+    return cs__json_emit(root, ok);
+}
+
+/* `cowsim compare RUNDIR`: the multi-seed comparison (analysis/README.md
+ * "compare across seeds").  Returns the exit status. */
+static int cs__compare_seeds(const char *dir, const char *refname, int fmt)
+{
+    cs_seeds_set_t s;
+    char err[4700];
+    int rc = cs_seeds_load(dir, &s, err, sizeof err);
+    if (rc != CS_OK) {
+        fprintf(stderr, "cowsim compare: %s\n", err);
+        return cs__exit_for(rc);
+    }
+    size_t ref = 0;
+    if (refname) {
+        for (ref = 0; ref < s.nm && strcmp(s.mechs[ref], refname) != 0; ref++) {}
+        if (ref == s.nm) {
+            fprintf(stderr, "cowsim compare: --ref %s: no such mechanism in %s (it has:", refname, dir);
+            for (size_t m = 0; m < s.nm; m++) fprintf(stderr, " %s", s.mechs[m]);
+            fprintf(stderr, ")\n");
+            cs_seeds_free(&s);
+            return CS_EXIT_USAGE;
+        }
+    }
+    for (size_t j = 0; j < s.nm * s.ns; j++) {
+        if (s.mt[j].v[CS_M_complete] != 1.0)
+            fprintf(stderr, "cowsim compare: warning: %s seed %llu is an incomplete run (complete = 0)\n",
+                    s.mechs[j / s.ns], (unsigned long long)s.seeds[j % s.ns]);
+    }
+    if (s.ns < CS_STAT_BOOT_MIN_N)
+        fprintf(stderr,
+                "cowsim compare: warning: %zu seeds (fewer than %d): no bootstrap intervals, Student-t only\n",
+                s.ns, CS_STAT_BOOT_MIN_N);
+    size_t nn = 0;
+    char **names = cs__union_names(s.mt, s.nm * s.ns, &nn);
+    cs__scell_t *cell = names ? calloc(nn * s.nm > 0 ? nn * s.nm : 1, sizeof *cell) : NULL;
+    double *x = malloc(s.nm * s.ns * sizeof *x);
+    int status = names && cell && x ? CS_EXIT_OK : CS_EXIT_IO;
+    for (size_t k = 0; status == CS_EXIT_OK && k < nn; k++) {
+        for (size_t j = 0; j < s.nm * s.ns; j++)
+            if (cs_metrics_get(&s.mt[j], names[k], &x[j]) != 0) x[j] = (double)NAN;
+        for (size_t m = 0; status == CS_EXIT_OK && m < s.nm; m++) {
+            cs__scell_t *c = &cell[k * s.nm + m];
+            if (cs_stat_ci(&x[m * s.ns], s.ns, CS__LEVEL, 0, &c->mean) != CS_OK ||
+                (m != ref && cs_stat_paired(&x[m * s.ns], &x[ref * s.ns], s.ns, CS__LEVEL, 0, &c->diff) != CS_OK))
+                status = CS_EXIT_IO;
+        }
+    }
+    if (status == CS_EXIT_OK) {
+        if (fmt == CS__FMT_TEXT) cs__seeds_text(dir, &s, ref, names, nn, cell);
+        else if (fmt == CS__FMT_CSV) cs__seeds_csv(&s, ref, names, nn, cell);
+        else if (cs__seeds_json(dir, &s, ref, names, nn, cell) != 0) status = CS_EXIT_IO;
+    }
+    if (status != CS_EXIT_OK) fprintf(stderr, "cowsim compare: out of memory\n");
+    if (names)
+        for (size_t k = 0; k < nn; k++) free(names[k]);
+    free(names);
+    free(cell);
+    free(x);
+    cs_seeds_free(&s);
+    return status;
 }
 
 /* `cowsim compare`: parse arguments, compute every run's metrics (all
@@ -243,7 +491,7 @@ static int cs__print_json(const cs_metrics_t *ms, char **paths, const char **ora
 int cs_cmd_compare(int argc, char **argv)
 {
     int fmt = CS__FMT_TEXT;
-    const char *oracle = NULL;
+    const char *oracle = NULL, *ref = NULL;
     char **paths = calloc((size_t)argc + 1, sizeof *paths);
     size_t np = 0;
     if (!paths) {
@@ -262,6 +510,8 @@ int cs_cmd_compare(int argc, char **argv)
             fmt = CS__FMT_JSON;
         } else if (strcmp(a, "--oracle") == 0 && i + 1 < argc) {
             oracle = argv[++i];
+        } else if (strcmp(a, "--ref") == 0 && i + 1 < argc) {
+            ref = argv[++i];
         } else if (a[0] != '-' || strcmp(a, "-") == 0) {
             paths[np++] = argv[i];
         } else {
@@ -275,6 +525,18 @@ int cs_cmd_compare(int argc, char **argv)
         cs__compare_usage(stderr);
         free(paths);
         return CS_EXIT_USAGE;
+    }
+    int seeds_dir = np == 1 && !oracle && cs_seeds_is_dir(paths[0]);
+    if (seeds_dir || ref) {
+        int st = CS_EXIT_USAGE;
+        if (seeds_dir) st = cs__compare_seeds(paths[0], ref, fmt);
+        else {
+            fprintf(stderr, "cowsim compare: --ref needs one multi-seed run directory (RUNDIR/seed-<s>/)%s\n",
+                    oracle ? ", without --oracle" : "");
+            cs__compare_usage(stderr);
+        }
+        free(paths);
+        return st;
     }
     cs_metrics_t *ms = calloc(np, sizeof *ms);
     char (*obuf)[4096] = calloc(np, sizeof *obuf);

@@ -10,13 +10,18 @@
 #include "cs_seeds.h"
 
 #include "cs_error.h"
+#include "cs_h5.h"
 #include "cs_mech.h"
 #include "cs_metrics.h"
 #include "cs_stats.h"
 
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define CS__LEVEL 0.95
 
@@ -134,5 +139,179 @@ int cs_seeds_table(const char *name, uint64_t blocks, const char *dir, const uin
                      "every actor; lane basefee: mean, only for mechanisms that have one (\xe2\x80\x94 otherwise).\n");
     else snprintf(err, errcap, "out of memory");
     free(v);
+    return rc;
+}
+
+/* 1 and the seed if name is "seed-<decimal>" (no sign, no leading junk). */
+static int cs__seed_name(const char *name, uint64_t *seed)
+{
+    if (strncmp(name, "seed-", 5) != 0 || name[5] < '0' || name[5] > '9') return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(name + 5, &end, 10);
+    if (*end || errno) return 0;
+    *seed = (uint64_t)v;
+    return 1;
+}
+
+int cs_seeds_is_dir(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return 0;
+    DIR *d = opendir(path);
+    if (!d) return 0;
+    int found = 0;
+    for (struct dirent *e; !found && (e = readdir(d));) {
+        uint64_t s;
+        found = cs__seed_name(e->d_name, &s);
+    }
+    closedir(d);
+    return found;
+}
+
+void cs_seeds_free(cs_seeds_set_t *s)
+{
+    for (size_t m = 0; m < s->nm; m++) free(s->mechs[m]);
+    free(s->mechs);
+    free(s->seeds);
+    free(s->mt);
+    memset(s, 0, sizeof *s);
+}
+
+static int cs__cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Position of mechanism name in the "mechanism" member (a string or an
+ * array of strings) of scenario json sj; a large value when absent. */
+static size_t cs__mech_rank(const cJSON *sj, const char *name)
+{
+    const cJSON *ml = sj ? cJSON_GetObjectItemCaseSensitive(sj, "mechanism") : NULL;
+    if (cJSON_IsString(ml)) return strcmp(ml->valuestring, name) == 0 ? 0 : (size_t)-1;
+    size_t i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, ml) {
+        if (cJSON_IsString(e) && strcmp(e->valuestring, name) == 0) return i;
+        i++;
+    }
+    return (size_t)-1;
+}
+
+/* Sort the mechanism names: scenario order first, then by name. */
+static void cs__sort_mechs(char **mechs, size_t nm, const cJSON *sj)
+{
+    for (size_t i = 1; i < nm; i++)
+        for (size_t j = i; j > 0; j--) {
+            size_t ra = cs__mech_rank(sj, mechs[j - 1]), rb = cs__mech_rank(sj, mechs[j]);
+            if (ra < rb || (ra == rb && strcmp(mechs[j - 1], mechs[j]) <= 0)) break;
+            char *t = mechs[j - 1];
+            mechs[j - 1] = mechs[j];
+            mechs[j] = t;
+        }
+}
+
+/* The seed directories of dir (ascending) into s.  Returns 0 or a cs_err. */
+static int cs__scan_seeds(const char *dir, cs_seeds_set_t *s, char *err, size_t errcap)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, errcap, "%s: %s", dir, strerror(errno));
+        return CS_EIO;
+    }
+    size_t cap = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        uint64_t v;
+        if (!cs__seed_name(e->d_name, &v)) continue;
+        if (s->ns == cap) {
+            cap = cap ? 2 * cap : 16;
+            uint64_t *p = realloc(s->seeds, cap * sizeof *p);
+            if (!p) {
+                closedir(d);
+                snprintf(err, errcap, "out of memory");
+                return CS_ENOMEM;
+            }
+            s->seeds = p;
+        }
+        s->seeds[s->ns++] = v;
+    }
+    closedir(d);
+    if (s->ns == 0) {
+        snprintf(err, errcap, "%s: no seed-<s> directories (not a multi-seed run directory)", dir);
+        return CS_EPARSE;
+    }
+    qsort(s->seeds, s->ns, sizeof *s->seeds, cs__cmp_u64);
+    return CS_OK;
+}
+
+/* The mechanisms (<mech>.h5 files) of the first seed directory into s. */
+static int cs__scan_mechs(const char *dir, cs_seeds_set_t *s, char *err, size_t errcap)
+{
+    char sd[4352];
+    snprintf(sd, sizeof sd, "%s/seed-%llu", dir, (unsigned long long)s->seeds[0]);
+    DIR *d = opendir(sd);
+    if (!d) {
+        snprintf(err, errcap, "%s: %s", sd, strerror(errno));
+        return CS_EIO;
+    }
+    size_t cap = 0;
+    int rc = CS_OK;
+    for (struct dirent *e; rc == CS_OK && (e = readdir(d));) {
+        size_t l = strlen(e->d_name);
+        if (l <= 3 || strcmp(e->d_name + l - 3, ".h5") != 0) continue;
+        if (s->nm == cap) {
+            cap = cap ? 2 * cap : 8;
+            char **p = realloc(s->mechs, cap * sizeof *p);
+            if (!p) {
+                rc = CS_ENOMEM;
+                break;
+            }
+            s->mechs = p;
+        }
+        if (!(s->mechs[s->nm] = strndup(e->d_name, l - 3))) rc = CS_ENOMEM;
+        else s->nm++;
+    }
+    closedir(d);
+    if (rc != CS_OK) {
+        snprintf(err, errcap, "out of memory");
+        return rc;
+    }
+    if (s->nm == 0) {
+        snprintf(err, errcap, "%s: no run files (<mechanism>.h5)", sd);
+        return CS_EPARSE;
+    }
+    return CS_OK;
+}
+
+int cs_seeds_load(const char *dir, cs_seeds_set_t *s, char *err, size_t errcap)
+{
+    memset(s, 0, sizeof *s);
+    int rc = cs__scan_seeds(dir, s, err, errcap);
+    if (rc == CS_OK) rc = cs__scan_mechs(dir, s, err, errcap);
+    if (rc == CS_OK) { /* the scenario's mechanism order, from the first file */
+        char path[4352];
+        cs_seeds_path(path, sizeof path, dir, s->seeds[0], s->mechs[0]);
+        cs_h5_reader_t *rd = cs_h5_open_read(path, &rc);
+        cJSON *sj = rd && cs_h5_info(rd)->scenario_json ? cJSON_Parse(cs_h5_info(rd)->scenario_json) : NULL;
+        if (rd) cs__sort_mechs(s->mechs, s->nm, sj);
+        else snprintf(err, errcap, "%s: %s", path, cs_h5_last_error());
+        cJSON_Delete(sj);
+        if (rd) cs_h5_close_read(rd);
+    }
+    if (rc == CS_OK && !(s->mt = calloc(s->nm * s->ns, sizeof *s->mt))) {
+        snprintf(err, errcap, "out of memory");
+        rc = CS_ENOMEM;
+    }
+    for (size_t m = 0; rc == CS_OK && m < s->nm; m++)
+        for (size_t i = 0; rc == CS_OK && i < s->ns; i++) {
+            char path[4352], obuf[4352], merr[512];
+            cs_seeds_path(path, sizeof path, dir, s->seeds[i], s->mechs[m]);
+            rc = cs_metrics_compute(path, cs_metrics_find_oracle(path, obuf, sizeof obuf), &s->mt[m * s->ns + i],
+                                    merr, sizeof merr);
+            if (rc != CS_OK) snprintf(err, errcap, "%s: %s", path, merr);
+        }
+    if (rc == CS_OK) snprintf(s->scenario, sizeof s->scenario, "%s", s->mt[0].scenario);
+    else cs_seeds_free(s);
     return rc;
 }

@@ -12,16 +12,31 @@ through ctypes.  With --x5, the same comparisons on the x5-population sweep
 rate, same load) give the
 scale check: per row "holds" when both intervals lie on the same side of
 the null value (1 for a ratio, 0 for a difference) or both contain it,
-"changes" otherwise.  Warm-up: MSER-5 (White 1997) on the per-block lane
-utilisation of each run file of the first seed, reported as the largest
-truncation over the design points; the metrics are whole-run values, so
-the report states that share of the horizon.
+"changes" otherwise.
+
+Warm-up is removed.  Each run file gets a truncation point T: MSER-5
+(White 1997; the algorithm of analysis/cs_stats.c cs_stat_mser5, ported
+below) on its per-block lane utilisation, over the whole horizon for a
+steady study, or over the blocks before the first event for a study whose
+question is an event (STUDIES[...]["warmup"] = "pre-event": MSER-5 on the
+whole series would read the event itself as a transient and may cut it
+away; truncating before the event keeps it in the window).  Every metric
+is then recomputed from the run file over the window: /blocks rows of
+height > T (utilisation, basefee, burn, GC), /fires rows of fire height > T
+(fires, paid, welfare, delays, Jain, attack gain, reversals), /timers rows
+due after T (censored, starved).  A paired comparison uses the later of its
+two runs' points, so both sides cover the same blocks.  `efficiency` (the
+GLPK optimum of the whole run's demand) is the one whole-run metric.
+`--check-window DIR` recomputes every windowed metric at T = 0 and compares
+it with the C metrics in DIR/sweep.h5 (/runs); `--points DIR` prints each
+run file's truncation point.
 
 Writes Markdown (the study section of report.md) to --out or stdout.
 Needs python3-h5py and numpy (Debian).
 """
 import ctypes
 import glob
+import json
 import math
 import os
 import sys
@@ -61,6 +76,10 @@ STUDIES = {
              "by": "params_lambda"},
             {"label": "p99 delay, bias-fp - bias-vcg", "metric": "delay_p99", "op": "diff",
              "a": {"mechanism": "bias-fp"}, "b": {"mechanism": "bias-vcg"}, "by": "params_lambda"},
+            {"label": "efficiency against the optimum (welfare / welfare_opt, whole run), bias-vcg", "metric": "efficiency", "null": 1.0,
+             "op": "value", "a": {"mechanism": "bias-vcg"}, "by": "params_lambda"},
+            {"label": "efficiency against the optimum (welfare / welfare_opt, whole run), bias-fp", "metric": "efficiency", "null": 1.0,
+             "op": "value", "a": {"mechanism": "bias-fp"}, "by": "params_lambda"},
         ],
     },
     "02-reserve": {
@@ -90,6 +109,7 @@ STUDIES = {
         ],
     },
     "04-fairness-window": {
+        "warmup": "pre-event",
         "question": "FAIRNESS_WINDOW_BLOCKS with a large entrant arriving and leaving: the incumbents' harm and the entrant's service",
         "comparisons": [
             {"label": "incumbents' p99 delay, window W - window 200", "metric": "delay_p99.default_gba", "op": "diff",
@@ -101,6 +121,7 @@ STUDIES = {
         ],
     },
     "06-median-ema": {
+        "warmup": "pre-event",
         "question": "median EMA smoothing of W with a large entrant arriving and leaving: the incumbents' harm and the entrant's service",
         "comparisons": [
             {"label": "incumbents' p99 delay, median_ema - off", "metric": "delay_p99.default_gba", "op": "diff",
@@ -112,6 +133,7 @@ STUDIES = {
         ],
     },
     "05-fragmentation": {
+        "warmup": "pre-event",
         "question": "the fragmenter's gain (attack_gain) under per-actor vs per-deployer W",
         "comparisons": [
             {"label": "attack_gain, per-actor W", "metric": "attack_gain", "op": "value", "null": 1.0,
@@ -128,9 +150,16 @@ STUDIES = {
             {"label": "honest p99 delay, per-actor - per-deployer W", "metric": "delay_p99.default_gba", "op": "diff",
              "a": {"params_fairness_identity": "actor"}, "b": {"params_fairness_identity": "deployer"},
              "by": "agents_1_params_k"},
+            {"label": "efficiency against the optimum (welfare / welfare_opt, whole run), per-actor W",
+             "metric": "efficiency", "null": 1.0, "op": "value", "a": {"params_fairness_identity": "actor"},
+             "by": "agents_1_params_k"},
+            {"label": "efficiency against the optimum (welfare / welfare_opt, whole run), per-deployer W",
+             "metric": "efficiency", "null": 1.0, "op": "value", "a": {"params_fairness_identity": "deployer"},
+             "by": "agents_1_params_k"},
         ],
     },
     "07-tiers": {
+        "warmup": "pre-event",
         "question": "tier multipliers with mixed tips (liquidation bots' floor, best-response tippers, W): what each tier buys in delay",
         "comparisons": [
             {"label": "economy (tier 1) p99 delay - standard (tier 0)", "metric": "entry.1.p99", "op": "diff",
@@ -144,19 +173,23 @@ STUDIES = {
         ],
     },
     "08-lane-fee-multiplier": {
-        "question": "the lane fee multiplier (users charged multiplier x the lane basefee) on an under-utilised and a busy lane",
+        "question": "the lane fee multiplier under both readings of what it scales (lane_fee_multiplier_scope: lane = the lane basefee only; fire = also the CIP-3 cycle basefee of timer fires; DESIGN-NOTES N38) on an under-utilised and a busy lane",
         "comparisons": [
             {"label": "mean utilisation, multiplier m - 1.0", "metric": "util_mean", "op": "diff",
-             "a": {}, "b": {"params_lane_fee_multiplier": 1.0}, "by": ["events_0_mult", "params_lane_fee_multiplier"]},
+             "a": {}, "b": {"params_lane_fee_multiplier": 1.0}, "by": ["params_lane_fee_multiplier_scope", "events_0_mult", "params_lane_fee_multiplier"]},
+            {"label": "paid by users, ratio to multiplier 1.0", "metric": "paid", "op": "ratio",
+             "a": {}, "b": {"params_lane_fee_multiplier": 1.0},
+             "by": ["params_lane_fee_multiplier_scope", "events_0_mult", "params_lane_fee_multiplier"]},
             {"label": "burn, ratio to multiplier 1.0", "metric": "burn", "op": "ratio",
-             "a": {}, "b": {"params_lane_fee_multiplier": 1.0}, "by": ["events_0_mult", "params_lane_fee_multiplier"]},
+             "a": {}, "b": {"params_lane_fee_multiplier": 1.0}, "by": ["params_lane_fee_multiplier_scope", "events_0_mult", "params_lane_fee_multiplier"]},
             {"label": "welfare, ratio to multiplier 1.0", "metric": "welfare", "op": "ratio",
-             "a": {}, "b": {"params_lane_fee_multiplier": 1.0}, "by": ["events_0_mult", "params_lane_fee_multiplier"]},
-            {"label": "mean lane basefee (raw), ratio to multiplier 1.0", "metric": "basefee_mean", "op": "ratio",
-             "a": {}, "b": {"params_lane_fee_multiplier": 1.0}, "by": ["events_0_mult", "params_lane_fee_multiplier"]},
+             "a": {}, "b": {"params_lane_fee_multiplier": 1.0}, "by": ["params_lane_fee_multiplier_scope", "events_0_mult", "params_lane_fee_multiplier"]},
+            {"label": "mean charged lane basefee (/blocks.basefee_lane, multiplier applied), ratio to multiplier 1.0", "metric": "basefee_mean", "op": "ratio",
+             "a": {}, "b": {"params_lane_fee_multiplier": 1.0}, "by": ["params_lane_fee_multiplier_scope", "events_0_mult", "params_lane_fee_multiplier"]},
         ],
     },
     "09-basefee-rule": {
+        "warmup": "pre-event",
         "question": "the lane basefee update rule (D2) with value-capped elastic demand: stability, utilisation and service of cip1 and additive against eip1559",
         "comparisons": [
             {"label": "basefee coefficient of variation, ratio to eip1559", "metric": "basefee_cv", "op": "ratio",
@@ -190,6 +223,7 @@ STUDIES = {
         ],
     },
     "11-gba-headroom": {
+        "warmup": "pre-event",
         "question": "default-GBA headroom and evaluation time (D4) under a demand surge: censored default-GBA timers, their delay and what they pay",
         "comparisons": [
             {"label": "default-GBA timers censored, schedule - fire evaluation", "metric": "censored.default_gba",
@@ -207,6 +241,7 @@ STUDIES = {
         ],
     },
     "12-gc-isolation": {
+        "warmup": "pre-event",
         "question": "GC-lane isolation under an outage storm: the live timers' delay, the GC drain and the end-of-block cycle spike per GC budget",
         "comparisons": [
             {"label": "honest users' p99 delay, GC budget - spec 5M (eip1559)", "metric": "delay_p99.default_gba",
@@ -266,36 +301,181 @@ def design_cols(rows):
     return ks[ks.index("mechanism") + 1:ks.index("blocks")]
 
 
-def get(r, metric):
-    if metric.startswith("entry."):
-        # from the run file: entry.E.pQQ = the QQth percentile (numpy
-        # 'linear', GSL's definition) of the fire delay over the fires of
-        # scenario entry E's agent instances (entries are numbered in order,
-        # each taking `count` consecutive instance indices)
-        import json as _json
-        _, e, q = metric.split(".")
-        h = h5py.File(os.path.join(r["_dir"], "runs", r["run_id"], r["mechanism"] + ".h5"), "r")
-        counts = [ag.get("count", 1) for ag in _json.loads(h.attrs["scenario_json"])["agents"]]
-        lo = sum(counts[:int(e)])
-        hi = lo + counts[int(e)] - 1
-        f = h["fires"]
-        a = f["agent"][:]
-        d = f["delay"][:][(a >= lo) & (a <= hi)]
-        return float(np.percentile(d, float(q[1:]))) if len(d) else float("nan")
-    if metric.startswith("blocks."):
-        # from the run file: blocks.<column>.max (largest value over the
-        # blocks) or blocks.<column>.nonzero (blocks where it is > 0)
-        _, col, agg = metric.split(".")
-        b = h5py.File(os.path.join(r["_dir"], "runs", r["run_id"], r["mechanism"] + ".h5"), "r")["blocks"][col]
-        return float(b.max()) if agg == "max" else float((b > 0).sum())
-    if "/" in metric:
-        num, den = metric.split("/")
-        return r[num] / r[den] if r[den] else float("nan")
-    return r[metric]
+CENSORED = ("pending", "expired", "insufficient")  # outcomes of a timer never fired (README "censored")
 
 
-def compare(rows, c):
-    """{level: [per-seed values]} for comparison c."""
+class RunFile:
+    """One run file's tables, read once; metric(name, T) over the window
+    after block T (module docstring)."""
+
+    def __init__(self, path, mode):
+        h = h5py.File(path, "r")
+        self.path = path
+        self.b = h["blocks"][:]
+        self.f = h["fires"][:]
+        self.t = h["timers"][:]
+        self.scn = json.loads(h.attrs["scenario_json"])
+        kinds = h5py.check_enum_dtype(h["fires"].dtype["kind"])
+        self.kind = dict((v, k) for k, v in kinds.items())
+        outc = h5py.check_enum_dtype(h["timers"].dtype["outcome"])
+        self.cens_codes = [outc[o] for o in CENSORED]
+        u = self.b["utilisation"].astype(float)
+        ev = [e["at"] for e in self.scn.get("events", []) if e.get("at", 1) > 1]
+        if mode == "pre-event" and ev:
+            u = u[: min(ev) - 1]
+        self.T = mser5(u)
+        self.memo = {}
+
+    def _fires(self, T, kind=None):
+        f = self.f[self.f["height"] > T]
+        if kind is not None:
+            f = f[np.isin(f["kind"], [v for v, k in self.kind.items() if k == kind])]
+        return f
+
+    def _timers(self, T):
+        return self.t[self.t["due_height"] > T]
+
+    def metric(self, metric, T):
+        key = (metric, T)
+        if key not in self.memo:
+            self.memo[key] = self._metric(metric, T)
+        return self.memo[key]
+
+    def _metric(self, metric, T):
+        if "/" in metric:
+            num, den = metric.split("/")
+            d = self.metric(den, T)
+            return self.metric(num, T) / d if d else float("nan")
+        if metric.startswith("blocks."):
+            # blocks.<column>.max (largest over the window) or .nonzero
+            _, col, agg = metric.split(".")
+            b = self.b[self.b["height"] > T][col]
+            return float(b.max()) if agg == "max" else float((b > 0).sum())
+        if metric.startswith("entry."):
+            # entry.E.pQQ = the QQth percentile (numpy 'linear', GSL's
+            # definition) of the fire delay over the fires of scenario entry
+            # E's agent instances (entries are numbered in order, each taking
+            # `count` consecutive instance indices)
+            _, e, q = metric.split(".")
+            counts = [ag.get("count", 1) for ag in self.scn["agents"]]
+            lo = sum(counts[: int(e)])
+            f = self._fires(T)
+            d = f["delay"][(f["agent"] >= lo) & (f["agent"] < lo + counts[int(e)])]
+            return float(np.percentile(d, float(q[1:]))) if len(d) else float("nan")
+        name, _, kind = metric.partition(".")
+        kind = kind or None
+        blk = self.b[self.b["height"] > T]
+        if name in ("fires", "paid", "welfare", "delay_p99", "delay_p50"):
+            f = self._fires(T, kind)
+            if name == "fires":
+                return float(len(f))
+            if name == "paid":
+                return float(f["paid"].sum())
+            if name == "welfare":
+                return float(f["value"].sum())
+            return float(np.percentile(f["delay"], 99 if name == "delay_p99" else 50)) if len(f) else float("nan")
+        if name == "censored":
+            t = self._timers(T)
+            t = t[(t["fires"] == 0) & np.isin(t["outcome"], self.cens_codes)]
+            if kind is not None:
+                t = t[np.isin(t["kind"], [v for v, k in self.kind.items() if k == kind])]
+            return float(len(t))
+        if name == "burn":
+            return float(blk["burn"].sum())
+        if name == "util_mean":
+            return float(blk["utilisation"].mean())
+        if name in ("basefee_mean", "basefee_cv"):
+            x = blk["basefee_lane"].astype(float)
+            mu = x.mean()
+            if name == "basefee_mean":
+                return float(mu)
+            return float(np.sqrt(((x - mu) ** 2).mean()) / mu) if mu > 0 else float("nan")
+        if name == "reversals":
+            return self._reversals(T)
+        if name == "jain":
+            return self._jain(T)
+        if name == "attack_gain":
+            return self._attack_gain(T)
+        raise SystemExit("study.py: metric %s has no windowed form" % metric)
+
+    def _reversals(self, T):
+        """README "reversals" over the fires of the window."""
+        f = self._fires(T)
+        if not len(f):
+            return 0.0
+        p = f["paid"] / np.maximum(f["cycles"], 1)
+        o = np.lexsort((p, f["height"]))
+        h, p = f["height"][o], p[o]
+        first = np.ones(len(h), bool)
+        first[1:] = h[1:] != h[:-1]
+        d = np.diff(p[first])
+        sg = np.sign(d[d != 0])
+        return float((sg[1:] != sg[:-1]).sum())
+
+    def _jain(self, T):
+        """README "jain" over the window: actors with a fire in it or a
+        starved timer due in it."""
+        f = self._fires(T)
+        t = self._timers(T)
+        st = t[(t["fires"] == 0) & (t["due_height"] <= t["end_height"]) & np.isin(t["outcome"], self.cens_codes)]
+        n = _span(f["actor"], st["actor"])
+        fn = np.bincount(f["actor"], minlength=n).astype(float)
+        dl = np.bincount(f["actor"], weights=f["delay"].astype(float), minlength=n)
+        sv = np.bincount(st["actor"], minlength=n).astype(float)
+        keep = (fn > 0) | (sv > 0)
+        fn, dl, sv = fn[keep], dl[keep], sv[keep]
+        x = np.where(fn > 0, fn / np.maximum(fn + sv, 1) / (1 + dl / np.maximum(fn, 1)), 0.0)
+        q = (x * x).sum()
+        return float(x.sum() ** 2 / (len(x) * q)) if q > 0 else float("nan")
+
+    def _attack_gain(self, T):
+        """README "attack_gain" over the window: per agent instance with a
+        timer due in the window or a fire in it, fires / max(paid, 1)."""
+        f = self._fires(T)
+        t = self._timers(T)
+        n = _span(f["agent"], t["agent"])
+        fires = np.bincount(f["agent"], minlength=n).astype(float)
+        paid = np.bincount(f["agent"], weights=f["paid"], minlength=n)
+        act = (np.bincount(t["agent"], minlength=n) > 0) | (fires > 0)
+        kind = np.full(n, -1)
+        kind[t["agent"]] = t["kind"]
+        kind[f["agent"]] = f["kind"]
+        sp = fires / np.maximum(paid, 1.0)
+        code = dict((k, v) for v, k in self.kind.items())
+        hon = act & (kind == code.get("default_gba", -2))
+        att = act & np.isin(kind, [code.get("fragmenter", -2), code.get("spammer", -2)])
+        if not hon.any() or not att.any() or sp[hon].mean() <= 0:
+            return float("nan")
+        return float(sp[att].mean() / sp[hon].mean())
+
+
+def _span(*cols):
+    """1 + the largest index in the (unsigned) columns, 0 when all are empty."""
+    return max([int(c.max()) + 1 for c in cols if len(c)] + [0])
+
+
+_FILES = {}
+
+
+def runfile(r, mode):
+    p = os.path.join(r["_dir"], "runs", r["run_id"], r["mechanism"] + ".h5")
+    if p not in _FILES:
+        _FILES[p] = RunFile(p, mode)
+    return _FILES[p]
+
+
+def get(r, metric, mode, T=None):
+    """metric of /runs row r over the window after its run file's
+    truncation point (or after T); "efficiency" is the whole-run value."""
+    if metric == "efficiency":
+        return r[metric]
+    rf = runfile(r, mode)
+    return rf.metric(metric, rf.T if T is None else T)
+
+
+def compare(rows, c, mode):
+    """{level: [per-seed values]} for comparison c, each over the window
+    after the later of the two runs' truncation points."""
     dcols = design_cols(rows)
     keyed = {}
     for r in rows:
@@ -306,16 +486,17 @@ def compare(rows, c):
             continue
         by = c.get("by")
         lvl = tuple(r[b] for b in by) if isinstance(by, list) else (r[by] if by else "all")
-        va = get(r, c["metric"])
         if c["op"] == "value":
-            out.setdefault(lvl, []).append(va)
+            out.setdefault(lvl, []).append(get(r, c["metric"], mode))
             continue
         kb = dict((k, r[k]) for k in ["mechanism", "seed"] + dcols)
         kb.update(c["b"])
         rb = keyed.get(tuple((k, kb[k]) for k in ["mechanism", "seed"] + dcols))
         if rb is None:
             continue
-        vb = get(rb, c.get("b_metric", c["metric"]))
+        T = max(runfile(r, mode).T, runfile(rb, mode).T)
+        va = get(r, c["metric"], mode, T)
+        vb = get(rb, c.get("b_metric", c["metric"]), mode, T)
         v = va / vb if c["op"] == "ratio" else va - vb
         out.setdefault(lvl, []).append(v if math.isfinite(v) else float("nan"))
     return out
@@ -340,31 +521,34 @@ def fmt(mu, hw):
 
 
 def mser5(x):
-    n = len(x) // 5
-    if n < 2:
+    """MSER-5 truncation point: analysis/cs_stats.c cs_stat_mser5 step by
+    step (batch means of 5, d from floor(nb / 2) down to 0 on running sums,
+    the smallest d on ties), so both give the same point."""
+    n = len(x)
+    nb = n // 5
+    if nb < 2:
         return 0
-    y = np.asarray(x[: 5 * n], dtype=float).reshape(n, 5).mean(axis=1)
-    best, bd = None, 0
-    for d in range(n // 2 + 1):
-        t = y[d:]
-        m = ((t - t.mean()) ** 2).sum() / (n - d) ** 2
-        if best is None or m < best:
-            best, bd = m, d
-    return 5 * bd
+    y = [sum(float(v) for v in x[5 * j:5 * j + 5]) / 5.0 for j in range(nb)]
+    dmax = nb // 2
+    s1 = s2 = 0.0
+    for j in range(dmax, nb):
+        s1 += y[j]
+        s2 += y[j] * y[j]
+    best, bestd = math.inf, 0
+    for d in range(dmax, -1, -1):
+        if d < dmax:
+            s1 += y[d]
+            s2 += y[d] * y[d]
+        k = float(nb - d)
+        ss = max(s2 - s1 * s1 / k, 0.0)
+        if ss / (k * k) <= best:
+            best, bestd = ss / (k * k), d
+    return 5 * bestd
 
 
-def warmup(d, seed):
-    worst, blocks = 0, 0
-    for rid in sorted(glob.glob(os.path.join(d, "runs", "*"))):
-        for f in glob.glob(os.path.join(rid, "*.h5")):
-            h = h5py.File(f, "r")
-            if int(h.attrs["seed"]) != seed:
-                break
-            b = h["blocks"][:]
-            u = b["lane_cycles"].astype(float)
-            blocks = len(u)
-            worst = max(worst, mser5(u))
-    return worst, blocks
+def points(rows, mode):
+    """Truncation points of every run file: {(run_id, mechanism): T}."""
+    return dict(((r["run_id"], r["mechanism"]), runfile(r, mode).T) for r in rows)
 
 
 def actors(d):
@@ -385,10 +569,18 @@ def section(study, runs, x5):
     out.append("Design size: %d actors, %d blocks, %d seeds (%s .. %s), %d design points, mechanisms %s."
                % (na, blocks, len(seeds), seeds[0], seeds[-1], int(attrs["n_points"]),
                   ", ".join(sorted(set(r["mechanism"] for r in rows)))))
-    w, wb = warmup(runs, seeds[0])
-    out.append("Warm-up: MSER-5 on the per-block lane cycles truncates at most %d of %d blocks (%.1f %% of the "
-               "horizon) over the design points of seed %s; the metrics are whole-run values and include it."
-               % (w, wb, 100.0 * w / max(wb, 1), seeds[0]))
+    mode = s.get("warmup", "mser")
+    pts = sorted(points(rows, mode).values())
+    ev = sorted(e["at"] for e in runfile(rows[0], mode).scn.get("events", []) if e.get("at", 1) > 1)
+    how = ("MSER-5 on the per-block lane utilisation of the blocks before the first event (block %d; the "
+           "events are the question, so the window must keep them)" % ev[0]) if mode == "pre-event" and ev else \
+        "MSER-5 on the per-block lane utilisation of the whole horizon"
+    out.append("Warm-up removed: each run file is truncated at its own point, %s; points over the %d run files: "
+               "median %d, max %d of %d blocks (%.1f %%). Every metric below is computed over the blocks, fires "
+               "and due timers after the later of the two paired runs' points (study.py docstring)%s."
+               % (how, len(pts), pts[len(pts) // 2], pts[-1], blocks, 100.0 * pts[-1] / blocks,
+                  "; efficiency is the whole-run value (its optimum is over the whole run's demand)"
+                  if any(c["metric"] == "efficiency" for c in s["comparisons"]) else ""))
     out.append("")
     xrows = load(x5)[0] if x5 else None
     if x5:
@@ -399,8 +591,8 @@ def section(study, runs, x5):
         out.append("")
     for c in s["comparisons"]:
         null = c.get("null", 1.0 if c["op"] == "ratio" else 0.0)
-        res = compare(rows, c)
-        xres = compare(xrows, c) if xrows else {}
+        res = compare(rows, c, mode)
+        xres = compare(xrows, c, mode) if xrows else {}
         out.append("### %s" % c["label"])
         out.append("")
         kind = {"ratio": "per-seed ratio", "diff": "paired per-seed difference", "value": "value"}[c["op"]]
@@ -464,11 +656,46 @@ def make_x5(src, dst, k=5):
     return 0
 
 
+WINDOWED = ("fires", "paid", "welfare", "delay_p99", "censored", "burn", "util_mean", "basefee_mean",
+            "basefee_cv", "reversals", "jain", "attack_gain")
+
+
+def check_window(d):
+    """Every windowed metric at T = 0 against the C metrics of d/sweep.h5
+    (/runs): the port must reproduce analysis/cs_metrics.c on the whole
+    run.  Relative tolerance 1e-9 (float sums in another order)."""
+    rows = load(d)[0]
+    bad = checked = 0
+    for r in rows:
+        rf = runfile(r, "mser")
+        names = list(WINDOWED) + ["%s.%s" % (m, k) for k in sorted(set(rf.kind.values()))
+                                  for m in ("fires", "paid", "delay_p99", "censored")]
+        for m in names:
+            if m not in r:
+                continue
+            want, got = float(r[m]), rf.metric(m, 0)
+            if math.isnan(want) and math.isnan(got):
+                continue
+            checked += 1
+            if not abs(got - want) <= 1e-9 * max(abs(want), 1.0):
+                bad += 1
+                sys.stderr.write("%s %s %s: window(T=0) %r, /runs %r\n" % (r["run_id"], r["mechanism"], m, got, want))
+    print("check-window: %d values, %d differ" % (checked, bad))
+    return 1 if bad or not checked else 0
+
+
 def main(argv):
     if len(argv) == 4 and argv[1] == "--make-x5":
         return make_x5(argv[2], argv[3])
     if len(argv) == 3 and argv[2] == "--help-known":
         return 0 if argv[1] in STUDIES else 1
+    if len(argv) == 3 and argv[1] == "--check-window":
+        return check_window(argv[2])
+    if len(argv) == 4 and argv[1] == "--points":
+        rows = load(argv[3])[0]
+        for (rid, mech), t in sorted(points(rows, STUDIES[argv[2]].get("warmup", "mser")).items()):
+            print("%s %s %d" % (rid, mech, t))
+        return 0
     if len(argv) < 2 or argv[1] not in STUDIES:
         sys.stderr.write("usage: study.py STUDY [--runs DIR] [--x5 DIR] [--out FILE]; studies: %s\n"
                          % ", ".join(sorted(STUDIES)))

@@ -9,7 +9,11 @@ set xlabel 'params.lane_fee_multiplier'
 set ylabel 'basefee_mean (mean over seeds, 95% CI)'
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 set key below
-plot  'sweep_params_lane_fee_multiplier_m1_g1.dat' using 1:49:50 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
-     'sweep_params_lane_fee_multiplier_m1_g2.dat' using 1:49:50 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
-     'sweep_params_lane_fee_multiplier_m1_g1.dat' using ($1+0.000):48 with linespoints pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, events[0].mult = 1', \
-     'sweep_params_lane_fee_multiplier_m1_g2.dat' using ($1+0.000):48 with linespoints pt 2 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, events[0].mult = 2'
+plot  'sweep_params_lane_fee_multiplier_m1_g1.dat' using 1:58:59 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
+     'sweep_params_lane_fee_multiplier_m1_g2.dat' using 1:58:59 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
+     'sweep_params_lane_fee_multiplier_m1_g3.dat' using 1:58:59 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
+     'sweep_params_lane_fee_multiplier_m1_g4.dat' using 1:58:59 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
+     'sweep_params_lane_fee_multiplier_m1_g1.dat' using ($1+0.000):57 with linespoints pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, events[0].mult = 1, params.lane_fee_multiplier_scope = lane', \
+     'sweep_params_lane_fee_multiplier_m1_g2.dat' using ($1+0.000):57 with linespoints pt 2 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, events[0].mult = 1, params.lane_fee_multiplier_scope = fire', \
+     'sweep_params_lane_fee_multiplier_m1_g3.dat' using ($1+0.000):57 with linespoints pt 3 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 3 title 'eip1559, events[0].mult = 2, params.lane_fee_multiplier_scope = lane', \
+     'sweep_params_lane_fee_multiplier_m1_g4.dat' using ($1+0.000):57 with linespoints pt 4 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 4 title 'eip1559, events[0].mult = 2, params.lane_fee_multiplier_scope = fire'

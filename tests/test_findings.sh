@@ -98,4 +98,28 @@ done
 check "\"\$PY\" -c 'import math; assert abs(math.log(5e8) / 0.5 - 40) < 1 and abs(math.log(5) / 0.05 - 32) < 1'" \
     "S8: ln(5e8)/0.5 and ln(5)/0.05 match the p99 delays 40 and 32"
 
+# S9: lane fee multiplier 0.8 under both scopes (N38).  Each fire's burn is
+# cycles x (cycle rate + the charged lane basefee of its block), the cycle
+# rate 1,000 under lane and floor(1,000 x 0.8) = 800 under fire (cell
+# basefee 0); the charged lane basefee starts at floor(1,000 x 0.8) = 800,
+# the same in both runs; paid differs by 158 x 200,000 x 200 = 6.32e9.
+run $F/lane-fee-multiplier.json -o "$T/s9l" --set params.lane_fee_multiplier_scope=lane
+run $F/lane-fee-multiplier.json -o "$T/s9f" --set params.lane_fee_multiplier_scope=fire
+check '"$PY" - "$T/s9l/eip1559.h5" "$T/s9f/eip1559.h5" <<"PYEOF"
+import sys, h5py
+ok = True
+paid = {}
+for path, rate in zip(sys.argv[1:], (1000, 800)):
+    h = h5py.File(path)
+    b, f = h["blocks"][:], h["fires"][:]
+    lane = dict((int(x), int(y)) for x, y in zip(b["height"], b["basefee_lane"]))
+    ok = ok and lane[1] == 800 and len(f) == 158
+    ok = ok and all(int(x["burn"]) == int(x["cycles"]) * (rate + lane[int(x["height"])]) for x in f)
+    paid[rate] = sum(int(x) for x in f["paid"])
+    lanes = [lane[h] for h in sorted(lane)]
+ok = ok and paid[1000] == 33790400000 and paid[800] == 27470400000 and paid[1000] - paid[800] == 158 * 200000 * 200
+ok = ok and lanes[-1] == 0  # floor(1 * 0.8)
+sys.exit(0 if ok else 1)
+PYEOF' "S9: cycle rate 1,000 (lane) vs 800 (fire) per cycle, paid 33,790,400,000 vs 27,470,400,000"
+
 finish findings

@@ -80,12 +80,14 @@ static const char *const cs__colors[10] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d6
 /* Print the usage text to f. */
 static void cs__report_usage(FILE *f)
 {
-    fprintf(f, "usage: cowsim report RUN.h5|SWEEP.h5 ... [-o DIR]\n"
+    fprintf(f, "usage: cowsim report RUN.h5|SWEEP.h5 ... [-o DIR] [--ref MECHANISM]\n"
                "  Writes DIR/report.md and PNG plots (drawn by gnuplot) for run files of\n"
                "  `cowsim run` and sweep summaries (sweep.h5) of `cowsim sweep`.\n"
                "  Runs of different mechanisms on the same scenario share axes.\n"
                "  DIR defaults to the directory of the first input.  The gnuplot scripts\n"
-               "  (*.gp) and data files (*.dat) stay in DIR.\n");
+               "  (*.gp) and data files (*.dat) stay in DIR.  A sweep with several mechanisms\n"
+               "  gets paired differences against --ref (default its first mechanism) on the\n"
+               "  same seed, with Student-t and BCa intervals.\n");
 }
 
 /* malloc'd copy of s (NULL stays NULL); NULL on allocation failure too. */
@@ -1737,9 +1739,137 @@ static void cs__md_runs(FILE *f, const cs__run_t *runs, size_t n)
     fputc('\n', f);
 }
 
+/* Head of a per-point sweep table: point, the swept parameters, column
+ * `count`, then `mprefix` + the name of every varying metric; alignment row. */
+static void cs__md_sweep_head(FILE *f, const cs__sweep_t *s, const char *count, const char *mprefix)
+{
+    fprintf(f, "| point |");
+    for (size_t p = 0; p < s->np; p++) fprintf(f, " %s |", s->plabel[p]);
+    fprintf(f, " %s |", count);
+    for (int m = 0; m < CS_M__COUNT; m++) {
+        double only;
+        if (s->metric_col[m] >= 0 && cs__varies(s, s->metric_col[m], &only))
+            fprintf(f, " %s%s |", mprefix, s->col[s->metric_col[m]].name);
+    }
+    fprintf(f, "\n|---:|");
+    for (size_t p = 0; p < s->np; p++) fprintf(f, "---:|");
+    fprintf(f, "---:|");
+    for (int m = 0; m < CS_M__COUNT; m++) {
+        double only;
+        if (s->metric_col[m] >= 0 && cs__varies(s, s->metric_col[m], &only)) fprintf(f, "---:|");
+    }
+    fputc('\n', f);
+}
+
+/* The design point of /runs row i: the point column, else the row index. */
+static double cs__row_point(const cs__sweep_t *s, size_t i)
+{
+    return s->c_point >= 0 && !s->col[s->c_point].is_str ? s->col[s->c_point].num[i] : (double)i;
+}
+
+/*
+ * Paired differences between mechanisms of sweep s on the same seed
+ * (common random numbers): for every mechanism k other than the reference
+ * `ref` (index into mechs) a table with one row per design point and, per
+ * varying metric, d = mean over the seeds of x(k, seed) - x(ref, seed) with
+ * its 95 % Student-t and BCa intervals (the BCa from CS_STAT_BOOT_MIN_N
+ * pairs; a note says when a point has fewer).  Needs the seed column and
+ * at least two mechanisms; nothing is written otherwise.  Returns 0 or -1
+ * when out of memory.
+ */
+static int cs__md_sweep_paired(FILE *f, const cs__sweep_t *s, const cs__names_t *mechs, size_t ref)
+{
+    if (mechs->n < 2 || s->c_seed < 0 || s->col[s->c_seed].is_str) return 0;
+    const char *const *mv = mechs->v;
+    const double *seed = s->col[s->c_seed].num;
+    const char *const *mech = (const char *const *)s->col[s->c_mech].str;
+    size_t nr = s->nrows ? s->nrows : 1;
+    double *a = malloc(nr * sizeof *a), *b = malloc(nr * sizeof *b);
+    size_t *pr = malloc(nr * sizeof *pr), *pu = malloc(nr * sizeof *pu);
+    int rc = a && b && pr && pu ? 0 : -1, few = 0;
+    fprintf(f, "### Paired differences against %s\n\n", mv[ref]);
+    fprintf(f, "Per design point, the mean over seeds of d = x(mechanism, seed) - x(%s, seed): both runs see the "
+               "same arrivals (common random numbers), so d removes the seed-to-seed variation of demand.  "
+               "Cells: d, its 95 %% Student-t interval, then `BCa` and the 95 %% BCa bootstrap interval "
+               "(from %d pairs); `%s` = no pair with finite values.\n\n",
+            mv[ref], CS_STAT_BOOT_MIN_N, CS__NUM_NAN);
+    for (size_t k = 0; rc == 0 && k < mechs->n; k++) {
+        if (k == ref) continue;
+        fprintf(f, "#### %s - %s\n\n", mv[k], mv[ref]);
+        cs__md_sweep_head(f, s, "pairs", "d ");
+        for (size_t i = 0; rc == 0 && i < s->nrows; i++) {
+            /* Rows of mechanism k, each point once (its first row). */
+            if (strcmp(mech[i], mv[k]) != 0) continue;
+            double pt = cs__row_point(s, i);
+            size_t q;
+            for (q = 0; q < i && !(strcmp(mech[q], mv[k]) == 0 && cs__row_point(s, q) == pt); q++) {}
+            if (q < i) continue;
+            char num[64];
+            fprintf(f, "| %.0f |", pt);
+            for (size_t p = 0; p < s->np; p++) {
+                const cs__scol_t *c = &s->col[s->p0 + p];
+                fputc(' ', f);
+                if (c->is_str) cs__md_cell(f, c->str[i]);
+                else fputs(cs__fmt_num(num, sizeof num, c->num[i]), f);
+                fputs(" |", f);
+            }
+            /* Pair each row (k, pt, seed) with the row (ref, pt, seed). */
+            size_t n = 0;
+            for (size_t r = 0; r < s->nrows; r++) {
+                if (strcmp(mech[r], mv[k]) != 0 || cs__row_point(s, r) != pt) continue;
+                for (size_t u = 0; u < s->nrows; u++)
+                    if (strcmp(mech[u], mv[ref]) == 0 && cs__row_point(s, u) == pt && seed[u] == seed[r]) {
+                        pr[n] = r;
+                        pu[n++] = u;
+                        break;
+                    }
+            }
+            int first = 1;
+            for (int m = 0; rc == 0 && m < CS_M__COUNT; m++) {
+                double only;
+                if (s->metric_col[m] < 0 || !cs__varies(s, s->metric_col[m], &only)) continue;
+                const double *x = s->col[s->metric_col[m]].num;
+                for (size_t j = 0; j < n; j++) {
+                    a[j] = x[pr[j]];
+                    b[j] = x[pu[j]];
+                }
+                cs_stat_ci_t ci;
+                if (cs_stat_paired(a, b, n, CS__BOOT_LEVEL, CS__BOOT_SEED, &ci) != 0) {
+                    rc = -1;
+                    break;
+                }
+                if (first) fprintf(f, " %zu |", n);
+                first = 0;
+                if (ci.n > 0 && ci.n < CS_STAT_BOOT_MIN_N) few = 1;
+                if (ci.n == 0) fprintf(f, " %s |", CS__NUM_NAN);
+                else {
+                    fprintf(f, " %.6g", ci.mean);
+                    if (isfinite(ci.t_lo)) fprintf(f, " [%.6g, %.6g]", ci.t_lo, ci.t_hi);
+                    if (isfinite(ci.b_lo)) fprintf(f, " BCa [%.6g, %.6g]", ci.b_lo, ci.b_hi);
+                    fputs(" |", f);
+                }
+            }
+            fputc('\n', f);
+        }
+        fputc('\n', f);
+    }
+    if (rc == 0 && few) {
+        fprintf(f, "**Warning:** fewer than %d pairs at some points: Student-t intervals only, no bootstrap.\n\n",
+                CS_STAT_BOOT_MIN_N);
+        fprintf(stderr, "cowsim report: warning: %s: fewer than %d seeds per point: paired differences without "
+                        "bootstrap intervals\n", s->path, CS_STAT_BOOT_MIN_N);
+    }
+    free(a);
+    free(b);
+    free(pr);
+    free(pu);
+    return rc;
+}
+
 /* The part of report.md for sweep s: provenance, a table of means per
  * (mechanism, point), figures. */
-static void cs__md_sweep(FILE *f, const cs__sweep_t *s, const cs__plots_t *pl, size_t from, size_t to, size_t *fig)
+static void cs__md_sweep(FILE *f, const cs__sweep_t *s, const char *refname, const cs__plots_t *pl, size_t from,
+                         size_t to, size_t *fig)
 {
     fprintf(f, "## Sweep %s\n\n", s->name);
     fprintf(f, "File `%s`: %zu rows in /runs", s->path, s->nrows);
@@ -1782,22 +1912,8 @@ static void cs__md_sweep(FILE *f, const cs__sweep_t *s, const cs__plots_t *pl, s
         return;
     }
     for (size_t k = 0; k < mechs.n; k++) {
-        fprintf(f, "### %s\n\n| point |", mechs.v[k]);
-        for (size_t p = 0; p < s->np; p++) fprintf(f, " %s |", s->plabel[p]);
-        fprintf(f, " runs |");
-        for (int m = 0; m < CS_M__COUNT; m++) {
-            double only;
-            if (s->metric_col[m] >= 0 && cs__varies(s, s->metric_col[m], &only))
-                fprintf(f, " %s |", s->col[s->metric_col[m]].name);
-        }
-        fprintf(f, "\n|---:|");
-        for (size_t p = 0; p < s->np; p++) fprintf(f, "---:|");
-        fprintf(f, "---:|");
-        for (int m = 0; m < CS_M__COUNT; m++) {
-            double only;
-            if (s->metric_col[m] >= 0 && cs__varies(s, s->metric_col[m], &only)) fprintf(f, "---:|");
-        }
-        fputc('\n', f);
+        fprintf(f, "### %s\n\n", mechs.v[k]);
+        cs__md_sweep_head(f, s, "runs", "");
         /* Points in order of first appearance (the table is point-major). */
         for (size_t i = 0; i < s->nrows; i++) {
             if (strcmp(s->col[s->c_mech].str[i], mechs.v[k]) != 0) continue;
@@ -1848,6 +1964,17 @@ static void cs__md_sweep(FILE *f, const cs__sweep_t *s, const cs__plots_t *pl, s
         fputc('\n', f);
     }
     free(cell);
+    size_t ref = 0;
+    if (refname) {
+        for (ref = 0; ref < mechs.n && strcmp(mechs.v[ref], refname) != 0; ref++) {}
+        if (ref == mechs.n) {
+            fprintf(f, "No paired differences: the sweep has no mechanism %s (`--ref`).\n\n", refname);
+            fprintf(stderr, "cowsim report: warning: %s has no mechanism %s (--ref): no paired differences\n",
+                    s->path, refname);
+        }
+    }
+    if (ref < mechs.n && cs__md_sweep_paired(f, s, &mechs, ref) != 0)
+        fprintf(stderr, "cowsim report: out of memory writing the paired differences\n");
     free(mechs.v);
     cs__md_plots(f, pl, from, to, fig);
 }
@@ -1992,7 +2119,7 @@ static void cs__md_title(FILE *f, const cs__run_t *runs, size_t nr, const cs__sw
  */
 int cs_cmd_report(int argc, char **argv)
 {
-    const char *outdir = NULL;
+    const char *outdir = NULL, *ref = NULL;
     const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
     size_t nin = 0;
     if (!inputs) {
@@ -2007,6 +2134,8 @@ int cs_cmd_report(int argc, char **argv)
             return CS_EXIT_OK;
         } else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
             outdir = argv[++i];
+        } else if (strcmp(a, "--ref") == 0 && i + 1 < argc) {
+            ref = argv[++i];
         } else if (a[0] != '-' || strcmp(a, "-") == 0) {
             inputs[nin++] = a;
         } else {
@@ -2116,7 +2245,7 @@ int cs_cmd_report(int argc, char **argv)
                     if (runs[i].delay[k].total) fires = 1;
             if (!fires) fprintf(out, "No /fires rows (output.fires = off): no delay CDFs.\n\n");
         }
-        for (size_t i = 0; i < ns; i++) cs__md_sweep(out, &sweeps[i], &plots, sweep_from[i], sweep_from[i + 1], &fig);
+        for (size_t i = 0; i < ns; i++) cs__md_sweep(out, &sweeps[i], ref, &plots, sweep_from[i], sweep_from[i + 1], &fig);
         fprintf(out, "---\nPlots drawn by gnuplot (%s terminal); scripts (*.gp) and data (*.dat) are in this "
                      "directory.\n",
                 g.cairo ? "pngcairo" : "png");

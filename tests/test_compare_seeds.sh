@@ -31,36 +31,18 @@ check "[ $? -eq 0 ]" "compare --ref fifo RUNDIR: exit 0"
 check "$PY - '$T' '$SEEDS' <<'PY'
 import json, math, sys
 import numpy as np
+sys.path.insert(0, 'tests')
+from cs_stats_ref import T9 as TQ, bca
 T, SEEDS = sys.argv[1], [int(s) for s in sys.argv[2].split()]
-TQ = 2.262157162740992
+def tint(x):
+    import cs_stats_ref
+    return cs_stats_ref.tint(x, TQ)
 # P(0 < t_9 < TQ) must be 0.475: the density (1 + x^2/9)^-5 / (3 B(1/2, 9/2)),
 # B(1/2, 9/2) = Gamma(1/2) Gamma(9/2) / Gamma(5) = pi * 105/16 / 24.
 xs = np.linspace(0.0, TQ, 200001)
 dens = (1 + xs ** 2 / 9) ** -5 / (3 * math.pi * 105 / 16 / 24)
 area = float(np.sum((dens[1:] + dens[:-1]) / 2 * np.diff(xs)))
 assert abs(area - 0.475) < 1e-9, area
-def phi(z): return 0.5 * (1 + math.erf(z / math.sqrt(2)))
-def phinv(p):
-    lo, hi = -10.0, 10.0
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if phi(mid) < p else (lo, mid)
-    return (lo + hi) / 2
-def tint(x):
-    n = len(x); m = float(np.mean(x)); h = TQ * float(np.std(x, ddof=1)) / math.sqrt(n)
-    return m, m - h, m + h
-def bca(x, B=20000):
-    x = np.asarray(x, float); n = len(x); m = x.mean()
-    jack = (x.sum() - x) / (n - 1); d = jack.mean() - jack
-    if np.all(d == 0): return m, m
-    a = np.sum(d ** 3) / (6 * np.sum(d ** 2) ** 1.5)
-    means = np.random.default_rng(7).choice(x, (B, n)).mean(axis=1)
-    p = (np.sum(means < m) + 0.5 * np.sum(means == m)) / B
-    p = min(max(p, 0.5 / B), 1 - 0.5 / B)
-    z0 = phinv(p); out = []
-    for z in (phinv(0.025), phinv(0.975)):
-        out.append(float(np.quantile(means, phi(z0 + (z0 + z) / (1 - a * (z0 + z))))))
-    return out
 val = {}
 for s in SEEDS:
     for r in json.load(open('%s/c-%d.json' % (T, s)))['runs']:

@@ -17,6 +17,12 @@
  * Every timer is identical: due `delay` blocks ahead, value with linear
  * decay, cycles_used = gas_limit x cycles_frac.  Pricing: the default GBA,
  * or bid_frac x value.  The agent draws nothing from its stream.
+ *
+ * Elastic entry (value-aware): on top of the curve (the share of a
+ * population that still wants in at price p), each arrival is scheduled
+ * only when its value exceeds the expected cost of a fire at the observed
+ * prices (cs__agent_enters), which includes the CIP-3 basefees and tip the
+ * curve does not see; the count and its carry are those of the curve.
  */
 #include <math.h>
 
@@ -46,6 +52,7 @@ typedef struct dc_state {
     double carry;       /* fractional arrivals carried to the next block, [0, 1) */
     uint64_t arrivals;  /* timers requested (request tags) */
     uint64_t rejected;  /* schedule calls refused by the world */
+    uint64_t skipped;   /* arrivals not worth their price (value-aware) */
 } dc_state_t;
 
 /* Demand share f(p) at price p against p_max (see the file comment). */
@@ -85,6 +92,10 @@ static void dc_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
         q.payload_len = (uint32_t)cs__agent_u64(p[P_PAYLOAD_LEN]);
         q.ttl = cs__agent_u64(p[P_TTL]);
         cs__agent_price_default(mc, p[P_BID_FRAC], &q);
+        if (!cs__agent_enters(a, w, o, &q)) { /* value-aware: not worth it now */
+            s->skipped++;
+            continue;
+        }
         q.tag = (uint32_t)s->arrivals++;
         if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
     }
@@ -92,7 +103,7 @@ static void dc_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
 
 const cs_agent_ops_t cs__agent_demand_curve = {
     .name = "demand_curve",
-    .version = 1,
+    .version = 2,
     .kind = CS_AK_DEMAND_CURVE,
     .state_size = sizeof(dc_state_t),
     .params = dc_params,

@@ -18,6 +18,12 @@
  *
  * Value: low; value - value x decay_frac x delay, 0 beyond deadline.
  * Pricing: the default GBA with the tier hint, or bid_frac x value.
+ *
+ * Elastic entry (value-aware): a tick is scheduled only when its value
+ * exceeds the expected cost of a fire at the block's observed prices
+ * (cs__agent_enters); a tick not worth it is skipped and, like a refused
+ * one, retried `period` blocks later, so the heartbeat pauses while the
+ * price is above its value and resumes when it falls.
  */
 #include <math.h>
 
@@ -50,6 +56,8 @@ typedef struct hb_state {
     uint64_t ticks;       /* ticks scheduled (request tags) */
     uint64_t restarts;    /* drops recovered from */
     uint64_t rejected;    /* schedule calls refused by the world */
+    uint64_t skipped;     /* ticks not worth their price (value-aware) */
+    cs_obs_t o;           /* the block's observation (entry from the handler) */
 } hb_state_t;
 
 /* Schedule the next tick `delay` blocks from the world's current height. */
@@ -69,6 +77,12 @@ static void hb_tick(cs_agent_t *a, cs_world_t *w, uint64_t delay)
     q.ttl = cs__agent_u64(p[P_TTL]);
     q.tier = (uint8_t)cs__agent_u64(p[P_TIER]);
     cs__agent_price_default(s->mc, p[P_BID_FRAC], &q);
+    if (!cs__agent_enters(a, w, &s->o, &q)) { /* value-aware: not worth it now */
+        s->live = 0;
+        s->skipped++;
+        s->restart_at = s->o.height + cs__agent_u64(p[P_PERIOD]);
+        return;
+    }
     q.tag = (uint32_t)s->ticks++;
     if (cs_world_schedule(w, a, &q, &id) == CS_OK) {
         s->live = 1;
@@ -86,6 +100,7 @@ static void hb_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
     hb_state_t *s = a->state;
     uint64_t period = cs__agent_u64(a->params[P_PERIOD]);
     s->mc = cs__agent_mclass(o->mechanism);
+    s->o = *o;
     if (!s->started) {
         double u_st = gsl_rng_uniform(a->rng);
         s->u_c = gsl_rng_uniform(a->rng);
@@ -130,7 +145,7 @@ static void hb_on_outcome(cs_agent_t *a, cs_world_t *w, const cs_timer_info_t *t
 
 const cs_agent_ops_t cs__agent_heartbeat = {
     .name = "heartbeat",
-    .version = 1,
+    .version = 2,
     .kind = CS_AK_HEARTBEAT,
     .state_size = sizeof(hb_state_t),
     .params = hb_params,

@@ -39,6 +39,12 @@
  *     max_fee  = headroom x basefee_lane + max_prio;
  *   bid mechanisms (bid hook, at scheduling): bid = value x min(1, bid_frac x m).
  * Both use the risk of the current block, so they rise with volatility.
+ *
+ * Elastic entry (value-aware): a check is scheduled only when its value
+ * (what acting on the position is worth: `value`, or the routine share)
+ * exceeds the expected cost of a fire at the observed prices
+ * (cs__agent_enters); a skipped check does not count as the last check,
+ * so a risk-triggered one is tried again at the next block.
  */
 #include <math.h>
 
@@ -95,6 +101,7 @@ typedef struct lb_state {
     uint64_t checks;       /* checks scheduled (request tags) */
     uint64_t liquidations; /* times the price reached the liquidation price */
     uint64_t rejected;     /* schedule calls refused by the world */
+    uint64_t skipped;      /* checks not worth their price (value-aware) */
 } lb_state_t;
 
 /* Start from price0 in regime regime0; the position opens at the first block. */
@@ -182,9 +189,13 @@ static void lb_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
         /* Fee mechanisms: no fee params at scheduling; lb_gba prices the
          * fire.  Bid mechanisms: the risk-tiered bid. */
         lb_bid(a, o, &q);
-        s->have_check = 1;
-        s->last_check = h;
-        if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
+        if (!cs__agent_enters(a, w, o, &q)) { /* value-aware: not worth it now */
+            s->skipped++;
+        } else {
+            s->have_check = 1;
+            s->last_check = h;
+            if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
+        }
     }
     if (s->logp <= s->log_liq) {
         /* Liquidated: reopen below the current price. */
@@ -214,7 +225,7 @@ static double lb_value(const cs_agent_t *a, const cs_timer_info_t *t, uint64_t d
 
 const cs_agent_ops_t cs__agent_liquidation_bot = {
     .name = "liquidation_bot",
-    .version = 1,
+    .version = 2,
     .kind = CS_AK_LIQUIDATION_BOT,
     .state_size = sizeof(lb_state_t),
     .params = lb_params,

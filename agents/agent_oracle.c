@@ -20,6 +20,12 @@
  * Value: value - value x decay_frac x delay, 0 beyond deadline.  Pricing:
  * the default GBA with the tier hint (fee mechanisms), bid_frac x value
  * (bid mechanisms).
+ *
+ * Elastic entry (value-aware): a push is scheduled only when its value
+ * exceeds the expected cost of a fire at the observed prices
+ * (cs__agent_enters).  Mode 1 skips that period's push; mode 0 registers
+ * its INTERVAL timer at the first push height (h0 + 1 + ph + k x
+ * every_blocks) at which it is worth it, due every_blocks later.
  */
 #include <math.h>
 
@@ -49,11 +55,13 @@ typedef struct or_state {
     uint64_t next_due;  /* mode 1: due height of the latest scheduled push */
     uint64_t pushes;    /* timers scheduled (request tags) */
     uint64_t rejected;  /* schedule calls refused by the world */
+    uint64_t skipped;   /* pushes not worth their price (value-aware) */
+    int waiting;        /* mode 0: the INTERVAL timer is not registered yet */
 } or_state_t;
 
-/* Schedule one push timer: kind (HEIGHT or INTERVAL), delay, cycles from u. */
-static void or_push(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o, int interval, uint64_t delay,
-                    double u)
+/* Schedule one push timer: kind (HEIGHT or INTERVAL), delay, cycles from u.
+ * Returns 0 when a value-aware oracle skipped it for its price, else 1. */
+static int or_push(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o, int interval, uint64_t delay, double u)
 {
     or_state_t *s = a->state;
     const double *p = a->params;
@@ -71,12 +79,18 @@ static void or_push(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o, int interva
     q.ttl = cs__agent_u64(p[P_TTL]);
     q.tier = (uint8_t)cs__agent_u64(p[P_TIER]);
     cs__agent_price_default(cs__agent_mclass(o->mechanism), p[P_BID_FRAC], &q);
+    if (!cs__agent_enters(a, w, o, &q)) { /* value-aware: not worth it now */
+        s->skipped++;
+        return 0;
+    }
     q.tag = (uint32_t)s->pushes++;
     if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
+    return 1;
 }
 
-/* First block: the phase and the first push; later (mode 1) one push per
- * period, scheduled when the previous one is due. */
+/* First block: the phase and the first push; later (mode 1, or mode 0
+ * before its timer is registered) one push per period, scheduled when the
+ * previous one is due. */
 static void or_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
 {
     or_state_t *s = a->state;
@@ -90,21 +104,21 @@ static void or_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
         if (ph >= every) ph = every - 1;
         s->started = 1;
         s->next_due = o->height + 1 + ph;
-        or_push(a, w, o, !mode, 1 + ph, u_c);
+        s->waiting = !or_push(a, w, o, !mode, 1 + ph, u_c) && !mode;
         return;
     }
     double u_c = gsl_rng_uniform(a->rng);
-    if (mode && o->height >= s->next_due) {
+    if ((mode || s->waiting) && o->height >= s->next_due) {
         /* CIP-5 App. B pattern, driven by the clock rather than the handler. */
         while (s->next_due + every <= o->height) s->next_due += every; /* inactive gap */
         s->next_due += every;
-        or_push(a, w, o, 0, s->next_due - o->height, u_c);
+        s->waiting = !or_push(a, w, o, !mode, s->next_due - o->height, u_c) && !mode;
     }
 }
 
 const cs_agent_ops_t cs__agent_oracle = {
     .name = "oracle",
-    .version = 1,
+    .version = 2,
     .kind = CS_AK_ORACLE,
     .state_size = sizeof(or_state_t),
     .params = or_params,

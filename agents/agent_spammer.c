@@ -97,7 +97,7 @@ static void sp_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
 
 const cs_agent_ops_t cs__agent_spammer = {
     .name = "spammer",
-    .version = 1,
+    .version = 2,
     .kind = CS_AK_SPAMMER,
     .state_size = sizeof(sp_state_t),
     .params = sp_params,

@@ -1352,14 +1352,18 @@ static void cs__agent(cs__ctx_t *c, const cJSON *j, size_t i, cs_scn_agent_t *ag
         cs__want_obj(c, pj, p); /* its keys cannot be checked without a valid kind */
     }
     /* Value-aware fee behaviour: on by default except for default_gba,
-     * which stays the literal spec estimator (agents/README.md). */
-    ag->pol.value_aware = ag->ops != NULL && ag->ops->kind != CS_AK_DEFAULT_GBA;
+     * which stays the literal spec estimator, and spammer, an attacker
+     * whose storm ignores prices (agents/README.md, DESIGN-NOTES N40). */
+    ag->pol.value_aware = ag->ops != NULL && ag->ops->kind != CS_AK_DEFAULT_GBA && ag->ops->kind != CS_AK_SPAMMER;
     ag->pol.patience = CS__DEF_PATIENCE;
     x = cs__item(j, "value_aware");
     cs__pkey(p, path, "value_aware");
     if (x) {
-        if (cJSON_IsBool(x)) ag->pol.value_aware = cJSON_IsTrue(x);
-        else cs__err(c, p, "must be true or false, got %s", cs__tname(x));
+        if (!cJSON_IsBool(x)) cs__err(c, p, "must be true or false, got %s", cs__tname(x));
+        else if (cJSON_IsTrue(x) && ag->ops != NULL && ag->ops->kind == CS_AK_SPAMMER)
+            cs__err(c, p, "a spammer is an attacker: its storm ignores prices and its value is not what a fire "
+                          "is worth to it (omit value_aware or set it false)");
+        else ag->pol.value_aware = cJSON_IsTrue(x);
     }
     x = cs__item(j, "patience");
     cs__pkey(p, path, "patience");

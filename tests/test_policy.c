@@ -187,6 +187,216 @@ static void test_entry_crn(void)
     for (int i = 0; i < 4; i++) rm_agent(&a[i]);
 }
 
+/* ------------------------------------------------------------ entry, other kinds */
+
+/* Set parameter name of a (an instance made by mk_agent). */
+static void setp(cs_agent_t *a, double *params, const char *name, double v)
+{
+    for (size_t k = 0; k < a->ops->n_params; k++)
+        if (strcmp(a->ops->params[k].name, name) == 0) params[k] = v;
+}
+
+/*
+ * Drive a for blocks 1..n under eip1559 with CIP-3 basefees cyc (cycle)
+ * and 1000 (cell), no tip, the lane basefee lane1 up to block sw and lane2
+ * after it.  A pending request is fired (on_outcome FIRED, the handler
+ * path) when its due height comes, so a heartbeat keeps ticking.  reqh[i]
+ * is the block of request i.  Returns the stream's next output (the draw
+ * pattern).
+ */
+static unsigned long entry_drive(cs_agent_t *a, pmock_t *m, uint64_t n, double cyc, double lane1, double lane2,
+                                 uint64_t sw, uint64_t *reqh)
+{
+    cs_world_t w = {&pm_ops, m};
+    uint64_t due = 0;
+    for (uint64_t h = 1; h <= n; h++) {
+        cs_obs_t o;
+        memset(&o, 0, sizeof o);
+        o.mechanism = "eip1559";
+        o.height = h;
+        o.demand_mult = o.vol_mult = 1.0;
+        o.basefee_cycle = cyc;
+        o.basefee_cell = 1000;
+        o.basefee_lane = h <= sw ? lane1 : lane2;
+        size_t n0 = m->n;
+        a->ops->on_block(a, &w, &o);
+        if (m->n > n0) due = h + m->last.delay;
+        if (due == h && a->ops->on_outcome) {
+            cs_timer_info_t t;
+            memset(&t, 0, sizeof t);
+            size_t n1 = m->n;
+            a->ops->on_outcome(a, &w, &t, CS_AO_FIRED, 0, 0);
+            if (m->n > n1) due = h + m->last.delay;
+        }
+        for (size_t k = n0; k < m->n && k < PM_MAX; k++) reqh[k] = h;
+    }
+    return gsl_rng_get(a->rng);
+}
+
+/* One run of kind with params kv (name, value pairs, NULL-ended). */
+typedef struct erun {
+    pmock_t m;
+    uint64_t reqh[PM_MAX];
+    unsigned long next;
+} erun_t;
+
+static void entry_run(erun_t *r, const char *kind, const char *const *names, const double *vals, int aware, uint64_t n,
+                      double cyc, double lane1, double lane2, uint64_t sw)
+{
+    double p[64];
+    cs_agent_t a;
+    mk_agent(&a, kind, p, aware);
+    for (size_t i = 0; names[i]; i++) setp(&a, p, names[i], vals[i]);
+    memset(&r->m, 0, sizeof r->m);
+    r->m.balance = 1e18;
+    r->next = entry_drive(&a, &r->m, n, cyc, lane1, lane2, sw, r->reqh);
+    rm_agent(&a);
+}
+
+/*
+ * Heartbeat: period 10, no start spread, value 2e8, 50,000 x 0.5 = 25,000
+ * cycles (no jitter), no payload, over 100 blocks with a cycle basefee of
+ * 1000.  A tick costs (1000 + lane) x 25,000: at lane 1000, 5e7 < 2e8 (it
+ * enters), at lane 10^4, 2.75e8 > 2e8 (it does not).  Literal and cheap:
+ * ticks scheduled at 1, 11, ..., 91 (each fire schedules the next, due 10
+ * later) = 10.  Expensive: 0 (skipped at 1, 11, 21, ...).  Expensive up to
+ * block 50, cheap after: skipped at 1, ..., 41, entered at 51, then 61,
+ * 71, 81, 91 = 5, the first at 51.
+ */
+static void test_entry_heartbeat(void)
+{
+    static erun_t r[4];
+    static const char *const nm[] = {"period", "start_spread", "value", "gas_limit", "cycles_frac", "cycles_jitter",
+                                     "payload_len", NULL};
+    static const double v[] = {10, 0, 2e8, 50000, 0.5, 0, 0};
+    entry_run(&r[0], "heartbeat", nm, v, 0, 100, 1000, 1e4, 1e4, 100);
+    entry_run(&r[1], "heartbeat", nm, v, 1, 100, 1000, 1000, 1000, 100);
+    entry_run(&r[2], "heartbeat", nm, v, 1, 100, 1000, 1e4, 1e4, 100);
+    entry_run(&r[3], "heartbeat", nm, v, 1, 100, 1000, 1e4, 1000, 50);
+    printf("  heartbeat ticks: literal %zu, cheap %zu, expensive %zu, dear then cheap %zu (first at %llu)\n", r[0].m.n,
+           r[1].m.n, r[2].m.n, r[3].m.n, (unsigned long long)r[3].reqh[0]);
+    CS_CHECK_EQ_U64(r[0].m.n, 10);
+    CS_CHECK_EQ_U64(r[1].m.n, 10);
+    CS_CHECK_EQ_U64(r[2].m.n, 0);
+    CS_CHECK_EQ_U64(r[3].m.n, 5);
+    for (size_t k = 0; k < 10; k++) CS_CHECK(r[0].reqh[k] == 1 + 10 * k && r[1].reqh[k] == 1 + 10 * k);
+    for (size_t k = 0; k < 5; k++) CS_CHECK(r[3].reqh[k] == 51 + 10 * k);
+    CS_CHECK(r[0].next == r[1].next && r[0].next == r[2].next && r[0].next == r[3].next);
+}
+
+/*
+ * Oracle: every 30 blocks, value 2e9, 150,000 x 0.7 = 105,000 cycles (no
+ * jitter), 256 payload bytes, 300 blocks, cycle and cell basefees 1000.  A
+ * push costs (1000 + lane) x 105,000 + 256 x 1000: at lane 1000 2.10256e8
+ * < 2e9, at lane 2 x 10^4 2.205256e9 > 2e9.  With ph = the literal first
+ * delay - 1, mode 1 pushes at block 1 and at 2 + ph + 30 k <= 300:
+ * 1 + floor((298 - ph) / 30) + 1 pushes; cheap the same blocks, expensive
+ * none, expensive up to 150 then cheap exactly the literal's after 150.
+ * Mode 0 (one INTERVAL timer): literal registers at block 1; expensive
+ * never; dear then cheap once, at the first push height 2 + ph + 30 k
+ * after 150, due 30 blocks later.
+ */
+static void test_entry_oracle(void)
+{
+    static erun_t r[4];
+    static const char *const nm[] = {"mode", "every_blocks", "value", "gas_limit", "cycles_frac", "cycles_jitter",
+                                     "payload_len", NULL};
+    double v[] = {1, 30, 2e9, 150000, 0.7, 0, 256};
+    entry_run(&r[0], "oracle", nm, v, 0, 300, 1000, 2e4, 2e4, 300);
+    entry_run(&r[1], "oracle", nm, v, 1, 300, 1000, 1000, 1000, 300);
+    entry_run(&r[2], "oracle", nm, v, 1, 300, 1000, 2e4, 2e4, 300);
+    entry_run(&r[3], "oracle", nm, v, 1, 300, 1000, 2e4, 1000, 150);
+    uint64_t ph = r[0].m.delay[0] - 1;
+    size_t want = 1 + (size_t)((298 - ph) / 30) + 1, after = 0;
+    for (size_t k = 0; k < r[0].m.n; k++) after += r[0].reqh[k] > 150;
+    printf("  oracle mode 1 (phase %llu): literal %zu pushes (want %zu), cheap %zu, expensive %zu, dear then cheap %zu "
+           "(want %zu)\n",
+           (unsigned long long)ph, r[0].m.n, want, r[1].m.n, r[2].m.n, r[3].m.n, after);
+    CS_CHECK_EQ_U64(r[0].m.n, want);
+    CS_CHECK_EQ_U64(r[1].m.n, want);
+    CS_CHECK_EQ_U64(r[2].m.n, 0);
+    CS_CHECK_EQ_U64(r[3].m.n, after);
+    for (size_t k = 0; k < r[1].m.n; k++) CS_CHECK(r[1].reqh[k] == r[0].reqh[k]);
+    for (size_t k = 0; k < r[3].m.n; k++) CS_CHECK(r[3].reqh[k] == r[0].reqh[r[0].m.n - after + k]);
+    CS_CHECK(r[0].next == r[1].next && r[0].next == r[2].next && r[0].next == r[3].next);
+    v[0] = 0; /* mode 0 */
+    entry_run(&r[0], "oracle", nm, v, 0, 300, 1000, 2e4, 2e4, 300);
+    entry_run(&r[2], "oracle", nm, v, 1, 300, 1000, 2e4, 2e4, 300);
+    entry_run(&r[3], "oracle", nm, v, 1, 300, 1000, 2e4, 1000, 150);
+    ph = r[0].m.delay[0] - 1;
+    uint64_t g = 2 + ph;
+    while (g <= 150) g += 30;
+    printf("  oracle mode 0: literal %zu registration, expensive %zu, dear then cheap %zu at block %llu (want %llu)\n",
+           r[0].m.n, r[2].m.n, r[3].m.n, (unsigned long long)r[3].reqh[0], (unsigned long long)g);
+    CS_CHECK(r[0].m.n == 1 && r[0].reqh[0] == 1);
+    CS_CHECK_EQ_U64(r[2].m.n, 0);
+    CS_CHECK(r[3].m.n == 1 && r[3].reqh[0] == g && r[3].m.delay[0] == 30 && r[3].m.last.kind == r[0].m.last.kind);
+    CS_CHECK(r[0].next == r[2].next && r[0].next == r[3].next);
+}
+
+/*
+ * Liquidation bot, always turbulent (regime0 1, p_down 0, sigma_high
+ * 0.003), liq_ratio 0.97, checks of 200,000 x 0.7 = 140,000 cycles (no
+ * jitter), 128 payload bytes, 2000 blocks, cycle and cell basefees 1000.
+ * A check is worth 2e10 at risk >= check_risk, 1e9 (routine share 0.05)
+ * otherwise, and costs (1000 + lane) x 140,000 + 128,000: lane 1000
+ * 2.80128e8 (both enter: the literal's checks exactly), lane 10^4
+ * 1.540128e9 (only the risky ones: every check is worth 2e10, and at
+ * least as many as the literal's risky ones -- a skipped routine check
+ * never delays a risky one by the cooldown), lane 2 x 10^5 2.8140128e10
+ * (none).
+ */
+static void test_entry_liquidation(void)
+{
+    static erun_t r[4];
+    static const char *const nm[] = {"regime0", "p_down", "sigma_high", "liq_ratio", "cycles_jitter", NULL};
+    static const double v[] = {1, 0, 0.003, 0.97, 0};
+    entry_run(&r[0], "liquidation_bot", nm, v, 0, 2000, 1000, 2e5, 2e5, 2000);
+    entry_run(&r[1], "liquidation_bot", nm, v, 1, 2000, 1000, 1000, 1000, 2000);
+    entry_run(&r[2], "liquidation_bot", nm, v, 1, 2000, 1000, 1e4, 1e4, 2000);
+    entry_run(&r[3], "liquidation_bot", nm, v, 1, 2000, 1000, 2e5, 2e5, 2000);
+    size_t risky = 0, routine = 0, mid_low = 0;
+    for (size_t k = 0; k < r[0].m.n; k++) {
+        risky += r[0].m.value[k] == 2e10;
+        routine += r[0].m.value[k] == 1e9;
+    }
+    for (size_t k = 0; k < r[2].m.n; k++) mid_low += r[2].m.value[k] != 2e10;
+    printf("  liquidation checks: literal %zu (%zu risky, %zu routine), cheap %zu, lane 1e4 %zu (%zu below 2e10), "
+           "expensive %zu\n",
+           r[0].m.n, risky, routine, r[1].m.n, r[2].m.n, mid_low, r[3].m.n);
+    CS_CHECK(risky > 0 && routine > 0 && risky + routine == r[0].m.n && r[0].m.n < PM_MAX);
+    CS_CHECK_EQ_U64(r[1].m.n, r[0].m.n);
+    int same = 1;
+    for (size_t k = 0; k < r[1].m.n; k++) same = same && r[1].reqh[k] == r[0].reqh[k] && r[1].m.value[k] == r[0].m.value[k];
+    CS_CHECK(same);
+    CS_CHECK(mid_low == 0 && r[2].m.n >= risky);
+    CS_CHECK_EQ_U64(r[3].m.n, 0);
+    CS_CHECK(r[0].next == r[1].next && r[0].next == r[2].next && r[0].next == r[3].next);
+}
+
+/*
+ * demand_curve on the lane basefee (price_source 1, p_max 4000, base rate
+ * 2, elasticity 1), value 5e8, 100,000 x 0.6 = 60,000 cycles, 64 payload
+ * bytes, lane basefee 1000: the curve asks 2 x (1 - 1000/4000) = 1.5 a
+ * block, 150 over 100 blocks.  A fire costs (cycle + 1000) x 60,000 +
+ * 64,000: with a cycle basefee of 1000 1.20064e8 < 5e8 (all 150 enter),
+ * with 8000 5.40064e8 > 5e8 (none, though the curve, which sees only the
+ * lane basefee, still asks 150: the literal run).
+ */
+static void test_entry_demand_curve(void)
+{
+    static erun_t r[3];
+    static const char *const nm[] = {"price_source", NULL};
+    static const double v[] = {1};
+    entry_run(&r[0], "demand_curve", nm, v, 0, 100, 8000, 1000, 1000, 100);
+    entry_run(&r[1], "demand_curve", nm, v, 1, 100, 1000, 1000, 1000, 100);
+    entry_run(&r[2], "demand_curve", nm, v, 1, 100, 8000, 1000, 1000, 100);
+    printf("  demand_curve arrivals: literal %zu, cheap %zu, expensive %zu\n", r[0].m.n, r[1].m.n, r[2].m.n);
+    CS_CHECK_EQ_U64(r[0].m.n, 150);
+    CS_CHECK_EQ_U64(r[1].m.n, 150);
+    CS_CHECK_EQ_U64(r[2].m.n, 0);
+}
+
 /* ------------------------------------------------------------ affine_user options */
 
 /*
@@ -270,5 +480,9 @@ int main(void)
     test_affine_options();
     test_fee_cap();
     test_entry_crn();
+    test_entry_heartbeat();
+    test_entry_oracle();
+    test_entry_liquidation();
+    test_entry_demand_curve();
     return cs_test_done("policy");
 }

@@ -32,6 +32,8 @@ typedef struct cs__sr_pend {
     double gas;     /* fee mechanisms: its gas_limit (what the lane budget counts) */
     int paused;     /* fee mechanisms: the lane was paused in block due (nothing fires) */
     int valid;      /* fee mechanisms: the fees it was given reached the basefee */
+    size_t k;       /* the multiplier played (bandit feedback) */
+    double pk;      /* its probability when played */
 } cs__sr_pend_t;
 
 struct cs_strat_state {
@@ -206,8 +208,11 @@ static void cs__sr_push(struct cs_strat_state *ss, const cs__sr_pend_t *pd)
 /*
  * Hedge with full information.  A round due at height h is judged when
  * block h + 1 starts, against block h's outcome: every multiplier m gets a
- * reward r(m) in [-1, 1], the utility it would have realised normalised by
- * the value, and logw += eta r(m).
+ * reward r(m) <= 1, the utility it would have realised normalised by the
+ * value, and logw += eta r(m).  With bandit feedback (EXP3) only the
+ * multiplier k played is judged, with the probability p_k it had when
+ * played: logw[k] -= eta (1 - r(k)) / p_k, the importance-weighted loss
+ * (an unbiased estimate of every multiplier's loss, the others' being 0).
  * Bid mechanisms (a timer of value v due at h): r(m) = (1 - m) [m wins],
  * the utility of a first-price win.
  *   bias-vcg, bias-fp: m wins iff m v >= reserve (CIP-5 §9.5, N16) and its
@@ -237,37 +242,40 @@ static void cs__sr_push(struct cs_strat_state *ss, const cs__sr_pend_t *pd)
  * Then r(m) = (v - cost(m)) / v with cost(m) = F + c (b + tip(m)), the
  * fire's charge (§3 step 8); else 0.
  */
+/* The reward of multiplier m for round pd judged against o (see above). */
+static double cs__sr_reward(const cs_agent_t *a, const cs_obs_t *o, const cs__sr_pend_t *pd, double m)
+{
+    if (cs__agent_mclass(o->mechanism) == CS__MC_FEE) {
+        double fee, prio, W = o->fee_weight > 0 ? o->fee_weight : 1.0;
+        cs__sr_rates(m, pd->v, pd->fixed, pd->cycles, pd->bf, &fee, &prio);
+        if (pd->paused || !(fee >= pd->bf)) return 0.0;
+        double tip = prio < fee - pd->bf ? prio : fee - pd->bf;
+        if (o->thresh_agent != UINT32_MAX ? !(tip * W > cs_obs_threshold(o, a))
+                                          : !pd->valid && (o->fires_left < 1 || pd->gas > o->lane_left) &&
+                                                !(tip * W > o->thresh_win))
+            return 0.0;
+        return (pd->v - (pd->fixed + pd->cycles * (pd->bf + tip))) / pd->v;
+    }
+    double b = m * pd->v;
+    int win = strncmp(o->mechanism, "bias-", 5) == 0
+                  ? b >= o->reserve_price && (b + o->bias0) / pd->cycles > cs_obs_threshold(o, a)
+                  : b > cs_obs_competing(o, a);
+    return win ? 1.0 - m : 0.0;
+}
+
 void cs_strategy_observe(cs_agent_t *a, const cs_obs_t *o)
 {
     const cs_strategy_t *s = a->strat;
-    int mc = cs__agent_mclass(o->mechanism);
-    if (s == NULL || s->kind != CS_STRAT_LEARNING || mc == CS__MC_NONE) return;
+    if (s == NULL || s->kind != CS_STRAT_LEARNING || cs__agent_mclass(o->mechanism) == CS__MC_NONE) return;
     struct cs_strat_state *ss = a->ss;
-    int bias = strncmp(o->mechanism, "bias-", 5) == 0;
-    double c = cs_obs_competing(o, a), thr = cs_obs_threshold(o, a);
-    int any = o->thresh_agent != UINT32_MAX; /* fee mechanisms: someone was deferred */
-    double W = o->fee_weight > 0 ? o->fee_weight : 1.0;
     size_t keep = 0;
     for (size_t i = 0; i < ss->np; i++) {
         cs__sr_pend_t *pd = &ss->pend[i];
         if (pd->due + 1 == o->height) {
-            for (size_t k = 0; k < s->n_grid; k++) {
-                double m = s->grid[k];
-                if (mc == CS__MC_FEE) {
-                    double fee, prio;
-                    cs__sr_rates(m, pd->v, pd->fixed, pd->cycles, pd->bf, &fee, &prio);
-                    if (pd->paused || !(fee >= pd->bf)) continue;
-                    double tip = prio < fee - pd->bf ? prio : fee - pd->bf;
-                    if (any ? !(tip * W > thr)
-                            : !pd->valid && (o->fires_left < 1 || pd->gas > o->lane_left) && !(tip * W > o->thresh_win))
-                        continue;
-                    ss->logw[k] += s->eta * (pd->v - (pd->fixed + pd->cycles * (pd->bf + tip))) / pd->v;
-                    continue;
-                }
-                double b = m * pd->v;
-                int win = bias ? b >= o->reserve_price && (b + o->bias0) / pd->cycles > thr : b > c;
-                if (win) ss->logw[k] += s->eta * (1.0 - m);
-            }
+            if (s->bandit) /* EXP3: the loss of the multiplier played, importance-weighted */
+                ss->logw[pd->k] -= s->eta * (1.0 - cs__sr_reward(a, o, pd, s->grid[pd->k])) / pd->pk;
+            else
+                for (size_t k = 0; k < s->n_grid; k++) ss->logw[k] += s->eta * cs__sr_reward(a, o, pd, s->grid[k]);
         } else if (pd->due + 1 > o->height) {
             ss->pend[keep++] = *pd; /* not yet due */
         }
@@ -275,15 +283,16 @@ void cs_strategy_observe(cs_agent_t *a, const cs_obs_t *o)
     ss->np = keep;
 }
 
-/* A multiplier drawn from the learner's weights (one draw from its own
- * stream). */
-static double cs__sr_draw(struct cs_strat_state *ss, const cs_strategy_t *s)
+/* The index of a multiplier drawn from the learner's weights (one draw
+ * from its own stream) and, in *pk, its probability. */
+static size_t cs__sr_draw(struct cs_strat_state *ss, const cs_strategy_t *s, double *pk)
 {
     double p[CS_STRAT_MAX_GRID], u = gsl_rng_uniform(ss->rng), acc = 0;
     cs__sr_probs(ss, s, p);
     size_t k = 0;
     while (k + 1 < s->n_grid && (acc += p[k]) <= u) k++;
-    return s->grid[k];
+    *pk = p[k];
+    return k;
 }
 
 /* ------------------------------------------------------------ pricing */
@@ -306,8 +315,10 @@ void cs_strategy_bid(cs_agent_t *a, const cs_obs_t *o, cs_timer_req_t *q)
     }
     case CS_STRAT_SHADE: b = cs__sr_shade(&a->ss->vd, s->n, v, a->ss->iw); break;
     case CS_STRAT_LEARNING: {
-        b = cs__sr_draw(a->ss, s) * v;
-        cs__sr_pend_t pd = {.due = o->height + (q->delay ? q->delay : 1), .v = v};
+        double pk;
+        size_t j = cs__sr_draw(a->ss, s, &pk);
+        b = s->grid[j] * v;
+        cs__sr_pend_t pd = {.due = o->height + (q->delay ? q->delay : 1), .v = v, .k = j, .pk = pk};
         pd.cycles = (double)(q->gas_limit ? q->gas_limit : o->fire_cycles ? o->fire_cycles : 1);
         cs__sr_push(a->ss, &pd);
         break;
@@ -338,13 +349,15 @@ int cs_strategy_fees(cs_agent_t *a, const cs_timer_info_t *t, const cs_obs_t *o,
     case CS_STRAT_FIXED_SHARE: k = s->share; break;
     case CS_STRAT_SHADE: k = t->value > 0 ? cs__sr_shade(&a->ss->vd, s->n, t->value, a->ss->iw) / t->value : 0; break;
     case CS_STRAT_LEARNING: {
-        k = cs__sr_draw(a->ss, s);
+        double pk;
+        size_t j = cs__sr_draw(a->ss, s, &pk);
+        k = s->grid[j];
         if (t->fire_value > 0) {
             double fee, prio;
             cs__sr_rates(k, t->fire_value, t->fire_fixed, cyc, o->basefee_lane, &fee, &prio);
             cs__sr_pend_t pd = {.due = o->height, .v = t->fire_value, .cycles = cyc, .fixed = t->fire_fixed,
                                 .bf = o->basefee_lane, .gas = (double)t->gas_limit, .paused = o->paused,
-                                .valid = fee >= o->basefee_lane};
+                                .valid = fee >= o->basefee_lane, .k = j, .pk = pk};
             cs__sr_push(a->ss, &pd);
         }
         break;

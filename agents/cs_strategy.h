@@ -31,7 +31,7 @@ typedef enum cs_strategy_kind {
     CS_STRAT_TRUTHFUL,      /* bid = value */
     CS_STRAT_BEST_RESPONSE, /* outbid the highest competing bid by epsilon, within value */
     CS_STRAT_SHADE,         /* first-price Bayes-Nash bid for n bidders */
-    CS_STRAT_LEARNING,      /* Hedge over a grid of bid multipliers */
+    CS_STRAT_LEARNING,      /* Hedge (or EXP3) over a grid of bid multipliers */
     CS_STRAT__COUNT
 } cs_strategy_kind;
 
@@ -44,7 +44,8 @@ typedef struct cs_strategy {
     double epsilon;                    /* best_response: increment per fire (bid mechanisms) */
     double epsilon_prio;               /* best_response: over the p50 tip, per cycle (fee mechanisms) */
     uint32_t n;                        /* shade: bidders (>= 2) */
-    double eta;                        /* learning: Hedge learning rate */
+    double eta;                        /* learning: Hedge / EXP3 learning rate */
+    int bandit;                        /* learning: 1 = EXP3 (bandit feedback), 0 = Hedge */
     double grid[CS_STRAT_MAX_GRID];    /* learning: multipliers in [0, 1] */
     size_t n_grid;                     /* learning: number of multipliers (>= 2) */
 } cs_strategy_t;

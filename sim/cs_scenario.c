@@ -1127,13 +1127,15 @@ static int cs__strat_kind_ok(const cs_agent_ops_t *o)
  * agents[i].strategy: a name, or {"name": ..., fields} (agents/README.md
  * "Strategies").  fixed_share needs share; shade needs a kind whose value
  * follows a distribution it can know (a "value" parameter); the learning
- * grid is 2..CS_STRAT_MAX_GRID multipliers in [0, 1], eta defaults to
- * sqrt(8 ln K / blocks) (Hedge's rate for a horizon of the run).
+ * grid is 2..CS_STRAT_MAX_GRID multipliers in [0, 1], feedback is "full"
+ * (Hedge) or "bandit" (EXP3), eta defaults to sqrt(8 ln K / blocks)
+ * (Hedge's rate for a horizon of the run) or sqrt(2 ln K / (K blocks))
+ * (EXP3's).
  */
 static void cs__strategy(cs__ctx_t *c, const cJSON *j, const char *path, const cs_agent_ops_t *ops, cs_strategy_t *s)
 {
     static const char *const keys[CS_STRAT__COUNT][5] = {
-        {NULL}, {"share"}, {NULL}, {"epsilon", "epsilon_prio"}, {"n"}, {"eta", "grid"},
+        {NULL}, {"share"}, {NULL}, {"epsilon", "epsilon_prio"}, {"n"}, {"eta", "grid", "feedback"},
     };
     char p[CS__PATH], b1[80], list[160];
     memset(s, 0, sizeof s[0]);
@@ -1193,6 +1195,12 @@ static void cs__strategy(cs__ctx_t *c, const cJSON *j, const char *path, const c
             cs__pkey(p, path, "eta");
             if (cs__get_real(c, x, p, 1e-9, 100, &v) == 0) s->eta = v;
         }
+        if ((x = cs__item(j, "feedback")) != NULL) {
+            cs__pkey(p, path, "feedback");
+            if (cJSON_IsString(x) && strcmp(x->valuestring, "bandit") == 0) s->bandit = 1;
+            else if (!cJSON_IsString(x) || strcmp(x->valuestring, "full") != 0)
+                cs__err(c, p, "must be \"full\" (Hedge) or \"bandit\" (EXP3)");
+        }
         if ((x = cs__item(j, "grid")) != NULL) {
             cs__pkey(p, path, "grid");
             int n = cJSON_IsArray(x) ? cJSON_GetArraySize(x) : -1;
@@ -1225,7 +1233,8 @@ static void cs__strategy(cs__ctx_t *c, const cJSON *j, const char *path, const c
     }
     if (kind == CS_STRAT_LEARNING && s->eta == 0) {
         double T = c->blocks_ok && c->s->blocks ? (double)c->s->blocks : 1.0;
-        s->eta = sqrt(8.0 * log((double)s->n_grid) / T);
+        double K = (double)s->n_grid;
+        s->eta = s->bandit ? sqrt(2.0 * log(K) / (K * T)) : sqrt(8.0 * log(K) / T);
     }
 }
 

@@ -14,7 +14,8 @@
  *      exactly Hedge's on the clearing rule, regret below the bound;
  *      under eip1559 and gba-tip at the basefee floor they converge to the
  *      smallest multiplier that covers the basefee, higher when the lane
- *      is full;
+ *      is full; EXP3 (bandit feedback) matches an independent EXP3 and
+ *      stays below its regret bound against an oblivious competitor;
  *   3. shade against closed forms;
  *   4. the scenario form and its validate errors.
  */
@@ -445,6 +446,21 @@ static void test_lane_learning(void)
 
 /* ------------------------------------------------ 2c. Hedge, fee auctions */
 
+/* A gba-tip observation at height h, lane basefee bf, W = 1, cycles that
+ * never bind, nobody deferred. */
+static cs_obs_t gbatip_obs(uint64_t h, double bf)
+{
+    cs_obs_t o;
+    memset(&o, 0, sizeof o);
+    o.height = h;
+    o.mechanism = "gba-tip";
+    o.basefee_lane = bf;
+    o.fee_weight = 1.0;
+    o.lane_left = 1e18;
+    o.thresh_agent = UINT32_MAX;
+    return o;
+}
+
 /*
  * Two learners in a repeated fee auction (gba-tip, max_fires_per_block =
  * 1), through the real strategy code: each round t both price a fire with
@@ -488,14 +504,7 @@ static void test_fee_hedge_regret(void)
     for (uint64_t h = 1; h <= T; h++) {
         double p[2][64], fee[2], prio[2];
         for (int i = 0; i < 2; i++) {
-            cs_obs_t o;
-            memset(&o, 0, sizeof o);
-            o.height = h;
-            o.mechanism = "gba-tip";
-            o.basefee_lane = bf;
-            o.fee_weight = 1.0;
-            o.thresh_agent = UINT32_MAX;
-            o.lane_left = 1e18;                /* cycles never bind; */
+            cs_obs_t o = gbatip_obs(h, bf);
             o.fires_left = won >= 0 ? 0.0 : 1.0; /* max_fires_per_block = 1 */
             if (won >= 0) o.thresh_win = tip[won];
             if (h > 1 && won >= 0 && tip[1 - won] >= 0) {
@@ -550,6 +559,111 @@ static void test_fee_hedge_regret(void)
         CS_CHECK(best > 0);
         cs_strategy_detach(&a[i]);
     }
+}
+
+/*
+ * EXP3 (`"feedback": "bandit"`) in a repeated fee auction against an
+ * oblivious competitor (gba-tip, max_fires_per_block = 1): value v = 1e9,
+ * c = 1e5 cycles, fixed cost F = 1e8, lane basefee b = 2000, so m's fees
+ * are max_fee = B(m) = 1e4 m - 1000 (valid for m >= 0.3) and tip
+ * 1e4 m - 3000; the competitor's tip c_t is uniform on [0, 7000) from a
+ * stream of its own, fixed in advance.  m fires iff it is valid and its tip
+ * beats c_t, paying m v: r_t(m) = (1 - m) [fires].  Grid {0.2, 0.4, 0.6,
+ * 0.8, 1} (K = 5), T = 10^4, eta = sqrt(2 ln K / (K T)).  Expected rewards
+ * (1 - m)(1e4 m - 3000) / 7000: 0, 0.0857, 0.1714, 0.1429, 0: a learner
+ * that does not learn (uniform) has regret 0.1714 - 0.08 = 0.0914.
+ * Checks: (1) the learner's probabilities equal an independent EXP3 run on
+ * a twin of its stream (same uniform, same pick, log-weight of the played
+ * multiplier k less eta (1 - r_t(k)) / p_k), to 1e-9; (2) mean pseudo-regret
+ * over 8 seeds, max_m sum r(m) - sum p.r, at most the EXP3 bound on the
+ * expected regret sqrt(2 T K ln K) / T = 0.0401 (Lattimore-Szepesvari,
+ * Bandit Algorithms, Thm 11.2).
+ */
+static double exp3_run(uint64_t seed, double *maxdp)
+{
+    const size_t T = 10000, K = 5;
+    const double cyc = 1e5, fixed = 1e8, bf = 2000, v = 1e9;
+    cs_strategy_t st;
+    memset(&st, 0, sizeof st);
+    st.kind = CS_STRAT_LEARNING;
+    st.bandit = 1;
+    st.n_grid = K;
+    for (size_t k = 0; k < K; k++) st.grid[k] = 0.2 * (double)(k + 1);
+    st.eta = sqrt(2.0 * log((double)K) / ((double)K * (double)T));
+    cs_agent_t a;
+    memset(&a, 0, sizeof a);
+    a.ops = cs_agent_find("priority_tier");
+    CS_CHECK(cs_strategy_attach(&a, &st, cs_rng_stream(seed, 3000)) == CS_OK);
+    gsl_rng *twin = cs_rng_stream(seed, 3000), *opp = cs_rng_stream(seed, 4000);
+    double lw[8] = {0}, cum[8] = {0}, got = 0, ctip = -1, mytip = -1;
+    int won = -1;
+    for (uint64_t h = 1; h <= T; h++) {
+        cs_obs_t o = gbatip_obs(h, bf);
+        o.fires_left = 0; /* the competitor is always valid: one fire a block */
+        if (h > 1) {
+            /* The loser was deferred on the quota, unless it was ours below
+             * the basefee (then nobody was). */
+            o.thresh_win = won == 0 ? mytip : ctip;
+            if (won == 0 || mytip >= 0) {
+                o.thresh = won == 0 ? ctip : mytip;
+                o.thresh_agent = (uint32_t)(1 - won);
+            }
+        }
+        cs_strategy_observe(&a, &o);
+        double p[64], q[8], mx = lw[0], z = 0, u = gsl_rng_uniform(twin), acc = 0;
+        CS_CHECK(cs_strategy_probs(&a, p, 64) == K);
+        for (size_t k = 1; k < K; k++) mx = lw[k] > mx ? lw[k] : mx;
+        for (size_t k = 0; k < K; k++) z += q[k] = exp(lw[k] - mx);
+        for (size_t k = 0; k < K; k++) {
+            q[k] /= z;
+            *maxdp = fabs(p[k] - q[k]) > *maxdp ? fabs(p[k] - q[k]) : *maxdp;
+        }
+        size_t kp = 0;
+        while (kp + 1 < K && (acc += q[kp]) <= u) kp++;
+        cs_timer_info_t t;
+        memset(&t, 0, sizeof t);
+        t.value = t.fire_value = v;
+        t.fire_cycles = cyc;
+        t.fire_fixed = fixed;
+        double fee, prio;
+        CS_CHECK(cs_strategy_fees(&a, &t, &o, &fee, &prio) == 1);
+        ctip = 7000.0 * gsl_rng_uniform(opp);
+        mytip = fee >= bf ? prio : -1;
+        won = mytip > ctip ? 0 : 1; /* the competitor's tip is always valid */
+        double ex = 0, rk[8];
+        for (size_t k = 0; k < K; k++) {
+            double m = st.grid[k], bm = (m * v - fixed) / cyc;
+            rk[k] = bm >= bf && bm - bf > ctip ? 1.0 - m : 0.0;
+            cum[k] += rk[k];
+            ex += q[k] * rk[k];
+        }
+        got += ex;
+        lw[kp] -= st.eta * (1.0 - rk[kp]) / q[kp];
+        /* The learner played the multiplier the twin picked. */
+        CS_CHECK(fabs(fee - fmax(0.0, (st.grid[kp] * v - fixed) / cyc)) < 1e-6);
+    }
+    double best = 0;
+    for (size_t k = 0; k < K; k++) best = cum[k] > best ? cum[k] : best;
+    cs_strategy_detach(&a);
+    gsl_rng_free(twin);
+    gsl_rng_free(opp);
+    return (best - got) / (double)T;
+}
+
+static void test_exp3_regret(void)
+{
+    const double bound = sqrt(2.0 * 10000.0 * 5.0 * log(5.0)) / 10000.0;
+    double sum = 0, maxdp = 0, worst = 0;
+    for (uint64_t sd = 1; sd <= 8; sd++) {
+        double r = exp3_run(sd, &maxdp);
+        sum += r;
+        worst = r > worst ? r : worst;
+    }
+    printf("  EXP3 fee learner: probabilities vs an independent EXP3: max difference %.3g; mean pseudo-regret over 8 "
+           "seeds %.5f (worst %.5f) <= bound %.5f (uniform play: 0.0914)\n",
+           maxdp, sum / 8.0, worst, bound);
+    CS_CHECK(maxdp < 1e-9);
+    CS_CHECK(sum / 8.0 <= bound);
 }
 
 /*
@@ -697,16 +811,20 @@ static void test_scenario_form(void)
              "{\"name\": \"s\", \"blocks\": 800, \"mechanism\": \"bias-fp\", \"agents\": ["
              "{\"kind\": \"default_gba\", \"strategy\": \"learning\"},"
              "{\"kind\": \"affine_user\", \"strategy\": {\"name\": \"shade\", \"n\": 5}},"
-             "{\"kind\": \"watcher\", \"strategy\": {\"name\": \"learning\", \"grid\": [0.5, 0.75, 1], \"eta\": 0.25}}]}");
+             "{\"kind\": \"watcher\", \"strategy\": {\"name\": \"learning\", \"grid\": [0.5, 0.75, 1], \"eta\": 0.25}},"
+             "{\"kind\": \"heartbeat\", \"strategy\": {\"name\": \"learning\", \"feedback\": \"bandit\"}}]}");
     cs_scenario_t *s = NULL;
     cs_errlist_t e = {0};
     CS_CHECK(cs_scenario_load(txt, strlen(txt), NULL, 0, &s, &e) == CS_OK && s != NULL);
     if (s) {
         const cs_strategy_t *a = s->agents[0].strat, *b = s->agents[1].strat, *c = s->agents[2].strat;
+        const cs_strategy_t *d = s->agents[3].strat;
+        /* EXP3's default rate for K = 20, 800 blocks: sqrt(2 ln K / (K T)). */
+        CS_CHECK(d && d->bandit == 1 && d->eta == sqrt(2.0 * log(20.0) / (20.0 * 800.0)));
         CS_CHECK(a && a->kind == CS_STRAT_LEARNING && a->n_grid == 20 && a->grid[19] == 0.05 * 20);
         CS_CHECK(a && a->eta == sqrt(8.0 * log(20.0) / 800.0)); /* default eta for 800 blocks */
         CS_CHECK(b && b->kind == CS_STRAT_SHADE && b->n == 5);
-        CS_CHECK(c && c->n_grid == 3 && c->grid[1] == 0.75 && c->eta == 0.25);
+        CS_CHECK(c && c->n_grid == 3 && c->grid[1] == 0.75 && c->eta == 0.25 && !c->bandit);
     }
     cs_scenario_free(s);
     cs_errlist_free(&e);
@@ -719,6 +837,8 @@ static void test_scenario_form(void)
     bad("default_gba", "{\"name\": \"truthful\", \"epsilon\": 1}",
         "agents[0].strategy.epsilon: unknown key for strategy truthful (allowed: name)");
     bad("default_gba", "{\"name\": \"shade\", \"n\": 1}", "agents[0].strategy.n: must be");
+    bad("default_gba", "{\"name\": \"learning\", \"feedback\": \"partial\"}",
+        "agents[0].strategy.feedback: must be \"full\" (Hedge) or \"bandit\" (EXP3)");
     bad("default_gba", "{\"name\": \"learning\", \"grid\": [0.5]}",
         "agents[0].strategy.grid: must be a list of 2 to 64 bid multipliers in [0, 1]");
     bad("default_gba", "{\"name\": \"learning\", \"grid\": [0.5, 1.5]}",
@@ -737,6 +857,7 @@ int main(void)
     test_hedge_regret();
     test_lane_learning();
     test_fee_hedge_regret();
+    test_exp3_regret();
     test_fee_lane_learning();
     test_vcg_deviations();
     return cs_test_done("strategy");

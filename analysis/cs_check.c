@@ -2,9 +2,9 @@
  * cs_check.c -- regression checks of a run against a stored baseline
  * (DESIGN §5, §2.9; analysis/README.md "Baselines"):
  *
- *   cowsim check --baseline BASELINE.json RUN.h5 [--oracle ORACLE.h5]
+ *   cowsim check --baseline BASELINE.json RUN.h5 [--greedy GREEDY.h5]
  *   cowsim check --bless BASELINE.json RUN.h5 [--abs X] [--rel X]
- *                [--metrics NAME[,NAME...]] [--comment TEXT] [--oracle ORACLE.h5]
+ *                [--metrics NAME[,NAME...]] [--comment TEXT] [--greedy GREEDY.h5]
  *
  * BASELINE.json is {"scenario": S, "mechanism": M, "seed": N, "comment": C,
  * (N a number up to 2^53, or a decimal string),
@@ -54,9 +54,9 @@ typedef struct cs__base {
 /* Usage text of `cowsim check` on f. */
 static void cs__check_usage(FILE *f)
 {
-    fprintf(f, "usage: cowsim check --baseline BASELINE.json RUN.h5 [--oracle ORACLE.h5]\n"
+    fprintf(f, "usage: cowsim check --baseline BASELINE.json RUN.h5 [--greedy GREEDY.h5]\n"
                "       cowsim check --bless BASELINE.json RUN.h5 [--abs X] [--rel X] [--metrics A,B,...]\n"
-               "                    [--comment TEXT] [--oracle ORACLE.h5]\n"
+               "                    [--comment TEXT] [--greedy GREEDY.h5]\n"
                "  --baseline: compare every metric of the baseline with the run; exit 1 on a regression.\n"
                "  --bless: write or refresh the baseline from the run (values replaced; tolerances kept\n"
                "  unless --abs/--rel are given; --metrics adds or selects metrics; a new baseline holds\n"
@@ -336,13 +336,13 @@ static int cs__base_load(const char *path, cs__base_t *b, int require_metrics)
 
 /* Compute the run's metrics, printing errors and warnings; returns the
  * exit status (0 on success). */
-static int cs__run_metrics(const char *run, const char *oracle, cs_metrics_t *m)
+static int cs__run_metrics(const char *run, const char *greedy, cs_metrics_t *m)
 {
     char obuf[4096], err[1024];
-    const char *op = oracle ? oracle : cs_metrics_find_oracle(run, obuf, sizeof obuf);
+    const char *op = greedy ? greedy : cs_metrics_find_greedy(run, obuf, sizeof obuf);
     int rc = cs_metrics_compute(run, op, m, err, sizeof err);
-    if (rc != CS_OK && rc != CS_ENOMEM && !oracle && op) {
-        /* An oracle.h5 found beside the run but unusable: say so and go on
+    if (rc != CS_OK && rc != CS_ENOMEM && !greedy && op) {
+        /* A greedy.h5 found beside the run but unusable: say so and go on
          * without it -- if the run alone computes.  Out of memory is never
          * "unusable": it would silently drop efficiency and poa. */
         char err2[1024];
@@ -362,13 +362,13 @@ static int cs__run_metrics(const char *run, const char *oracle, cs_metrics_t *m)
 }
 
 /* --baseline: print one line per check; 0 all pass, 1 a regression. */
-static int cs__do_check(const char *bpath, const char *run, const char *oracle)
+static int cs__do_check(const char *bpath, const char *run, const char *greedy)
 {
     cs__base_t b;
     int st = cs__base_load(bpath, &b, 1);
     if (st != CS_EXIT_OK) return st;
     cs_metrics_t m;
-    st = cs__run_metrics(run, oracle, &m);
+    st = cs__run_metrics(run, greedy, &m);
     char msg[512];
     if (st == CS_EXIT_OK && cs__identity(&b, &m, msg, sizeof msg) != 0) {
         fprintf(stderr, "cowsim check: %s against %s: %s\n", run, bpath, msg);
@@ -519,7 +519,7 @@ static char *cs__bless_text(const cs__base_t *b, const cs_metrics_t *m, const ch
 
 /* --bless: write or refresh the baseline from the run; print what changed
  * once the file is written. */
-static int cs__do_bless(const char *bpath, const char *run, const char *oracle, double abs_tol, double rel_tol,
+static int cs__do_bless(const char *bpath, const char *run, const char *greedy, double abs_tol, double rel_tol,
                         const char *list, const char *comment)
 {
     cs__base_t b;
@@ -533,7 +533,7 @@ static int cs__do_bless(const char *bpath, const char *run, const char *oracle, 
         if (st != CS_EXIT_OK) return st;
     }
     cs_metrics_t m;
-    int st = cs__run_metrics(run, oracle, &m);
+    int st = cs__run_metrics(run, greedy, &m);
     if (st == CS_EXIT_OK && m.v[CS_M_complete] != 1.0) {
         fprintf(stderr, "cowsim check: %s is incomplete; refusing to bless a baseline from it\n", run);
         st = CS_EXIT_USAGE;
@@ -634,7 +634,7 @@ static int cs__parse_tol(const char *opt, const char *s, double *out)
  * the exit status (0 pass, 1 regression, 2 bad input, 3 I/O). */
 int cs_cmd_check(int argc, char **argv)
 {
-    const char *baseline = NULL, *bless = NULL, *run = NULL, *oracle = NULL, *list = NULL, *comment = NULL;
+    const char *baseline = NULL, *bless = NULL, *run = NULL, *greedy = NULL, *list = NULL, *comment = NULL;
     double abs_tol = -1, rel_tol = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -645,8 +645,8 @@ int cs_cmd_check(int argc, char **argv)
             baseline = argv[++i];
         } else if (strcmp(a, "--bless") == 0 && i + 1 < argc) {
             bless = argv[++i];
-        } else if (strcmp(a, "--oracle") == 0 && i + 1 < argc) {
-            oracle = argv[++i];
+        } else if (strcmp(a, "--greedy") == 0 && i + 1 < argc) {
+            greedy = argv[++i];
         } else if (strcmp(a, "--metrics") == 0 && i + 1 < argc) {
             list = argv[++i];
         } else if (strcmp(a, "--comment") == 0 && i + 1 < argc) {
@@ -672,6 +672,6 @@ int cs_cmd_check(int argc, char **argv)
         fprintf(stderr, "cowsim check: --abs, --rel, --metrics and --comment go with --bless\n");
         return CS_EXIT_USAGE;
     }
-    if (baseline) return cs__do_check(baseline, run, oracle);
-    return cs__do_bless(bless, run, oracle, abs_tol, rel_tol, list, comment);
+    if (baseline) return cs__do_check(baseline, run, greedy);
+    return cs__do_bless(bless, run, greedy, abs_tol, rel_tol, list, comment);
 }

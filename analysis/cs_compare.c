@@ -1,9 +1,9 @@
 /*
- * cs_compare.c -- `cowsim compare RUN.h5 ... [--csv|--json] [--oracle
- * ORACLE.h5]` (DESIGN §5): the metrics of analysis/README.md side by side,
+ * cs_compare.c -- `cowsim compare RUN.h5 ... [--csv|--json] [--greedy
+ * GREEDY.h5]` (DESIGN §5): the metrics of analysis/README.md side by side,
  * one column per run and one row per metric.
  *
- * Oracle: --oracle applies to every run; without it, a file oracle.h5 in a
+ * Greedy: --greedy applies to every run; without it, a file greedy.h5 in a
  * run's directory is used for that run.  Exit codes (DESIGN §2.9): 0 ok;
  * 2 usage or a file that is not a cowsim run file; 3 a file that cannot be
  * read.  An incomplete run (complete = 0) is shown, with a warning.
@@ -27,12 +27,12 @@ enum { CS__FMT_TEXT = 0, CS__FMT_CSV = 1, CS__FMT_JSON = 2 };
 /* Usage text of `cowsim compare` on f. */
 static void cs__compare_usage(FILE *f)
 {
-    fprintf(f, "usage: cowsim compare RUN.h5 ... [--csv|--json] [--oracle ORACLE.h5]\n"
+    fprintf(f, "usage: cowsim compare RUN.h5 ... [--csv|--json] [--greedy GREEDY.h5]\n"
                "       cowsim compare RUNDIR [--ref MECHANISM] [--csv|--json]\n"
                "  Prints the metrics of analysis/README.md, one column per run, one row per metric.\n"
                "  efficiency and poa compare with the offline welfare optimum of the run's own demand\n"
                "  (exact ILP, or an LP / Lagrangian upper bound: the header says which);\n"
-               "  efficiency_greedy uses --oracle, else an oracle.h5 next to each run.\n"
+               "  efficiency_greedy uses --greedy, else a greedy.h5 next to each run.\n"
                "  RUNDIR, a multi-seed run (RUNDIR/seed-<s>/<mechanism>.h5): per metric and mechanism\n"
                "  the mean over seeds with its 95 %% Student-t interval, and the paired difference\n"
                "  to --ref (default: the scenario's first mechanism) on the same seed with t and\n"
@@ -131,8 +131,8 @@ static void cs__bench_text(const cs_metrics_t *m, char *buf, size_t cap)
 }
 
 /* Text table on stdout: a header line per run (path, scenario, seed,
- * oracle, INCOMPLETE), then one row per name in names, "-" for NaN. */
-static void cs__print_text(const cs_metrics_t *ms, char **paths, const char **oracles, size_t nrun,
+ * greedy, INCOMPLETE), then one row per name in names, "-" for NaN. */
+static void cs__print_text(const cs_metrics_t *ms, char **paths, const char **greedy_files, size_t nrun,
                            char **names, size_t nn, char (*lab)[48])
 {
     printf("cowsim compare: %zu run%s\n", nrun, nrun == 1 ? "" : "s");
@@ -141,7 +141,7 @@ static void cs__print_text(const cs_metrics_t *ms, char **paths, const char **or
         cs__bench_text(&ms[r], bench, sizeof bench);
         printf("  %-14s %s (scenario %s, seed %llu; efficiency vs %s%s%s%s)\n", lab[r], paths[r],
                ms[r].scenario[0] ? ms[r].scenario : "?", (unsigned long long)ms[r].seed, bench,
-               ms[r].has_oracle ? "; efficiency_greedy vs " : "", ms[r].has_oracle ? oracles[r] : "",
+               ms[r].has_greedy ? "; efficiency_greedy vs " : "", ms[r].has_greedy ? greedy_files[r] : "",
                ms[r].v[CS_M_complete] == 1.0 ? "" : ", INCOMPLETE");
     }
     int w = 13; /* each column is one space and w characters */
@@ -210,11 +210,11 @@ static int cs__json_emit(cJSON *root, int ok)
     return 0;
 }
 
-/* JSON: {"runs": [{path, mechanism, scenario, seed, complete, oracle,
+/* JSON: {"runs": [{path, mechanism, scenario, seed, complete, greedy,
  * fires_mode, note, metrics: {name: value|null}}]}.  Every add is checked,
  * so the document is printed whole or not at all.  Returns 0, or -1 when
  * out of memory (nothing printed). */
-static int cs__print_json(const cs_metrics_t *ms, char **paths, const char **oracles, size_t nrun)
+static int cs__print_json(const cs_metrics_t *ms, char **paths, const char **greedy_files, size_t nrun)
 {
     static const char *const modes[] = {"all", "sample", "off"};
     cJSON *root = cJSON_CreateObject();
@@ -233,8 +233,8 @@ static int cs__print_json(const cs_metrics_t *ms, char **paths, const char **ora
         ok = cJSON_AddStringToObject(o, "path", paths[r]) && cJSON_AddStringToObject(o, "mechanism", ms[r].mechanism) &&
              cJSON_AddStringToObject(o, "scenario", ms[r].scenario) && cJSON_AddRawToObject(o, "seed", sb) &&
              cJSON_AddBoolToObject(o, "complete", ms[r].v[CS_M_complete] == 1.0) &&
-             (ms[r].has_oracle ? cJSON_AddStringToObject(o, "oracle", oracles[r]) != NULL
-                               : cJSON_AddNullToObject(o, "oracle") != NULL) &&
+             (ms[r].has_greedy ? cJSON_AddStringToObject(o, "greedy", greedy_files[r]) != NULL
+                               : cJSON_AddNullToObject(o, "greedy") != NULL) &&
              (ms[r].opt_method >= 0
                   ? cJSON_AddStringToObject(o, "benchmark", cs_opt_method_name(ms[r].opt_method)) != NULL
                   : cJSON_AddNullToObject(o, "benchmark") != NULL) &&
@@ -491,7 +491,7 @@ static int cs__compare_seeds(const char *dir, const char *refname, int fmt)
 int cs_cmd_compare(int argc, char **argv)
 {
     int fmt = CS__FMT_TEXT;
-    const char *oracle = NULL, *ref = NULL;
+    const char *greedy = NULL, *ref = NULL;
     char **paths = calloc((size_t)argc + 1, sizeof *paths);
     size_t np = 0;
     if (!paths) {
@@ -508,8 +508,8 @@ int cs_cmd_compare(int argc, char **argv)
             fmt = CS__FMT_CSV;
         } else if (strcmp(a, "--json") == 0) {
             fmt = CS__FMT_JSON;
-        } else if (strcmp(a, "--oracle") == 0 && i + 1 < argc) {
-            oracle = argv[++i];
+        } else if (strcmp(a, "--greedy") == 0 && i + 1 < argc) {
+            greedy = argv[++i];
         } else if (strcmp(a, "--ref") == 0 && i + 1 < argc) {
             ref = argv[++i];
         } else if (a[0] != '-' || strcmp(a, "-") == 0) {
@@ -526,13 +526,13 @@ int cs_cmd_compare(int argc, char **argv)
         free(paths);
         return CS_EXIT_USAGE;
     }
-    int seeds_dir = np == 1 && !oracle && cs_seeds_is_dir(paths[0]);
+    int seeds_dir = np == 1 && !greedy && cs_seeds_is_dir(paths[0]);
     if (seeds_dir || ref) {
         int st = CS_EXIT_USAGE;
         if (seeds_dir) st = cs__compare_seeds(paths[0], ref, fmt);
         else {
             fprintf(stderr, "cowsim compare: --ref needs one multi-seed run directory (RUNDIR/seed-<s>/)%s\n",
-                    oracle ? ", without --oracle" : "");
+                    greedy ? ", without --greedy" : "");
             cs__compare_usage(stderr);
         }
         free(paths);
@@ -540,28 +540,28 @@ int cs_cmd_compare(int argc, char **argv)
     }
     cs_metrics_t *ms = calloc(np, sizeof *ms);
     char (*obuf)[4096] = calloc(np, sizeof *obuf);
-    const char **oracles = calloc(np, sizeof *oracles);
-    if (!ms || !obuf || !oracles) {
+    const char **greedy_files = calloc(np, sizeof *greedy_files);
+    if (!ms || !obuf || !greedy_files) {
         fprintf(stderr, "cowsim compare: out of memory for %zu runs\n", np);
         free(ms);
         free(obuf);
-        free(oracles);
+        free(greedy_files);
         free(paths);
         return CS_EXIT_IO;
     }
     int status = CS_EXIT_OK;
     for (size_t r = 0; r < np; r++) {
-        oracles[r] = oracle ? oracle : cs_metrics_find_oracle(paths[r], obuf[r], sizeof obuf[r]);
+        greedy_files[r] = greedy ? greedy : cs_metrics_find_greedy(paths[r], obuf[r], sizeof obuf[r]);
         char err[1024];
-        int rc = cs_metrics_compute(paths[r], oracles[r], &ms[r], err, sizeof err);
-        if (rc != CS_OK && rc != CS_ENOMEM && !oracle && oracles[r]) {
-            /* An oracle.h5 found beside the run but unusable: say so and go
+        int rc = cs_metrics_compute(paths[r], greedy_files[r], &ms[r], err, sizeof err);
+        if (rc != CS_OK && rc != CS_ENOMEM && !greedy && greedy_files[r]) {
+            /* A greedy.h5 found beside the run but unusable: say so and go
              * on without it -- if the run alone computes.  Out of memory is
              * never "unusable": it would silently drop efficiency and poa. */
             char err2[1024];
             int rc2 = cs_metrics_compute(paths[r], NULL, &ms[r], err2, sizeof err2);
             if (rc2 == CS_OK) {
-                fprintf(stderr, "cowsim compare: warning: ignoring %s: %s\n", oracles[r], err);
+                fprintf(stderr, "cowsim compare: warning: ignoring %s: %s\n", greedy_files[r], err);
             } else {
                 memcpy(err, err2, sizeof err);
             }
@@ -585,9 +585,9 @@ int cs_cmd_compare(int argc, char **argv)
             status = CS_EXIT_IO;
         } else {
             cs__labels(ms, np, lab);
-            if (fmt == CS__FMT_TEXT) cs__print_text(ms, paths, oracles, np, names, nn, lab);
+            if (fmt == CS__FMT_TEXT) cs__print_text(ms, paths, greedy_files, np, names, nn, lab);
             else if (fmt == CS__FMT_CSV) cs__print_csv(ms, np, names, nn, lab);
-            else if (cs__print_json(ms, paths, oracles, np) != 0) status = CS_EXIT_IO;
+            else if (cs__print_json(ms, paths, greedy_files, np) != 0) status = CS_EXIT_IO;
         }
         if (status == CS_EXIT_IO) fprintf(stderr, "cowsim compare: out of memory printing the table\n");
         if (names)
@@ -597,7 +597,7 @@ int cs_cmd_compare(int argc, char **argv)
     }
     free(ms);
     free(obuf);
-    free(oracles);
+    free(greedy_files);
     free(paths);
     return status;
 }

@@ -1,6 +1,6 @@
 /*
  * cs_metrics.c -- the metrics of DESIGN §6 computed from one HDF5 run file
- * (and, for efficiency, the `oracle` run of the same scenario and seed).
+ * (and, for efficiency, the `greedy` run of the same scenario and seed).
  *
  * Every metric is defined in analysis/README.md; the comments below name
  * the definition they implement.  Analysis code may use doubles (DESIGN
@@ -11,6 +11,7 @@
 
 #include "cs_error.h"
 #include "cs_h5.h"
+#include "cs_mech.h"
 #include "cs_optimum.h"
 #include "cs_rng.h"
 
@@ -829,10 +830,10 @@ static int cs__optimum(const cs__run_t *u, int all_fires, cs_metrics_t *m, const
     return CS_OK;
 }
 
-/* Compare the oracle run with this one and set efficiency and poa
+/* Compare the greedy run with this one and set efficiency and poa
  * (README "efficiency", "poa").  A file that cannot be read is an error;
  * one of another seed or scenario leaves NaN with a note. */
-static int cs__oracle(const char *opath, const cs__run_t *u, cs_metrics_t *m, char *err, size_t cap)
+static int cs__greedy(const char *opath, const cs__run_t *u, cs_metrics_t *m, char *err, size_t cap)
 {
     cs__run_t o;
     int rc = cs__run_load(opath, &o, err, cap);
@@ -844,28 +845,30 @@ static int cs__oracle(const char *opath, const cs__run_t *u, cs_metrics_t *m, ch
         cs__seterr(err, cap, "%s: out of memory reading the scenario name", opath);
         return CS_ENOMEM;
     }
-    if (strcmp(oi->mechanism, "oracle") != 0) {
-        cs__note(m, "oracle file %s holds mechanism '%s', not 'oracle': efficiency not computed.", opath,
+    /* Files written before DESIGN-NOTES N42 name the greedy `oracle`. */
+    const char *mech = cs_mech_renamed(oi->mechanism) ? cs_mech_renamed(oi->mechanism) : oi->mechanism;
+    if (strcmp(mech, "greedy") != 0) {
+        cs__note(m, "greedy file %s holds mechanism '%s', not 'greedy': efficiency not computed.", opath,
                  oi->mechanism);
     } else if (oi->seed != ri->seed || strcmp(oname, m->scenario) != 0) {
-        cs__note(m, "oracle file %s is scenario '%.60s' seed %llu, the run is '%.60s' seed %llu: efficiency not computed.",
+        cs__note(m, "greedy file %s is scenario '%.60s' seed %llu, the run is '%.60s' seed %llu: efficiency not computed.",
                  opath, oname, (unsigned long long)oi->seed, m->scenario, (unsigned long long)ri->seed);
     } else {
         double ow = cs__welfare(&o);
         double w = m->v[CS_M_welfare];
-        m->has_oracle = 1;
+        m->has_greedy = 1;
         m->v[CS_M_efficiency_greedy] = ow > 0 ? w / ow : CS__NAN;
         if (o.nb != u->nb)
-            cs__note(m, "oracle run has %zu blocks, this run %zu: efficiency compares unequal horizons.", o.nb,
+            cs__note(m, "greedy run has %zu blocks, this run %zu: efficiency compares unequal horizons.", o.nb,
                      u->nb);
-        if (!oi->complete) cs__note(m, "oracle run %s is incomplete.", opath);
+        if (!oi->complete) cs__note(m, "greedy run %s is incomplete.", opath);
     }
     cs__run_free(&o);
     return CS_OK;
 }
 
 /* Metrics of one run file; see cs_metrics.h. */
-int cs_metrics_compute(const char *path, const char *oracle_path, cs_metrics_t *m, char *err, size_t errcap)
+int cs_metrics_compute(const char *path, const char *greedy_path, cs_metrics_t *m, char *err, size_t errcap)
 {
     if (err && errcap) err[0] = '\0';
     if (!path || !m) {
@@ -1002,8 +1005,8 @@ int cs_metrics_compute(const char *path, const char *oracle_path, cs_metrics_t *
         return rc;
     }
 
-    if (oracle_path) {
-        rc = cs__oracle(oracle_path, &u, m, err, errcap);
+    if (greedy_path) {
+        rc = cs__greedy(greedy_path, &u, m, err, errcap);
         if (rc != CS_OK) {
             cs__run_free(&u);
             return rc;
@@ -1115,16 +1118,21 @@ const char *cs_metrics_doc(const char *name)
     return k == -1 ? cs__m_docs[j] : cs__km_docs[j];
 }
 
-/* The oracle.h5 beside run_path (same directory), if it exists. */
-const char *cs_metrics_find_oracle(const char *run_path, char *buf, size_t cap)
+/* The greedy.h5 beside run_path (same directory), else the oracle.h5 that
+ * runs made before DESIGN-NOTES N42 wrote there, if one exists. */
+const char *cs_metrics_find_greedy(const char *run_path, char *buf, size_t cap)
 {
     if (!run_path || !buf || cap == 0) return NULL;
     const char *slash = strrchr(run_path, '/');
-    int n = slash ? snprintf(buf, cap, "%.*s/oracle.h5", (int)(slash - run_path), run_path)
-                  : snprintf(buf, cap, "oracle.h5");
-    if (n < 0 || (size_t)n >= cap) return NULL;
-    FILE *f = fopen(buf, "rb");
-    if (!f) return NULL;
-    fclose(f);
-    return buf;
+    static const char *const base[] = {"greedy.h5", "oracle.h5"};
+    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) {
+        int n = slash ? snprintf(buf, cap, "%.*s/%s", (int)(slash - run_path), run_path, base[i])
+                      : snprintf(buf, cap, "%s", base[i]);
+        if (n < 0 || (size_t)n >= cap) return NULL;
+        FILE *f = fopen(buf, "rb");
+        if (!f) continue;
+        fclose(f);
+        return buf;
+    }
+    return NULL;
 }

@@ -99,19 +99,19 @@ typedef struct cs_metrics {
     int fires_mode;                                   /* cs_h5_fires_mode of the file (root fires_mode) */
     uint64_t fires_sample_every;                      /* root fires_sample_every (1 unless sampled) */
     int delay_src;                                    /* cs_metrics_src of delays and jain */
-    int has_oracle;                                   /* 1 if efficiency_greedy uses a matching greedy run */
+    int has_greedy;                                   /* 1 if efficiency_greedy uses a matching greedy run */
     int opt_method;                                   /* cs_opt_method of welfare_opt, -1 when not computed */
     uint64_t opt_vars;                                /* variables of the optimum's problem */
-    char note[512];                                   /* warnings for the user ("" if none): fallbacks, oracle mismatch */
+    char note[512];                                   /* warnings for the user ("" if none): fallbacks, greedy mismatch */
 } cs_metrics_t;
 
 /*
- * Compute the metrics of run file `path`.  `oracle_path` (may be NULL) is
- * the `oracle` mechanism's file for the same scenario and seed; without it
+ * Compute the metrics of run file `path`.  `greedy_path` (may be NULL) is
+ * the `greedy` mechanism's file for the same scenario and seed; without it
  * efficiency and poa are NaN.  Returns 0, or a cs_err code with a message
  * in err.
  */
-int cs_metrics_compute(const char *path, const char *oracle_path, cs_metrics_t *m, char *err,
+int cs_metrics_compute(const char *path, const char *greedy_path, cs_metrics_t *m, char *err,
                        size_t errcap);
 
 /* Flat access: every metric as (name, value), run-level first, then per
@@ -126,9 +126,10 @@ int cs_metrics_get(const cs_metrics_t *m, const char *name, double *v);
  * or NULL if the name is unknown.  Static storage. */
 const char *cs_metrics_doc(const char *name);
 
-/* The file "oracle.h5" in the directory of run_path, written into buf,
- * if it exists; NULL otherwise (or if it does not fit in cap). */
-const char *cs_metrics_find_oracle(const char *run_path, char *buf, size_t cap);
+/* The file "greedy.h5" (else a pre-N42 "oracle.h5") in the directory of
+ * run_path, written into buf, if it exists; NULL otherwise (or if it does
+ * not fit in cap). */
+const char *cs_metrics_find_greedy(const char *run_path, char *buf, size_t cap);
 
 /*
  * Internal to analysis/ (compare, check): 1 if text is one well-formed JSON

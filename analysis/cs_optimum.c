@@ -436,12 +436,11 @@ int cs_opt_rules(const char *mechanism, int *budget, int *cap, int *quotas)
         const char *name;
         int cap, quotas;
     } rules[] = {{"fifo", 0, 0},     {"fifo-capped", 0, 1}, {"score", 0, 1},   {"bias-vcg", 1, 1},
-                 {"bias-fp", 1, 1},  {"eip1559", 1, 1},     {"gba-tip", 0, 1}, {"greedy", 1, 0},
-                 {"oracle", 1, 0}};
-    const cs_mech_ops_t *ops = cs_mech_find(mechanism);
-    if (!ops && mechanism && strcmp(mechanism, "oracle") == 0) ops = cs_mech_find("greedy");
+                 {"bias-fp", 1, 1},  {"eip1559", 1, 1},     {"gba-tip", 0, 1}, {"greedy", 1, 0}};
+    /* Files written before DESIGN-NOTES N42 name the greedy `oracle`. */
+    const cs_mech_ops_t *ops = cs_mech_find_any(mechanism);
     for (size_t i = 0; ops && i < sizeof rules / sizeof rules[0]; i++) {
-        if (strcmp(rules[i].name, mechanism) != 0) continue;
+        if (strcmp(rules[i].name, ops->name) != 0) continue;
         *budget = (ops->flags & CS_MF_BUDGET) != 0;
         *cap = rules[i].cap;
         *quotas = rules[i].quotas;

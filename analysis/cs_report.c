@@ -27,7 +27,7 @@
  *           per point, Student-t below; cs_stats.h).
  *
  * Numbers.  The metrics table holds cs_metrics_compute's values for the
- * same oracle pairing as `cowsim compare` (cs_metrics_find_oracle), in
+ * same greedy pairing as `cowsim compare` (cs_metrics_find_greedy), in
  * compare's row order, each printed to 6 significant digits ("%.6g",
  * cs__fmt_num: a report is read, not parsed; `cowsim compare --json`
  * gives the exact values).
@@ -648,17 +648,17 @@ static void cs__run_labels(cs__run_t *runs, size_t n)
 }
 
 /*
- * Metrics of every run through cs_metrics_compute, with the oracle run that
- * `cowsim compare` would use (oracle.h5 beside the run,
- * cs_metrics_find_oracle), so efficiency and poa match compare's.  Returns 0
+ * Metrics of every run through cs_metrics_compute, with the greedy run that
+ * `cowsim compare` would use (greedy.h5 beside the run,
+ * cs_metrics_find_greedy), so efficiency and poa match compare's.  Returns 0
  * or an exit code with a message.
  */
 static int cs__run_metrics(cs__run_t *runs, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         char obuf[4096], err[1024] = "";
-        const char *oracle = cs_metrics_find_oracle(runs[i].path, obuf, sizeof obuf);
-        int rc = cs_metrics_compute(runs[i].path, oracle, &runs[i].met, err, sizeof err);
+        const char *greedy = cs_metrics_find_greedy(runs[i].path, obuf, sizeof obuf);
+        int rc = cs_metrics_compute(runs[i].path, greedy, &runs[i].met, err, sizeof err);
         if (rc != CS_OK) {
             fprintf(stderr, "cowsim report: %s: %s\n", runs[i].path, err[0] ? err : cs_strerror(rc));
             return rc == CS_EIO || rc == CS_ENOMEM ? CS_EXIT_IO : CS_EXIT_USAGE;
@@ -681,7 +681,7 @@ static void cs__style(FILE *f, size_t i, size_t n, double lw)
  * the constant initial value, which is no price anyone paid. */
 static int cs__has_lane_basefee(const cs__run_t *r)
 {
-    const cs_mech_ops_t *m = r->mechanism ? cs_mech_find(r->mechanism) : NULL;
+    const cs_mech_ops_t *m = r->mechanism ? cs_mech_find_any(r->mechanism) : NULL;
     return r->nblocks > 0 && m && (m->flags & CS_MF_FEES);
 }
 
@@ -1705,7 +1705,7 @@ static void cs__md_runs(FILE *f, const cs__run_t *runs, size_t n)
     fprintf(f, "\n## Metrics\n\n");
     fprintf(f, "Values of `cs_metrics_compute` (definitions in `analysis/README.md`) to 6 significant digits "
                "(`cowsim compare --json` prints them exactly); `%s` = undefined (JSON null: e.g. efficiency "
-               "without an `oracle.h5` beside the run) or a kind absent from the run.\n\n",
+               "without a `greedy.h5` beside the run) or a kind absent from the run.\n\n",
             CS__NUM_NAN);
     fprintf(f, "| metric |");
     for (size_t i = 0; i < n; i++) {

@@ -68,7 +68,7 @@ int cs_seeds_table(const char *name, uint64_t blocks, const char *dir, const uin
         for (size_t i = 0; i < ns; i++) {
             char path[4352], obuf[4352], merr[512];
             cs_seeds_path(path, sizeof path, dir, seeds[i], mechs[m]);
-            int rc = cs_metrics_compute(path, cs_metrics_find_oracle(path, obuf, sizeof obuf), mt, merr, sizeof merr);
+            int rc = cs_metrics_compute(path, cs_metrics_find_greedy(path, obuf, sizeof obuf), mt, merr, sizeof merr);
             if (rc != 0) {
                 snprintf(err, errcap, "%s: %s", path, merr);
                 free(v);
@@ -307,7 +307,7 @@ int cs_seeds_load(const char *dir, cs_seeds_set_t *s, char *err, size_t errcap)
         for (size_t i = 0; rc == CS_OK && i < s->ns; i++) {
             char path[4352], obuf[4352], merr[512];
             cs_seeds_path(path, sizeof path, dir, s->seeds[i], s->mechs[m]);
-            rc = cs_metrics_compute(path, cs_metrics_find_oracle(path, obuf, sizeof obuf), &s->mt[m * s->ns + i],
+            rc = cs_metrics_compute(path, cs_metrics_find_greedy(path, obuf, sizeof obuf), &s->mt[m * s->ns + i],
                                     merr, sizeof merr);
             if (rc != CS_OK) snprintf(err, errcap, "%s: %s", path, merr);
         }

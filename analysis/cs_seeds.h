@@ -21,7 +21,7 @@ void cs_seeds_path(char *buf, size_t cap, const char *dir, uint64_t seed, const 
 
 /*
  * Read the ns x nm run files cs_seeds_path(dir, seeds[i], mechs[m]),
- * compute their metrics (cs_metrics_compute, with the oracle.h5 of the same
+ * compute their metrics (cs_metrics_compute, with the greedy.h5 of the same
  * seed directory when there is one) and print the table on out.  Returns 0,
  * or a cs_err code with a message in err (a file that cannot be read).
  */

@@ -578,8 +578,8 @@ static void cs__parse_mechs(cs_sweep_t *sw, const cJSON *m, cs_errlist_t *e, int
         }
         if (!cs_mech_find(it->valuestring)) {
             char names[512];
-            cs_errlist_add(e, "mechanisms[%zu]: unknown mechanism '%.64s' (valid: %s)", i, it->valuestring,
-                           cs_mech_names(names, sizeof names));
+            cs_errlist_add(e, "mechanisms[%zu]: unknown mechanism '%.64s' (%s)", i, it->valuestring,
+                           cs_mech_unknown_hint(it->valuestring, names, sizeof names));
             continue;
         }
         if (strlen(it->valuestring) >= CS__SW_MECH_W) {
@@ -1154,11 +1154,11 @@ static void cs__run_file(const cs__ctx_t *c, size_t r, size_t mi, char *buf, siz
     snprintf(buf, cap, "%s/runs/%s/%s.h5", c->outdir, cs_sweep_run_id(c->sw, r, id, sizeof id), c->sw->mechs[mi]);
 }
 
-/* Index of the "oracle" mechanism in the sweep, or -1. */
-static int cs__oracle_index(const cs_sweep_t *sw)
+/* Index of the "greedy" mechanism in the sweep, or -1. */
+static int cs__greedy_index(const cs_sweep_t *sw)
 {
     for (size_t i = 0; i < sw->n_mechs; i++)
-        if (strcmp(sw->mechs[i], "oracle") == 0) return (int)i;
+        if (strcmp(sw->mechs[i], "greedy") == 0) return (int)i;
     return -1;
 }
 
@@ -1259,7 +1259,7 @@ static void cs__do_task(const cs__ctx_t *c, size_t r, int kind, cs__res_t *res)
             return;
         }
     }
-    int oi = cs__oracle_index(sw);
+    int oi = cs__greedy_index(sw);
     char ofile[8192];
     if (oi >= 0) cs__run_file(c, r, (size_t)oi, ofile, sizeof ofile);
     for (size_t i = 0; i < sw->n_mechs; i++) {

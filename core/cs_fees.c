@@ -163,8 +163,8 @@ static int cs__gba_default_fees(struct cs_fees *f, const cs_params_t *p, const c
 static int cs__auction(const cs_sched_t *s)
 {
     unsigned fl = s->mech.ops->flags;
-    /* The oracle competes for the same budget under the same cap. */
-    return (fl & CS_MF_BUDGET) && (fl & (CS_MF_FEES | CS_MF_BID | CS_MF_ORACLE));
+    /* The greedy reference competes for the same budget under the same cap. */
+    return (fl & CS_MF_BUDGET) && (fl & (CS_MF_FEES | CS_MF_BID | CS_MF_REFERENCE));
 }
 
 int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_t *rec)

@@ -5,6 +5,7 @@
  */
 #include "cs_mech.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,7 @@ const cs_mech_ops_t *const cs_mech_registry[] = {
     &cs__mech_bias_fp,
     &cs__mech_eip1559,
     &cs__mech_gbatip,
-    &cs__mech_oracle,
+    &cs__mech_greedy,
     NULL,
 };
 
@@ -45,6 +46,42 @@ const cs_mech_ops_t *cs_mech_find(const char *name)
     for (size_t i = 0; cs_mech_registry[i] != NULL; i++)
         if (strcmp(cs_mech_registry[i]->name, name) == 0) return cs_mech_registry[i];
     return NULL;
+}
+
+/* Names retired by a rename, with the registry name that replaced them
+ * (DESIGN-NOTES N42: the per-block greedy reference was `oracle`). */
+static const char *const cs__renamed[][2] = {
+    {"oracle", "greedy"},
+};
+
+/* The registry name that replaced a retired mechanism name, or NULL when
+ * name was never renamed. */
+const char *cs_mech_renamed(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof cs__renamed / sizeof cs__renamed[0]; i++)
+        if (strcmp(cs__renamed[i][0], name) == 0) return cs__renamed[i][1];
+    return NULL;
+}
+
+/* cs_mech_find that also maps a retired name to its successor: for readers
+ * of files written before a rename, never for scenarios or the CLI. */
+const cs_mech_ops_t *cs_mech_find_any(const char *name)
+{
+    const char *now = cs_mech_renamed(name);
+    return cs_mech_find(now ? now : name);
+}
+
+/* The parenthesis of an "unknown mechanism" message, into buf: "valid:
+ * fifo, ..." or, for a retired name, "renamed 'greedy' (DESIGN-NOTES N42);
+ * valid: fifo, ...".  Returns buf. */
+char *cs_mech_unknown_hint(const char *name, char *buf, size_t cap)
+{
+    char names[512];
+    const char *now = cs_mech_renamed(name);
+    if (cap == 0) return buf;
+    if (now) snprintf(buf, cap, "renamed '%s' (DESIGN-NOTES N42); valid: %s", now, cs_mech_names(names, sizeof names));
+    else snprintf(buf, cap, "valid: %s", cs_mech_names(names, sizeof names));
+    return buf;
 }
 
 /* Write "fifo, fifo-capped, ..." (registry order) into buf, truncating to

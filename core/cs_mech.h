@@ -88,7 +88,7 @@ typedef struct cs_clear_out {
 #define CS_MF_BID 0x02u       /* uses an escrowed bid (CIP-5 §9.7) */
 #define CS_MF_BUDGET 0x04u    /* selects under the lane budget */
 #define CS_MF_DEFER_FUNDS 0x08u /* insufficient funds defers instead of GC (D10) */
-#define CS_MF_ORACLE 0x10u    /* reference allocator: bids are true values, never charged */
+#define CS_MF_REFERENCE 0x10u /* reference allocator (greedy): bids are true values, never charged */
 
 typedef struct cs_mech_ops {
     const char *name;      /* registry key, e.g. "bias-vcg" */
@@ -118,6 +118,13 @@ extern const cs_mech_ops_t *const cs_mech_registry[];
 const cs_mech_ops_t *cs_mech_find(const char *name);
 /* "fifo, fifo-capped, score, ..." into buf; returns buf. */
 char *cs_mech_names(char *buf, size_t cap);
+/* Retired names (DESIGN-NOTES N42: "oracle" is now "greedy"): the new
+ * name or NULL; cs_mech_find_any also accepts a retired name (file readers
+ * only); cs_mech_unknown_hint writes "valid: ..." (or "renamed 'greedy'
+ * ...; valid: ...") for an unknown-name message into buf, returns buf. */
+const char *cs_mech_renamed(const char *name);
+const cs_mech_ops_t *cs_mech_find_any(const char *name);
+char *cs_mech_unknown_hint(const char *name, char *buf, size_t cap);
 
 int cs_mech_open(cs_mech_t *m, const cs_mech_ops_t *ops, const cs_params_t *p);
 void cs_mech_close(cs_mech_t *m);

@@ -272,6 +272,6 @@ extern const cs_mech_ops_t cs__mech_bias_fp;
 extern const cs_mech_ops_t cs__mech_score;
 extern const cs_mech_ops_t cs__mech_eip1559;
 extern const cs_mech_ops_t cs__mech_gbatip;
-extern const cs_mech_ops_t cs__mech_oracle;
+extern const cs_mech_ops_t cs__mech_greedy;
 
 #endif /* CS_MECH_INT_H */

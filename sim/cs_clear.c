@@ -273,8 +273,8 @@ static int cs__parse(cs__cl_t *c, const cJSON *root, cs__auction_t *a)
     if (!cJSON_IsString(mj)) {
         cs__cl_err(c, "mechanism", "required: one of %s", cs_mech_names(names, sizeof names));
     } else if ((a->ops = cs_mech_find(mj->valuestring)) == NULL) {
-        cs__cl_err(c, "mechanism", "unknown mechanism '%s' (valid: %s)", mj->valuestring,
-                   cs_mech_names(names, sizeof names));
+        cs__cl_err(c, "mechanism", "unknown mechanism '%s' (%s)", mj->valuestring,
+                   cs_mech_unknown_hint(mj->valuestring, names, sizeof names));
     }
     const cJSON *pj = cJSON_GetObjectItemCaseSensitive(root, "params");
     if (pj != NULL) cs__get_params(c, pj, &a->p);

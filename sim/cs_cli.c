@@ -16,7 +16,7 @@ static const cs_subcmd_t cs__cmds[] = {
     {"run", cs_cmd_run, "run a scenario for each mechanism: run SCENARIO.json [-o DIR] ..."},
     {"bench", cs_cmd_bench, "run a benchmark: bench [core|e2e] [--json]"},
     {"clear", cs_cmd_clear, "clear one block's auction: clear AUCTION.json [--json]"},
-    {"compare", cs_cmd_compare, "metrics side by side: compare RUN.h5 ... [--csv|--json] [--oracle ORACLE.h5]"},
+    {"compare", cs_cmd_compare, "metrics side by side: compare RUN.h5 ... [--csv|--json] [--greedy GREEDY.h5]"},
     {"check", cs_cmd_check, "regression check against a baseline: check --baseline BASELINE.json RUN.h5 | --bless ..."},
     {"report", cs_cmd_report, "report with plots: report RUN.h5|SWEEP.h5 ... [-o DIR]"},
     {"sweep", cs_cmd_sweep, "parameter sweep over seeds and a grid or Sobol design: sweep SWEEP.json [-j N] [--resume] [-o DIR]"},

@@ -349,7 +349,7 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     if (a->pol.value_aware && (cs_sched_mech(e->s)->ops->flags & CS_MF_FEES) &&
         cs_sched_params(e->s)->default_gba_eval != CS_GBA_EVAL_SCHEDULE)
         sa.has_fees = 0;
-    if (cs_sched_mech(e->s)->ops->flags & CS_MF_ORACLE) {
+    if (cs_sched_mech(e->s)->ops->flags & CS_MF_REFERENCE) {
         /* The reference allocator ranks by true value (never charged). */
         sa.has_bid = 1;
         sa.bid = cs__d2u(req.value);

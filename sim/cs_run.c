@@ -288,8 +288,8 @@ int cs_cmd_run(int argc, char **argv)
             }
             if (!cs_mech_find(tok)) {
                 char names[512];
-                fprintf(stderr, "cowsim run: unknown mechanism '%s' (valid: %s)\n", tok,
-                        cs_mech_names(names, sizeof names));
+                fprintf(stderr, "cowsim run: unknown mechanism '%s' (%s)\n", tok,
+                        cs_mech_unknown_hint(tok, names, sizeof names));
                 free(mcopy);
                 cs_scenario_free(scn);
                 return CS_EXIT_USAGE;

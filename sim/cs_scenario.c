@@ -712,8 +712,8 @@ static const cs_mech_ops_t *cs__mech_one(cs__ctx_t *c, const cJSON *j, const cha
     }
     const cs_mech_ops_t *m = cs_mech_find(j->valuestring);
     if (m == NULL)
-        cs__err(c, path, "unknown mechanism \"%s\" (valid: %s)", cs__clean(j->valuestring, b1, sizeof b1),
-                cs_mech_names(list, sizeof list));
+        cs__err(c, path, "unknown mechanism \"%s\" (%s)", cs__clean(j->valuestring, b1, sizeof b1),
+                cs_mech_unknown_hint(j->valuestring, list, sizeof list));
     return m;
 }
 
@@ -1251,7 +1251,7 @@ static int cs__strategy_is_by(const cJSON *j)
 {
     if (!cJSON_IsObject(j) || cs__item(j, "name") != NULL) return 0;
     const cJSON *ch;
-    cJSON_ArrayForEach(ch, j) if (cs_mech_find(ch->string)) return 1;
+    cJSON_ArrayForEach(ch, j) if (cs_mech_find_any(ch->string)) return 1;
     return 0;
 }
 
@@ -1271,8 +1271,8 @@ static void cs__strategy_by(cs__ctx_t *c, const cJSON *j, const char *path, cs_s
         cs__pkey(p, path, ch->string);
         const cs_mech_ops_t *ops = cs_mech_find(ch->string);
         if (ops == NULL) {
-            cs__err(c, p, "unknown mechanism \"%s\" (a strategy per mechanism needs mechanism names: %s)",
-                    cs__clean(ch->string, b1, sizeof b1), cs_mech_names(names, sizeof names));
+            cs__err(c, p, "unknown mechanism \"%s\" (a strategy per mechanism needs mechanism names; %s)",
+                    cs__clean(ch->string, b1, sizeof b1), cs_mech_unknown_hint(ch->string, names, sizeof names));
             continue;
         }
         ag->strat_mech[ag->n_strat_by] = ops->name;

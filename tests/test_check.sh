@@ -4,7 +4,7 @@
 # refreshing values while keeping tolerances, the tolerance rule at its
 # boundary, null (NaN) metrics, every bad-input path with its exit code
 # (2 bad input, 3 unreadable), incomplete runs, and compare's text, CSV
-# and JSON output with the oracle found next to a run.  Expected numbers
+# and JSON output with the greedy reference found next to a run.  Expected numbers
 # are recomputed independently with h5py from the run files.
 set -u
 . "$(dirname "$0")/cs_test_lib.sh"
@@ -43,7 +43,7 @@ for k in ["blocks", "jain", "gini", "w_p90", "delay_p99", "attack_gain", "effici
 assert m["blocks"]["value"] == len(f["blocks"]) == 400
 assert m["fires"]["value"] == int(f["actors"]["fires"].sum())
 assert abs(m["welfare"]["value"] - float(f["actors"]["value"].sum())) <= 1e-6 * m["welfare"]["value"]
-assert m["efficiency_greedy"]["value"] is None   # no greedy (oracle) run: NaN -> null
+assert m["efficiency_greedy"]["value"] is None   # no greedy run: NaN -> null
 assert m["welfare"]["value"] <= m["welfare_opt"]["value"] * (1 + 1e-9)
 assert abs(m["efficiency"]["value"] - m["welfare"]["value"] / m["welfare_opt"]["value"]) <= 1e-12
 assert "delay_p99.default_gba" in m and "delay_p99.spammer" in m
@@ -182,7 +182,7 @@ for k, e in b.items():                   # CSV, JSON and the blessed baseline ag
         assert float(d[k][0]) == v == j["runs"][0]["metrics"][k], (k, d[k][0], v)
 f = h5py.File(sys.argv[4], "r")           # fifo-capped pays nothing; its fires from /actors
 assert float(d["paid"][1]) == 0 and float(d["fires"][1]) == float(f["actors"]["fires"].sum())
-assert j["runs"][1]["oracle"] is None and j["runs"][1]["complete"] is True
+assert j["runs"][1]["greedy"] is None and j["runs"][1]["complete"] is True
 print("COMPARE OK")
 PYEOF
 grep -q 'COMPARE OK' "$T/cmp.chk" && ok || bad "compare CSV/JSON content: $(cat "$T/cmp.chk")"
@@ -194,46 +194,65 @@ grep -q 'none.h5' "$T/e.err" && ok || bad "compare names the missing file"
 "$BIN" compare "$T/inc.h5" > "$T/ci.txt" 2> "$T/ci.err"; expect $? 0 "compare shows an incomplete run"
 grep -q 'INCOMPLETE' "$T/ci.txt" && grep -q 'warning' "$T/ci.err" && ok || bad "incomplete run flagged"
 
-# ---- oracle next to a run: efficiency_greedy = welfare / oracle welfare ------
+# ---- greedy next to a run: efficiency_greedy = welfare / greedy welfare ------
 mkdir -p "$T/o"
-if "$BIN" run "$SCEN" -o "$T/o" --mechanism oracle,eip1559 --set blocks=400 --quiet > /dev/null 2>&1; then
-    echo "oracle mechanism: real run"
-else
-    # Until `oracle` is registered: a stand-in file, a fifo-capped run
-    # relabelled mechanism = oracle (same scenario and seed).
-    echo "oracle mechanism not registered: using a relabelled fifo-capped run"
-    cp "$RUN" "$T/o/eip1559.h5"
-    cp "$RUN2" "$T/o/oracle.h5"
-    $PY -c "
-import sys, h5py
-with h5py.File(sys.argv[1], 'r+') as f: f.attrs['mechanism'] = 'oracle'
-" "$T/o/oracle.h5"
-fi
-"$BIN" compare "$T/o/eip1559.h5" "$T/o/oracle.h5" --json > "$T/o.json" 2> "$T/o.err"; expect $? 0 "compare with oracle.h5 beside"
-$PY - "$T/o.json" "$T/o/eip1559.h5" "$T/o/oracle.h5" > "$T/o.chk" 2>&1 <<'PYEOF'
+"$BIN" run "$SCEN" -o "$T/o" --mechanism greedy,eip1559 --set blocks=400 --quiet > /dev/null 2>&1
+expect $? 0 "run the greedy reference"
+# The compare --json of (run, its greedy reference), checked from the files:
+# efficiency_greedy = welfare / greedy welfare (1 for the greedy itself),
+# poa = welfare_opt / welfare, and the reference file named in "greedy".
+cat > "$T/gchk.py" <<'PYEOF'
 import json, sys, h5py
 j = json.load(open(sys.argv[1]))
 w = float(h5py.File(sys.argv[2], "r")["actors"]["value"].sum())
 ow = float(h5py.File(sys.argv[3], "r")["actors"]["value"].sum())
 r0, r1 = j["runs"]
-assert r0["oracle"].endswith("/oracle.h5"), r0["oracle"]
+assert r0["greedy"].endswith("/" + sys.argv[4] + ".h5"), r0["greedy"]
 assert abs(r0["metrics"]["efficiency_greedy"] - w / ow) <= 1e-12 * (w / ow), (r0["metrics"]["efficiency_greedy"], w / ow)
 assert r1["metrics"]["efficiency_greedy"] == 1
-# efficiency and poa use each run's own welfare optimum.
+# efficiency and poa use each run's own welfare optimum (for a pre-rename
+# file too: the optimum reads mechanism 'oracle' as greedy's rules).
 for r in (r0, r1):
     m = r["metrics"]
     assert abs(m["poa"] - m["welfare_opt"] / m["welfare"]) <= 1e-12 * m["poa"], r["mechanism"]
-print("ORACLE OK")
+print("GREEDY OK")
 PYEOF
-grep -q 'ORACLE OK' "$T/o.chk" && ok || bad "efficiency against oracle.h5: $(cat "$T/o.chk")"
-"$BIN" compare "$T/o/eip1559.h5" --oracle "$RUN2" > /dev/null 2> "$T/o2.err"; expect $? 0 "--oracle that is not an oracle run"
-grep -q "not 'oracle'" "$T/o2.err" && ok || bad "note for a non-oracle --oracle"
-"$BIN" compare "$T/o/eip1559.h5" --oracle "$T/none.h5" > /dev/null 2>&1; expect $? 3 "--oracle missing"
+"$BIN" compare "$T/o/eip1559.h5" "$T/o/greedy.h5" --json > "$T/o.json" 2> "$T/o.err"; expect $? 0 "compare with greedy.h5 beside"
+$PY "$T/gchk.py" "$T/o.json" "$T/o/eip1559.h5" "$T/o/greedy.h5" greedy > "$T/o.chk" 2>&1
+grep -q 'GREEDY OK' "$T/o.chk" && ok || bad "efficiency against greedy.h5: $(cat "$T/o.chk")"
+"$BIN" compare "$T/o/eip1559.h5" --greedy "$RUN2" > /dev/null 2> "$T/o2.err"; expect $? 0 "--greedy that is not a greedy run"
+grep -q "not 'greedy'" "$T/o2.err" && ok || bad "note for a non-greedy --greedy"
+"$BIN" compare "$T/o/eip1559.h5" --greedy "$T/none.h5" > /dev/null 2>&1; expect $? 3 "--greedy missing"
+"$BIN" compare "$T/o/eip1559.h5" --oracle "$T/o/greedy.h5" > /dev/null 2> "$T/o3.err"; expect $? 2 "--oracle (renamed --greedy) is a usage error"
+grep -q -- "--greedy GREEDY.h5" "$T/o3.err" && ok || bad "usage names --greedy"
 
-mkdir -p "$T/bo" && cp "$RUN" "$T/bo/eip1559.h5" && echo "not hdf5" > "$T/bo/oracle.h5"
-"$BIN" compare "$T/bo/eip1559.h5" > /dev/null 2> "$T/bo.err"; expect $? 0 "unusable oracle.h5 beside a run is ignored"
-grep -q 'warning: ignoring .*oracle.h5' "$T/bo.err" && ok || bad "warning for the unusable oracle.h5"
-"$BIN" check --baseline "$B" "$T/bo/eip1559.h5" > /dev/null 2>&1; expect $? 0 "check ignores an unusable oracle.h5 too"
+# A run directory made before the rename (DESIGN-NOTES N42): the reference
+# file is oracle.h5 and its mechanism attribute 'oracle'; it still pairs.
+mkdir -p "$T/old" && cp "$T/o/eip1559.h5" "$T/old/eip1559.h5" && cp "$T/o/greedy.h5" "$T/old/oracle.h5"
+$PY -c "
+import sys, h5py
+with h5py.File(sys.argv[1], 'r+') as f: f.attrs['mechanism'] = 'oracle'
+" "$T/old/oracle.h5"
+"$BIN" compare "$T/old/eip1559.h5" "$T/old/oracle.h5" --json > "$T/o.json" 2> "$T/o.err"; expect $? 0 "compare with a pre-rename oracle.h5 beside"
+$PY "$T/gchk.py" "$T/o.json" "$T/old/eip1559.h5" "$T/old/oracle.h5" oracle > "$T/o.chk" 2>&1
+grep -q 'GREEDY OK' "$T/o.chk" && ok || bad "efficiency against a pre-rename oracle.h5: $(cat "$T/o.chk")"
+
+# A scenario still naming the mechanism `oracle`: exit 2, the JSON path and the new name.
+$PY -c "
+import json, sys
+d = json.load(open(sys.argv[1])); d['mechanism'] = ['eip1559', 'oracle']
+json.dump(d, open(sys.argv[2], 'w'))
+" "$SCEN" "$T/oldmech.json"
+"$BIN" validate "$T/oldmech.json" > /dev/null 2> "$T/om.err"; expect $? 2 "scenario naming mechanism oracle"
+grep -q "mechanism\[1\]: unknown mechanism \"oracle\" (renamed 'greedy' (DESIGN-NOTES N42); valid: " "$T/om.err" && ok \
+    || bad "renamed mechanism message: $(cat "$T/om.err")"
+"$BIN" run "$SCEN" -o "$T/om" --mechanism oracle --quiet > /dev/null 2> "$T/om2.err"; expect $? 2 "--mechanism oracle"
+grep -q "unknown mechanism 'oracle' (renamed 'greedy'" "$T/om2.err" && ok || bad "--mechanism oracle message: $(cat "$T/om2.err")"
+
+mkdir -p "$T/bo" && cp "$RUN" "$T/bo/eip1559.h5" && echo "not hdf5" > "$T/bo/greedy.h5"
+"$BIN" compare "$T/bo/eip1559.h5" > /dev/null 2> "$T/bo.err"; expect $? 0 "unusable greedy.h5 beside a run is ignored"
+grep -q 'warning: ignoring .*greedy.h5' "$T/bo.err" && ok || bad "warning for the unusable greedy.h5"
+"$BIN" check --baseline "$B" "$T/bo/eip1559.h5" > /dev/null 2>&1; expect $? 0 "check ignores an unusable greedy.h5 too"
 
 echo "check: $pass passed, $fail failed"
 [ $fail -eq 0 ] && [ $pass -gt 0 ]

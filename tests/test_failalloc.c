@@ -32,8 +32,8 @@
  * engine, agents, the scheduler core, the HDF5 writer), `validate` of an
  * invalid scenario (the error-list path), `clear` of a bias-vcg auction,
  * and on the run's files, when those commands are built (detected with
- * --help): `compare` (--json of two runs; the text table of a run with an
- * oracle.h5 beside it, and of one with an unusable oracle.h5), `check
+ * --help): `compare` (--json of two runs; the text table of a run with a
+ * greedy.h5 beside it, and of one with an unusable greedy.h5), `check
  * --bless` / `--baseline` and `report`.  There is no "known to degrade"
  * list: every command is held to the rule above.  Also here: the JSON
  * well-formedness check that compare, check and report use to tell
@@ -648,7 +648,7 @@ int main(void)
      * check and report once exited 0 with changed results here: the
      * scenario name read with cJSON_Parse became "" when the parse ran out
      * of memory, a fires_mode attribute that could not be allocated read as
-     * "all", an unusable-oracle fallback was also taken on out of memory,
+     * "all", an unusable-greedy fallback was also taken on out of memory,
      * and unchecked cJSON adds in the --bless writer dropped members from
      * the baseline.  report's went unseen while the stand-in gnuplot below
      * wrote empty plots, which report rejects, so every report child
@@ -660,25 +660,25 @@ int main(void)
          * value and the run identity, so one case covers both formats. */
         cs__case_t cj = {"compare --json", {"cowsim", "compare", fifo_h5, eip_h5, "--json"}, 5, NULL, NULL, NULL, 1, 0};
         cs__run_case(&cj);
-        /* Oracles found beside the run: a real one (efficiency and poa; an
-         * out-of-memory must not pass for "unusable oracle", which drops
+        /* Greedy runs found beside the run: a real one (efficiency and poa; an
+         * out-of-memory must not pass for "unusable greedy", which drops
          * them with a warning), and an unusable one beside a copy of the
          * run (the warning, then the run's metrics without it). */
         char odir[300], ofifo[320], bdir[300], bfifo[320], bad_or[320];
         snprintf(odir, sizeof odir, "%s/orun", cs__dir);
         snprintf(ofifo, sizeof ofifo, "%s/fifo.h5", odir);
-        char *orun[] = {"cowsim", "run", scn, "-o", odir, "--mechanism", "fifo,oracle", "--quiet", NULL};
+        char *orun[] = {"cowsim", "run", scn, "-o", odir, "--mechanism", "fifo,greedy", "--quiet", NULL};
         cs__res_t o = cs__child(orun, 8, 0, outp);
         CS_CHECK(!o.signaled && o.code == 0);
-        cs__case_t co = {"compare(oracle.h5)", {"cowsim", "compare", ofifo}, 3, NULL, NULL, NULL, 1, 0};
+        cs__case_t co = {"compare(greedy.h5)", {"cowsim", "compare", ofifo}, 3, NULL, NULL, NULL, 1, 0};
         cs__run_case(&co);
-        snprintf(bdir, sizeof bdir, "%s/badoracle", cs__dir);
+        snprintf(bdir, sizeof bdir, "%s/badgreedy", cs__dir);
         snprintf(bfifo, sizeof bfifo, "%s/fifo.h5", bdir);
-        snprintf(bad_or, sizeof bad_or, "%s/oracle.h5", bdir);
+        snprintf(bad_or, sizeof bad_or, "%s/greedy.h5", bdir);
         mkdir(bdir, 0755);
         cs__copy(fifo_h5, bfifo);
         cs__write(bad_or, "not an HDF5 file\n");
-        cs__case_t cb = {"compare(bad oracle)", {"cowsim", "compare", bfifo}, 3, NULL, NULL, NULL, 1, 0};
+        cs__case_t cb = {"compare(bad greedy)", {"cowsim", "compare", bfifo}, 3, NULL, NULL, NULL, 1, 0};
         cs__run_case(&cb);
     }
     if (cs__have("check")) {

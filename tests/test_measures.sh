@@ -37,7 +37,7 @@ check "$PY -c 'import json; m = json.load(open(\"$T/jain-starved.json\"))[\"runs
 #    benchmark is whatever scales (exact ILP, LP or Lagrangian bound); every
 #    one of them is >= the true optimum, so welfare <= welfare_opt must hold
 #    (to 1e-9 relative: a liquidation bot's exponential value is refitted).
-MECHS=fifo,fifo-capped,score,bias-vcg,bias-fp,eip1559,gba-tip,oracle
+MECHS=fifo,fifo-capped,score,bias-vcg,bias-fp,eip1559,gba-tip,greedy
 n=0
 for sc in scenarios/*.json scenarios/regression/*.json; do
     case "$sc" in *schema.json) continue ;; esac

@@ -143,6 +143,17 @@ static void test_registry(void)
     CS_CHECK(cs_mech_find("fifo") != NULL);
     CS_CHECK(cs_mech_find("fifo-capped") != NULL);
     CS_CHECK(cs_mech_find("nope") == NULL);
+    /* DESIGN-NOTES N42: `oracle` was renamed `greedy`; only file readers
+     * (cs_mech_find_any) map the old name, and the unknown-name hint says so. */
+    CS_CHECK(cs_mech_find("oracle") == NULL && cs_mech_find("greedy") != NULL);
+    CS_CHECK(cs_mech_find_any("oracle") == cs_mech_find("greedy"));
+    CS_CHECK(cs_mech_find_any("fifo") == cs_mech_find("fifo") && cs_mech_find_any("nope") == NULL);
+    CS_CHECK_STR(cs_mech_renamed("oracle"), "greedy");
+    CS_CHECK(cs_mech_renamed("greedy") == NULL && cs_mech_renamed(NULL) == NULL);
+    CS_CHECK_STR(cs_mech_unknown_hint("oracle", buf, sizeof buf),
+                 "renamed 'greedy' (DESIGN-NOTES N42); valid: fifo, fifo-capped, score, bias-vcg, bias-fp, eip1559, "
+                 "gba-tip, greedy");
+    CS_CHECK_STR(cs_mech_unknown_hint("nope", buf, 12), "valid: fifo");
     CS_CHECK(strncmp(cs_mech_names(buf, sizeof buf), "fifo, fifo-capped", 17) == 0);
     CS_CHECK_STR(cs_mech_names(buf, 5), "fifo");
     CS_CHECK_STR(cs_why_name(CS_WHY_BUDGET), "budget");

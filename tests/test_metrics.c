@@ -10,15 +10,15 @@
  *     sim/cs_h5.h writer: 8 fires over 6 blocks, 12 timers of which 3 are
  *     censored, 6 actors, 2 weight samples.  Every metric is checked against
  *     the hand computation written next to it.
- *  3. Efficiency: the same run against a hand-built oracle file (0.79), an
- *     oracle file against itself (1), mismatched oracles (NaN with a note),
- *     an unreadable oracle (CS_EIO).
+ *  3. efficiency_greedy: the same run against a hand-built greedy file
+ *     (0.79), a greedy file against itself (1), mismatched greedy files (NaN
+ *     with a note), an unreadable one (CS_EIO), a file made before the
+ *     rename (mechanism 'oracle', oracle.h5: DESIGN-NOTES N42).
  *  4. Fallbacks: output.fires = off -> /summary quantiles and the root jain;
  *     an incomplete file; files that are missing or not run files.
  *  5. A real run through the engine (scenarios/minimal.json style, seed
  *     7): Jain equals the engine's, censored equals /summary's; and the
- *     oracle mechanism against itself has efficiency 1 (when `oracle` is
- *     registered).
+ *     greedy mechanism against itself has efficiency_greedy 1.
  */
 #include <math.h>
 #include <stdio.h>
@@ -315,9 +315,9 @@ static void write_tiny(const char *path, int fires_off, int complete, int with_p
     CS_CHECK_EQ_U64(cs_h5_close(h, complete), CS_OK);
 }
 
-/* An oracle-mechanism file of the given scenario and seed whose actors
- * hold `welfare` in value. */
-static void write_oracle(const char *path, const char *mech, uint64_t seed, const char *scen, double welfare)
+/* A greedy-mechanism file (or `mech`) of the given scenario and seed whose
+ * actors hold `welfare` in value. */
+static void write_greedy(const char *path, const char *mech, uint64_t seed, const char *scen, double welfare)
 {
     cs_h5_t *h = open_file(path, mech, seed, scen);
     if (!h) return;
@@ -494,45 +494,59 @@ static void test_tiny(void)
     CHECK_NEAR(metric(&m, "revenue_proposer"), 1234.5, 0);
 }
 
-static void test_oracle(void)
+static void test_greedy(void)
 {
     char p[512], o[512], o2[512], o3[512], err[1024];
     snprintf(p, sizeof p, "%s/tiny.h5", g_dir);
-    snprintf(o, sizeof o, "%s/oracle_ok.h5", g_dir);
-    write_oracle(o, "oracle", 11, "{\"name\": \"tiny\"}", 20000);
+    snprintf(o, sizeof o, "%s/greedy_ok.h5", g_dir);
+    write_greedy(o, "greedy", 11, "{\"name\": \"tiny\"}", 20000);
     cs_metrics_t m;
     /* efficiency_greedy = 15800 / 20000 = 0.79 (efficiency and poa use the
      * optimum, which this hand-made file cannot give). */
     CS_CHECK_EQ_U64(cs_metrics_compute(p, o, &m, err, sizeof err), CS_OK);
     CHECK_NEAR(metric(&m, "efficiency_greedy"), 0.79, 1e-15);
     CS_CHECK(isnan(metric(&m, "efficiency")) && isnan(metric(&m, "poa")));
-    CS_CHECK(m.has_oracle == 1);
+    CS_CHECK(m.has_greedy == 1);
     /* The greedy run against itself: welfare 20000 / 20000 = 1 exactly. */
     CS_CHECK_EQ_U64(cs_metrics_compute(o, o, &m, err, sizeof err), CS_OK);
     CS_CHECK(metric(&m, "efficiency_greedy") == 1.0);
-    /* Another seed, or not an oracle run: NaN and a note naming the file. */
-    snprintf(o2, sizeof o2, "%s/oracle_seed.h5", g_dir);
-    write_oracle(o2, "oracle", 12, "{\"name\": \"tiny\"}", 20000);
+    /* A file written before the rename names the mechanism 'oracle': it is
+     * still the greedy reference (N42), 15800 / 25000 = 0.632. */
+    snprintf(o2, sizeof o2, "%s/greedy_old.h5", g_dir);
+    write_greedy(o2, "oracle", 11, "{\"name\": \"tiny\"}", 25000);
     CS_CHECK_EQ_U64(cs_metrics_compute(p, o2, &m, err, sizeof err), CS_OK);
-    CS_CHECK(isnan(metric(&m, "efficiency_greedy")) && m.has_oracle == 0 && strstr(m.note, "oracle_seed.h5"));
-    snprintf(o3, sizeof o3, "%s/oracle_mech.h5", g_dir);
-    write_oracle(o3, "fifo", 11, "{\"name\": \"tiny\"}", 20000);
+    CS_CHECK(m.has_greedy == 1);
+    CHECK_NEAR(metric(&m, "efficiency_greedy"), 0.632, 1e-15);
+    /* Another seed, or not a greedy run: NaN and a note naming the file. */
+    snprintf(o2, sizeof o2, "%s/greedy_seed.h5", g_dir);
+    write_greedy(o2, "greedy", 12, "{\"name\": \"tiny\"}", 20000);
+    CS_CHECK_EQ_U64(cs_metrics_compute(p, o2, &m, err, sizeof err), CS_OK);
+    CS_CHECK(isnan(metric(&m, "efficiency_greedy")) && m.has_greedy == 0 && strstr(m.note, "greedy_seed.h5"));
+    snprintf(o3, sizeof o3, "%s/greedy_mech.h5", g_dir);
+    write_greedy(o3, "fifo", 11, "{\"name\": \"tiny\"}", 20000);
     CS_CHECK_EQ_U64(cs_metrics_compute(p, o3, &m, err, sizeof err), CS_OK);
-    CS_CHECK(isnan(metric(&m, "efficiency_greedy")) && strstr(m.note, "not 'oracle'"));
-    /* An oracle path that cannot be read is an I/O error naming it. */
-    snprintf(o3, sizeof o3, "%s/missing_oracle.h5", g_dir);
+    CS_CHECK(isnan(metric(&m, "efficiency_greedy")) && strstr(m.note, "not 'greedy'"));
+    /* A greedy path that cannot be read is an I/O error naming it. */
+    snprintf(o3, sizeof o3, "%s/missing_greedy.h5", g_dir);
     CS_CHECK_EQ_U64(cs_metrics_compute(p, o3, &m, err, sizeof err), CS_EIO);
-    CS_CHECK(strstr(err, "missing_oracle.h5") != NULL);
-    /* cs_metrics_find_oracle: only when oracle.h5 exists beside the run. */
+    CS_CHECK(strstr(err, "missing_greedy.h5") != NULL);
+    /* cs_metrics_find_greedy: greedy.h5 beside the run, else a pre-rename
+     * oracle.h5, else nothing. */
     char buf[600];
-    CS_CHECK(cs_metrics_find_oracle(p, buf, sizeof buf) == NULL);
-    char oo[512];
+    CS_CHECK(cs_metrics_find_greedy(p, buf, sizeof buf) == NULL);
+    char oo[512], og[512];
     snprintf(oo, sizeof oo, "%s/oracle.h5", g_dir);
-    write_oracle(oo, "oracle", 11, "{\"name\": \"tiny\"}", 31600);
-    CS_CHECK(cs_metrics_find_oracle(p, buf, sizeof buf) != NULL && strcmp(buf, oo) == 0);
+    write_greedy(oo, "oracle", 11, "{\"name\": \"tiny\"}", 31600);
+    CS_CHECK(cs_metrics_find_greedy(p, buf, sizeof buf) != NULL && strcmp(buf, oo) == 0);
     CS_CHECK_EQ_U64(cs_metrics_compute(p, buf, &m, err, sizeof err), CS_OK);
     CHECK_NEAR(metric(&m, "efficiency_greedy"), 0.5, 1e-15); /* 15800 / 31600 */
+    snprintf(og, sizeof og, "%s/greedy.h5", g_dir);
+    write_greedy(og, "greedy", 11, "{\"name\": \"tiny\"}", 39500);
+    CS_CHECK(cs_metrics_find_greedy(p, buf, sizeof buf) != NULL && strcmp(buf, og) == 0);
+    CS_CHECK_EQ_U64(cs_metrics_compute(p, buf, &m, err, sizeof err), CS_OK);
+    CHECK_NEAR(metric(&m, "efficiency_greedy"), 0.4, 1e-15); /* 15800 / 39500 */
     remove(oo);
+    remove(og);
 }
 
 static void test_fallbacks(void)
@@ -640,17 +654,13 @@ static void test_engine(void)
     CS_CHECK(metric(&m, "w_p90") >= metric(&m, "w_p50") && metric(&m, "w_p50") >= metric(&m, "w_p10"));
     CS_CHECK(metric(&m, "w_p10") >= 1.0 && metric(&m, "w_p90") <= 2.0); /* CIP-1 rev §8: W in [1, 2] */
 
-    if (!cs_mech_find("oracle")) {
-        printf("metrics: mechanism 'oracle' not registered; engine oracle check skipped\n");
-        return;
-    }
     char o[512];
-    snprintf(o, sizeof o, "%s/e2e_oracle.h5", g_dir);
-    CS_CHECK(run_engine(scen, "oracle", o, &jain, &cens) == 0);
+    snprintf(o, sizeof o, "%s/e2e_greedy.h5", g_dir);
+    CS_CHECK(run_engine(scen, "greedy", o, &jain, &cens) == 0);
     CS_CHECK_EQ_U64(cs_metrics_compute(o, o, &m, err, sizeof err), CS_OK);
     CS_CHECK(metric(&m, "efficiency_greedy") == 1.0);
     CS_CHECK_EQ_U64(cs_metrics_compute(p, o, &m, err, sizeof err), CS_OK);
-    CS_CHECK(m.has_oracle == 1 && metric(&m, "efficiency_greedy") > 0);
+    CS_CHECK(m.has_greedy == 1 && metric(&m, "efficiency_greedy") > 0);
     /* Real engine files carry the optimum's columns: welfare <= welfare_opt,
      * efficiency = welfare / welfare_opt, poa its inverse. */
     CS_CHECK(m.opt_method >= 0 && metric(&m, "welfare") <= metric(&m, "welfare_opt") * (1 + 1e-9));
@@ -667,7 +677,7 @@ int main(void)
     }
     test_stats();
     test_tiny();
-    test_oracle();
+    test_greedy();
     test_fallbacks();
     test_engine();
     char cmd[600];

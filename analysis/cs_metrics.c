@@ -174,6 +174,7 @@ typedef struct cs__act {
     double f_paid;     /* sum paid over /fires rows */
     double f_value;    /* sum of values over /fires rows */
     uint64_t starved;  /* its timers that came due and never fired (README "jain") */
+    double s_bid;      /* sum of /timers.bid over those starved timers */
 } cs__act_t;
 
 static void cs__seterr(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -627,7 +628,10 @@ static int cs__actors(const cs__run_t *u, cs__act_t **acts, size_t *nact)
         x->f_value += f->value;
     }
     for (size_t i = 0; i < u->nt; i++)
-        if (cs__starved(&u->t[i])) a[u->t[i].actor].starved++;
+        if (cs__starved(&u->t[i])) {
+            a[u->t[i].actor].starved++;
+            a[u->t[i].actor].s_bid += u->t[i].bid.f;
+        }
     if (u->na > 0) {
         for (size_t i = 0; i < u->na; i++) {
             const cs_h5_actor_t *r = &u->a[i];
@@ -704,6 +708,15 @@ static int cs__attack(const cs__act_t *a, size_t n, cs_metrics_t *m)
     return CS_OK;
 }
 
+/* Per-actor service of README "jain": served share / (1 + mean delay),
+ * 0 for an actor that never fired. */
+static double cs__service(const cs__act_t *a)
+{
+    if (a->fn == 0) return 0.0;
+    double fn = (double)a->fn;
+    return fn / (fn + (double)a->starved) / (1.0 + a->f_delay / fn);
+}
+
 /* Jain over per-actor service and the CIP-5 §9.6 variances (README
  * "jain", "var_util_per_bid", "var_eff_per_bid"), from /fires.  Returns
  * CS_OK or CS_ENOMEM. */
@@ -722,29 +735,44 @@ static int cs__fairness_fires(const cs__act_t *a, size_t n, const char *mech, cs
     size_t nx = 0;
     for (size_t i = 0; i < n; i++) {
         if (a[i].fn == 0 && a[i].starved == 0) continue;
-        double fn = (double)a[i].fn;
-        x[nx++] = a[i].fn ? fn / (fn + (double)a[i].starved) / (1.0 + a[i].f_delay / fn) : 0.0;
+        x[nx++] = cs__service(&a[i]);
     }
     m->v[CS_M_jain] = cs_stat_jain(x, nx);
-    /* CIP-5 §9.6: bid_i per fire; actors with a fire and bid_i > 0. */
+    /* CIP-5 §9.6 over the same actors (README "var_util_per_bid", N43):
+     * u_i = utility per due timer, efficiency_i = x_i, b_i = bid (or paid)
+     * per fire; a starved actor counts with u_i = efficiency_i = 0 when it
+     * offered a price: a starved timer's bid in the bid family, the lane
+     * fee under a fee mechanism.  b[] = 0 marks an actor without b_i. */
     int bidfam = cs__bid_family(mech);
-    size_t nb = 0;
+    const cs_mech_ops_t *ops = cs_mech_find_any(mech);
+    int fees = ops && (ops->flags & CS_MF_FEES);
+    size_t nb = 0, nbb = 0;
     double bsum = 0;
     for (size_t i = 0; i < n; i++) {
-        if (a[i].fn == 0) continue;
-        double fn = (double)a[i].fn;
-        double bi = (bidfam ? a[i].f_bid : a[i].f_paid) / fn;
-        if (!(bi > 0)) continue;
-        double ui = (a[i].f_value - a[i].f_paid) / fn;
-        x[nb] = ui / bi;                                   /* utility per unit bid */
-        r[nb] = 1.0 / (1.0 + a[i].f_delay / fn);           /* efficiency_i = service_i */
-        b[nb] = bi;
-        bsum += bi;
+        if (a[i].fn == 0 && a[i].starved == 0) continue;
+        double fn = (double)a[i].fn, due = fn + (double)a[i].starved;
+        if (a[i].fn == 0) {
+            double bi = bidfam ? a[i].s_bid / due : 0;
+            if (bidfam ? !(bi > 0) : !fees) continue; /* offered no price */
+            x[nb] = 0;
+            r[nb] = 0;
+            b[nb] = bi;
+        } else {
+            double bi = (bidfam ? a[i].f_bid : a[i].f_paid) / fn;
+            if (!(bi > 0)) continue;
+            x[nb] = (a[i].f_value - a[i].f_paid) / due / bi; /* utility per unit bid */
+            r[nb] = cs__service(&a[i]);                      /* efficiency_i = x_i of jain */
+            b[nb] = bi;
+        }
+        if (b[nb] > 0) {
+            bsum += b[nb];
+            nbb++;
+        }
         nb++;
     }
     m->v[CS_M_var_util_per_bid] = cs__pvar(x, nb);
-    double bbar = nb ? bsum / (double)nb : 0;
-    for (size_t i = 0; i < nb; i++) r[i] = r[i] * bbar / b[i];
+    double bbar = nbb ? bsum / (double)nbb : 0;
+    for (size_t i = 0; i < nb; i++) r[i] = b[i] > 0 ? r[i] * bbar / b[i] : 0;
     m->v[CS_M_var_eff_per_bid] = cs__pvar(r, nb);
     free(x);
     free(b);

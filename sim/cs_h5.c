@@ -1421,6 +1421,7 @@ static void cs__h5_fix_legacy(const cs_h5_reader_t *r, int dsi, uint8_t *rows, s
             H5T_class_t cls;
             size_t size;
             cs__h5_expect(d->field[i].kind, &cls, &size); /* U64 / U32 / F64: as in memory */
+            if (d->field[i].kind == CS__H5_F_MONEY) size = sizeof(cs_h5_money_t);
             for (size_t k = 0; k < n; k++) memset(rows + k * d->row + d->field[i].off, 0, size);
             continue;
         }
@@ -1442,9 +1443,10 @@ static void cs__h5_fix_legacy(const cs_h5_reader_t *r, int dsi, uint8_t *rows, s
 
 /* Whether column i of table dsi is optional: the columns the welfare
  * optimum added to /blocks (from lane_budget on) and /timers (from
- * gas_limit on).  A file written before them reads them as 0
- * (CS__H5_ABSENT); analysis/cs_optimum.c tells such a file by fire_cap = 0
- * or gas_limit = 0, impossible in a real row. */
+ * gas_limit on, then bid for the CIP-5 §9.6 variances, DESIGN-NOTES N43).
+ * A file written before them reads them as 0 (CS__H5_ABSENT);
+ * analysis/cs_optimum.c tells such a file by fire_cap = 0 or gas_limit = 0,
+ * impossible in a real row. */
 static int cs__h5_optional(int dsi, size_t i)
 {
     const cs__h5_dsdesc_t *d = &cs__h5_desc[dsi];

@@ -34,6 +34,9 @@
  * (saturated at 2^64 - 1; /summary.paid as f64) and had no /identities: the
  * reader still opens such files, filling hi/lo from the u64 (or f from the
  * f64) and returning /identities as empty.
+ * Columns added within format 2 at the end of their tables (DESIGN-NOTES
+ * N30: /blocks from lane_budget on, /timers from gas_limit on; N43:
+ * /timers.bid) read as 0 from a file written before them.
  *
  * Root attributes (written at creation): format_version (int32),
  * cowsim_version, git_commit, scenario_json, mechanism (UTF-8 variable-length
@@ -251,7 +254,8 @@ static inline cs_u128 cs_h5_money_u128(cs_h5_money_t m) { return (cs_u128)m.hi <
     X(deadline, U64, "value is 0 beyond this delay, 0 = none")                               \
     X(value, F64, "value model: v(d) = max(0, value e^(-decay_rate d) - decay d)")           \
     X(decay, F64, "value model: linear loss per block of delay")                             \
-    X(decay_rate, F64, "value model: exponential rate; NaN = the agent's value is not of this form")
+    X(decay_rate, F64, "value model: exponential rate; NaN = the agent's value is not of this form") \
+    X(bid, MONEY, "bid the record held at its end (CIP-5 §9.7): a never-fired timer's stated bid; 0 = none, released, or an older file")
 
 /* /actors: one row per actor. */
 #define CS_H5_ACTOR_FIELDS(X)                                                                \
@@ -318,10 +322,10 @@ _Static_assert(sizeof(cs_h5_weight_t) == 0 CS_H5_WEIGHT_FIELDS(CS__H5_SIZE), "we
 _Static_assert(sizeof(cs_h5_summary_t) == 0 CS_H5_SUMMARY_FIELDS(CS__H5_SIZE), "summary padding");
 _Static_assert(sizeof(cs_h5_ident_t) == 0 CS_H5_IDENT_FIELDS(CS__H5_SIZE), "identities padding");
 _Static_assert(sizeof(cs_h5_block_t) == 344 && sizeof(cs_h5_fire_t) == 216 &&
-                   sizeof(cs_h5_timer_t) == 112 && sizeof(cs_h5_actor_t) == 88 &&
+                   sizeof(cs_h5_timer_t) == 136 && sizeof(cs_h5_actor_t) == 88 &&
                    sizeof(cs_h5_weight_t) == 24 && sizeof(cs_h5_summary_t) == 104 &&
                    sizeof(cs_h5_ident_t) == 140,
-               "row sizes are part of format_version 2");
+               "row sizes are part of format_version 2 (columns added at a table end: N30, N43)");
 
 /* Dataset selector for the generic row functions. */
 typedef enum cs_h5_ds {

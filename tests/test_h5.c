@@ -146,6 +146,7 @@ static void gen_timer(uint64_t seed, uint64_t i, cs_h5_timer_t *t)
     t->value = rnd_f64(&s);
     t->decay = rnd_f64(&s);
     t->decay_rate = rnd_f64(&s);
+    t->bid = rnd_money(&s);
 }
 
 static void gen_actor(uint64_t seed, uint64_t i, cs_h5_actor_t *a)
@@ -1327,6 +1328,16 @@ static void test_format1(void)
         CS_CHECK_EQ_U64(sm[2].paid.lo, 162191970); /* from the f64 */
         CS_CHECK_EQ_U64(sm[2].paid.hi, 0);
     }
+    /* Columns added after the file (N30's gas_limit..decay_rate, N43's
+     * MONEY bid) read as 0, all three parts of bid included. */
+    cs_h5_timer_t *t = NULL;
+    size_t nt = 0, nz = 0;
+    CS_CHECK_EQ_U64(cs_h5_read_timers(r, &t, &nt), CS_OK);
+    for (size_t i = 0; i < nt; i++)
+        nz += t[i].bid.f != 0 || t[i].bid.hi != 0 || t[i].bid.lo != 0 || t[i].gas_limit != 0;
+    CS_CHECK(nt > 0);
+    CS_CHECK_EQ_U64(nz, 0);
+    free(t);
     free(b);
     free(f);
     free(a);

@@ -28,6 +28,40 @@ done
 check "$PY -c 'import json; m = json.load(open(\"$T/jain-starved.json\"))[\"runs\"][0][\"metrics\"]; assert m[\"censored\"] >= 3, m[\"censored\"]'" \
     "three starved timers censored"
 
+# 1b. CIP-5 §9.6 over every actor with a due timer (DESIGN-NOTES N43): the
+#     three starved actors count with utility 0 and efficiency 0.
+#     eip1559 (jain-starved): actor 0 served at delay 0 with no starved
+#     timer, so q = x * b̄ / b = [1, 0, 0, 0] (b̄ = b_0, the starved have no
+#     b under a fee mechanism): var_eff = (9/16 + 3/16) / 4 = 3/16; r = [r0,
+#     0, 0, 0] with r0 = (value - paid) / fires / (paid / fires) from the
+#     file: var_util = 3 r0^2 / 16.  Counting only served actors gave 0.
+#     bias-vcg (var-starved-vcg): r = [2, 0, 0, 0] -> mean 1/2, var =
+#     (9/4 + 3/4) / 4 = 0.75; q = [1, 0, 0, 0] -> 3/16.
+"$BIN" compare --json "$T/jain-starved/eip1559.h5" > "$T/vs.json" 2> "$T/vs.err"
+check "$PY - '$T/vs.json' '$T/jain-starved/eip1559.h5' <<'PY'
+import json, sys, h5py
+m = json.load(open(sys.argv[1]))['runs'][0]['metrics']
+f = h5py.File(sys.argv[2], 'r')['fires'][:]
+f = f[f['actor'] == 0]
+assert len(f) > 0 and (f['delay'] == 0).all()
+r0 = (f['value'].sum() - f['paid'].sum()) / f['paid'].sum()
+assert abs(m['var_eff_per_bid'] - 3 / 16) < 1e-12, m['var_eff_per_bid']
+assert abs(m['var_util_per_bid'] - 3 * r0 * r0 / 16) < 1e-9 * r0 * r0, (m['var_util_per_bid'], r0)
+PY" "eip1559: var_eff_per_bid 3/16 and var_util_per_bid 3 r0^2/16 with three starved actors"
+"$BIN" run "$D/var-starved-vcg.json" -o "$T/vv" --quiet > /dev/null 2> "$T/vv.err"
+check "[ $? -eq 0 ]" "run var-starved-vcg exit 0"
+"$BIN" compare --json "$T/vv/bias-vcg.h5" > "$T/vv.json" 2> "$T/vv.cerr"
+check "$PY - '$T/vv.json' '$T/vv/bias-vcg.h5' <<'PY'
+import json, sys, h5py
+m = json.load(open(sys.argv[1]))['runs'][0]['metrics']
+t = h5py.File(sys.argv[2], 'r')['timers'][:]
+starved = t[(t['actor'] > 0) & (t['fires'] == 0)]
+assert len(starved) >= 3 and (starved['bid'] == 1e8).all(), starved['bid']
+assert m['jain'] == 0.25, m['jain']
+assert abs(m['var_util_per_bid'] - 0.75) < 1e-12, m['var_util_per_bid']
+assert abs(m['var_eff_per_bid'] - 3 / 16) < 1e-12, m['var_eff_per_bid']
+PY" "bias-vcg: /timers.bid of the starved ticks 1e8, var_util_per_bid 0.75, var_eff_per_bid 3/16"
+
 # 2. No mechanism's welfare exceeds the welfare optimum of its own realised
 #    demand, on every shipped run scenario (scenarios/*.json and
 #    scenarios/regression/*.json) under every mechanism, shortened to keep

@@ -414,25 +414,30 @@ static void test_tiny(void)
     CHECK_NEAR(metric(&m, "jain"), 3481.0 / 6214.0, 1e-14);
     /* Gini over fires of actors that scheduled: [2,2,1,1,2,0] -> 7/24. */
     CHECK_NEAR(metric(&m, "gini"), 7.0 / 24.0, 1e-14);
-    /* CIP-5 §9.6 with bid_i = paid per fire (eip1559):
-     * b = [1100, 1300, 1500, 800, 1000]; u = (value - paid)/fires =
-     * [2400, 1000, 1500, 200, -900]; r = u/b = [24/11, 10/13, 1, 1/4, -9/10];
-     * population variance ~ 1.009032 (two-pass below on the fractions).
-     * efficiency_i = x_i above; q_i = x_i * bbar / b_i, bbar = 5700/5 = 1140. */
+    /* CIP-5 §9.6 over every actor with a due timer (N43), eip1559: bid_i =
+     * paid per fire b = [1100, 1300, 1500, 800, 1000] for a0..a4; u_i =
+     * (value - paid) / (fires + starved) = [4800/3, 2000/2, 1500, 200,
+     * -1800/3] = [1600, 1000, 1500, 200, -600]; r = u/b = [16/11, 10/13, 1,
+     * 1/4, -3/5]; a5 starved under a fee mechanism: r = 0.  Population
+     * variance of the six = 5405381/11778624 ~ 0.458914 (exact fractions).
+     * efficiency_i = x_i of jain [1/3, 1/3, 1, 1/4, 4/21]; q_i = x_i * bbar /
+     * b_i with bbar = 5700/5 = 1140 over a0..a4, a5 q = 0: variance
+     * 396147667199/7695367680000 ~ 0.0514787. */
     {
-        double r[5] = {24.0 / 11, 10.0 / 13, 1.0, 0.25, -0.9};
-        double x[5] = {0.5, 1.0 / 3, 1.0, 0.25, 2.0 / 7}, bb[5] = {1100, 1300, 1500, 800, 1000};
-        double q[5], mr = 0, mq = 0, vr = 0, vq = 0;
-        for (int i = 0; i < 5; i++) {
-            q[i] = x[i] * 1140.0 / bb[i];
-            mr += r[i] / 5;
-            mq += q[i] / 5;
+        double r[6] = {16.0 / 11, 10.0 / 13, 1.0, 0.25, -0.6, 0};
+        double x[5] = {1.0 / 3, 1.0 / 3, 1.0, 0.25, 4.0 / 21}, bb[5] = {1100, 1300, 1500, 800, 1000};
+        double q[6] = {0}, mr = 0, mq = 0, vr = 0, vq = 0;
+        for (int i = 0; i < 5; i++) q[i] = x[i] * 1140.0 / bb[i];
+        for (int i = 0; i < 6; i++) {
+            mr += r[i] / 6;
+            mq += q[i] / 6;
         }
-        for (int i = 0; i < 5; i++) {
-            vr += (r[i] - mr) * (r[i] - mr) / 5;
-            vq += (q[i] - mq) * (q[i] - mq) / 5;
+        for (int i = 0; i < 6; i++) {
+            vr += (r[i] - mr) * (r[i] - mr) / 6;
+            vq += (q[i] - mq) * (q[i] - mq) / 6;
         }
-        CHECK_NEAR(vr, 1.009032, 1e-6);
+        CHECK_NEAR(vr, 5405381.0 / 11778624.0, 1e-15);
+        CHECK_NEAR(vq, 396147667199.0 / 7695367680000.0, 1e-15);
         CHECK_NEAR(metric(&m, "var_util_per_bid"), vr, 1e-12);
         CHECK_NEAR(metric(&m, "var_eff_per_bid"), vq, 1e-12);
     }

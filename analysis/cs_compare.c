@@ -11,6 +11,7 @@
 #include "cs_cli.h"
 #include "cs_error.h"
 #include "cs_h5.h"
+#include "cs_harm.h"
 #include "cs_metrics.h"
 #include "cs_optimum.h"
 #include "cs_seeds.h"
@@ -27,12 +28,14 @@ enum { CS__FMT_TEXT = 0, CS__FMT_CSV = 1, CS__FMT_JSON = 2 };
 /* Usage text of `cowsim compare` on f. */
 static void cs__compare_usage(FILE *f)
 {
-    fprintf(f, "usage: cowsim compare RUN.h5 ... [--csv|--json] [--greedy GREEDY.h5]\n"
+    fprintf(f, "usage: cowsim compare RUN.h5 ... [--csv|--json|--harm] [--greedy GREEDY.h5]\n"
                "       cowsim compare RUNDIR [--ref MECHANISM] [--csv|--json]\n"
                "  Prints the metrics of analysis/README.md, one column per run, one row per metric.\n"
                "  efficiency and poa compare with the offline welfare optimum of the run's own demand\n"
                "  (exact ILP, or an LP / Lagrangian upper bound: the header says which);\n"
                "  efficiency_greedy uses --greedy, else a greedy.h5 next to each run.\n"
+               "  --harm (text only): then the harm to honest actors of each run against the\n"
+               "  <mechanism>.noattack.h5 beside it (cowsim run --harm).\n"
                "  RUNDIR, a multi-seed run (RUNDIR/seed-<s>/<mechanism>.h5): per metric and mechanism\n"
                "  the mean over seeds with its 95 %% Student-t interval, and the paired difference\n"
                "  to --ref (default: the scenario's first mechanism) on the same seed with t and\n"
@@ -492,6 +495,7 @@ int cs_cmd_compare(int argc, char **argv)
 {
     int fmt = CS__FMT_TEXT;
     const char *greedy = NULL, *ref = NULL;
+    int harm = 0; /* --harm: the harm table of each run and its .noattack.h5 (cs_harm.h) */
     char **paths = calloc((size_t)argc + 1, sizeof *paths);
     size_t np = 0;
     if (!paths) {
@@ -512,6 +516,8 @@ int cs_cmd_compare(int argc, char **argv)
             greedy = argv[++i];
         } else if (strcmp(a, "--ref") == 0 && i + 1 < argc) {
             ref = argv[++i];
+        } else if (strcmp(a, "--harm") == 0) {
+            harm = 1;
         } else if (a[0] != '-' || strcmp(a, "-") == 0) {
             paths[np++] = argv[i];
         } else {
@@ -521,7 +527,7 @@ int cs_cmd_compare(int argc, char **argv)
             return CS_EXIT_USAGE;
         }
     }
-    if (np == 0) {
+    if (np == 0 || (harm && fmt != CS__FMT_TEXT)) {
         cs__compare_usage(stderr);
         free(paths);
         return CS_EXIT_USAGE;
@@ -590,6 +596,12 @@ int cs_cmd_compare(int argc, char **argv)
             else if (cs__print_json(ms, paths, greedy_files, np) != 0) status = CS_EXIT_IO;
         }
         if (status == CS_EXIT_IO) fprintf(stderr, "cowsim compare: out of memory printing the table\n");
+        char herr[4600];
+        int hrc = status == CS_EXIT_OK && harm ? cs_harm_compare(paths, np, stdout, herr, sizeof herr) : CS_OK;
+        if (hrc != CS_OK) {
+            fprintf(stderr, "cowsim compare: harm: %s\n", herr);
+            status = hrc == CS_EPARSE ? CS_EXIT_USAGE : CS_EXIT_IO;
+        }
         if (names)
             for (size_t i = 0; i < nn; i++) free(names[i]);
         free(names);

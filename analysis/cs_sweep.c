@@ -1178,7 +1178,7 @@ static void cs__fail(cs__res_t *res, int code, const char *fmt, ...)
  * step until the last block (or a stop signal), done.  Failures go to res. */
 static void cs__run_mech(const cs_scenario_t *scn, const char *mech, const char *file, cs__res_t *res)
 {
-    cs_sim_opts_t opts = {file, scn->seed, 0};
+    cs_sim_opts_t opts = {.out_path = file, .seed = scn->seed};
     cs_engine_t *e = NULL;
     char err[512];
     int rc = cs_sim_init(&e, scn, mech, &opts, err, sizeof err);

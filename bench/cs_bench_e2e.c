@@ -129,7 +129,7 @@ static int cs__e2e_run_sets(const char *path, const char *const *sets, size_t n_
     }
     cs_errlist_free(&errs);
     memset(r, 0, sizeof *r);
-    cs_sim_opts_t opts = {out_path, scn->seed, 0};
+    cs_sim_opts_t opts = {.out_path = out_path, .seed = scn->seed};
     cs_engine_t *e = NULL;
     char err[512];
     double cpu0 = cs__e2e_cpu(), tcpu0 = cs__e2e_thread_cpu(), t0 = cs_bench_now_ns();

@@ -871,7 +871,7 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
             a->index = (uint32_t)ai;
             a->n_actors = per;
             a->first_actor = (uint32_t)ac;
-            a->active = sa->enter_at == 0;
+            a->active = sa->enter_at == 0 && !(opts->drop_attackers && sa->attacker);
             a->rng = cs_rng_stream(opts->seed, ai);
             e->agent_kind[ai] = (uint8_t)sa->ops->kind;
             e->demand_mult[ai] = 1.0;
@@ -970,6 +970,7 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
         char *eff = cs_effective_json(scn, mechanism, opts->seed);
         rc = eff ? cs_h5_attr_str(e->h5, "params_effective", eff) : CS_ENOMEM;
         free(eff);
+        if (rc == CS_OK && opts->drop_attackers) rc = cs_h5_attr_u64(e->h5, "attackers_removed", 1);
         if (rc == CS_OK) rc = cs__write_idents(e);
         if (rc != CS_OK) {
             snprintf(err, errcap, "cannot write %s: %s", opts->out_path, cs_h5_last_error());
@@ -1000,6 +1001,12 @@ uint64_t cs_sim_height(const cs_engine_t *e) { return e->h; }
 const cs_sched_t *cs_sim_sched(const cs_engine_t *e) { return e->s; }
 const char *cs_sim_error(const cs_engine_t *e) { return e->err; }
 
+/* Whether agents[i] of the scenario is removed from this run (N44). */
+static int cs__removed(const cs_engine_t *e, size_t i)
+{
+    return e->opts.drop_attackers && i < e->scn->n_agents && e->scn->agents[i].attacker;
+}
+
 /* ------------------------------------------------------------ one block */
 
 static void cs__events(cs_engine_t *e, uint64_t h)
@@ -1011,7 +1018,8 @@ static void cs__events(cs_engine_t *e, uint64_t h)
             /* Actor entry (200) / exit (201) of agents[ev.idx] (all instances). */
             size_t base = 0;
             for (size_t i = 0; i < ev.idx; i++) base += scn->agents[i].count;
-            for (size_t k = 0; k < scn->agents[ev.idx].count; k++) e->agents[base + k].active = ev.type == 200;
+            for (size_t k = 0; k < scn->agents[ev.idx].count; k++)
+                e->agents[base + k].active = ev.type == 200 && !cs__removed(e, ev.idx);
             continue;
         }
         const cs_scn_event_t *se = &scn->events[ev.idx];
@@ -1045,7 +1053,7 @@ static void cs__events(cs_engine_t *e, uint64_t h)
             for (size_t i = 0; i < se->agent && i < scn->n_agents; i++) base += scn->agents[i].count;
             if (se->agent < scn->n_agents)
                 for (size_t k = 0; k < scn->agents[se->agent].count; k++)
-                    e->agents[base + k].active = se->type == CS_EV_ACTOR_ENTRY;
+                    e->agents[base + k].active = se->type == CS_EV_ACTOR_ENTRY && !cs__removed(e, se->agent);
             break;
         }
         }

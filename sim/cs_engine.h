@@ -25,6 +25,8 @@ typedef struct cs_sim_opts {
     const char *out_path;     /* HDF5 file to write; NULL = no file */
     uint64_t seed;            /* run seed (scenario's unless overridden) */
     int check_invariants;     /* check DESIGN §2.6 invariants every block */
+    int drop_attackers;       /* agents with role attacker never act (run --harm, N44); the
+                               * others keep their indices, streams and addresses */
 } cs_sim_opts_t;
 
 /* Per-kind and run-level results, for the summary table. */

@@ -10,6 +10,11 @@
  * analysis/cs_seeds.h (means with 95 % intervals, paired differences).
  * --seed N alone still runs the one seed N; so does "seeds": 1.
  *
+ * --harm runs every mechanism (and seed) a second time with the agents of
+ * role attacker removed into <mechanism>.noattack.h5 beside each file, and
+ * prints and writes DIR/harm.h5 the harm to honest actors
+ * (analysis/cs_harm.h, DESIGN-NOTES N44).
+ *
  * --max-memory refuses (exit 2), before anything is allocated for the run,
  * a scenario whose estimated peak memory exceeds BYTES.  The estimate is an
  * upper bound for one mechanism's run (mechanisms run one after another):
@@ -32,6 +37,7 @@
  */
 #include "cs_cli.h"
 #include "cs_engine.h"
+#include "cs_harm.h"
 #include "cs_scenario.h"
 #include "cs_seeds.h"
 
@@ -54,14 +60,16 @@ static void cs__on_signal(int sig)
 static void cs__run_usage(FILE *f)
 {
     fprintf(f, "usage: cowsim run SCENARIO.json [-o DIR] [--seed N] [--seeds N] [--mechanism M[,M...]]\n"
-               "                  [--set PATH=VALUE]... [--check-invariants] [--max-memory BYTES] [--quiet]\n"
+               "                  [--set PATH=VALUE]... [--check-invariants] [--max-memory BYTES] [--harm] [--quiet]\n"
                "  Runs the scenario once per mechanism on identical demand, writes DIR/<mechanism>.h5\n"
                "  (default DIR: the scenario's output.dir or results/<name>) and prints a summary.\n"
                "  Several seeds (scenario \"seeds\", or --seeds N from the seed on) write\n"
                "  DIR/seed-<s>/<mechanism>.h5 and print means with 95 %% intervals across seeds;\n"
                "  --seed N alone runs the one seed N.\n"
                "  --max-memory BYTES (suffix K, M or G = 2^10, 2^20, 2^30): refuse, before the run,\n"
-               "  a scenario whose estimated peak memory is larger, printing the estimate.\n");
+               "  a scenario whose estimated peak memory is larger, printing the estimate.\n"
+               "  --harm: run each mechanism again without the agents of role attacker into\n"
+               "  DIR/<mechanism>.noattack.h5; print the harm to honest actors, write DIR/harm.h5.\n");
 }
 
 #define CS__REC_INDEX 160u          /* bytes per pending timer besides the record: indices, engine info */
@@ -177,10 +185,48 @@ static void cs__table(const cs_scenario_t *scn, const cs_run_stats_t *rs, size_t
                rs[m].util_mean, rs[m].jain, rs[m].basefee_final, rs[m].complete ? "yes" : "NO");
 }
 
+/* --harm: the harm to honest actors of every seed and mechanism, printed
+ * and written to outdir/harm.h5 (analysis/cs_harm.h).  Returns an exit
+ * status. */
+static int cs__harm(const cs_scenario_t *scn, const char *outdir, size_t ns, const char *const *list, size_t nm)
+{
+    cs_harm_t *h = calloc(ns * nm, sizeof *h);
+    if (!h) {
+        fprintf(stderr, "cowsim run: out of memory\n");
+        return CS_EXIT_IO;
+    }
+    int code = CS_EXIT_OK;
+    char with[4400], without[4416], err[9000];
+    for (size_t k = 0; k < ns * nm && code == CS_EXIT_OK; k++) {
+        size_t si = k / nm, m = k % nm;
+        if (ns > 1)
+            snprintf(with, sizeof with, "%s/seed-%llu/%s.h5", outdir, (unsigned long long)cs_scenario_seed(scn, si),
+                     list[m]);
+        else
+            snprintf(with, sizeof with, "%s/%s.h5", outdir, list[m]);
+        int rc = cs_harm_pair_path(with, without, sizeof without) ? cs_harm_compute(with, without, &h[k], err, sizeof err)
+                                                                    : CS_EIO;
+        if (rc != CS_OK) {
+            fprintf(stderr, "cowsim run: harm: %s\n", err);
+            code = CS_EXIT_IO;
+        }
+    }
+    if (code == CS_EXIT_OK) {
+        cs_harm_print(stdout, h, ns * nm);
+        snprintf(with, sizeof with, "%s/harm.h5", outdir);
+        if (cs_harm_write(with, h, ns * nm, err, sizeof err) != CS_OK) {
+            fprintf(stderr, "cowsim run: %s\n", err);
+            code = CS_EXIT_IO;
+        }
+    }
+    free(h);
+    return code;
+}
+
 int cs_cmd_run(int argc, char **argv)
 {
     const char *path = NULL, *outdir = NULL, *mechs = NULL;
-    int check = 0, quiet = 0, have_seed = 0;
+    int check = 0, quiet = 0, have_seed = 0, harm = 0;
     unsigned long long seed = 0, n_seeds = 0; /* n_seeds: --seeds, 0 = not given */
     uint64_t max_mem = 0; /* 0 = no limit */
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
@@ -230,6 +276,8 @@ int cs_cmd_run(int argc, char **argv)
             }
         } else if (strcmp(a, "--quiet") == 0) {
             quiet = 1;
+        } else if (strcmp(a, "--harm") == 0) {
+            harm = 1;
         } else if (a[0] != '-' && !path) {
             path = a;
         } else {
@@ -367,10 +415,14 @@ int cs_cmd_run(int argc, char **argv)
             snprintf(sdir, sizeof sdir, "%s", outdir);
         }
         done = 0;
-        for (size_t m = 0; m < nm && rs; m++) {
+        for (size_t pm = 0; pm < nm * (harm ? 2u : 1u) && rs && exit_code == CS_EXIT_OK; pm++) {
+            /* pass 0: the scenario; pass 1 (--harm): without its attackers */
+            size_t m = pm % nm, pass = pm / nm;
             char file[4352];
-            snprintf(file, sizeof file, "%s/%s.h5", sdir, list[m]);
-            cs_sim_opts_t opts = {file, run_seed, check};
+            snprintf(file, sizeof file, "%s/%s%s.h5", sdir, list[m], pass ? ".noattack" : "");
+            cs_sim_opts_t opts = {.out_path = file, .seed = run_seed, .check_invariants = check,
+                                  .drop_attackers = (int)pass};
+            cs_run_stats_t scratch;
             cs_engine_t *e = NULL;
             char err[512];
             rc = cs_sim_init(&e, scn, list[m], &opts, err, sizeof err);
@@ -395,15 +447,15 @@ int cs_cmd_run(int argc, char **argv)
             int step_rc = rc;
             char step_err[512];
             snprintf(step_err, sizeof step_err, "%s", cs_sim_error(e));
-            rc = cs_sim_done(e, complete, &rs[m]);
-            done++;
+            rc = cs_sim_done(e, complete, pass ? &scratch : &rs[m]);
+            if (!pass) done++;
             if (step_rc == CS_EINVARIANT) {
                 fprintf(stderr, "cowsim run: %s: %s\n", list[m], step_err);
                 exit_code = CS_EXIT_CHECK;
                 break;
             }
             if (step_rc == CS_EIO || rc == CS_EIO) {
-                fprintf(stderr, "cowsim run: %s\n", step_err[0] ? step_err : rs[m].error);
+                fprintf(stderr, "cowsim run: %s\n", step_err[0] ? step_err : (pass ? &scratch : &rs[m])->error);
                 exit_code = CS_EXIT_IO;
                 break;
             }
@@ -414,13 +466,14 @@ int cs_cmd_run(int argc, char **argv)
             }
             if (cs__stop) {
                 fprintf(stderr, "cowsim run: interrupted at block %llu; %s written with complete = 0\n",
-                        (unsigned long long)rs[m].blocks, file);
+                        (unsigned long long)(pass ? &scratch : &rs[m])->blocks, file);
                 exit_code = 130;
                 break;
             }
         }
     }
     if (rs && done > 0 && exit_code == CS_EXIT_OK && ns == 1) cs__table(scn, rs, done);
+    if (harm && exit_code == CS_EXIT_OK) exit_code = cs__harm(scn, outdir, ns, list, nm);
     if (rs && exit_code == CS_EXIT_OK && ns > 1) {
         uint64_t *seeds = malloc(ns * sizeof *seeds);
         char err[4600];
@@ -438,7 +491,7 @@ int cs_cmd_run(int argc, char **argv)
         }
     }
     if (exit_code == CS_EXIT_OK && !quiet)
-        printf("\nwrote %zu file(s) in %s\n", ns > 1 ? ns * nm : done, outdir);
+        printf("\nwrote %zu file(s) in %s\n", (ns > 1 ? ns * nm : done) * (harm ? 2u : 1u) + (harm ? 1u : 0u), outdir);
     free(rs);
     free(mcopy);
     cs_scenario_free(scn);

@@ -253,7 +253,7 @@ static const char *const cs__env_keys[] = {"basefee_cycle", "basefee_cell"};
 static const char *const cs__proc_keys[] = {"type", "value", "points", "sigma", "min", "max"};
 static const char *const cs__agent_keys[] = {"kind",     "count",    "deployer",    "balance", "fee_payer",
                                              "params",   "enter_at", "exit_at",     "value_aware", "patience",
-                                             "strategy"};
+                                             "strategy", "role"};
 static const char *const cs__event_keys[] = {"at", "type", "params", "mult", "duration", "kinds", "agent"};
 static const char *const cs__output_keys[] = {"fires", "flush_every", "weights_every", "dir"};
 static const char *const cs__fires_keys[] = {"sample"};
@@ -1362,7 +1362,7 @@ static void cs__agent(cs__ctx_t *c, const cJSON *j, size_t i, cs_scn_agent_t *ag
     }
     /* Value-aware fee behaviour: on by default except for default_gba,
      * which stays the literal spec estimator, and spammer, an attacker
-     * whose storm ignores prices (agents/README.md, DESIGN-NOTES N40). */
+     * whose storm ignores prices (agents/README.md, DESIGN-NOTES N44). */
     ag->pol.value_aware = ag->ops != NULL && ag->ops->kind != CS_AK_DEFAULT_GBA && ag->ops->kind != CS_AK_SPAMMER;
     ag->pol.patience = CS__DEF_PATIENCE;
     x = cs__item(j, "value_aware");
@@ -1377,6 +1377,16 @@ static void cs__agent(cs__ctx_t *c, const cJSON *j, size_t i, cs_scn_agent_t *ag
     x = cs__item(j, "patience");
     cs__pkey(p, path, "patience");
     if (x) cs__get_uint(c, x, p, 0, CS__MAX_PATIENCE, &ag->pol.patience);
+    /* Who `run --harm` removes (DESIGN-NOTES N44): spammers and fragmenters
+     * attack unless told otherwise, every other kind is honest. */
+    ag->attacker = ag->ops != NULL && (ag->ops->kind == CS_AK_SPAMMER || ag->ops->kind == CS_AK_FRAGMENTER);
+    x = cs__item(j, "role");
+    cs__pkey(p, path, "role");
+    if (x) {
+        if (cJSON_IsString(x) && strcmp(x->valuestring, "attacker") == 0) ag->attacker = 1;
+        else if (cJSON_IsString(x) && strcmp(x->valuestring, "honest") == 0) ag->attacker = 0;
+        else cs__err(c, p, "must be \"honest\" or \"attacker\"");
+    }
     x = cs__item(j, "strategy");
     cs__pkey(p, path, "strategy");
     if (x && cs__strategy_is_by(x)) cs__strategy_by(c, x, p, ag);

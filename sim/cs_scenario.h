@@ -59,6 +59,7 @@ typedef struct cs_scn_agent {
     cs_strategy_t *strat_by;   /* strategy per mechanism ("strategy": {MECH: ...}; owned) */
     const char **strat_mech;   /* strat_by[i]'s mechanism (registry names, static) */
     size_t n_strat_by;
+    int attacker;              /* "role": 1 = attacker (removed by run --harm), 0 = honest */
 } cs_scn_agent_t;
 
 typedef enum cs_event_type {

@@ -1,0 +1,61 @@
+/*
+ * cs_harm.h -- harm to honest actors (analysis/README.md "Harm to honest
+ * actors", DESIGN-NOTES N44): a run with its attackers against the same
+ * scenario, seed and mechanism run with the agents of role attacker removed
+ * (`cowsim run --harm` writes both).  The honest actors keep their indices,
+ * streams and addresses in both runs, so their arrivals are the same and
+ * every difference is the attackers' doing, paired actor by actor.
+ */
+#ifndef CS_HARM_H
+#define CS_HARM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One mechanism and seed.  Arrays [2]: [0] with the attackers, [1] without. */
+typedef struct cs_harm {
+    char mechanism[32];     /* root mechanism of both files */
+    uint64_t seed;          /* root seed of both files */
+    uint32_t honest;        /* honest actors (role honest) */
+    uint32_t paired;        /* honest actors with a fire in both runs */
+    uint64_t fires[2];      /* fires of honest actors */
+    double delay_mean[2];   /* mean delay over honest fires (blocks) */
+    double delay_p99[2];    /* 0.99 quantile of honest fire delays (GSL) */
+    double pay_per_fire[2]; /* sum paid / fires, honest fires (base units) */
+    double welfare[2];      /* sum of honest fire values */
+    double d_delay;         /* paired: mean over paired actors of their mean-delay change */
+    double d_delay_lo, d_delay_hi; /* 95 % Student-t interval of d_delay over actors */
+    double d_pay;           /* paired: mean over paired actors of their paid-per-fire change */
+    double d_pay_lo, d_pay_hi;     /* 95 % Student-t interval of d_pay */
+} cs_harm_t;
+
+/*
+ * Compare the run `with` (attackers present) and `without` (written with
+ * attackers removed: root attribute attackers_removed = 1), which must share
+ * mechanism, seed and scenario, both with every fire (`output.fires = all`).
+ * The honest actors come from the scenario stored in `with`.  Returns CS_OK,
+ * CS_EIO (a file cannot be read), CS_EPARSE (not a matching pair; message in
+ * err) or CS_ENOMEM.
+ */
+int cs_harm_compute(const char *with, const char *without, cs_harm_t *out, char *err, size_t cap);
+
+/* The text table of n results (one row per mechanism and seed). */
+void cs_harm_print(FILE *f, const cs_harm_t *h, size_t n);
+
+/* Write the n results as the table /harm of a new HDF5 file at path (one
+ * row per mechanism and seed, columns named as the struct fields with
+ * _with / _without suffixes).  CS_OK or CS_EIO (message in err). */
+int cs_harm_write(const char *path, const cs_harm_t *h, size_t n, char *err, size_t cap);
+
+/* `compare --harm`: the harm of each run file paths[i] against its
+ * cs_harm_pair_path file, printed on out with cs_harm_print.  CS_OK, or the
+ * first failure's cs_harm_compute code with its message in err. */
+int cs_harm_compare(char *const *paths, size_t n, FILE *out, char *err, size_t cap);
+
+/* The file of the run without attackers that `run --harm` writes for
+ * run_path ("<dir>/<mechanism>.noattack.h5"), into buf; NULL if it does not
+ * fit. */
+const char *cs_harm_pair_path(const char *run_path, char *buf, size_t cap);
+
+#endif /* CS_HARM_H */

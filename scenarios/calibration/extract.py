@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 METRICS = {
-    "01-lambda": ["delay_p99", "delay_max", "delay_max.waiting_game", "delay_max.default_gba",
-                  "revenue_proposer", "efficiency"],
+    "01-lambda": ["delay_p99", "delay_p99.waiting_game", "fires.waiting_game", "censored.waiting_game",
+                  "delay_max.waiting_game", "revenue_proposer", "efficiency"],
     "02-reserve": ["fires", "censored", "revenue_proposer", "welfare", "efficiency", "util_mean"],
     "03-vcg-fp": ["censored", "delay_p99", "revenue_proposer", "welfare", "efficiency", "util_mean"],
     "04-fairness-window": ["jain", "w_p90", "delay_p99.default_gba", "delay_p99.fragmenter",
@@ -57,6 +57,13 @@ def run_file(rdir, row):
 
 
 def lam(df, rdir):
+    if "params_lambda_control" not in df.columns:
+        # version 2: a fixed lambda per point; the zero bids' service instead
+        print("\nzero-bid (waiting_game) timers served: fires / (fires + censored), mean over seeds")
+        for (m, l0), g in df.groupby(["mechanism", "params_lambda"]):
+            f, c = g["fires.waiting_game"], g["censored.waiting_game"]
+            print("  %s lambda %.3f: %.3f" % (m, l0, (f / (f + c)).mean()))
+        return
     print("\nlambda_control = on: lambda at the last block (mean, min, max over seeds)")
     sel = df[(df["mechanism"] == "bias-vcg") & (df["params_lambda_control"] == "on")]
     for l0, g in sel.groupby("params_lambda"):

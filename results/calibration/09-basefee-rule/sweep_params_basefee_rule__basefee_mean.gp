@@ -10,5 +10,5 @@ set ylabel 'basefee_mean (mean over seeds, 95% CI)'
 set xtics ('cip1' 0, 'eip1559' 1, 'additive' 2)
 set xrange [-0.5:2.5]
 set key outside right top
-plot  'sweep_params_basefee_rule_m1.dat' using ($1+0.000):48:49:50 with yerrorbars pt 1 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
-     'sweep_params_basefee_rule_m1.dat' using ($1+0.000):48 with points pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559'
+plot  'sweep_params_basefee_rule_m1.dat' using ($1+0.000):57:58:59 with yerrorbars pt 1 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_basefee_rule_m1.dat' using ($1+0.000):57 with points pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559'

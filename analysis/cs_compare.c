@@ -16,6 +16,7 @@
 #include "cs_optimum.h"
 #include "cs_seeds.h"
 #include "cs_stats.h"
+#include "cs_steady.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -28,12 +29,16 @@ enum { CS__FMT_TEXT = 0, CS__FMT_CSV = 1, CS__FMT_JSON = 2 };
 /* Usage text of `cowsim compare` on f. */
 static void cs__compare_usage(FILE *f)
 {
-    fprintf(f, "usage: cowsim compare RUN.h5 ... [--csv|--json|--harm] [--greedy GREEDY.h5]\n"
+    fprintf(f, "usage: cowsim compare RUN.h5 ... [--csv|--json|--harm] [--greedy GREEDY.h5] [--burn-in N|--no-warmup]\n"
                "       cowsim compare RUNDIR [--ref MECHANISM] [--csv|--json]\n"
                "  Prints the metrics of analysis/README.md, one column per run, one row per metric.\n"
                "  efficiency and poa compare with the offline welfare optimum of the run's own demand\n"
                "  (exact ILP, or an LP / Lagrangian upper bound: the header says which);\n"
                "  efficiency_greedy uses --greedy, else a greedy.h5 next to each run.\n"
+               "  Then the steady state of each run: MSER-5 cuts the warm-up (--burn-in N: the\n"
+               "  first N blocks; --no-warmup: nothing), and per-block basefee, utilisation, fires,\n"
+               "  backlog, paid and welfare are averaged over the rest with 95 %% batch-means\n"
+               "  intervals.\n"
                "  --harm (text only): then the harm to honest actors of each run against the\n"
                "  <mechanism>.noattack.h5 beside it (cowsim run --harm).\n"
                "  RUNDIR, a multi-seed run (RUNDIR/seed-<s>/<mechanism>.h5): per metric and mechanism\n"
@@ -217,7 +222,10 @@ static int cs__json_emit(cJSON *root, int ok)
  * fires_mode, note, metrics: {name: value|null}}]}.  Every add is checked,
  * so the document is printed whole or not at all.  Returns 0, or -1 when
  * out of memory (nothing printed). */
-static int cs__print_json(const cs_metrics_t *ms, char **paths, const char **greedy_files, size_t nrun)
+static int cs__ss_json(cJSON *o, const cs_steady_t *ss);
+
+static int cs__print_json(const cs_metrics_t *ms, const cs_steady_t *ss, char **paths, const char **greedy_files,
+                          size_t nrun)
 {
     static const char *const modes[] = {"all", "sample", "off"};
     cJSON *root = cJSON_CreateObject();
@@ -250,6 +258,7 @@ static int cs__print_json(const cs_metrics_t *ms, char **paths, const char **gre
             cs_metrics_name(&ms[r], i, buf, sizeof buf);
             ok = cs__json_num(mm, buf, cs_metrics_value(&ms[r], i)) == 0;
         }
+        if (ok && ss) ok = cs__ss_json(o, &ss[r]) == 0;
     }
     return cs__json_emit(root, ok);
 }
@@ -488,6 +497,93 @@ static int cs__compare_seeds(const char *dir, const char *refname, int fmt)
     return status;
 }
 
+/* ---- steady state of single long runs (cs_steady.h) ------------------------ */
+
+/* How the warm-up was removed, in words. */
+static const char *cs__ss_method(int mode)
+{
+    return mode == CS_STEADY_MSER5 ? "MSER-5" : mode == CS_STEADY_BURNIN ? "a stated burn-in" : "nothing (--no-warmup)";
+}
+
+/* Text: the cut of every run, then one row per series, "mean [lo, hi]". */
+static void cs__ss_text(const cs_steady_t *ss, size_t nrun, char (*lab)[48])
+{
+    printf("\nsteady state: warm-up removed by %s%s; per-block means with 95 %% batch-means intervals (%d batches)\n",
+           cs__ss_method(ss[0].mode), ss[0].mode == CS_STEADY_MSER5 ? " on every series, the largest cut" : "",
+           CS_STEADY_BATCHES);
+    for (size_t r = 0; r < nrun; r++) {
+        printf("  %-14s cut %llu of %llu blocks", lab[r], (unsigned long long)ss[r].cut,
+               (unsigned long long)ss[r].blocks);
+        if (ss[r].cut_by >= 0) printf(" (set by %s)", cs_steady_name(ss[r].cut_by));
+        printf(", means over the last %llu%s\n", (unsigned long long)ss[r].used,
+               ss[r].at_limit ? "; WARNING: MSER-5 cut half the run, its limit: too short for a steady state?" : "");
+    }
+    printf("\n%-32s", "series");
+    for (size_t r = 0; r < nrun; r++) printf(" %30s", lab[r]);
+    putchar('\n');
+    for (int s = 0; s < CS_SS__COUNT; s++) {
+        char name[48];
+        snprintf(name, sizeof name, "steady.%s", cs_steady_name(s));
+        printf("%-32s", name);
+        for (size_t r = 0; r < nrun; r++) {
+            char a[32], b[80], cell[120];
+            cs__g6(ss[r].mean[s], a, sizeof a);
+            cs__ival(ss[r].lo[s], ss[r].hi[s], b, sizeof b);
+            if (!ss[r].present[s] || isnan(ss[r].mean[s])) snprintf(cell, sizeof cell, "-");
+            else if (isnan(ss[r].lo[s])) snprintf(cell, sizeof cell, "%s", a);
+            else snprintf(cell, sizeof cell, "%s %s", a, b);
+            printf(" %30s", cell);
+        }
+        putchar('\n');
+    }
+}
+
+/* CSV rows steady.cut, steady.used, then steady.<series>, .lo, .hi. */
+static void cs__ss_csv(const cs_steady_t *ss, size_t nrun)
+{
+    fputs("steady.cut", stdout);
+    for (size_t r = 0; r < nrun; r++) cs__csv_num((double)ss[r].cut);
+    fputs("\nsteady.used", stdout);
+    for (size_t r = 0; r < nrun; r++) cs__csv_num((double)ss[r].used);
+    putchar('\n');
+    for (int s = 0; s < CS_SS__COUNT; s++)
+        for (int part = 0; part < 3; part++) {
+            printf("steady.%s%s", cs_steady_name(s), part == 1 ? ".lo" : part == 2 ? ".hi" : "");
+            for (size_t r = 0; r < nrun; r++)
+                cs__csv_num(part == 0 ? ss[r].mean[s] : part == 1 ? ss[r].lo[s] : ss[r].hi[s]);
+            putchar('\n');
+        }
+}
+
+/* JSON object "steady_state" of one run into o.  Returns 0 or -1. */
+static int cs__ss_json(cJSON *o, const cs_steady_t *ss)
+{
+    static const char *const meth[] = {"mser5", "burn-in", "none"};
+    cJSON *st = cJSON_AddObjectToObject(o, "steady_state");
+    char b1[24], b2[24], b3[24];
+    snprintf(b1, sizeof b1, "%llu", (unsigned long long)ss->blocks);
+    snprintf(b2, sizeof b2, "%llu", (unsigned long long)ss->cut);
+    snprintf(b3, sizeof b3, "%llu", (unsigned long long)ss->used);
+    int ok = st && cJSON_AddStringToObject(st, "method", meth[ss->mode]) && cJSON_AddRawToObject(st, "blocks", b1) &&
+             cJSON_AddRawToObject(st, "cut", b2) &&
+             (ss->cut_by >= 0 ? cJSON_AddStringToObject(st, "cut_by", cs_steady_name(ss->cut_by)) != NULL
+                              : cJSON_AddNullToObject(st, "cut_by") != NULL) &&
+             cJSON_AddRawToObject(st, "used", b3) && cJSON_AddNumberToObject(st, "batches", CS_STEADY_BATCHES) &&
+             cJSON_AddBoolToObject(st, "at_limit", ss->at_limit);
+    cJSON *se = ok ? cJSON_AddObjectToObject(st, "series") : NULL;
+    ok = se != NULL;
+    for (int s = 0; ok && s < CS_SS__COUNT; s++) {
+        cJSON *v = cJSON_AddObjectToObject(se, cs_steady_name(s));
+        char mc[24];
+        snprintf(mc, sizeof mc, "%llu", (unsigned long long)ss->mser_cut[s]);
+        ok = v && cs__json_num(v, "mean", ss->present[s] ? ss->mean[s] : (double)NAN) == 0 &&
+             cs__json_num(v, "lo", ss->lo[s]) == 0 && cs__json_num(v, "hi", ss->hi[s]) == 0 &&
+             (ss->mode == CS_STEADY_MSER5 && ss->present[s] ? cJSON_AddRawToObject(v, "mser5_cut", mc) != NULL
+                                                             : cJSON_AddNullToObject(v, "mser5_cut") != NULL);
+    }
+    return ok ? 0 : -1;
+}
+
 /* `cowsim compare`: parse arguments, compute every run's metrics (all
  * errors reported before any table), print the table.  Returns the exit
  * status (cs_cli.h). */
@@ -496,6 +592,8 @@ int cs_cmd_compare(int argc, char **argv)
     int fmt = CS__FMT_TEXT;
     const char *greedy = NULL, *ref = NULL;
     int harm = 0; /* --harm: the harm table of each run and its .noattack.h5 (cs_harm.h) */
+    int ss_mode = CS_STEADY_MSER5;
+    uint64_t burn_in = 0;
     char **paths = calloc((size_t)argc + 1, sizeof *paths);
     size_t np = 0;
     if (!paths) {
@@ -518,6 +616,8 @@ int cs_cmd_compare(int argc, char **argv)
             ref = argv[++i];
         } else if (strcmp(a, "--harm") == 0) {
             harm = 1;
+        } else if (cs_steady_arg(argc, argv, &i, &ss_mode, &burn_in)) {
+            continue;
         } else if (a[0] != '-' || strcmp(a, "-") == 0) {
             paths[np++] = argv[i];
         } else {
@@ -535,7 +635,9 @@ int cs_cmd_compare(int argc, char **argv)
     int seeds_dir = np == 1 && !greedy && cs_seeds_is_dir(paths[0]);
     if (seeds_dir || ref) {
         int st = CS_EXIT_USAGE;
-        if (seeds_dir) st = cs__compare_seeds(paths[0], ref, fmt);
+        if (seeds_dir && ss_mode != CS_STEADY_MSER5)
+            fprintf(stderr, "cowsim compare: --burn-in and --no-warmup apply to run files, not to a run directory\n");
+        else if (seeds_dir) st = cs__compare_seeds(paths[0], ref, fmt);
         else {
             fprintf(stderr, "cowsim compare: --ref needs one multi-seed run directory (RUNDIR/seed-<s>/)%s\n",
                     greedy ? ", without --greedy" : "");
@@ -545,11 +647,13 @@ int cs_cmd_compare(int argc, char **argv)
         return st;
     }
     cs_metrics_t *ms = calloc(np, sizeof *ms);
+    cs_steady_t *ss = calloc(np, sizeof *ss);
     char (*obuf)[4096] = calloc(np, sizeof *obuf);
     const char **greedy_files = calloc(np, sizeof *greedy_files);
-    if (!ms || !obuf || !greedy_files) {
+    if (!ms || !ss || !obuf || !greedy_files) {
         fprintf(stderr, "cowsim compare: out of memory for %zu runs\n", np);
         free(ms);
+        free(ss);
         free(obuf);
         free(greedy_files);
         free(paths);
@@ -579,6 +683,13 @@ int cs_cmd_compare(int argc, char **argv)
             if (ex == CS_EXIT_IO || status == CS_EXIT_OK) status = ex;
             continue;
         }
+        rc = cs_steady_compute(paths[r], cs_steady_flags(&ms[r]), ss_mode, burn_in, &ss[r], err, sizeof err);
+        if (rc != CS_OK) {
+            fprintf(stderr, "cowsim compare: %s\n", err);
+            int ex = rc == CS_EINVAL ? CS_EXIT_USAGE : cs__exit_for(rc);
+            if (ex == CS_EXIT_IO || status == CS_EXIT_OK) status = ex;
+            continue;
+        }
         if (ms[r].v[CS_M_complete] != 1.0)
             fprintf(stderr, "cowsim compare: warning: %s is an incomplete run (complete = 0)\n", paths[r]);
         if (ms[r].note[0]) fprintf(stderr, "cowsim compare: note: %s: %s\n", paths[r], ms[r].note);
@@ -591,9 +702,13 @@ int cs_cmd_compare(int argc, char **argv)
             status = CS_EXIT_IO;
         } else {
             cs__labels(ms, np, lab);
-            if (fmt == CS__FMT_TEXT) cs__print_text(ms, paths, greedy_files, np, names, nn, lab);
-            else if (fmt == CS__FMT_CSV) cs__print_csv(ms, np, names, nn, lab);
-            else if (cs__print_json(ms, paths, greedy_files, np) != 0) status = CS_EXIT_IO;
+            if (fmt == CS__FMT_TEXT) {
+                cs__print_text(ms, paths, greedy_files, np, names, nn, lab);
+                cs__ss_text(ss, np, lab);
+            } else if (fmt == CS__FMT_CSV) {
+                cs__print_csv(ms, np, names, nn, lab);
+                cs__ss_csv(ss, np);
+            } else if (cs__print_json(ms, ss, paths, greedy_files, np) != 0) status = CS_EXIT_IO;
         }
         if (status == CS_EXIT_IO) fprintf(stderr, "cowsim compare: out of memory printing the table\n");
         char herr[4600];
@@ -608,6 +723,7 @@ int cs_cmd_compare(int argc, char **argv)
         free(lab);
     }
     free(ms);
+    free(ss);
     free(obuf);
     free(greedy_files);
     free(paths);

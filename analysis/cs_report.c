@@ -43,6 +43,7 @@
 #include "cs_mech.h"
 #include "cs_metrics.h"
 #include "cs_stats.h"
+#include "cs_steady.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -80,14 +81,16 @@ static const char *const cs__colors[10] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d6
 /* Print the usage text to f. */
 static void cs__report_usage(FILE *f)
 {
-    fprintf(f, "usage: cowsim report RUN.h5|SWEEP.h5 ... [-o DIR] [--ref MECHANISM]\n"
+    fprintf(f, "usage: cowsim report RUN.h5|SWEEP.h5 ... [-o DIR] [--ref MECHANISM] [--burn-in N|--no-warmup]\n"
                "  Writes DIR/report.md and PNG plots (drawn by gnuplot) for run files of\n"
                "  `cowsim run` and sweep summaries (sweep.h5) of `cowsim sweep`.\n"
                "  Runs of different mechanisms on the same scenario share axes.\n"
                "  DIR defaults to the directory of the first input.  The gnuplot scripts\n"
                "  (*.gp) and data files (*.dat) stay in DIR.  A sweep with several mechanisms\n"
                "  gets paired differences against --ref (default its first mechanism) on the\n"
-               "  same seed, with Student-t and BCa intervals.\n");
+               "  same seed, with Student-t and BCa intervals.  Run files get a steady-state\n"
+               "  table: warm-up cut by MSER-5 (or --burn-in N, or nothing with --no-warmup),\n"
+               "  per-block means with 95 %% batch-means intervals.\n");
 }
 
 /* malloc'd copy of s (NULL stays NULL); NULL on allocation failure too. */
@@ -406,6 +409,7 @@ typedef struct cs__run {
     size_t w_samples;       /* /weights sample heights */
     cs__dhist_t delay[CS_AGENT_KIND_COUNT]; /* fire delays per agent kind */
     cs_metrics_t met;       /* cs_metrics_compute of this file */
+    cs_steady_t ss;         /* cs_steady_compute of this file */
 } cs__run_t;
 
 /* Free what r owns. */
@@ -650,15 +654,23 @@ static void cs__run_labels(cs__run_t *runs, size_t n)
 /*
  * Metrics of every run through cs_metrics_compute, with the greedy run that
  * `cowsim compare` would use (greedy.h5 beside the run,
- * cs_metrics_find_greedy), so efficiency and poa match compare's.  Returns 0
+ * cs_metrics_find_greedy), so efficiency and poa match compare's; and its
+ * steady state (cs_steady_compute, warm-up removed as ss_mode says).  Returns 0
  * or an exit code with a message.
  */
-static int cs__run_metrics(cs__run_t *runs, size_t n)
+static int cs__run_metrics(cs__run_t *runs, size_t n, int ss_mode, uint64_t burn_in)
 {
     for (size_t i = 0; i < n; i++) {
         char obuf[4096], err[1024] = "";
         const char *greedy = cs_metrics_find_greedy(runs[i].path, obuf, sizeof obuf);
         int rc = cs_metrics_compute(runs[i].path, greedy, &runs[i].met, err, sizeof err);
+        if (rc == CS_OK)
+            rc = cs_steady_compute(runs[i].path, cs_steady_flags(&runs[i].met), ss_mode, burn_in, &runs[i].ss, err,
+                                   sizeof err);
+        if (rc == CS_EINVAL) {
+            fprintf(stderr, "cowsim report: %s\n", err);
+            return CS_EXIT_USAGE;
+        }
         if (rc != CS_OK) {
             fprintf(stderr, "cowsim report: %s: %s\n", runs[i].path, err[0] ? err : cs_strerror(rc));
             return rc == CS_EIO || rc == CS_ENOMEM ? CS_EXIT_IO : CS_EXIT_USAGE;
@@ -1674,6 +1686,56 @@ static void cs__md_plots(FILE *f, const cs__plots_t *pl, size_t from, size_t to,
     }
 }
 
+/* Head of a table with one column per run: `first`, the run labels, and
+ * the alignment row. */
+static void cs__md_run_head(FILE *f, const char *first, const cs__run_t *runs, size_t n)
+{
+    fprintf(f, "| %s |", first);
+    for (size_t i = 0; i < n; i++) {
+        fputc(' ', f);
+        cs__md_cell(f, runs[i].label);
+        fputs(" |", f);
+    }
+    fprintf(f, "\n|---|");
+    for (size_t i = 0; i < n; i++) fputs("---:|", f);
+    fputc('\n', f);
+}
+
+/* The steady-state table of report.md: how the warm-up was removed, each
+ * run's cut, then per series "mean [lo, hi]" (95 % batch-means interval). */
+static void cs__md_steady(FILE *f, const cs__run_t *runs, size_t n)
+{
+    int mode = runs[0].ss.mode;
+    fprintf(f, "## Steady state\n\n");
+    fprintf(f, "Warm-up removed by %s; then the per-block series are averaged over the remaining blocks, "
+               "each mean with its 95 %% batch-means interval (%d batches; `analysis/README.md` \"Steady state\").\n\n",
+            mode == CS_STEADY_MSER5 ? "MSER-5 on every series, the largest cut"
+            : mode == CS_STEADY_BURNIN ? "a stated burn-in (`--burn-in`)" : "nothing (`--no-warmup`)",
+            CS_STEADY_BATCHES);
+    for (size_t i = 0; i < n; i++) {
+        const cs_steady_t *s = &runs[i].ss;
+        fprintf(f, "- %s: cut %llu of %llu blocks", runs[i].label, (unsigned long long)s->cut,
+                (unsigned long long)s->blocks);
+        if (s->cut_by >= 0) fprintf(f, " (set by %s)", cs_steady_name(s->cut_by));
+        fprintf(f, ", means over the last %llu.%s\n", (unsigned long long)s->used,
+                s->at_limit ? " **MSER-5 cut half the run (its limit): the run may be too short for a steady state.**"
+                            : "");
+    }
+    fputc('\n', f);
+    cs__md_run_head(f, "series", runs, n);
+    for (int k = 0; k < CS_SS__COUNT; k++) {
+        fprintf(f, "| %s |", cs_steady_name(k));
+        for (size_t i = 0; i < n; i++) {
+            const cs_steady_t *s = &runs[i].ss;
+            if (!s->present[k] || isnan(s->mean[k])) fprintf(f, " %s |", CS__NUM_NAN);
+            else if (isnan(s->lo[k])) fprintf(f, " %.6g |", s->mean[k]);
+            else fprintf(f, " %.6g [%.6g, %.6g] |", s->mean[k], s->lo[k], s->hi[k]);
+        }
+        fputc('\n', f);
+    }
+    fputc('\n', f);
+}
+
 /* The runs part of report.md: provenance table, metrics table, figures. */
 static void cs__md_runs(FILE *f, const cs__run_t *runs, size_t n)
 {
@@ -1707,15 +1769,7 @@ static void cs__md_runs(FILE *f, const cs__run_t *runs, size_t n)
                "(`cowsim compare --json` prints them exactly); `%s` = undefined (JSON null: e.g. efficiency "
                "without a `greedy.h5` beside the run) or a kind absent from the run.\n\n",
             CS__NUM_NAN);
-    fprintf(f, "| metric |");
-    for (size_t i = 0; i < n; i++) {
-        fputc(' ', f);
-        cs__md_cell(f, runs[i].label);
-        fputs(" |", f);
-    }
-    fprintf(f, "\n|---|");
-    for (size_t i = 0; i < n; i++) fputs("---:|", f);
-    fputc('\n', f);
+    cs__md_run_head(f, "metric", runs, n);
     /* Rows: as compare lists them, the run-level metrics, then the per-kind
      * metrics of every kind present in some run (kind order); a kind absent
      * from a run shows CS__NUM_NAN there (compare --json omits it). */
@@ -1737,6 +1791,7 @@ static void cs__md_runs(FILE *f, const cs__run_t *runs, size_t n)
         fputc('\n', f);
     }
     fputc('\n', f);
+    cs__md_steady(f, runs, n);
 }
 
 /* Head of a per-point sweep table: point, the swept parameters, column
@@ -2120,6 +2175,8 @@ static void cs__md_title(FILE *f, const cs__run_t *runs, size_t nr, const cs__sw
 int cs_cmd_report(int argc, char **argv)
 {
     const char *outdir = NULL, *ref = NULL;
+    int ss_mode = CS_STEADY_MSER5;
+    uint64_t burn_in = 0;
     const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
     size_t nin = 0;
     if (!inputs) {
@@ -2136,6 +2193,8 @@ int cs_cmd_report(int argc, char **argv)
             outdir = argv[++i];
         } else if (strcmp(a, "--ref") == 0 && i + 1 < argc) {
             ref = argv[++i];
+        } else if (cs_steady_arg(argc, argv, &i, &ss_mode, &burn_in)) {
+            continue;
         } else if (a[0] != '-' || strcmp(a, "-") == 0) {
             inputs[nin++] = a;
         } else {
@@ -2214,7 +2273,7 @@ int cs_cmd_report(int argc, char **argv)
     for (size_t i = 0; i < nr && rc == 0; i++) rc = cs__run_load(&runs[i], i, outdir);
     if (rc == 0 && nr > 0) {
         cs__run_labels(runs, nr);
-        rc = cs__run_metrics(runs, nr);
+        rc = cs__run_metrics(runs, nr, ss_mode, burn_in);
         if (rc == 0) rc = cs__plot_basefee(&g, runs, nr, &plots);
         if (rc == 0) rc = cs__plot_util(&g, runs, nr, &plots);
         if (rc == 0) rc = cs__plot_delays(&g, runs, nr, &plots);

@@ -84,4 +84,95 @@ check "grep -qF '| 1 | 0.3 | 10 | 11 [6.6683, 15.3317] BCa [' '$T/sw2/report.md'
 "$BIN" report "$T/sweep.h5" -o "$T/sw3" --ref nosuch > /dev/null 2> "$T/sw3.err"
 check "[ $? -eq 0 ] && grep -q 'no mechanism nosuch' '$T/sw3.err'" "--ref unknown in a sweep: a warning, the report still written"
 
+# ---- steady state in compare (cs_steady.h) -------------------------------------
+# One 80-block run; the figures recomputed with numpy from /blocks: MSER-5
+# per series (batch means of 5, d <= nb / 2, first minimum), the largest
+# cut, then 20 batch means of the rest (the remainder dropped at the start),
+# t(19, 0.975) = 2.093024054408263 (Student-t table: 2.093).
+"$BIN" run tests/data/seeds/ten.json --seed 3 --mechanism eip1559,fifo -o "$T/one" --quiet > /dev/null 2>&1
+check "[ -f '$T/one/eip1559.h5' ]" "one-seed run written"
+for mode in mser "burn" "whole"; do
+    case $mode in mser) a= ;; burn) a="--burn-in 30" ;; whole) a="--no-warmup" ;; esac
+    "$BIN" compare --json $a "$T/one/eip1559.h5" "$T/one/fifo.h5" > "$T/ss-$mode.json" 2> "$T/ss-$mode.err"
+    check "[ $? -eq 0 ]" "compare $a: exit 0 ($(head -c 200 "$T/ss-$mode.err"))"
+done
+check "$PY - '$T' <<'PY'
+import json, math, sys
+import numpy as np, h5py
+T = sys.argv[1]
+def mser5(x):
+    nb = len(x) // 5
+    y = np.asarray(x[:5 * nb], float).reshape(nb, 5).mean(axis=1)
+    best, bd = None, 0
+    for d in range(nb // 2 + 1):
+        t = y[d:]; v = np.sum((t - t.mean()) ** 2) / (nb - d) ** 2
+        if best is None or v < best - 1e-12 * max(1.0, abs(best)): best, bd = v, d
+    return 5 * bd
+def bm(x):
+    bs = len(x) // 20; x = np.asarray(x[len(x) - 20 * bs:], float)
+    b = x.reshape(20, bs).mean(axis=1); m = b.mean(); h = 2.093024054408263 * b.std(ddof=1) / math.sqrt(20)
+    return m, m - h, m + h, 20 * bs
+bad = 0
+for mode, fixed in (('mser', None), ('burn', 30), ('whole', 0)):
+    runs = json.load(open('%s/ss-%s.json' % (T, mode)))['runs']
+    for r in runs:
+        b = h5py.File(r['path'])['blocks'][:]
+        f = h5py.File(r['path'])['fires'][:]
+        w = np.zeros(len(b)); np.add.at(w, f['height'] - b['height'][0], f['value'])
+        ex = lambda c, i: int(b[c + '_hi'][i]) << 64 | int(b[c + '_lo'][i])   # exact amounts
+        paid = np.array([float(ex('burn', i) + ex('tips', i) + ex('payments', i)) for i in range(len(b))])
+        ser = {'basefee': b['basefee_lane'], 'utilisation': b['utilisation'], 'fires': b['fired'].astype(float),
+               'backlog': b['pending'].astype(float), 'paid': paid, 'welfare': w}
+        if r['mechanism'] != 'eip1559': del ser['basefee']   # no lane basefee
+        st = r['steady_state']
+        if fixed is None:
+            cuts = {k: mser5(v) for k, v in ser.items()}
+            cut = max(cuts.values())
+            if st['method'] != 'mser5' or st['cut'] != cut or cuts[st['cut_by']] != cut:
+                print('cut', r['mechanism'], st['cut'], st['cut_by'], cuts); bad += 1
+        else:
+            cut = fixed
+            if st['cut'] != cut or st['cut_by'] is not None: print('fixed cut', st); bad += 1
+        for k, v in ser.items():
+            m, lo, hi, used = bm(v[cut:])
+            g = st['series'][k]
+            tol = 1e-9 * max(1.0, abs(m))
+            if st['used'] != used or abs(g['mean'] - m) > tol or abs(g['lo'] - lo) > tol or abs(g['hi'] - hi) > tol:
+                print('series', mode, r['mechanism'], k, g, (m, lo, hi, used)); bad += 1
+        if r['mechanism'] != 'eip1559' and st['series']['basefee']['mean'] is not None:
+            print('basefee for a mechanism without a lane basefee'); bad += 1
+sys.exit(1 if bad else 0)
+PY" "steady state: MSER-5 cut, burn-in, no-warmup, means and batch-means intervals match numpy"
+"$BIN" compare --csv "$T/one/eip1559.h5" > "$T/ss.csv" 2>/dev/null
+check "grep -q '^steady.cut,' '$T/ss.csv' && grep -q '^steady.backlog.lo,' '$T/ss.csv'" "compare --csv: steady rows"
+"$BIN" compare "$T/one/eip1559.h5" > "$T/ss.txt" 2>/dev/null
+check "grep -qE '^steady.backlog +[0-9.e+]+ \[[0-9.e+]+, [0-9.e+]+\]$' '$T/ss.txt' && grep -q 'warm-up removed by MSER-5' '$T/ss.txt'" \
+    "compare text: the steady-state table with intervals"
+"$BIN" compare --burn-in 80 "$T/one/eip1559.h5" > /dev/null 2> "$T/ss.err"
+check "[ $? -eq 2 ] && grep -q 'burn-in of 80 blocks leaves nothing' '$T/ss.err'" "--burn-in >= blocks: exit 2"
+"$BIN" compare --burn-in x "$T/one/eip1559.h5" > /dev/null 2>&1
+check "[ $? -eq 2 ]" "--burn-in x: usage, exit 2"
+
+# report: the same steady-state figures as compare, to 6 digits.
+"$BIN" report --burn-in 30 "$T/one/eip1559.h5" "$T/one/fifo.h5" -o "$T/rep" > /dev/null 2> "$T/rep.err"
+check "[ $? -eq 0 ]" "report --burn-in 30 of two runs: exit 0 ($(head -c 200 "$T/rep.err"))"
+check "$PY - '$T' <<'PY'
+import json, re, sys
+T = sys.argv[1]
+runs = json.load(open(T + '/ss-burn.json'))['runs']
+md = open(T + '/rep/report.md').read()
+sec = md.split('## Steady state')[1].split('## ')[0]
+assert 'a stated burn-in' in sec, sec[:200]
+for r in runs:
+    assert '- %s: cut 30 of 80 blocks, means over the last 40.' % r['mechanism'] in sec, r['mechanism']
+rows = {l.split('|')[1].strip(): [c.strip() for c in l.strip().strip('|').split('|')[1:]]
+        for l in sec.splitlines() if l.startswith('| ') and not l.startswith('| series')}
+for i, r in enumerate(runs):
+    for k, g in r['steady_state']['series'].items():
+        want = '-' if g['mean'] is None else '%.6g [%.6g, %.6g]' % (g['mean'], g['lo'], g['hi'])
+        assert rows[k][i] == want, (k, r['mechanism'], rows[k][i], want)
+PY" "report.md steady-state table = compare --json --burn-in 30, to 6 digits"
+"$BIN" report --burn-in 99 "$T/one/eip1559.h5" -o "$T/rep2" > /dev/null 2> "$T/rep2.err"
+check "[ $? -eq 2 ] && grep -q 'burn-in of 99 blocks' '$T/rep2.err'" "report --burn-in beyond the run: exit 2"
+
 finish test_report_stats

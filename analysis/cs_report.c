@@ -19,7 +19,10 @@
  *           (lane utilisation per height, block-binned means),
  *           delay_cdf_<kind>.png (empirical CDF of fire delay per agent
  *           kind), weights.png (W(actor) p10/p50/p90 per /weights sample),
- *           revenue.png (burn / tips / payments per run);
+ *           revenue.png (burn / tips / payments per run), bars_<metric>.png
+ *           (one bar chart per fairness and welfare metric across runs);
+ *   multi-seed run directories (RUNDIR/seed-<s>/<m>.h5): seeds_bars_<metric>.png,
+ *           means over the seeds with 95 % Student-t whiskers;
  *   sweeps: <prefix>_<param>__<metric>.png, each run-level metric against
  *           each swept parameter, one line per mechanism and per value of
  *           every other swept parameter (never averaged over them): mean
@@ -42,6 +45,7 @@
 #include "cs_h5.h"
 #include "cs_mech.h"
 #include "cs_metrics.h"
+#include "cs_seeds.h"
 #include "cs_stats.h"
 #include "cs_steady.h"
 
@@ -76,12 +80,19 @@
 static const char *const cs__colors[10] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                            "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 
+/* Run-level metric names, indexed by CS_M_*. */
+static const char *const cs__mnames[CS_M__COUNT] = {
+#define CS__METRIC_NAME(name, doc) #name,
+    CS_METRIC_MAP(CS__METRIC_NAME)
+#undef CS__METRIC_NAME
+};
+
 /* ---- small helpers ---------------------------------------------------- */
 
 /* Print the usage text to f. */
 static void cs__report_usage(FILE *f)
 {
-    fprintf(f, "usage: cowsim report RUN.h5|SWEEP.h5 ... [-o DIR] [--ref MECHANISM] [--burn-in N|--no-warmup]\n"
+    fprintf(f, "usage: cowsim report RUN.h5|SWEEP.h5|RUNDIR ... [-o DIR] [--ref MECHANISM] [--burn-in N|--no-warmup]\n"
                "  Writes DIR/report.md and PNG plots (drawn by gnuplot) for run files of\n"
                "  `cowsim run` and sweep summaries (sweep.h5) of `cowsim sweep`.\n"
                "  Runs of different mechanisms on the same scenario share axes.\n"
@@ -90,7 +101,9 @@ static void cs__report_usage(FILE *f)
                "  gets paired differences against --ref (default its first mechanism) on the\n"
                "  same seed, with Student-t and BCa intervals.  Run files get a steady-state\n"
                "  table: warm-up cut by MSER-5 (or --burn-in N, or nothing with --no-warmup),\n"
-               "  per-block means with 95 %% batch-means intervals.\n");
+               "  per-block means with 95 %% batch-means intervals.  One bar chart per fairness\n"
+               "  and welfare metric across mechanisms; RUNDIR (a multi-seed run): means over\n"
+               "  the seeds with 95 %% t-interval whiskers.\n");
 }
 
 /* malloc'd copy of s (NULL stays NULL); NULL on allocation failure too. */
@@ -664,12 +677,14 @@ static int cs__run_metrics(cs__run_t *runs, size_t n, int ss_mode, uint64_t burn
         char obuf[4096], err[1024] = "";
         const char *greedy = cs_metrics_find_greedy(runs[i].path, obuf, sizeof obuf);
         int rc = cs_metrics_compute(runs[i].path, greedy, &runs[i].met, err, sizeof err);
-        if (rc == CS_OK)
+        if (rc == CS_OK) {
+            /* cs_steady_compute's message names the path itself. */
             rc = cs_steady_compute(runs[i].path, cs_steady_flags(&runs[i].met), ss_mode, burn_in, &runs[i].ss, err,
                                    sizeof err);
-        if (rc == CS_EINVAL) {
-            fprintf(stderr, "cowsim report: %s\n", err);
-            return CS_EXIT_USAGE;
+            if (rc != CS_OK) {
+                fprintf(stderr, "cowsim report: %s\n", err);
+                return rc == CS_EINVAL || rc == CS_EPARSE ? CS_EXIT_USAGE : CS_EXIT_IO;
+            }
         }
         if (rc != CS_OK) {
             fprintf(stderr, "cowsim report: %s: %s\n", runs[i].path, err[0] ? err : cs_strerror(rc));
@@ -993,6 +1008,187 @@ static int cs__plot_revenue(const cs__gp_t *g, const cs__run_t *runs, size_t n, 
     return cs__gp_end(g, f, "revenue", plots, "revenue split", cap);
 }
 
+/* ---- fairness and welfare bar charts -------------------------------------- */
+
+/* The metrics drawn as one bar chart each across mechanisms (run reports). */
+static const int cs__bar_metrics[] = {CS_M_welfare,      CS_M_efficiency, CS_M_poa,
+                                      CS_M_utility,      CS_M_jain,       CS_M_gini,
+                                      CS_M_var_util_per_bid, CS_M_var_eff_per_bid};
+#define CS__NBAR (sizeof cs__bar_metrics / sizeof cs__bar_metrics[0])
+
+/*
+ * One bar chart `base`: bar i has height mean[i] and label lab[i]; with
+ * lo/hi (may be NULL) a whisker from lo[i] to hi[i] (none where NaN).  Data
+ * file base.dat: "index label mean lo hi".  Nothing is drawn (0 returned)
+ * when every mean is NaN.  Returns 0 or an exit code with a message.
+ */
+static int cs__plot_bars(const cs__gp_t *g, const char *base, const char *metric, char (*lab)[128], const double *mean,
+                         const double *lo, const double *hi, size_t n, const char *ivdesc, cs__plots_t *plots)
+{
+    int any = 0, whiskers = 0, neg = 0, pos = 0;
+    for (size_t i = 0; i < n; i++) {
+        any |= isfinite(mean[i]);
+        whiskers |= lo && isfinite(lo[i]) && isfinite(hi[i]);
+        neg |= mean[i] < 0 || (lo && lo[i] < 0);
+        pos |= mean[i] > 0 || (hi && hi[i] > 0);
+    }
+    if (!any) return 0;
+    char dn[160];
+    snprintf(dn, sizeof dn, "%s.dat", base);
+    FILE *d = cs__open_out(g->dir, dn);
+    if (!d) return CS_EXIT_IO;
+    fprintf(d, "# %s per mechanism: index, label, value%s\n", metric, whiskers ? ", interval lo, hi" : ", NaN, NaN");
+    for (size_t i = 0; i < n; i++) {
+        char sl[160];
+        cs__sanitize(sl, sizeof sl, lab[i]);
+        /* %.17g: the values read back exactly (the test compares them). */
+        double c[3] = {mean[i], lo ? lo[i] : CS__NAN, hi ? hi[i] : CS__NAN};
+        fprintf(d, "%zu %s", i, sl);
+        for (int j = 0; j < 3; j++) {
+            if (isfinite(c[j])) fprintf(d, " %.17g", c[j]);
+            else fputs(" NaN", d);
+        }
+        fputc('\n', d);
+    }
+    int rc = cs__close_out(d, g->dir, dn);
+    if (rc) return rc;
+    FILE *f = cs__gp_begin(g, base, 900, 520);
+    if (!f) return CS_EXIT_IO;
+    fprintf(f, "set title ");
+    cs__gp_quote(f, metric);
+    fprintf(f, "\nset style fill solid 0.7 border -1\nset boxwidth 0.6\nset xtics rotate by -25\n"
+               "set xrange [-0.6:%zu.6]\n", n - 1);
+    /* Bars start at 0: a y axis cut above 0 would exaggerate differences. */
+    if (!neg) fprintf(f, "set yrange [0:*]\n");
+    else if (!pos) fprintf(f, "set yrange [*:0]\n");
+    fprintf(f, "plot '%s' using 1:3:xtic(2) with boxes lc rgb '%s'", dn, cs__colors[0]);
+    if (whiskers) fprintf(f, ", '' using 1:3:4:5 with yerrorbars lc rgb '#222222' pt 7 ps 0.4");
+    fputc('\n', f);
+    char alt[256], cap[768];
+    snprintf(alt, sizeof alt, "%s per mechanism", metric);
+    snprintf(cap, sizeof cap, "%s per mechanism (analysis/README.md)%s%s.", metric, whiskers ? "; whiskers: " : "",
+             whiskers ? ivdesc : "");
+    return cs__gp_end(g, f, base, plots, alt, cap);
+}
+
+/* One bar chart per fairness and welfare metric across the runs (one bar
+ * per run; no interval: a single run per mechanism). */
+static int cs__plot_metric_bars(const cs__gp_t *g, const cs__run_t *runs, size_t n, cs__plots_t *plots)
+{
+    char(*lab)[128] = calloc(n, sizeof *lab);
+    double *v = calloc(n, sizeof *v);
+    int rc = lab && v ? 0 : CS_EXIT_IO;
+    for (size_t k = 0; rc == 0 && k < CS__NBAR; k++) {
+        const char *name = cs__mnames[cs__bar_metrics[k]];
+        char base[96];
+        snprintf(base, sizeof base, "bars_%s", name);
+        for (size_t i = 0; i < n; i++) {
+            snprintf(lab[i], sizeof lab[i], "%s", runs[i].label);
+            v[i] = runs[i].met.v[cs__bar_metrics[k]];
+        }
+        rc = cs__plot_bars(g, base, name, lab, v, NULL, NULL, n, "", plots);
+    }
+    if (!lab || !v) fprintf(stderr, "cowsim report: out of memory\n");
+    free(lab);
+    free(v);
+    return rc;
+}
+
+/* ---- multi-seed run directories (cs_seeds.h) ----------------------------- */
+
+typedef struct cs__seedrun {
+    const char *path;   /* input directory (argv, not owned) */
+    cs_seeds_set_t set; /* its run files and their metrics */
+    cs_stat_ci_t *ci;   /* CS__NBAR x set.nm: mean and t interval of bar metric k, mechanism m at [k * nm + m] */
+} cs__seedrun_t;
+
+static void cs__seedrun_free(cs__seedrun_t *s)
+{
+    cs_seeds_free(&s->set);
+    free(s->ci);
+}
+
+/*
+ * Load multi-seed run directory s->path and draw one bar chart per
+ * fairness and welfare metric: each mechanism's mean over the seeds with
+ * its 95 % Student-t interval as whiskers (data files <prefix>_<metric>.dat).
+ * Returns 0 or an exit code with a message.
+ */
+static int cs__seedrun_plot(const cs__gp_t *g, cs__seedrun_t *s, const char *prefix, cs__plots_t *plots)
+{
+    char err[4700];
+    int rc = cs_seeds_load(s->path, &s->set, err, sizeof err);
+    if (rc != CS_OK) {
+        fprintf(stderr, "cowsim report: %s\n", err);
+        return rc == CS_EIO || rc == CS_ENOMEM ? CS_EXIT_IO : CS_EXIT_USAGE;
+    }
+    size_t nm = s->set.nm, ns = s->set.ns;
+    if (ns < 2)
+        fprintf(stderr, "cowsim report: warning: %s has one seed: no intervals\n", s->path);
+    s->ci = calloc(CS__NBAR * nm, sizeof *s->ci);
+    double *x = malloc(ns * sizeof *x), *m = malloc(nm * sizeof *m), *lo = malloc(nm * sizeof *lo),
+           *hi = malloc(nm * sizeof *hi);
+    char(*lab)[128] = calloc(nm, sizeof *lab);
+    rc = s->ci && x && m && lo && hi && lab ? 0 : CS_EXIT_IO;
+    for (size_t j = 0; rc == 0 && j < nm; j++) snprintf(lab[j], sizeof lab[j], "%s", s->set.mechs[j]);
+    for (size_t k = 0; rc == 0 && k < CS__NBAR; k++) {
+        for (size_t j = 0; rc == 0 && j < nm; j++) {
+            cs_stat_ci_t *c = &s->ci[k * nm + j];
+            for (size_t i = 0; i < ns; i++) x[i] = s->set.mt[j * ns + i].v[cs__bar_metrics[k]];
+            /* t interval only: the whiskers are what the caption says. */
+            cs_stat_t_interval(x, ns, CS__BOOT_LEVEL, &c->mean, &c->t_lo, &c->t_hi);
+            c->n = ns;
+            c->b_lo = c->b_hi = CS__NAN;
+            m[j] = c->mean;
+            lo[j] = c->t_lo;
+            hi[j] = c->t_hi;
+        }
+        char base[128], iv[96];
+        snprintf(base, sizeof base, "%s_%s", prefix, cs__mnames[cs__bar_metrics[k]]);
+        snprintf(iv, sizeof iv, "the 95 %% Student-t interval of the mean over %zu seeds", ns);
+        if (rc == 0) rc = cs__plot_bars(g, base, cs__mnames[cs__bar_metrics[k]], lab, m, lo, hi, nm, iv, plots);
+    }
+    if (rc == CS_EXIT_IO && !(s->ci && x && m && lo && hi && lab)) fprintf(stderr, "cowsim report: out of memory\n");
+    free(x);
+    free(m);
+    free(lo);
+    free(hi);
+    free(lab);
+    return rc;
+}
+
+static void cs__md_plots(FILE *f, const cs__plots_t *pl, size_t from, size_t to, size_t *fig);
+
+/* The report.md section of multi-seed run s: seeds, the table of means
+ * with t intervals, its figures. */
+static void cs__md_seedrun(FILE *f, const cs__seedrun_t *s, const cs__plots_t *pl, size_t from, size_t to,
+                           size_t *fig)
+{
+    size_t nm = s->set.nm, ns = s->set.ns;
+    fprintf(f, "## Multi-seed run `%s`\n\nScenario %s, %zu seeds (", s->path, s->set.scenario, ns);
+    for (size_t i = 0; i < ns; i++) fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)s->set.seeds[i]);
+    fprintf(f, ").  Mean over the seeds with its 95 %% Student-t interval, t(n-1, 0.975) s / sqrt(n); "
+               "`cowsim compare %s` adds the paired differences between mechanisms with t and BCa intervals.\n\n",
+            s->path);
+    fprintf(f, "| metric |");
+    for (size_t j = 0; j < nm; j++) fprintf(f, " %s |", s->set.mechs[j]);
+    fprintf(f, "\n|---|");
+    for (size_t j = 0; j < nm; j++) fputs("---:|", f);
+    fputc('\n', f);
+    for (size_t k = 0; k < CS__NBAR; k++) {
+        fprintf(f, "| %s |", cs__mnames[cs__bar_metrics[k]]);
+        for (size_t j = 0; j < nm; j++) {
+            const cs_stat_ci_t *c = &s->ci[k * nm + j];
+            if (isnan(c->mean)) fprintf(f, " %s |", CS__NUM_NAN);
+            else if (isnan(c->t_lo)) fprintf(f, " %.6g |", c->mean);
+            else fprintf(f, " %.6g [%.6g, %.6g] |", c->mean, c->t_lo, c->t_hi);
+        }
+        fputc('\n', f);
+    }
+    fputc('\n', f);
+    cs__md_plots(f, pl, from, to, fig);
+}
+
 /* ---- sweep summaries ----------------------------------------------------- */
 
 typedef struct cs__scol {
@@ -1150,13 +1346,8 @@ static int cs__read_str_member(hid_t ds, const char *name, hid_t ft, size_t n, c
 /* The run-level metric index whose name is s, or -1. */
 static int cs__metric_index(const char *s)
 {
-    static const char *const names[CS_M__COUNT] = {
-#define CS__METRIC_NAME(name, doc) #name,
-        CS_METRIC_MAP(CS__METRIC_NAME)
-#undef CS__METRIC_NAME
-    };
     for (int i = 0; i < CS_M__COUNT; i++)
-        if (strcmp(names[i], s) == 0) return i;
+        if (strcmp(cs__mnames[i], s) == 0) return i;
     return -1;
 }
 
@@ -2118,9 +2309,15 @@ static int cs__classify_direct(const char *path)
 }
 
 /* Title block of report.md from the runs (or the first sweep). */
-static void cs__md_title(FILE *f, const cs__run_t *runs, size_t nr, const cs__sweep_t *sw, size_t ns)
+static void cs__md_title(FILE *f, const cs__run_t *runs, size_t nr, const cs__sweep_t *sw, size_t ns,
+                         const cs__seedrun_t *sr)
 {
-    if (nr > 0) {
+    if (nr == 0 && ns == 0 && sr) {
+        fprintf(f, "# cowsim report: %s\n\n- multi-seed run: %s, %zu seeds, mechanisms:", sr->set.scenario, sr->path,
+                sr->set.ns);
+        for (size_t j = 0; j < sr->set.nm; j++) fprintf(f, "%s %s", j ? "," : "", sr->set.mechs[j]);
+        fputc('\n', f);
+    } else if (nr > 0) {
         const cs__run_t *r = &runs[0];
         int same_scn = 1, same_seed = 1, same_blocks = 1, same_ver = 1;
         for (size_t i = 1; i < nr; i++) {
@@ -2213,10 +2410,15 @@ int cs_cmd_report(int argc, char **argv)
     int *kind = calloc(nin, sizeof *kind);
     cs__run_t *runs = calloc(nin, sizeof *runs);
     cs__sweep_t *sweeps = calloc(nin, sizeof *sweeps);
-    size_t nr = 0, ns = 0;
-    int rc = kind && runs && sweeps ? 0 : CS_EXIT_IO;
+    cs__seedrun_t *sruns = calloc(nin, sizeof *sruns);
+    size_t nr = 0, ns = 0, nsr = 0;
+    int rc = kind && runs && sweeps && sruns ? 0 : CS_EXIT_IO;
     if (rc != 0) fprintf(stderr, "cowsim report: out of memory for %zu inputs\n", nin);
     for (size_t i = 0; i < nin && rc == 0; i++) {
+        if (cs_seeds_is_dir(inputs[i])) {
+            sruns[nsr++].path = inputs[i];
+            continue;
+        }
         kind[i] = cs__classify(inputs[i]);
         if (kind[i] < 0) rc = -kind[i];
         else if (kind[i] == 0) runs[nr++].path = inputs[i];
@@ -2232,6 +2434,7 @@ int cs_cmd_report(int argc, char **argv)
     }
     /* 3. The output directory. */
     char dirbuf[4096];
+    if (rc == 0 && !outdir && nsr > 0 && sruns[0].path == inputs[0]) outdir = inputs[0]; /* a run directory: itself */
     if (rc == 0 && !outdir) {
         const char *sl = strrchr(inputs[0], '/');
         if (!sl) snprintf(dirbuf, sizeof dirbuf, ".");
@@ -2279,8 +2482,22 @@ int cs_cmd_report(int argc, char **argv)
         if (rc == 0) rc = cs__plot_delays(&g, runs, nr, &plots);
         if (rc == 0) rc = cs__plot_weights(&g, runs, nr, &plots);
         if (rc == 0) rc = cs__plot_revenue(&g, runs, nr, &plots);
+        if (rc == 0) rc = cs__plot_metric_bars(&g, runs, nr, &plots);
     }
     run_plots_end = plots.n;
+    size_t *sr_from = calloc(nsr + 1, sizeof *sr_from);
+    if (!sr_from && rc == 0) {
+        fprintf(stderr, "cowsim report: out of memory\n");
+        rc = CS_EXIT_IO;
+    }
+    for (size_t i = 0; i < nsr && rc == 0; i++) {
+        char prefix[32];
+        if (nsr > 1) snprintf(prefix, sizeof prefix, "seeds%zu_bars", i + 1);
+        else snprintf(prefix, sizeof prefix, "seeds_bars");
+        sr_from[i] = plots.n;
+        rc = cs__seedrun_plot(&g, &sruns[i], prefix, &plots);
+        sr_from[i + 1] = plots.n;
+    }
     for (size_t i = 0; i < ns && rc == 0; i++) {
         rc = cs__sweep_open(&sweeps[i]);
         char prefix[32];
@@ -2293,7 +2510,7 @@ int cs_cmd_report(int argc, char **argv)
     /* 5. report.md (written to a temporary name, renamed when complete). */
     if (rc == 0) {
         size_t fig = 0;
-        cs__md_title(out, runs, nr, sweeps, ns);
+        cs__md_title(out, runs, nr, sweeps, ns, nsr ? &sruns[0] : NULL);
         if (nr > 0) {
             cs__md_runs(out, runs, nr);
             fprintf(out, "## Plots\n\n");
@@ -2304,6 +2521,7 @@ int cs_cmd_report(int argc, char **argv)
                     if (runs[i].delay[k].total) fires = 1;
             if (!fires) fprintf(out, "No /fires rows (output.fires = off): no delay CDFs.\n\n");
         }
+        for (size_t i = 0; i < nsr; i++) cs__md_seedrun(out, &sruns[i], &plots, sr_from[i], sr_from[i + 1], &fig);
         for (size_t i = 0; i < ns; i++) cs__md_sweep(out, &sweeps[i], ref, &plots, sweep_from[i], sweep_from[i + 1], &fig);
         fprintf(out, "---\nPlots drawn by gnuplot (%s terminal); scripts (*.gp) and data (*.dat) are in this "
                      "directory.\n",
@@ -2328,6 +2546,9 @@ int cs_cmd_report(int argc, char **argv)
     }
     for (size_t i = 0; i < nr; i++) cs__run_free(&runs[i]);
     for (size_t i = 0; i < ns; i++) cs__sweep_free(&sweeps[i]);
+    for (size_t i = 0; i < nsr; i++) cs__seedrun_free(&sruns[i]);
+    free(sruns);
+    free(sr_from);
     free(plots.p);
     free(sweep_from);
     free(runs);

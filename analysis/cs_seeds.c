@@ -295,7 +295,7 @@ int cs_seeds_load(const char *dir, cs_seeds_set_t *s, char *err, size_t errcap)
         cs_h5_reader_t *rd = cs_h5_open_read(path, &rc);
         cJSON *sj = rd && cs_h5_info(rd)->scenario_json ? cJSON_Parse(cs_h5_info(rd)->scenario_json) : NULL;
         if (rd) cs__sort_mechs(s->mechs, s->nm, sj);
-        else snprintf(err, errcap, "%s: %s", path, cs_h5_last_error());
+        else snprintf(err, errcap, "%s: %s", path, rc == CS_ENOMEM ? "out of memory" : cs_h5_last_error());
         cJSON_Delete(sj);
         if (rd) cs_h5_close_read(rd);
     }

@@ -89,7 +89,7 @@ int cs_steady_compute(const char *path, int flags, int mode, uint64_t burn_in, c
     int rc = CS_OK;
     cs_h5_reader_t *rd = cs_h5_open_read(path, &rc);
     if (!rd) {
-        snprintf(err, errcap, "%s: %s", path, cs_h5_last_error());
+        snprintf(err, errcap, "%s: %s", path, rc == CS_ENOMEM ? "out of memory" : cs_h5_last_error());
         return rc;
     }
     uint64_t n = 0;

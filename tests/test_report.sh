@@ -54,7 +54,14 @@ for k in default_gba priority_tier liquidation_bot oracle heartbeat subscription
     fp_best_response waiting_game affine_user watcher demand_curve; do
     check "[ -f '$T/out/delay_cdf_$k.png' ]" "delay_cdf_$k.png exists"
 done
-check "[ $npng -eq 17 ]" "17 PNGs for the all-kinds scenario (got $npng)"
+# Plus one bar chart per fairness and welfare metric defined in some run
+# (tests/test_report_stats.sh checks their data): welfare, utility, jain
+# and gini at least.
+nbars=$(ls "$T"/out/bars_*.png 2> /dev/null | wc -l)
+for p in welfare utility jain gini; do
+    check "[ -f '$T/out/bars_$p.png' ]" "bars_$p.png exists"
+done
+check "[ $((npng - nbars)) -eq 17 ]" "17 PNGs besides the bar charts for the all-kinds scenario (got $((npng - nbars)))"
 # Each PNG: nonzero size and the 8-byte signature 89 50 4E 47 0D 0A 1A 0A.
 badpng=0
 for f in "$T"/out/*.png; do

@@ -175,4 +175,70 @@ PY" "report.md steady-state table = compare --json --burn-in 30, to 6 digits"
 "$BIN" report --burn-in 99 "$T/one/eip1559.h5" -o "$T/rep2" > /dev/null 2> "$T/rep2.err"
 check "[ $? -eq 2 ] && grep -q 'burn-in of 99 blocks' '$T/rep2.err'" "report --burn-in beyond the run: exit 2"
 
+# ---- fairness and welfare bar charts ------------------------------------------
+# Run files: one bar per run, the value of compare --json exactly (%.17g).
+"$BIN" report "$T/one/eip1559.h5" "$T/one/fifo.h5" -o "$T/bars1" > /dev/null 2> "$T/bars1.err"
+check "[ $? -eq 0 ]" "report of two runs: exit 0 ($(head -c 200 "$T/bars1.err"))"
+"$BIN" compare --json "$T/one/eip1559.h5" "$T/one/fifo.h5" > "$T/one.json" 2>/dev/null
+# A multi-seed run: bars = mean over seeds, whiskers = 95 % t interval,
+# recomputed from the per-seed files (t(9, 0.975) from cs_stats_ref.py).
+"$BIN" run tests/data/seeds/ten.json --mechanism eip1559,fifo -o "$T/ten" --quiet > /dev/null 2>&1
+"$BIN" report "$T/ten" -o "$T/bars2" > /dev/null 2> "$T/bars2.err"
+check "[ $? -eq 0 ]" "report of a multi-seed run directory: exit 0 ($(head -c 200 "$T/bars2.err"))"
+for s in 3 14 15 92 65 35 89 79 32 38; do
+    "$BIN" compare --json "$T/ten/seed-$s/eip1559.h5" "$T/ten/seed-$s/fifo.h5" > "$T/ten-$s.json" 2>/dev/null
+done
+check "$PY - '$T' <<'PY'
+import json, math, os, sys
+import numpy as np
+sys.path.insert(0, 'tests')
+from cs_stats_ref import T9, tint
+T = sys.argv[1]
+metrics = ['welfare', 'efficiency', 'poa', 'utility', 'jain', 'gini', 'var_util_per_bid', 'var_eff_per_bid']
+def rows(path):
+    out = []
+    for l in open(path):
+        if l.startswith('#'): continue
+        f = l.split()
+        out.append((int(f[0]), f[1], *[float(x) for x in f[2:]]))
+    return out
+bad = 0
+one = json.load(open(T + '/one.json'))['runs']
+for m in metrics:
+    vals = [r['metrics'][m] for r in one]
+    p = '%s/bars1/bars_%s.dat' % (T, m)
+    if all(v is None for v in vals):
+        if os.path.exists(p): print('drawn although undefined', m); bad += 1
+        continue
+    got = rows(p)
+    want = [(i, r['mechanism'], float('nan') if r['metrics'][m] is None else r['metrics'][m]) for i, r in enumerate(one)]
+    for g, w in zip(got, want):
+        if g[:2] != w[:2] or not (g[2] == w[2] or (math.isnan(g[2]) and math.isnan(w[2]))) or not (math.isnan(g[3]) and math.isnan(g[4])):
+            print('run bar', m, g, w); bad += 1
+    gp = open('%s/bars1/bars_%s.gp' % (T, m)).read()
+    if 'yerrorbars' in gp: print('whiskers without seeds', m); bad += 1
+seeds = [3, 14, 15, 92, 65, 35, 89, 79, 32, 38]
+per = {s: {r['mechanism']: r['metrics'] for r in json.load(open('%s/ten-%d.json' % (T, s)))['runs']} for s in seeds}
+for m in metrics:
+    p = '%s/bars2/seeds_bars_%s.dat' % (T, m)
+    if not os.path.exists(p):
+        if all(per[s][k][m] is None for s in seeds for k in ('eip1559', 'fifo')): continue
+        print('missing', p); bad += 1; continue
+    got = rows(p)
+    if [g[1] for g in got] != ['eip1559', 'fifo']: print('order', m, got); bad += 1
+    for g in got:
+        x = [per[s][g[1]][m] for s in seeds]
+        if any(v is None for v in x):
+            continue
+        mu, lo, hi = tint(x, T9)
+        tol = 1e-9 * max(1.0, abs(mu))   # the t quantile: GSL's inverse vs the table's digits
+        if abs(g[2] - mu) > tol or abs(g[3] - lo) > tol or abs(g[4] - hi) > tol:
+            print('seed bar', m, g, (mu, lo, hi)); bad += 1
+    if 'yerrorbars' not in open('%s/bars2/seeds_bars_%s.gp' % (T, m)).read(): print('no whiskers', m); bad += 1
+md = open(T + '/bars2/report.md').read()
+if '![jain per mechanism](seeds_bars_jain.png)' not in md or '95 % Student-t interval of the mean over 10 seeds' not in md:
+    print('report.md lacks the jain chart'); bad += 1
+sys.exit(1 if bad else 0)
+PY" "bar charts: run values exact, multi-seed means and t whiskers match numpy, one chart per metric"
+
 finish test_report_stats

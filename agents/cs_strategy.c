@@ -336,8 +336,15 @@ void cs_strategy_bid(cs_agent_t *a, const cs_obs_t *o, cs_timer_req_t *q)
  * fixed_share k = share; shade k = beta(v) / v; learning k = a multiplier
  * drawn from its weights, each pricing a round it learns from
  * (cs_strategy_observe); max_prio = max_fee - basefee for these.
- * best_response max_fee = B(1), max_prio = clip(p50_tip + epsilon_prio, 0,
- * B(1) - basefee).
+ * best_response max_fee = B(1) and max_prio the tip that outbids the first
+ * competitor excluded from the previous block, never itself: with T =
+ * cs_obs_threshold (that candidate's priority per cycle, or the lowest
+ * winner's when it was its own; CIP-1 rev §3 steps 6-7) and W its own
+ * weight, T / W + epsilon_prio, 0 when nobody was excluded (the lane had
+ * room: the basefee suffices), and 0 as well when that tip exceeds
+ * B(1) - basefee (it cannot outbid within its value: it waits at the
+ * basefee, as the bid version drops to the reserve).  With fee_rule "p50":
+ * clip(p50_tip + epsilon_prio, 0, B(1) - basefee).
  */
 int cs_strategy_fees(cs_agent_t *a, const cs_timer_info_t *t, const cs_obs_t *o, double *max_fee, double *max_prio)
 {
@@ -365,9 +372,13 @@ int cs_strategy_fees(cs_agent_t *a, const cs_timer_info_t *t, const cs_obs_t *o,
     default: break;
     }
     cs__sr_rates(k, t->fire_value, t->fire_fixed, cyc, o->basefee_lane, max_fee, max_prio);
-    if (s->kind == CS_STRAT_BEST_RESPONSE) {
+    if (s->kind == CS_STRAT_BEST_RESPONSE && s->fee_p50) {
         double pr = o->p50_tip + s->epsilon_prio;
         *max_prio = pr < *max_prio ? pr : *max_prio;
+    } else if (s->kind == CS_STRAT_BEST_RESPONSE) {
+        double W = o->fee_weight > 0 ? o->fee_weight : 1.0;
+        double pr = o->thresh_agent == UINT32_MAX ? 0.0 : cs_obs_threshold(o, a) / W + s->epsilon_prio;
+        *max_prio = pr <= *max_prio ? pr : 0.0;
     }
     return 1;
 }

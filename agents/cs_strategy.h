@@ -42,7 +42,9 @@ typedef struct cs_strategy {
     int kind;                          /* cs_strategy_kind */
     double share;                      /* fixed_share: share of the value */
     double epsilon;                    /* best_response: increment per fire (bid mechanisms) */
-    double epsilon_prio;               /* best_response: over the p50 tip, per cycle (fee mechanisms) */
+    double epsilon_prio;               /* best_response: over the competing tip, per cycle (fee mechanisms) */
+    int fee_p50;                       /* best_response, fee mechanisms: 1 = outbid the p50 tip, 0 = the
+                                        * first excluded competitor (cs_strategy_fees) */
     uint32_t n;                        /* shade: bidders (>= 2) */
     double eta;                        /* learning: Hedge / EXP3 learning rate */
     int bandit;                        /* learning: 1 = EXP3 (bandit feedback), 0 = Hedge */

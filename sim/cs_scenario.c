@@ -1135,7 +1135,7 @@ static int cs__strat_kind_ok(const cs_agent_ops_t *o)
 static void cs__strategy(cs__ctx_t *c, const cJSON *j, const char *path, const cs_agent_ops_t *ops, cs_strategy_t *s)
 {
     static const char *const keys[CS_STRAT__COUNT][5] = {
-        {NULL}, {"share"}, {NULL}, {"epsilon", "epsilon_prio"}, {"n"}, {"eta", "grid", "feedback"},
+        {NULL}, {"share"}, {NULL}, {"epsilon", "epsilon_prio", "fee_rule"}, {"n"}, {"eta", "grid", "feedback"},
     };
     char p[CS__PATH], b1[80], list[160];
     memset(s, 0, sizeof s[0]);
@@ -1186,6 +1186,13 @@ static void cs__strategy(cs__ctx_t *c, const cJSON *j, const char *path, const c
         if ((x = cs__item(j, "epsilon_prio")) != NULL) {
             cs__pkey(p, path, "epsilon_prio");
             if (cs__get_real(c, x, p, 0, 1e12, &v) == 0) s->epsilon_prio = v;
+        }
+        if ((x = cs__item(j, "fee_rule")) != NULL) {
+            cs__pkey(p, path, "fee_rule");
+            if (cJSON_IsString(x) && strcmp(x->valuestring, "p50") == 0) s->fee_p50 = 1;
+            else if (!cJSON_IsString(x) || strcmp(x->valuestring, "threshold") != 0)
+                cs__err(c, p, "must be \"threshold\" (outbid the first excluded competitor) or \"p50\" (the "
+                              "previous block's median tip)");
         }
         if ((x = cs__item(j, "n")) != NULL) {
             cs__pkey(p, path, "n");

@@ -729,6 +729,64 @@ static void test_fee_lane_learning(void)
     }
 }
 
+/* ------------------------------------------------ 2d. best_response, fees */
+
+/*
+ * best_response under the fee mechanisms (cs_strategy_fees), agent index
+ * 3, a fire of value 1e9, 1e5 cycles, fixed cost 1e8, lane basefee 2000:
+ * B(1) = (1e9 - 1e8) / 1e5 = 9000, room for a tip 9000 - 2000 = 7000,
+ * epsilon_prio 1.
+ *   gba-tip, agent 5 excluded with tip 300: max_prio 301, max_fee 9000;
+ *   its own timer excluded, lowest winner 250: 251 (never outbids itself);
+ *   nobody excluded: 0 (the basefee suffices);
+ *   excluded tip 7500 > 7000 - 1: 0 (cannot outbid within its value);
+ *   eip1559, W = 0.5, excluded priority 300 (tip x W): 300 / 0.5 + 1 = 601;
+ *   fee_rule p50 with p50 tip 40: 41.
+ */
+static void test_best_response_fees(void)
+{
+    cs_strategy_t st;
+    memset(&st, 0, sizeof st);
+    st.kind = CS_STRAT_BEST_RESPONSE;
+    st.epsilon_prio = 1;
+    cs_agent_t a;
+    memset(&a, 0, sizeof a);
+    a.ops = cs_agent_find("priority_tier");
+    a.index = 3;
+    CS_CHECK(cs_strategy_attach(&a, &st, cs_rng_stream(5, 5)) == CS_OK);
+    cs_timer_info_t t;
+    memset(&t, 0, sizeof t);
+    t.value = t.fire_value = 1e9;
+    t.fire_cycles = 1e5;
+    t.fire_fixed = 1e8;
+    cs_obs_t o = gbatip_obs(10, 2000);
+    double fee = 0, prio = 0, got[6];
+    o.thresh = 300;
+    o.thresh_agent = 5;
+    o.thresh_win = 250;
+    cs_strategy_fees(&a, &t, &o, &fee, &got[0]);
+    CS_CHECK(fee == 9000);
+    o.thresh_agent = 3;
+    cs_strategy_fees(&a, &t, &o, &fee, &got[1]);
+    o.thresh_agent = UINT32_MAX;
+    cs_strategy_fees(&a, &t, &o, &fee, &got[2]);
+    o.thresh = 7500;
+    o.thresh_agent = 5;
+    cs_strategy_fees(&a, &t, &o, &fee, &got[3]);
+    o.mechanism = "eip1559";
+    o.thresh = 300;
+    o.fee_weight = 0.5;
+    cs_strategy_fees(&a, &t, &o, &fee, &got[4]);
+    st.fee_p50 = 1;
+    o.p50_tip = 40;
+    cs_strategy_fees(&a, &t, &o, &fee, &prio);
+    got[5] = prio;
+    printf("  best_response fees: max_prio %g, %g (own excluded), %g (none), %g (beyond value), %g (W 0.5), %g (p50)\n",
+           got[0], got[1], got[2], got[3], got[4], got[5]);
+    CS_CHECK(got[0] == 301 && got[1] == 251 && got[2] == 0 && got[3] == 0 && got[4] == 601 && got[5] == 41);
+    cs_strategy_detach(&a);
+}
+
 /* ------------------------------------------------------- 3. shade */
 
 static void test_shade(void)
@@ -837,6 +895,8 @@ static void test_scenario_form(void)
     bad("default_gba", "{\"name\": \"truthful\", \"epsilon\": 1}",
         "agents[0].strategy.epsilon: unknown key for strategy truthful (allowed: name)");
     bad("default_gba", "{\"name\": \"shade\", \"n\": 1}", "agents[0].strategy.n: must be");
+    bad("default_gba", "{\"name\": \"best_response\", \"fee_rule\": \"max\"}",
+        "agents[0].strategy.fee_rule: must be \"threshold\" (outbid the first excluded competitor) or \"p50\"");
     bad("default_gba", "{\"name\": \"learning\", \"feedback\": \"partial\"}",
         "agents[0].strategy.feedback: must be \"full\" (Hedge) or \"bandit\" (EXP3)");
     bad("default_gba", "{\"name\": \"learning\", \"grid\": [0.5]}",
@@ -858,6 +918,7 @@ int main(void)
     test_lane_learning();
     test_fee_hedge_regret();
     test_exp3_regret();
+    test_best_response_fees();
     test_fee_lane_learning();
     test_vcg_deviations();
     return cs_test_done("strategy");

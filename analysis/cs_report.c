@@ -103,7 +103,9 @@ static void cs__report_usage(FILE *f)
                "  table: warm-up cut by MSER-5 (or --burn-in N, or nothing with --no-warmup),\n"
                "  per-block means with 95 %% batch-means intervals.  One bar chart per fairness\n"
                "  and welfare metric across mechanisms; RUNDIR (a multi-seed run): means over\n"
-               "  the seeds with 95 %% t-interval whiskers.\n");
+               "  the seeds with 95 %% t-interval whiskers.  --point P (a point index, or\n"
+               "  param=value[,...]) with a sweep: per-block basefee and backlog and the W\n"
+               "  quantiles of every run of that point (--series basefee,backlog,w_p10,w_p50,w_p90).\n");
 }
 
 /* malloc'd copy of s (NULL stays NULL); NULL on allocation failure too. */
@@ -553,16 +555,14 @@ static void cs__weights_sample(FILE *f, uint64_t height, double *w, size_t n)
             gsl_stats_quantile_from_sorted_data(w, 1, n, 0.90), n);
 }
 
-/* Stream /weights of run r into run<idx>_weights.dat, one line per sample
+/* Stream /weights of run r into data file `name`, one line per sample
  * height (rows of one height are consecutive: the writer samples every K
  * blocks in order).  Returns 0 or an exit code with a message. */
-static int cs__run_weights(cs__run_t *r, cs_h5_reader_t *rd, size_t idx, const char *dir)
+static int cs__run_weights(cs__run_t *r, cs_h5_reader_t *rd, const char *name, const char *dir)
 {
     uint64_t n = 0;
     int rc = cs_h5_nrows(rd, CS_H5_WEIGHTS, &n);
     if (rc != CS_OK) return cs__h5_fail(r->path, rc);
-    char name[64];
-    snprintf(name, sizeof name, "run%zu_weights.dat", idx + 1);
     FILE *f = cs__open_out(dir, name);
     if (!f) return CS_EXIT_IO;
     fprintf(f, "# %s (%s): sample height, W p10, W p50, W p90, identities\n", r->label, r->path);
@@ -637,7 +637,9 @@ static int cs__run_load(cs__run_t *r, size_t idx, const char *dir)
     snprintf(r->label, sizeof r->label, "%s", r->mechanism);
     int rc = cs__run_blocks(r, rd, idx, dir);
     if (rc == 0) rc = cs__run_fires(r, rd);
-    if (rc == 0) rc = cs__run_weights(r, rd, idx, dir);
+    char wn[64];
+    snprintf(wn, sizeof wn, "run%zu_weights.dat", idx + 1);
+    if (rc == 0) rc = cs__run_weights(r, rd, wn, dir);
     cs_h5_close_read(rd);
     return rc;
 }
@@ -2112,6 +2114,210 @@ static int cs__md_sweep_paired(FILE *f, const cs__sweep_t *s, const cs__names_t 
     return rc;
 }
 
+/* ---- time series of one sweep point (report --point) -------------------- */
+
+/* The series --series may ask for. */
+static const char *const cs__pt_series[] = {"basefee", "backlog", "w_p10", "w_p50", "w_p90"};
+#define CS__NPTS (sizeof cs__pt_series / sizeof cs__pt_series[0])
+
+/* 1 if /runs row i satisfies every "param=value" term of spec (comma
+ * separated; a parameter named by its scenario path or its column name; a
+ * numeric value compared as a number).  *unknown is set to the first term
+ * whose parameter is no swept parameter. */
+static int cs__pt_match(const cs__sweep_t *s, size_t i, const char *spec, const char **unknown)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(t, '=');
+        if (!eq) return 0;
+        *eq = '\0';
+        size_t p;
+        for (p = 0; p < s->np; p++)
+            if (strcmp(s->plabel[p], t) == 0 || strcmp(s->col[s->p0 + p].name, t) == 0) break;
+        if (p == s->np) {
+            if (unknown && !*unknown) *unknown = spec;
+            return 0;
+        }
+        const cs__scol_t *c = &s->col[s->p0 + p];
+        if (c->is_str) {
+            if (strcmp(c->str[i], eq + 1) != 0) return 0;
+        } else {
+            char *end;
+            double v = strtod(eq + 1, &end);
+            if (*end || end == eq + 1 || v != c->num[i]) return 0;
+        }
+    }
+    return 1;
+}
+
+/* The design point that --point spec names: a point index, or
+ * "param=value[,param=value...]" matching exactly one point.  Returns 0 and
+ * *pt, or CS_EXIT_USAGE with a message. */
+static int cs__pt_resolve(const cs__sweep_t *s, const char *spec, double *pt)
+{
+    char *end;
+    double v = strtod(spec, &end);
+    int found = 0;
+    if (*spec && !*end && !strchr(spec, '=')) {
+        for (size_t i = 0; i < s->nrows && !found; i++) found = cs__row_point(s, i) == v;
+        if (!found) {
+            fprintf(stderr, "cowsim report: --point %s: %s has no such point\n", spec, s->path);
+            return CS_EXIT_USAGE;
+        }
+        *pt = v;
+        return 0;
+    }
+    const char *unknown = NULL;
+    size_t npt = 0;
+    double first = CS__NAN, other = CS__NAN;
+    for (size_t i = 0; i < s->nrows; i++) {
+        if (!cs__pt_match(s, i, spec, &unknown)) continue;
+        double p = cs__row_point(s, i);
+        if (npt == 0) first = p, npt = 1;
+        else if (p != first && npt == 1) other = p, npt = 2;
+    }
+    if (npt != 1) {
+        if (unknown) fprintf(stderr, "cowsim report: --point %s: not a swept parameter of %s\n", spec, s->path);
+        else if (npt == 0) fprintf(stderr, "cowsim report: --point %s: no point of %s matches\n", spec, s->path);
+        else
+            fprintf(stderr, "cowsim report: --point %s: points %.0f and %.0f (at least) match; name every swept parameter\n",
+                    spec, first, other);
+        return CS_EXIT_USAGE;
+    }
+    *pt = first;
+    return 0;
+}
+
+/*
+ * Per-block basefee and backlog of run file path into data file dname
+ * ("height basefee_lane pending", every block) and its W quantiles per
+ * sample into wname (cs__run_weights).  Returns 0 or an exit code.
+ */
+static int cs__pt_run(const char *path, const char *label, const char *dir, const char *dname, const char *wname)
+{
+    int err = CS_OK;
+    cs_h5_reader_t *rd = cs_h5_open_read(path, &err);
+    if (!rd) return cs__h5_fail(path, err);
+    uint64_t n = 0;
+    int rc = cs_h5_nrows(rd, CS_H5_BLOCKS, &n);
+    FILE *f = rc == CS_OK ? cs__open_out(dir, dname) : NULL;
+    cs_h5_block_t *buf = malloc(CS__CHUNK_ROWS * sizeof *buf);
+    if (rc == CS_OK && (!f || !buf)) rc = f ? CS_ENOMEM : -1;
+    if (f) fprintf(f, "# %s (%s): height, lane basefee, backlog (pending timers after the block)\n", label, path);
+    for (uint64_t s = 0; rc == CS_OK && s < n; s += CS__CHUNK_ROWS) {
+        size_t m = (size_t)(n - s < CS__CHUNK_ROWS ? n - s : CS__CHUNK_ROWS);
+        rc = cs_h5_read_rows(rd, CS_H5_BLOCKS, s, m, buf);
+        for (size_t i = 0; rc == CS_OK && i < m; i++)
+            fprintf(f, "%llu %.17g %llu\n", (unsigned long long)buf[i].height, buf[i].basefee_lane.f,
+                    (unsigned long long)buf[i].pending);
+    }
+    free(buf);
+    int e = f ? cs__close_out(f, dir, dname) : CS_EXIT_IO;
+    if (rc == -1) rc = CS_OK; /* cs__open_out said why */
+    if (rc == CS_OK && e == 0) {
+        cs__run_t r;
+        memset(&r, 0, sizeof r);
+        r.path = path;
+        snprintf(r.label, sizeof r.label, "%s", label);
+        e = cs__run_weights(&r, rd, wname, dir);
+    }
+    cs_h5_close_read(rd);
+    if (rc != CS_OK) return cs__h5_fail(path, rc);
+    return e;
+}
+
+/*
+ * `report SWEEP.h5 --point P [--series a,b,...]`: the time series of every
+ * run of design point P (each mechanism and seed; files
+ * DIR_OF_SWEEP/runs/<run_id>/<mechanism>.h5), one plot per series with one
+ * line per run.  Data: <prefix>_point<P>_r<j>.dat (height, basefee,
+ * backlog) and _r<j>_weights.dat (height, W p10, p50, p90, identities).
+ * Returns 0 or an exit code with a message.
+ */
+static int cs__plot_point(const cs__gp_t *g, const cs__sweep_t *s, const char *prefix, const char *spec,
+                          const char *series, cs__plots_t *plots)
+{
+    double pt;
+    int rc = cs__pt_resolve(s, spec, &pt);
+    if (rc) return rc;
+    int want[CS__NPTS] = {0};
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", series ? series : "basefee,backlog,w_p10,w_p50,w_p90");
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        size_t k;
+        for (k = 0; k < CS__NPTS && strcmp(cs__pt_series[k], t) != 0; k++) {}
+        if (k == CS__NPTS) {
+            fprintf(stderr, "cowsim report: --series %s: unknown series (basefee, backlog, w_p10, w_p50, w_p90)\n", t);
+            return CS_EXIT_USAGE;
+        }
+        want[k] = 1;
+    }
+    int c_id = -1;
+    for (size_t c = 0; c < s->ncols; c++)
+        if (s->col[c].is_str && strcmp(s->col[c].name, "run_id") == 0) c_id = (int)c;
+    if (c_id < 0 || s->c_seed < 0) {
+        fprintf(stderr, "cowsim report: %s: /runs has no run_id or seed column: no run files to read\n", s->path);
+        return CS_EXIT_USAGE;
+    }
+    const char *sl = strrchr(s->path, '/');
+    int dl = sl ? (int)(sl - s->path) : 1;
+    const char *dir = sl ? s->path : ".";
+    size_t *rows = malloc((s->nrows ? s->nrows : 1) * sizeof *rows), nrun = 0;
+    if (!rows) {
+        fprintf(stderr, "cowsim report: out of memory\n");
+        return CS_EXIT_IO;
+    }
+    for (size_t i = 0; i < s->nrows; i++)
+        if (cs__row_point(s, i) == pt) rows[nrun++] = i;
+    for (size_t j = 0; rc == 0 && j < nrun; j++) {
+        size_t i = rows[j];
+        char path[CS__PATH_MAX], label[128], dn[96], wn[96];
+        snprintf(path, sizeof path, "%.*s/runs/%s/%s.h5", dl, dir, s->col[c_id].str[i], s->col[s->c_mech].str[i]);
+        snprintf(label, sizeof label, "%s seed %.0f", s->col[s->c_mech].str[i], s->col[s->c_seed].num[i]);
+        snprintf(dn, sizeof dn, "%s_point%.0f_r%zu.dat", prefix, pt, j + 1);
+        snprintf(wn, sizeof wn, "%s_point%.0f_r%zu_weights.dat", prefix, pt, j + 1);
+        rc = cs__pt_run(path, label, g->dir, dn, wn);
+    }
+    static const char *const ylab[CS__NPTS] = {"lane basefee", "pending timers", "W p10", "W p50", "W p90"};
+    for (size_t k = 0; rc == 0 && k < CS__NPTS; k++) {
+        if (!want[k]) continue;
+        char base[128], title[160];
+        snprintf(base, sizeof base, "%s_point%.0f_%s", prefix, pt, cs__pt_series[k]);
+        FILE *f = cs__gp_begin(g, base, 1100, 520);
+        if (!f) {
+            rc = CS_EXIT_IO;
+            break;
+        }
+        snprintf(title, sizeof title, "%s at design point %.0f", cs__pt_series[k], pt);
+        fprintf(f, "set title ");
+        cs__gp_quote(f, title);
+        fprintf(f, "\nset xlabel '%s'\nset ylabel '%s'\nset key outside right\nplot ", k < 2 ? "height" : "sample height",
+                ylab[k]);
+        for (size_t j = 0; j < nrun; j++) {
+            size_t i = rows[j];
+            char t[128];
+            snprintf(t, sizeof t, "%s seed %.0f", s->col[s->c_mech].str[i], s->col[s->c_seed].num[i]);
+            if (k < 2) fprintf(f, "%s'%s_point%.0f_r%zu.dat' using 1:%zu title ", j ? ", " : "", prefix, pt, j + 1, k + 2);
+            else fprintf(f, "%s'%s_point%.0f_r%zu_weights.dat' using 1:%zu title ", j ? ", " : "", prefix, pt, j + 1,
+                         k - 2 + 2);
+            cs__gp_quote(f, t);
+            fprintf(f, k < 2 ? " with lines" : " with linespoints pt 7 ps 0.4");
+            cs__style(f, j, nrun, 1.5);
+        }
+        fputc('\n', f);
+        char alt[160], cap[768];
+        snprintf(alt, sizeof alt, "%s per %s, point %.0f", cs__pt_series[k], k < 2 ? "block" : "sample", pt);
+        snprintf(cap, sizeof cap, "%s per %s at design point %.0f, one line per run (mechanism and seed).",
+                 k == 0 ? "Lane basefee" : k == 1 ? "Backlog (pending timers after the block)"
+                 : k == 2 ? "W(actor) 10th percentile" : k == 3 ? "W(actor) median" : "W(actor) 90th percentile",
+                 k < 2 ? "block" : "W sample", pt);
+        rc = cs__gp_end(g, f, base, plots, alt, cap);
+    }
+    free(rows);
+    return rc;
+}
+
 /* The part of report.md for sweep s: provenance, a table of means per
  * (mechanism, point), figures. */
 static void cs__md_sweep(FILE *f, const cs__sweep_t *s, const char *refname, const cs__plots_t *pl, size_t from,
@@ -2371,7 +2577,7 @@ static void cs__md_title(FILE *f, const cs__run_t *runs, size_t nr, const cs__sw
  */
 int cs_cmd_report(int argc, char **argv)
 {
-    const char *outdir = NULL, *ref = NULL;
+    const char *outdir = NULL, *ref = NULL, *point = NULL, *series = NULL;
     int ss_mode = CS_STEADY_MSER5;
     uint64_t burn_in = 0;
     const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
@@ -2390,6 +2596,10 @@ int cs_cmd_report(int argc, char **argv)
             outdir = argv[++i];
         } else if (strcmp(a, "--ref") == 0 && i + 1 < argc) {
             ref = argv[++i];
+        } else if (strcmp(a, "--point") == 0 && i + 1 < argc) {
+            point = argv[++i];
+        } else if (strcmp(a, "--series") == 0 && i + 1 < argc) {
+            series = argv[++i];
         } else if (cs_steady_arg(argc, argv, &i, &ss_mode, &burn_in)) {
             continue;
         } else if (a[0] != '-' || strcmp(a, "-") == 0) {
@@ -2401,7 +2611,8 @@ int cs_cmd_report(int argc, char **argv)
             return CS_EXIT_USAGE;
         }
     }
-    if (nin == 0) {
+    if (nin == 0 || (series && !point)) {
+        if (series && !point) fprintf(stderr, "cowsim report: --series needs --point\n");
         cs__report_usage(stderr);
         free(inputs);
         return CS_EXIT_USAGE;
@@ -2424,7 +2635,11 @@ int cs_cmd_report(int argc, char **argv)
         else if (kind[i] == 0) runs[nr++].path = inputs[i];
         else sweeps[ns++].path = inputs[i];
     }
-    /* 2. gnuplot, a declared run-time dependency (DESIGN §1). */
+    if (rc == 0 && point && ns == 0) {
+        fprintf(stderr, "cowsim report: --point needs a sweep summary (sweep.h5) among the inputs\n");
+        rc = CS_EXIT_USAGE;
+    }
+        /* 2. gnuplot, a declared run-time dependency (DESIGN §1). */
     cs__gp_t g;
     memset(&g, 0, sizeof g);
     if (rc == 0 && cs__gp_find(&g) != 0) {
@@ -2505,6 +2720,7 @@ int cs_cmd_report(int argc, char **argv)
         else snprintf(prefix, sizeof prefix, "sweep");
         sweep_from[i] = plots.n;
         if (rc == 0) rc = cs__plot_sweep(&g, &sweeps[i], prefix, &plots);
+        if (rc == 0 && point) rc = cs__plot_point(&g, &sweeps[i], prefix, point, series, &plots);
         sweep_from[i + 1] = plots.n;
     }
     /* 5. report.md (written to a temporary name, renamed when complete). */

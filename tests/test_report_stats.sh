@@ -241,4 +241,59 @@ if '![jain per mechanism](seeds_bars_jain.png)' not in md or '95 % Student-t int
 sys.exit(1 if bad else 0)
 PY" "bar charts: run values exact, multi-seed means and t whiskers match numpy, one chart per metric"
 
+# ---- time series of one sweep point (report --point) ---------------------------
+# crn.json, 150 blocks, W sampled every 50; two lambda values x seeds 1, 2 x
+# bias-vcg, eip1559: point 1 is lambda = 0.2, four runs.
+cat > "$T/pt.json" << EOF
+{"name": "point-series", "base": "$(pwd)/scenarios/crn.json", "mechanisms": ["bias-vcg", "eip1559"],
+ "set": {"blocks": 150}, "seeds": [1, 2], "grid": {"params.lambda": [0.02, 0.2]}}
+EOF
+"$BIN" sweep "$T/pt.json" -o "$T/pt" --quiet > /dev/null 2> "$T/pt.err"
+check "[ $? -eq 0 ] && [ -f '$T/pt/sweep.h5' ]" "sweep for the point series ran ($(head -c 200 "$T/pt.err"))"
+"$BIN" report "$T/pt/sweep.h5" --point params.lambda=0.2 --series basefee,backlog,w_p50 -o "$T/ptr" > /dev/null 2> "$T/ptr.err"
+check "[ $? -eq 0 ]" "report --point params.lambda=0.2: exit 0 ($(head -c 200 "$T/ptr.err"))"
+check "[ -s '$T/ptr/sweep_point1_basefee.png' ] && [ -s '$T/ptr/sweep_point1_backlog.png' ] && [ -s '$T/ptr/sweep_point1_w_p50.png' ] && [ ! -e '$T/ptr/sweep_point1_w_p10.png' ]" \
+    "the three series asked for are drawn, no other"
+check "$PY - '$T' <<'PY'
+import sys, numpy as np, h5py
+T = sys.argv[1]
+runs = h5py.File(T + '/pt/sweep.h5')['runs'][:]
+sel = [r for r in runs if r['point'] == 1]
+assert len(sel) == 4 and all(abs(r['params_lambda'] - 0.2) < 1e-12 for r in sel), sel
+bad = 0
+for j, r in enumerate(sel, 1):
+    f = h5py.File('%s/pt/runs/%s/%s.h5' % (T, r['run_id'].decode(), r['mechanism'].decode()))
+    b = f['blocks'][:]
+    d = np.loadtxt('%s/ptr/sweep_point1_r%d.dat' % (T, j))
+    # every block: height, lane basefee, pending -- exact
+    if d.shape != (len(b), 3) or not (np.array_equal(d[:, 0], b['height']) and np.array_equal(d[:, 1], b['basefee_lane'])
+                                      and np.array_equal(d[:, 2], b['pending'])):
+        print('blocks', j, d.shape, len(b)); bad += 1
+    w = f['weights'][:]
+    wd = np.atleast_2d(np.loadtxt('%s/ptr/sweep_point1_r%d_weights.dat' % (T, j)))
+    hs = sorted(set(w['height']))
+    if len(wd) != len(hs) or len(hs) < 2: print('samples', j, len(wd), len(hs)); bad += 1; continue
+    for row, h in zip(wd, hs):
+        x = w['weight_ppm'][w['height'] == h] / 1e6
+        q = np.percentile(x, [10, 50, 90])   # numpy 'linear' = GSL's quantile definition
+        if row[0] != h or row[4] != len(x) or np.max(np.abs(row[1:4] - q)) > 1e-9 * max(1, np.max(np.abs(q))):
+            print('weights', j, row, h, q); bad += 1
+    gp = open(T + '/ptr/sweep_point1_backlog.gp').read()
+    if gp.count(\"'sweep_point1_r%d.dat' using 1:3\" % j) != 1: print('backlog line', j); bad += 1
+    gp = open(T + '/ptr/sweep_point1_w_p50.gp').read()
+    if gp.count(\"'sweep_point1_r%d_weights.dat' using 1:3\" % j) != 1: print('w_p50 line', j); bad += 1
+sys.exit(1 if bad else 0)
+PY" "point series: per-block basefee and backlog exact, W quantiles per sample = numpy, one line per run"
+"$BIN" report "$T/pt/sweep.h5" --point 1 -o "$T/ptr2" > /dev/null 2>&1
+check "[ $? -eq 0 ] && [ -s '$T/ptr2/sweep_point1_w_p10.png' ] && cmp -s '$T/ptr/sweep_point1_r3.dat' '$T/ptr2/sweep_point1_r3.dat'" \
+    "--point 1 = --point params.lambda=0.2, every series by default"
+"$BIN" report "$T/pt/sweep.h5" --point 7 -o "$T/ptr3" > /dev/null 2> "$T/e5"
+check "[ $? -eq 2 ] && grep -q 'no such point' '$T/e5'" "--point 7: exit 2"
+"$BIN" report "$T/pt/sweep.h5" --point params.nope=1 -o "$T/ptr3" > /dev/null 2> "$T/e6"
+check "[ $? -eq 2 ] && grep -q 'not a swept parameter' '$T/e6'" "--point on an unknown parameter: exit 2"
+"$BIN" report "$T/pt/sweep.h5" --point 1 --series nope -o "$T/ptr3" > /dev/null 2> "$T/e7"
+check "[ $? -eq 2 ] && grep -q 'unknown series' '$T/e7'" "--series unknown: exit 2"
+"$BIN" report "$T/pt/sweep.h5" --series basefee -o "$T/ptr3" > /dev/null 2> "$T/e8"
+check "[ $? -eq 2 ] && grep -q 'needs --point' '$T/e8'" "--series without --point: exit 2"
+
 finish test_report_stats

@@ -10,11 +10,11 @@ set ylabel 'util_mean (mean over seeds, 95% CI)'
 set xtics ('fire' 0, 'schedule' 1)
 set xrange [-0.5:1.5]
 set key below
-plot  'sweep_params_default_gba_eval_m1_g1.dat' using ($1-0.090):54:55:56 with yerrorbars pt 1 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
-     'sweep_params_default_gba_eval_m1_g2.dat' using ($1-0.030):54:55:56 with yerrorbars pt 2 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
-     'sweep_params_default_gba_eval_m1_g3.dat' using ($1+0.030):54:55:56 with yerrorbars pt 3 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
-     'sweep_params_default_gba_eval_m1_g4.dat' using ($1+0.090):54:55:56 with yerrorbars pt 4 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
-     'sweep_params_default_gba_eval_m1_g1.dat' using ($1-0.090):54 with points pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, params.gba_headroom = 1.25', \
-     'sweep_params_default_gba_eval_m1_g2.dat' using ($1-0.030):54 with points pt 2 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, params.gba_headroom = 1.5', \
-     'sweep_params_default_gba_eval_m1_g3.dat' using ($1+0.030):54 with points pt 3 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 3 title 'eip1559, params.gba_headroom = 2', \
-     'sweep_params_default_gba_eval_m1_g4.dat' using ($1+0.090):54 with points pt 4 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 4 title 'eip1559, params.gba_headroom = 3'
+plot  'sweep_params_default_gba_eval_m1_g1.dat' using ($1-0.090):63:64:65 with yerrorbars pt 1 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_default_gba_eval_m1_g2.dat' using ($1-0.030):63:64:65 with yerrorbars pt 2 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_default_gba_eval_m1_g3.dat' using ($1+0.030):63:64:65 with yerrorbars pt 3 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_default_gba_eval_m1_g4.dat' using ($1+0.090):63:64:65 with yerrorbars pt 4 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_default_gba_eval_m1_g1.dat' using ($1-0.090):63 with points pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, params.gba_headroom = 1.25', \
+     'sweep_params_default_gba_eval_m1_g2.dat' using ($1-0.030):63 with points pt 2 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, params.gba_headroom = 1.5', \
+     'sweep_params_default_gba_eval_m1_g3.dat' using ($1+0.030):63 with points pt 3 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 3 title 'eip1559, params.gba_headroom = 2', \
+     'sweep_params_default_gba_eval_m1_g4.dat' using ($1+0.090):63 with points pt 4 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 4 title 'eip1559, params.gba_headroom = 3'

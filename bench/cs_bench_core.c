@@ -68,7 +68,8 @@ typedef struct cs__bdeliv {
 } cs__bdeliv_t;
 
 typedef struct cs__bpool {
-    cs_timer_t *rec;   /* record pool */
+    cs_timer_hot_t *hot; /* record pool, hot parts (64-byte aligned) */
+    cs_timer_t *rec;   /* record pool, cold parts */
     uint32_t *free;    /* free stack */
     size_t n_free, cap;
     cs_addr_t *actors; /* actor table (interned index -> address) */
@@ -82,10 +83,13 @@ static int cs__bpool_init(cs__bpool_t *p, size_t cap, size_t n_ids)
 {
     memset(p, 0, sizeof *p);
     p->rec = calloc(cap, sizeof *p->rec);
+    size_t hb = (cap * sizeof *p->hot + 63) / 64 * 64;
+    p->hot = aligned_alloc(64, hb);
+    if (p->hot) memset(p->hot, 0, hb);
     p->free = malloc(cap * sizeof *p->free);
     p->actors = calloc(1024, sizeof *p->actors);
     p->ids = malloc(n_ids * sizeof *p->ids);
-    if (!p->rec || !p->free || !p->actors || !p->ids) return -1;
+    if (!p->rec || !p->hot || !p->free || !p->actors || !p->ids) return -1;
     p->cap = cap;
     for (size_t i = 0; i < cap; i++) p->free[i] = (uint32_t)(cap - 1 - i);
     p->n_free = cap;
@@ -105,6 +109,7 @@ static int cs__bpool_init(cs__bpool_t *p, size_t cap, size_t n_ids)
 static void cs__bpool_free(cs__bpool_t *p)
 {
     free(p->rec);
+    free(p->hot);
     free(p->free);
     free(p->actors);
     free(p->ids);
@@ -115,8 +120,11 @@ static uint32_t cs__bnew(cs__bpool_t *p, uint64_t height)
 {
     uint32_t slot = p->free[--p->n_free];
     cs_timer_t *t = &p->rec[slot];
-    t->height = height;
-    t->fifo_rank = p->rank;
+    cs_timer_hot_t *th = &p->hot[slot];
+    th->height = height;
+    th->fifo_rank = p->rank;
+    th->kind = CS_KIND_HEIGHT;
+    th->flags = CS_TF_LIVE;
     t->id = p->ids[p->rank % p->n_ids];
     t->id.b[31] ^= (uint8_t)(p->rank >> 8); /* distinct keys for the tree */
     t->id.b[30] ^= (uint8_t)(p->rank >> 16);
@@ -127,8 +135,6 @@ static uint32_t cs__bnew(cs__bpool_t *p, uint64_t height)
     t->payload_len = 0;
     t->gas_limit = 550000;
     t->max_cells = 550000;
-    t->kind = CS_KIND_HEIGHT;
-    t->flags = CS_TF_LIVE;
     p->rank++;
     return slot;
 }
@@ -143,12 +149,12 @@ static void cs__bdeliver(cs__bpool_t *p, uint32_t slot, cs__bdeliv_t *d)
     d->handler = t->handler;
     d->cycles_limit = 550000;
     d->cells_limit = 550000;
-    d->due = t->height;
+    d->due = p->hot[slot].height;
 }
 
 static void cs__bremove(cs__bpool_t *p, uint32_t slot)
 {
-    p->rec[slot].flags = 0;
+    p->hot[slot].flags = 0;
     p->free[p->n_free++] = slot;
 }
 
@@ -174,7 +180,7 @@ static int cs__run_tiered(size_t n, uint64_t blocks, cs__bres_t *res)
     cs__bpool_t p;
     if (cs__bpool_init(&p, n + n / 2 + 4096, 65536) != 0) return -1;
     cs_queue_cfg_t cfg = {4096, 3600, 24};
-    cs_queue_t *q = cs_queue_alloc(&cfg, &p.rec, 0);
+    cs_queue_t *q = cs_queue_alloc(&cfg, &p.hot, &p.rec, 0);
     cs_slotvec_t due = {NULL, 0, 0};
     cs__bdeliv_t *dv = malloc(65536 * sizeof *dv);
     if (!q || !dv) return -1;
@@ -268,7 +274,7 @@ static int cs__run_heap(size_t n, uint64_t blocks, cs__bres_t *res)
     size_t hn = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t s = cs__bnew(&p, cs__bench_delta(&p.rng, 1));
-        cs__hpush(hp, &hn, (cs__hent_t){p.rec[s].height, p.rec[s].fifo_rank, s});
+        cs__hpush(hp, &hn, (cs__hent_t){p.hot[s].height, p.hot[s].fifo_rank, s});
     }
     memset(res, 0, sizeof *res);
     uint64_t refill = 0;
@@ -276,7 +282,7 @@ static int cs__run_heap(size_t n, uint64_t blocks, cs__bres_t *res)
     for (uint64_t h = 1; h <= blocks; h++) {
         for (uint64_t k = 0; k < refill; k++) {
             uint32_t s = cs__bnew(&p, h + cs__bench_delta(&p.rng, 0));
-            cs__hpush(hp, &hn, (cs__hent_t){p.rec[s].height, p.rec[s].fifo_rank, s});
+            cs__hpush(hp, &hn, (cs__hent_t){p.hot[s].height, p.hot[s].fifo_rank, s});
         }
         uint64_t fired = 0;
         while (hn > 0 && hp[0].height == h) {
@@ -361,7 +367,8 @@ int cs_bench_core(cs_bench_out_t *o, int quick)
     uint64_t blocks = quick ? 2000 : 20000;
     if (quick) sizes[1] = 200000;
     cs_bench_str(o, "workload", "N pending over tiers 50/40/10 %, arrivals 96.2/3.5/0.3 %, FIFO delivery");
-    cs_bench_int(o, "record_bytes", sizeof(cs_timer_t));
+    cs_bench_int(o, "record_hot_bytes", sizeof(cs_timer_hot_t));
+    cs_bench_int(o, "record_cold_bytes", sizeof(cs_timer_t));
     cs_bench_num(o, "id_ns_per_timer", cs__id_ns(quick ? 2000 : 20000));
     for (int k = 0; k < 2; k++) {
         char name[32];

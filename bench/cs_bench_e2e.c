@@ -328,7 +328,8 @@ int cs_bench_memory(cs_bench_out_t *o, int quick)
     cs_bench_int(o, "actors", r.actors);
     cs_bench_int(o, "blocks", r.blocks);
     cs_bench_int(o, "pending", r.pending);
-    cs_bench_int(o, "record_bytes", sizeof(cs_timer_t));
+    cs_bench_int(o, "record_hot_bytes", sizeof(cs_timer_hot_t));
+    cs_bench_int(o, "record_cold_bytes", sizeof(cs_timer_t));
     cs_bench_num(o, "wall_seconds", r.wall_ns * 1e-9);
     cs_bench_num(o, "peak_rss_bytes", rss);
     cs_bench_num(o, "peak_rss_bytes_per_pending_timer", r.pending ? rss / (double)r.pending : 0);

@@ -21,7 +21,7 @@ static int cs__grow2(void **arr, size_t *cap, size_t need, size_t elem)
 #define CS__GROW(arr, cap, need) cs__grow2((void **)&(arr), &(cap), (need), sizeof *(arr))
 
 /* Effective due height of a candidate: a watch timer is due when triggered. */
-static uint64_t cs__due(const cs_sched_t *s, const cs_timer_t *t)
+static uint64_t cs__due(const cs_sched_t *s, const cs_timer_hot_t *t)
 {
     return t->kind == CS_KIND_WATCH ? s->cur : t->height;
 }
@@ -34,7 +34,7 @@ int cs__requeue(cs_sched_t *s, uint32_t slot)
 
 static void cs__carry_add(cs_sched_t *s, uint32_t slot)
 {
-    cs_timer_t *t = &s->pool[slot];
+    cs_timer_hot_t *t = &s->hot[slot];
     if (t->flags & CS_TF_CARRIED) return;
     t->flags |= CS_TF_CARRIED;
     t->qpos = (uint32_t)s->n_carry;
@@ -43,11 +43,11 @@ static void cs__carry_add(cs_sched_t *s, uint32_t slot)
 
 static void cs__carry_del(cs_sched_t *s, uint32_t slot)
 {
-    cs_timer_t *t = &s->pool[slot];
+    cs_timer_hot_t *t = &s->hot[slot];
     if (!(t->flags & CS_TF_CARRIED)) return;
     uint32_t i = t->qpos, last = s->carry[--s->n_carry];
     s->carry[i] = last;
-    s->pool[last].qpos = i;
+    s->hot[last].qpos = i;
     t->flags &= (uint8_t)~CS_TF_CARRIED;
     t->qpos = CS_NIL;
 }
@@ -65,14 +65,15 @@ static int cs__collect(cs_sched_t *s, size_t *n_out)
     size_t n = 0;
     for (size_t i = 0; i < s->n_carry; i++) s->trig[n++] = s->carry[i];
     for (size_t i = 0; i < s->due.n; i++) s->trig[n++] = s->due.v[i];
-    for (size_t i = 0; i < n; i++) s->pool[s->trig[i]].flags |= CS_TF_INSET;
+    for (size_t i = 0; i < n; i++) s->hot[s->trig[i]].flags |= CS_TF_INSET;
     for (size_t k = 0; k < s->n_modkeys; k++) {
         uint64_t key;
         memcpy(&key, s->modkeys[k].b, 8);
         size_t it = SIZE_MAX;
         for (uint32_t slot; (slot = cs__hmap_next(&s->watch_map, key, &it)) != CS__HEMPTY;) {
-            cs_timer_t *t = &s->pool[slot];
-            if (t->flags & (CS_TF_INSET | CS_TF_GC)) continue;
+            cs_timer_hot_t *th = &s->hot[slot];
+            const cs_timer_t *t = &s->pool[slot];
+            if (th->flags & (CS_TF_INSET | CS_TF_GC)) continue;
             /* CIP-5 CN §5: a timer created in this block does not fire in it. */
             if (t->sched_height >= s->cur) continue;
             /* Confirm the full key, not just the prefix. */
@@ -82,7 +83,7 @@ static int cs__collect(cs_sched_t *s, size_t *n_out)
                 hit = memcmp(w->keys[j].b, s->modkeys[k].b, CS_ID_LEN) == 0;
             if (!hit) continue;
             if (CS__GROW(s->trig, s->trig_cap, n + 1) != 0) return CS_ENOMEM;
-            t->flags |= CS_TF_INSET;
+            th->flags |= CS_TF_INSET;
             s->trig[n++] = slot;
         }
     }
@@ -101,7 +102,7 @@ static void cs__gc_run(cs_sched_t *s, cs_block_stats_t *st)
     uint64_t used = 0;
     while (s->gcq_head < s->n_gcq && used + per <= budget) {
         uint32_t slot = s->gcq[s->gcq_head++];
-        cs_timer_t *t = &s->pool[slot];
+        cs_timer_hot_t *t = &s->hot[slot];
         if (!(t->flags & CS_TF_LIVE) || !(t->flags & CS_TF_GC)) continue; /* cancelled meanwhile */
         used += per;
         /* Accounting counts the timer when it is destroyed, so a timer
@@ -121,7 +122,7 @@ static int cs__gc_push(cs_sched_t *s, uint32_t slot, int funds)
 {
     if (CS__GROW(s->gcq, s->gcq_cap, s->n_gcq + 1) != 0) return CS_ENOMEM;
     s->gcq[s->n_gcq++] = slot;
-    s->pool[slot].flags |= (uint8_t)(CS_TF_GC | (funds ? CS_TF_GC_FUNDS : 0));
+    s->hot[slot].flags |= (uint8_t)(CS_TF_GC | (funds ? CS_TF_GC_FUNDS : 0));
     return CS_OK;
 }
 
@@ -181,12 +182,13 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
     size_t nc = 0, nr = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t slot = s->trig[i];
-        cs_timer_t *t = &s->pool[slot];
-        t->flags &= (uint8_t)~CS_TF_INSET;
-        uint64_t due = cs__due(s, t);
+        cs_timer_hot_t *th = &s->hot[slot];
+        const cs_timer_t *t = &s->pool[slot];
+        th->flags &= (uint8_t)~CS_TF_INSET;
+        uint64_t due = cs__due(s, th);
         cs_cand_row_t *row = &s->rows[nr++];
         /* Every other field zero (a compound literal: no memset call). */
-        *row = (cs_cand_row_t){.slot = slot, .due_height = due, .deferrals = t->deferrals};
+        *row = (cs_cand_row_t){.slot = slot, .due_height = due, .deferrals = th->deferrals};
         /* Path 2: TTL expired -> GC lane. */
         if (t->expires_at != 0 && h > t->expires_at) {
             cs__carry_del(s, slot);
@@ -198,10 +200,10 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
         cs_cand_t *c = &s->cands[nc];
         *c = (cs_cand_t){.slot = slot,
                          .target = t->actor,
-                         .deferrals = t->deferrals,
+                         .deferrals = th->deferrals,
                          .due_height = due,
                          .sched_height = t->sched_height,
-                         .fifo_rank = t->fifo_rank,
+                         .fifo_rank = th->fifo_rank,
                          .id = t->id,
                          .bid = t->bid};
         rc = cs__fees_classify(s, slot, c);
@@ -269,7 +271,8 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
         cs_cand_t *c = &s->cands[s->trig[k]];
         cs_cand_row_t *row = &s->rows[s->crow[s->trig[k]]];
         uint32_t slot = c->slot;
-        cs_timer_t *t = &s->pool[slot];
+        const cs_timer_t *t = &s->pool[slot];
+        cs_timer_hot_t *th = &s->hot[slot];
         if (cs__fees_precharge(s, c, row) != CS_OK) {
             /* CIP-1 rev §3 step 8: insufficient funds at any step ->
              * CIP-5 §5.4 path 2, self-destruct without firing. */
@@ -298,23 +301,23 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
             d->cells_limit = s->p.fifo_fire_cells;
         }
         d->due_height = c->due_height;
-        d->fire_seq = t->fire_seq;
-        d->kind = t->kind;
+        d->fire_seq = th->fire_seq;
+        d->kind = th->kind;
         d->slot = slot;
         d->agent = t->agent;
-        t->fire_seq++;
+        th->fire_seq++;
         s->acct.fires++;
         st->fired++;
         st->delay_sum += h - c->due_height;
-        if (t->kind == CS_KIND_INTERVAL) {
+        if (th->kind == CS_KIND_INTERVAL) {
             /* CIP-5 CN §11 / EOB-5: roll forward to h + every_blocks. */
-            cs__setsum_update(s, t, 0);
-            t->height = h + t->every_blocks;
-            t->deferrals = 0;
-            cs__setsum_update(s, t, 1);
+            cs__setsum_update(s, slot, 0);
+            th->height = h + t->every_blocks;
+            th->deferrals = 0;
+            cs__setsum_update(s, slot, 1);
             if (cs__requeue(s, slot) != CS_OK) return CS_ENOMEM;
-        } else if (t->kind == CS_KIND_WATCH) {
-            t->deferrals = 0; /* stays registered on its keys */
+        } else if (th->kind == CS_KIND_WATCH) {
+            th->deferrals = 0; /* stays registered on its keys */
         } else {
             /* CIP-5 §4.2: one-shot -- removed before its handler runs. */
             s->acct.fired_final++;
@@ -331,7 +334,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
     for (size_t i = 0; i < nc; i++) {
         cs_cand_t *c = &s->cands[i];
         if (c->selected) continue;
-        cs_timer_t *t = &s->pool[c->slot];
+        cs_timer_hot_t *t = &s->hot[c->slot];
         if (!(t->flags & CS_TF_LIVE)) continue;
         t->deferrals++;
         st->deferred++;

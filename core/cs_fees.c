@@ -167,7 +167,7 @@ static int cs__auction(const cs_sched_t *s)
     return (fl & CS_MF_BUDGET) && (fl & (CS_MF_FEES | CS_MF_BID | CS_MF_REFERENCE));
 }
 
-int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_t *rec)
+int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_hot_t *hot, cs_timer_t *rec)
 {
     struct cs_fees *f = s->fees;
     unsigned fl = s->mech.ops->flags;
@@ -189,7 +189,7 @@ int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_t *rec)
             if (chk.clamped) f->clamped++;
             rec->max_fee = a->max_fee;
             rec->max_prio = chk.max_prio;
-            rec->flags |= CS_TF_HAS_FEES;
+            hot->flags |= CS_TF_HAS_FEES;
         } else {
             if (a->has_bid && s->p.legacy_bid == CS_LEGACY_REJECT) return CS_EARG_DEPRECATED;
             if (s->p.default_gba_eval == CS_GBA_EVAL_SCHEDULE) {
@@ -202,7 +202,7 @@ int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_t *rec)
                 if (cs__gba_default_fees(f, &s->p, &ctx, a->tier_hint, &mf, &mp) == CS_OK) {
                     rec->max_fee = mf;
                     rec->max_prio = mp;
-                    rec->flags |= CS_TF_HAS_FEES;
+                    hot->flags |= CS_TF_HAS_FEES;
                 }
             }
         }
@@ -216,7 +216,7 @@ int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_t *rec)
             uint32_t payer = rec->fee_payer;
             if (payer >= f->ledger.n || cs_ledger_balance(&f->ledger, payer) < rec->bid)
                 return CS_EINSUFFICIENT_FUNDS;
-            rec->flags |= CS_TF_HAS_BID;
+            hot->flags |= CS_TF_HAS_BID;
         }
         return CS_OK;
     }
@@ -244,18 +244,20 @@ void cs__fees_on_destroy(cs_sched_t *s, uint32_t slot)
 
 /* Fee parameters of a timer at fire time: schedule-time values, a custom
  * GBA (CIP-1 rev §7.2), or the default GBA (§7.1, with its tier §7.3). */
-static void cs__fire_fees(cs_sched_t *s, const cs_timer_t *t, cs_u128 lane, cs_u128 *max_fee,
+static void cs__fire_fees(cs_sched_t *s, uint32_t slot, cs_u128 lane, cs_u128 *max_fee,
                           cs_u128 *max_prio)
 {
     struct cs_fees *f = s->fees;
-    if (t->flags & CS_TF_HAS_FEES) {
+    const cs_timer_t *t = &s->pool[slot];
+    const cs_timer_hot_t *th = &s->hot[slot];
+    if (th->flags & CS_TF_HAS_FEES) {
         *max_fee = t->max_fee;
         *max_prio = t->max_prio;
         return;
     }
     cs_gba_ctx_t ctx;
     memset(&ctx, 0, sizeof ctx);
-    ctx.trigger_block_height = t->height;
+    ctx.trigger_block_height = th->height;
     ctx.current_block_height = s->cur;
     ctx.basefee_cycle = f->basefee_cycle;
     ctx.basefee_cell = f->basefee_cell;
@@ -273,11 +275,11 @@ static void cs__fire_fees(cs_sched_t *s, const cs_timer_t *t, cs_u128 lane, cs_u
         pub.last_block_cycle_usage = ctx.last_block_cycle_usage;
         pub.p50_tip = f->p50_tip;
         pub.owner_balance = ctx.owner_actor_balance;
-        if (cs__gba_default_fees(f, &s->p, &ctx, t->tier_hint, &pub.dflt_max_fee, &pub.dflt_max_prio) != CS_OK)
+        if (cs__gba_default_fees(f, &s->p, &ctx, th->tier_hint, &pub.dflt_max_fee, &pub.dflt_max_prio) != CS_OK)
             pub.dflt_max_fee = pub.dflt_max_prio = 0;
         if (s->hooks.gba(s->hooks.user, t, &pub, max_fee, max_prio)) return;
     }
-    if (cs__gba_default_fees(f, &s->p, &ctx, t->tier_hint, max_fee, max_prio) != CS_OK) {
+    if (cs__gba_default_fees(f, &s->p, &ctx, th->tier_hint, max_fee, max_prio) != CS_OK) {
         *max_fee = 0;
         *max_prio = 0;
     }
@@ -309,7 +311,7 @@ int cs__fees_classify(cs_sched_t *s, uint32_t slot, cs_cand_t *c)
     c->weight = cs_fairness_weight(&f->fair, c->ident);
     if (fl & CS_MF_FEES) {
         cs_u128 lane = cs__lane_charged(s);
-        cs__fire_fees(s, t, lane, &c->max_fee, &c->max_prio);
+        cs__fire_fees(s, slot, lane, &c->max_fee, &c->max_prio);
         c->balance = cs_ledger_balance(&f->ledger, t->fee_payer);
         /* CIP-1 rev §3 step 4: balance(fee_payer) < max_cost -> GC path 3. */
         cs_u128 rate = 0, cost = 0;
@@ -408,7 +410,8 @@ void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles, ui
         }
         /* An interval or watch timer re-locks its bid for the next fire. */
         cs_timer_t *tw = &s->pool[c->slot];
-        if ((tw->flags & CS_TF_LIVE) && tw->kind != CS_KIND_HEIGHT) {
+        const cs_timer_hot_t *thw = &s->hot[c->slot];
+        if ((thw->flags & CS_TF_LIVE) && thw->kind != CS_KIND_HEIGHT) {
             if (cs_ledger_escrow_lock(&f->ledger, tw->fee_payer, tw->bid) != CS_OK) tw->bid = 0;
         } else {
             tw->bid = 0;

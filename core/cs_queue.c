@@ -97,6 +97,13 @@ typedef struct cs__thash {
     uint8_t b[32]; /* keccak256(left || height[8 BE] || timer_id || right) */
 } cs__thash_t;
 
+/* The two record arrays as the tree reads them: order and priority ties
+ * need the whole id (cold) and the height and rank (hot). */
+typedef struct cs__recs {
+    const cs_timer_hot_t *hot; /* hot parts */
+    const cs_timer_t *cold;    /* cold parts */
+} cs__recs_t;
+
 /* A (fifo_rank, slot) pair, the unit the collection sort moves. */
 typedef struct cs__pair {
     uint64_t rank; /* the record's fifo_rank */
@@ -106,7 +113,8 @@ typedef struct cs__pair {
 
 struct cs_queue {
     cs_queue_cfg_t cfg;           /* ring_size, epoch_blocks, epochs */
-    cs_timer_t *const *pool;      /* caller's pointer to the record array */
+    cs_timer_hot_t *const *hot;   /* caller's pointer to the hot record parts */
+    cs_timer_t *const *cold;      /* caller's pointer to the cold parts (ids) */
     uint64_t cur;                 /* current height */
     uint64_t ring_lim;            /* first height of epoch c + 2: below it, insert to tier 1 */
     uint64_t ep_lim;              /* first height of epoch c + K + 2: below it, tier 2 */
@@ -268,33 +276,33 @@ static void cs__fix(cs__tnode_t *N, uint32_t t)
  * unique fifo_rank (STYLE §6).  CIP-1 §2.3 orders the set by height; the id
  * then makes the order (and the history-independent shape) a function of
  * the set alone.  Only id-prefix ties read the records. */
-static int cs__key_less(const cs__tnode_t *N, const cs_timer_t *P, uint32_t a, uint32_t b)
+static int cs__key_less(const cs__tnode_t *N, const cs__recs_t *P, uint32_t a, uint32_t b)
 {
     if (N[a].height != N[b].height) return N[a].height < N[b].height;
     if (N[a].key32 != N[b].key32) return N[a].key32 < N[b].key32;
-    const cs_timer_t *ra = &P[N[a].slot], *rb = &P[N[b].slot];
-    int c = memcmp(ra->id.b, rb->id.b, CS_ID_LEN);
+    uint32_t sa = N[a].slot, sb = N[b].slot;
+    int c = memcmp(P->cold[sa].id.b, P->cold[sb].id.b, CS_ID_LEN);
     if (c != 0) return c < 0;
-    return ra->fifo_rank < rb->fifo_rank;
+    return P->hot[sa].fifo_rank < P->hot[sb].fifo_rank;
 }
 
 /* Heap order: 1 when a belongs above b.  The priority is the last four id
  * bytes (independent of the key's leading id bytes, so equal-height runs do
  * not degenerate into a path), then the whole id, height and fifo_rank, a
  * total order, so the treap shape is unique for a given set. */
-static int cs__prio_above(const cs__tnode_t *N, const cs_timer_t *P, uint32_t a, uint32_t b)
+static int cs__prio_above(const cs__tnode_t *N, const cs__recs_t *P, uint32_t a, uint32_t b)
 {
     if (N[a].prio32 != N[b].prio32) return N[a].prio32 > N[b].prio32;
-    const cs_timer_t *ra = &P[N[a].slot], *rb = &P[N[b].slot];
-    int c = memcmp(ra->id.b, rb->id.b, CS_ID_LEN);
+    uint32_t sa = N[a].slot, sb = N[b].slot;
+    int c = memcmp(P->cold[sa].id.b, P->cold[sb].id.b, CS_ID_LEN);
     if (c != 0) return c > 0;
-    if (ra->height != rb->height) return ra->height > rb->height;
-    return ra->fifo_rank > rb->fifo_rank;
+    if (P->hot[sa].height != P->hot[sb].height) return P->hot[sa].height > P->hot[sb].height;
+    return P->hot[sa].fifo_rank > P->hot[sb].fifo_rank;
 }
 
 /* Split subtree t into the keys below x (*l) and the rest (*r).  Every node
  * visited gets a new child, so it is re-counted and marked dirty. */
-static void cs__split(cs__tnode_t *N, const cs_timer_t *P, uint32_t t, uint32_t x, uint32_t *l,
+static void cs__split(cs__tnode_t *N, const cs__recs_t *P, uint32_t t, uint32_t x, uint32_t *l,
                       uint32_t *r)
 {
     if (t == CS_NIL) {
@@ -314,7 +322,7 @@ static void cs__split(cs__tnode_t *N, const cs_timer_t *P, uint32_t t, uint32_t 
 
 /* Insert the prepared leaf x into subtree t; returns the new subtree root.
  * Nodes on the path gain one descendant and become dirty. */
-static uint32_t cs__tinsert(cs__tnode_t *N, const cs_timer_t *P, uint32_t t, uint32_t x)
+static uint32_t cs__tinsert(cs__tnode_t *N, const cs__recs_t *P, uint32_t t, uint32_t x)
 {
     if (t == CS_NIL) return x;
     if (cs__prio_above(N, P, x, t)) {
@@ -334,7 +342,7 @@ static uint32_t cs__tinsert(cs__tnode_t *N, const cs_timer_t *P, uint32_t t, uin
 }
 
 /* Join subtrees a and b (every key of a below every key of b). */
-static uint32_t cs__merge(cs__tnode_t *N, const cs_timer_t *P, uint32_t a, uint32_t b)
+static uint32_t cs__merge(cs__tnode_t *N, const cs__recs_t *P, uint32_t a, uint32_t b)
 {
     if (a == CS_NIL) return b;
     if (b == CS_NIL) return a;
@@ -351,7 +359,7 @@ static uint32_t cs__merge(cs__tnode_t *N, const cs_timer_t *P, uint32_t a, uint3
 }
 
 /* Remove node x from subtree t (x must be in it); returns the new root. */
-static uint32_t cs__tdelete(cs__tnode_t *N, const cs_timer_t *P, uint32_t t, uint32_t x)
+static uint32_t cs__tdelete(cs__tnode_t *N, const cs__recs_t *P, uint32_t t, uint32_t x)
 {
     CS_ASSERT(t != CS_NIL);
     if (t == x) return cs__merge(N, P, N[x].l, N[x].r);
@@ -476,7 +484,7 @@ static unsigned cs__tdepth(const cs__tnode_t *N, uint32_t t)
 /* ------------------------------------------------------ tiers 1 and 2 */
 
 /* Append slot to its ring bucket (height % ring_size).  CS_OK / CS_ENOMEM. */
-static int cs__ring_push(cs_queue_t *q, cs_timer_t *t, uint32_t slot)
+static int cs__ring_push(cs_queue_t *q, cs_timer_hot_t *t, uint32_t slot)
 {
     /* CIP-1 §2.1: a timer due at H sits in bucket H % RING_BUFFER_SIZE. */
     cs__rbucket_t *b = &q->ring[cs__ring_idx(q, t->height)];
@@ -496,7 +504,7 @@ static cs__ebucket_t *cs__ep_bucket(cs_queue_t *q, uint64_t height)
 
 /* Append slot to the tier-2 bucket of its epoch (CIP-1 §2.2).  CS_OK /
  * CS_ENOMEM. */
-static int cs__ep_push(cs_queue_t *q, cs_timer_t *t, uint32_t slot)
+static int cs__ep_push(cs_queue_t *q, cs_timer_hot_t *t, uint32_t slot)
 {
     cs__ebucket_t *b = cs__ep_bucket(q, t->height);
     if (b->n == b->cap && cs__vec_grow(&b->v, &b->cap, (uint64_t)b->n + 1) != 0) return CS_ENOMEM;
@@ -514,15 +522,17 @@ static int cs__ep_push(cs_queue_t *q, cs_timer_t *t, uint32_t slot)
  * epoch's migrations are trivially complete.  NULL on a bad configuration
  * or no memory.
  */
-cs_queue_t *cs_queue_alloc(const cs_queue_cfg_t *cfg, cs_timer_t *const *pool, uint64_t height)
+cs_queue_t *cs_queue_alloc(const cs_queue_cfg_t *cfg, cs_timer_hot_t *const *hot, cs_timer_t *const *cold,
+                           uint64_t height)
 {
-    if (!cfg || !pool || cfg->ring_size < 1 || cfg->epoch_blocks < 1 || cfg->epochs < 1 ||
+    if (!cfg || !hot || !cold || cfg->ring_size < 1 || cfg->epoch_blocks < 1 || cfg->epochs < 1 ||
         cfg->epochs == UINT32_MAX)
         return NULL;
     cs_queue_t *q = calloc(1, sizeof *q);
     if (!q) return NULL;
     q->cfg = *cfg;
-    q->pool = pool;
+    q->hot = hot;
+    q->cold = cold;
     q->cur = height;
     q->nep = cfg->epochs + 1u;
     q->mig_epoch = height / cfg->epoch_blocks;
@@ -567,8 +577,8 @@ void cs_queue_free(cs_queue_t *q)
  */
 int cs_queue_insert(cs_queue_t *q, uint32_t slot)
 {
-    cs_timer_t *P = *q->pool;
-    cs_timer_t *t = &P[slot];
+    cs_timer_hot_t *t = &(*q->hot)[slot];
+    const cs_hash_t *id = &(*q->cold)[slot].id;
     CS_ASSERT(t->tier == CS_TIER_NONE);
     if (t->height <= q->cur) return CS_EHEIGHT_NOT_FUTURE;
     /* epoch <= c + 1: ring; epoch <= c + K + 1: tier 2 (file comment) */
@@ -579,13 +589,14 @@ int cs_queue_insert(cs_queue_t *q, uint32_t slot)
     if (x == CS_NIL) return CS_ENOMEM;
     cs__tnode_t *N = q->nodes;
     N[x].height = t->height;
-    N[x].key32 = cs__be32(t->id.b);
-    N[x].prio32 = cs__be32(t->id.b + CS_ID_LEN - 4);
+    N[x].key32 = cs__be32(id->b);
+    N[x].prio32 = cs__be32(id->b + CS_ID_LEN - 4);
     N[x].l = CS_NIL;
     N[x].r = CS_NIL;
     N[x].slot = slot;
     N[x].cnt = 1u | CS__DIRTY;
-    q->root = cs__tinsert(N, P, q->root, x);
+    cs__recs_t R = {*q->hot, *q->cold};
+    q->root = cs__tinsert(N, &R, q->root, x);
     t->tier = CS_TIER_TREE;
     t->qpos = x;
     q->n_tree++;
@@ -600,8 +611,8 @@ int cs_queue_insert(cs_queue_t *q, uint32_t slot)
  */
 void cs_queue_remove(cs_queue_t *q, uint32_t slot)
 {
-    cs_timer_t *P = *q->pool;
-    cs_timer_t *t = &P[slot];
+    cs_timer_hot_t *P = *q->hot;
+    cs_timer_hot_t *t = &P[slot];
     uint32_t pos = t->qpos;
     switch (t->tier) {
     case CS_TIER_RING: {
@@ -627,9 +638,10 @@ void cs_queue_remove(cs_queue_t *q, uint32_t slot)
         q->n_ep--;
         break;
     }
-    case CS_TIER_TREE:
+    case CS_TIER_TREE: {
         CS_ASSERT(pos < q->n_nodes && q->nodes[pos].slot == slot);
-        q->root = cs__tdelete(q->nodes, P, q->root, pos);
+        cs__recs_t R = {P, *q->cold};
+        q->root = cs__tdelete(q->nodes, &R, q->root, pos);
         cs__node_free(q, pos);
         q->n_tree--;
         if (t->height / q->cfg.epoch_blocks ==
@@ -638,6 +650,7 @@ void cs_queue_remove(cs_queue_t *q, uint32_t slot)
             q->tree_rem--; /* it was waiting for this epoch's migration */
         }
         break;
+    }
     default:
         return;
     }
@@ -663,7 +676,7 @@ static int cs__tree_migrate(cs_queue_t *q, uint64_t h)
     }
     if (q->tree_rem == 0) return CS_OK;
     uint64_t rate = cs__ceil_div(q->tree_rem, cs__blocks_left(q, h));
-    cs_timer_t *P = *q->pool;
+    cs_timer_hot_t *P = *q->hot;
     for (uint64_t i = 0; i < rate; i++) {
         /* The minimum is the next entry to move; reserve its bucket slot
          * first so a failure leaves it in the tree. */
@@ -679,7 +692,7 @@ static int cs__tree_migrate(cs_queue_t *q, uint64_t h)
         cs__node_free(q, y);
         q->n_tree--;
         q->tree_rem--;
-        cs_timer_t *t = &P[slot];
+        cs_timer_hot_t *t = &P[slot];
         t->tier = CS_TIER_NONE;
         int rc = cs__ep_push(q, t, slot);
         CS_ASSERT(rc == CS_OK);
@@ -700,16 +713,12 @@ static int cs__ring_migrate(cs_queue_t *q, uint64_t h)
     if (rem == 0) return CS_OK;
     uint64_t lo = cs__epoch_start(q, target), hi = cs__epoch_start(q, cs__sat_add(target, 1));
     uint64_t rate = cs__ceil_div(rem, cs__blocks_left(q, h));
-    cs_timer_t *P = *q->pool;
+    cs_timer_hot_t *P = *q->hot;
     for (uint64_t i = 0; i < rate; i++) {
         uint32_t k = b->head;
-        if (k + CS__PF < b->n) {
-            const cs_timer_t *pf = &P[b->v[k + CS__PF]];
-            __builtin_prefetch(pf, 1);
-            __builtin_prefetch(&pf->qpos, 1);
-        }
+        if (k + CS__PF < b->n) __builtin_prefetch(&P[b->v[k + CS__PF]], 1);
         uint32_t slot = b->v[k];
-        cs_timer_t *t = &P[slot];
+        cs_timer_hot_t *t = &P[slot];
         CS_ASSERT(t->height >= lo && t->height < hi);
         t->tier = CS_TIER_NONE;
         if (cs__ring_push(q, t, slot) != CS_OK) {
@@ -850,18 +859,15 @@ int cs_queue_collect(cs_queue_t *q, cs_slotvec_t *out)
         q->pairs_tmp = p2;
         q->pairs_cap = n;
     }
-    cs_timer_t *P = *q->pool;
+    cs_timer_hot_t *P = *q->hot;
     cs__pair_t *pr = q->pairs;
     uint32_t w = 0, m = 0;
     int sorted = 1;
     for (uint32_t i = 0; i < n; i++) {
-        if (i + CS__PF < n) {
-            const cs_timer_t *pf = &P[b->v[i + CS__PF]];
-            __builtin_prefetch(pf, 1);
-            __builtin_prefetch(&pf->qpos, 1);
-        }
+        /* One hot record is half a cache line: a single prefetch covers it. */
+        if (i + CS__PF < n) __builtin_prefetch(&P[b->v[i + CS__PF]], 1);
         uint32_t s = b->v[i];
-        cs_timer_t *t = &P[s];
+        cs_timer_hot_t *t = &P[s];
         if (t->height == h) {
             pr[m].rank = t->fifo_rank;
             pr[m].slot = s;
@@ -882,15 +888,14 @@ int cs_queue_collect(cs_queue_t *q, cs_slotvec_t *out)
     /* CIP-5 §5: due timers fire in insertion (fifo_rank) order. */
     if (!sorted) cs__order_pairs(pr, q->pairs_tmp, m);
     for (uint32_t k = 0; k < m; k++) out->v[out->n++] = pr[k].slot;
-    /* Trim the bucket to what it still holds (plus half) when collection
-     * left it less than half full.  A ring bucket swings every lap between
-     * its peak, just before it is collected, and the later laps it keeps;
-     * holding every bucket at its peak would cost about twice the memory
-     * (the target is ~16 queue bytes per pending timer).  This is one
-     * realloc per block plus the amortized regrowth.  A failed trim is
+    /* Keep the bucket's capacity from lap to lap: n (before collection) is
+     * the peak of this lap, and the storage is only cut back -- to twice
+     * that peak -- when the peak falls below a quarter of the capacity.
+     * Steady traffic never frees and regrows, and the capacity of a bucket
+     * stays within [peak, 4 x peak] of its recent laps.  A failed trim is
      * harmless. */
-    if (b->cap > 2u * (uint64_t)b->n + CS__VEC_MIN) {
-        uint32_t nc = b->n + b->n / 2u;
+    if (b->cap > 4u * (uint64_t)n + CS__VEC_MIN) {
+        uint32_t nc = 2u * n > w ? 2u * n : w;
         if (nc < CS__VEC_MIN) nc = CS__VEC_MIN;
         uint32_t *p = realloc(b->v, (size_t)nc * sizeof *p);
         if (p) {
@@ -912,7 +917,7 @@ void cs_queue_root(cs_queue_t *q, cs_hash_t *root)
         memset(root->b, 0, sizeof root->b);
         return;
     }
-    cs__rehash(q->nodes, q->hashes, *q->pool, q->root);
+    cs__rehash(q->nodes, q->hashes, *q->cold, q->root);
     memcpy(root->b, q->hashes[q->root].b, sizeof root->b);
 }
 

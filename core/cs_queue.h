@@ -3,7 +3,9 @@
  *
  * The queue indexes pending timer records that live in the scheduler's
  * pool; it stores 32-bit slots, never copies of records.  It reads a
- * record's height, id and fifo_rank, and owns its tier and qpos fields.
+ * record's height and fifo_rank and owns its tier and qpos fields, all in
+ * the 32-byte hot part (cs_timer.h); only the overflow tree reads the id,
+ * in the cold part.
  *
  *   tier 1  ring of ring_size buckets, bucket = height % ring_size.  The
  *           ring may be smaller than the horizon it holds (ring 256 with
@@ -21,8 +23,8 @@
  * deadline, instead of moving a whole epoch in one block.
  *
  * Ownership: cs_queue_alloc returns a queue the caller frees with
- * cs_queue_free.  `pool` points at the caller's pointer to the record
- * array, so the caller may reallocate the array between calls.
+ * cs_queue_free.  `hot` and `cold` point at the caller's pointers to the
+ * two record arrays, so the caller may reallocate them between calls.
  */
 #ifndef CS_QUEUE_H
 #define CS_QUEUE_H
@@ -59,7 +61,8 @@ typedef struct cs_queue_stats {
  * Create a queue whose current height is `height` (nothing at or below it
  * may be inserted).  Returns NULL on bad configuration or no memory.
  */
-cs_queue_t *cs_queue_alloc(const cs_queue_cfg_t *cfg, cs_timer_t *const *pool, uint64_t height);
+cs_queue_t *cs_queue_alloc(const cs_queue_cfg_t *cfg, cs_timer_hot_t *const *hot, cs_timer_t *const *cold,
+                           uint64_t height);
 void cs_queue_free(cs_queue_t *q);
 
 /*

@@ -197,8 +197,18 @@ static int cs__slot_alloc(cs_sched_t *s, uint32_t *out)
             s->retired = nr;
             s->retired_cap = nc;
         }
+        /* Hot parts 64-byte aligned, so a pair of records never straddles
+         * a cache line (aligned_alloc has no realloc: copy the used part). */
+        cs_timer_hot_t *nh = aligned_alloc(64, nc * sizeof *nh);
+        if (!nh) return CS_ENOMEM;
         cs_timer_t *np = realloc(s->pool, nc * sizeof *np);
-        if (!np) return CS_ENOMEM;
+        if (!np) {
+            free(nh);
+            return CS_ENOMEM;
+        }
+        if (s->pool_n) memcpy(nh, s->hot, s->pool_n * sizeof *nh);
+        free(s->hot);
+        s->hot = nh;
         s->pool = np;
         s->pool_cap = nc;
     }
@@ -222,7 +232,7 @@ void cs__retired_release(cs_sched_t *s)
         cs_timer_t *t = &s->pool[slot];
         free(t->payload);
         t->payload = NULL;
-        t->flags = 0;
+        s->hot[slot].flags = 0;
         s->free_slots[s->n_free++] = slot;
     }
     s->n_retired = 0;
@@ -231,13 +241,13 @@ void cs__retired_release(cs_sched_t *s)
 /* The pending set's multiset hash: the sum mod 2^256 of one element per
  * pending timer (its id with height and rank folded in).  Insert adds,
  * removal subtracts, so the digest of a set does not depend on history. */
-void cs__setsum_update(cs_sched_t *s, const cs_timer_t *t, int add)
+void cs__setsum_update(cs_sched_t *s, uint32_t slot, int add)
 {
     uint64_t e[4], a[4];
-    memcpy(e, t->id.b, 32);
+    memcpy(e, s->pool[slot].id.b, 32);
     memcpy(a, s->setsum.b, 32);
-    e[0] ^= cs__mix64(t->height);
-    e[1] ^= cs__mix64(t->fifo_rank ^ 0x9e3779b97f4a7c15ull);
+    e[0] ^= cs__mix64(s->hot[slot].height);
+    e[1] ^= cs__mix64(s->hot[slot].fifo_rank ^ 0x9e3779b97f4a7c15ull);
     /* 256-bit add / subtract mod 2^256 of the limb vectors (limb 0 least
      * significant), as two 128-bit halves with one carry between them. */
     cs_u128 alo = ((cs_u128)a[1] << 64) | a[0], ahi = ((cs_u128)a[3] << 64) | a[2];
@@ -337,14 +347,16 @@ int cs_sched_alloc(cs_sched_t **out, const cs_params_t *p, const char *mechanism
     s->height = height;
     s->cur = height;
     int rc = CS_ENOMEM;
-    if (cs__hmap_init(&s->id_map, 1024) != 0 || cs__hmap_init(&s->actor_map, 256) != 0 ||
-        cs__hmap_init(&s->watch_map, 64) != 0 || cs__hmap_init(&s->mailbox, 256) != 0)
+    if (cs__hmap_init(&s->id_map, 1024, CS__HMAP_DENSE) != 0 ||
+        cs__hmap_init(&s->actor_map, 256, CS__HMAP_HALF) != 0 ||
+        cs__hmap_init(&s->watch_map, 64, CS__HMAP_HALF) != 0 ||
+        cs__hmap_init(&s->mailbox, 256, CS__HMAP_HALF) != 0)
         goto fail;
     uint32_t h0;
     if (cs__handler_intern(s, CS_DEFAULT_HANDLER, strlen(CS_DEFAULT_HANDLER), &h0) != CS_OK) goto fail;
     cs_queue_cfg_t qc;
     cs__queue_cfg(p, &qc);
-    s->q = cs_queue_alloc(&qc, &s->pool, height);
+    s->q = cs_queue_alloc(&qc, &s->hot, &s->pool, height);
     if (!s->q) {
         rc = CS_EINVAL;
         goto fail;
@@ -367,7 +379,7 @@ void cs_sched_free(cs_sched_t *s)
     if (s->tx_open) cs_sched_tx_rollback(s);
     cs__retired_release(s);
     for (size_t i = 0; i < s->pool_n; i++)
-        if (s->pool[i].flags & CS_TF_LIVE) free(s->pool[i].payload);
+        if (s->hot[i].flags & CS_TF_LIVE) free(s->pool[i].payload);
     for (size_t i = 0; i < s->n_wlists; i++) free(s->wlists[i].keys);
     for (size_t i = 0; i < s->n_handlers; i++) free(s->handlers[i]);
     cs__fees_free(s);
@@ -377,6 +389,7 @@ void cs_sched_free(cs_sched_t *s)
     cs__hmap_free(&s->actor_map);
     cs__hmap_free(&s->watch_map);
     cs__hmap_free(&s->mailbox);
+    free(s->hot);
     free(s->pool);
     free(s->free_slots);
     free(s->retired);
@@ -426,6 +439,11 @@ const cs_mech_t *cs_sched_mech(const cs_sched_t *s) { return &s->mech; }
 const cs_timer_t *cs_sched_record(const cs_sched_t *s, uint32_t slot)
 {
     return slot < s->pool_n ? &s->pool[slot] : NULL;
+}
+
+const cs_timer_hot_t *cs_sched_hot(const cs_sched_t *s, uint32_t slot)
+{
+    return slot < s->pool_n ? &s->hot[slot] : NULL;
 }
 
 const cs_timer_t *cs_sched_find(const cs_sched_t *s, const cs_hash_t *id)
@@ -519,20 +537,22 @@ void cs_sched_tx_rollback(cs_sched_t *s)
 }
 
 /* Insert a fully built record into the store and the right index. */
-static int cs__insert_record(cs_sched_t *s, const cs_timer_t *rec, const cs_hash_t *wkeys,
-                             uint32_t n_wkeys)
+static int cs__insert_record(cs_sched_t *s, const cs_timer_hot_t *hrec, const cs_timer_t *rec,
+                             const cs_hash_t *wkeys, uint32_t n_wkeys)
 {
     uint32_t slot;
     int rc = cs__slot_alloc(s, &slot);
     if (rc != CS_OK) return rc;
     cs_timer_t *t = &s->pool[slot];
+    cs_timer_hot_t *th = &s->hot[slot];
     *t = *rec;
-    t->tier = CS_TIER_NONE;
+    *th = *hrec;
+    th->tier = CS_TIER_NONE;
     t->wkeys = CS_NIL;
-    t->flags |= CS_TF_LIVE;
-    t->fifo_rank = s->next_rank++;
+    th->flags |= CS_TF_LIVE;
+    th->fifo_rank = s->next_rank++;
     if (cs__hmap_put(&s->id_map, cs__id_key(&t->id), slot) != 0) goto nomem;
-    if (t->kind == CS_KIND_WATCH) {
+    if (th->kind == CS_KIND_WATCH) {
         if (cs__watch_add(s, slot, wkeys, n_wkeys) != CS_OK) {
             cs__hmap_del(&s->id_map, cs__id_key(&t->id), slot);
             goto nomem;
@@ -541,7 +561,7 @@ static int cs__insert_record(cs_sched_t *s, const cs_timer_t *rec, const cs_hash
         rc = cs_queue_insert(s->q, slot);
         if (rc != CS_OK) {
             cs__hmap_del(&s->id_map, cs__id_key(&t->id), slot);
-            t->flags = 0;
+            th->flags = 0;
             s->free_slots[s->n_free++] = slot;
             return rc;
         }
@@ -549,22 +569,22 @@ static int cs__insert_record(cs_sched_t *s, const cs_timer_t *rec, const cs_hash
     rc = cs__fees_on_insert(s, slot);
     if (rc != CS_OK) {
         /* The bid cannot be escrowed any more: the schedule does not land. */
-        if (t->kind == CS_KIND_WATCH) cs__watch_del(s, slot);
+        if (th->kind == CS_KIND_WATCH) cs__watch_del(s, slot);
         else cs_queue_remove(s->q, slot);
         cs__hmap_del(&s->id_map, cs__id_key(&t->id), slot);
         free(t->payload);
         t->payload = NULL;
-        t->flags = 0;
+        th->flags = 0;
         s->free_slots[s->n_free++] = slot;
         return rc;
     }
     s->actors[t->actor].pending++;
     s->n_pending++;
     s->acct.scheduled++;
-    cs__setsum_update(s, t, 1);
+    cs__setsum_update(s, slot, 1);
     return CS_OK;
 nomem:
-    t->flags = 0;
+    th->flags = 0;
     s->free_slots[s->n_free++] = slot;
     return CS_ENOMEM;
 }
@@ -574,19 +594,20 @@ nomem:
 void cs__remove_record(cs_sched_t *s, uint32_t slot)
 {
     cs_timer_t *t = &s->pool[slot];
-    cs__setsum_update(s, t, 0);
-    t->flags &= (uint8_t)~(CS_TF_GC | CS_TF_GC_FUNDS);
-    if (t->tier != CS_TIER_NONE) cs_queue_remove(s->q, slot);
-    else if (t->flags & CS_TF_CARRIED) {
-        uint32_t i = t->qpos, last = s->carry[--s->n_carry];
+    cs_timer_hot_t *th = &s->hot[slot];
+    cs__setsum_update(s, slot, 0);
+    th->flags &= (uint8_t)~(CS_TF_GC | CS_TF_GC_FUNDS);
+    if (th->tier != CS_TIER_NONE) cs_queue_remove(s->q, slot);
+    else if (th->flags & CS_TF_CARRIED) {
+        uint32_t i = th->qpos, last = s->carry[--s->n_carry];
         s->carry[i] = last;
-        s->pool[last].qpos = i;
+        s->hot[last].qpos = i;
     }
-    if (t->kind == CS_KIND_WATCH) cs__watch_del(s, slot);
+    if (th->kind == CS_KIND_WATCH) cs__watch_del(s, slot);
     cs__hmap_del(&s->id_map, cs__id_key(&t->id), slot);
     s->actors[t->actor].pending--;
     s->n_pending--;
-    t->flags &= (uint8_t)~(CS_TF_LIVE | CS_TF_CARRIED);
+    th->flags &= (uint8_t)~(CS_TF_LIVE | CS_TF_CARRIED);
     if (cs__slot_retire(s, slot) != CS_OK) {
         /* No room to defer: the slot leaks until free, which is safe. */
     }
@@ -609,7 +630,7 @@ int cs_sched_tx_commit(cs_sched_t *s)
             if (st->cancelled) {
                 free(st->rec.payload);
             } else {
-                int rc = cs__insert_record(s, &st->rec, st->wkeys, st->n_wkeys);
+                int rc = cs__insert_record(s, &st->hot, &st->rec, st->wkeys, st->n_wkeys);
                 if (rc != CS_OK && rc != CS_EINSUFFICIENT_FUNDS) free(st->rec.payload);
                 else s->blk_scheduled++;
                 if (rc == CS_ENOMEM && err == CS_OK) err = CS_ENOMEM;
@@ -618,9 +639,8 @@ int cs_sched_tx_commit(cs_sched_t *s)
             free(st->wkeys);
             st->wkeys = NULL;
         } else if (op->slot != CS_NIL) {
-            cs_timer_t *t = &s->pool[op->slot];
-            s->actors[t->actor].staged++;
-            if (t->flags & CS_TF_LIVE) {
+            s->actors[s->pool[op->slot].actor].staged++;
+            if (s->hot[op->slot].flags & CS_TF_LIVE) {
                 cs__fees_on_destroy(s, op->slot);
                 cs__remove_record(s, op->slot);
                 s->acct.cancelled++;
@@ -683,22 +703,23 @@ int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out
         return CS_ETOO_MANY_TIMERS;
 
     cs_timer_t rec;
+    cs_timer_hot_t hrec;
     memset(&rec, 0, sizeof rec);
-    rec.kind = a->kind;
-    rec.height = a->kind == CS_KIND_WATCH ? s->cur : a->height;
+    memset(&hrec, 0, sizeof hrec);
+    hrec.kind = a->kind;
+    hrec.height = a->kind == CS_KIND_WATCH ? s->cur : a->height;
+    hrec.tier_hint = a->tier_hint;
+    hrec.qpos = CS_NIL;
     rec.every_blocks = a->every_blocks;
     rec.actor = actor;
     rec.fee_payer = payer;
     rec.sched_height = s->cur;
     rec.expires_at = a->expires_at;
-    rec.tier_hint = a->tier_hint;
     rec.agent = a->agent;
-    rec.nonce = ar->nonce;
     rec.wkeys = CS_NIL;
-    rec.qpos = CS_NIL;
 
     /* Fees, bids and caps: the mechanism family decides (CIP-1 rev §6, D5). */
-    rc = cs__fees_validate(s, a, &rec);
+    rc = cs__fees_validate(s, a, &hrec, &rec);
     if (rc != CS_OK) return rc;
 
     /* Handler: explicit, or the payload's custom-handler convention (CIP-5 §4.2). */
@@ -725,7 +746,7 @@ int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out
         if (a->timer_id_len == CS_ID_LEN) memcpy(rec.id.b, a->timer_id, CS_ID_LEN);
         else cs_keccak256(a->timer_id, a->timer_id_len, rec.id.b);
     } else {
-        cs_timer_id(&a->actor, rec.height, body, body_len, ar->nonce, &rec.id);
+        cs_timer_id(&a->actor, hrec.height, body, body_len, ar->nonce, &rec.id);
     }
     if (cs__id_taken(s, &rec.id)) {
         free(inner);
@@ -773,6 +794,7 @@ int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out
         return CS_ENOMEM;
     }
     st->rec = rec;
+    st->hot = hrec;
     s->n_staged++;
     ar->staged++;
     ar->nonce++;

@@ -216,6 +216,9 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res);
 /* Lookups. */
 const cs_timer_t *cs_sched_find(const cs_sched_t *s, const cs_hash_t *id);
 const cs_timer_t *cs_sched_record(const cs_sched_t *s, uint32_t slot);
+/* The hot part of the record in the same slot (height, fifo_rank, kind,
+ * flags, deferrals, fire_seq; cs_timer.h), NULL past the pool. */
+const cs_timer_hot_t *cs_sched_hot(const cs_sched_t *s, uint32_t slot);
 uint64_t cs_sched_height(const cs_sched_t *s);
 uint64_t cs_sched_pending(const cs_sched_t *s);
 uint32_t cs_sched_actor_pending(const cs_sched_t *s, const cs_addr_t *a);

@@ -29,7 +29,8 @@ typedef struct cs__op {
 } cs__op_t;
 
 typedef struct cs__staged {
-    cs_timer_t rec;    /* the record as it will be inserted */
+    cs_timer_hot_t hot; /* the record's hot part as it will be inserted */
+    cs_timer_t rec;    /* its cold part */
     cs_hash_t *wkeys;  /* hashed watch keys (WATCH) */
     uint32_t n_wkeys;  /* count */
     int cancelled;     /* cancelled later in the same transaction */
@@ -53,7 +54,8 @@ struct cs_sched {
     cs_params_t p;            /* parameters in force */
     uint64_t height;          /* last finished block */
     uint64_t cur;             /* block being built (== height between blocks) */
-    cs_timer_t *pool;         /* record pool */
+    cs_timer_hot_t *hot;      /* record pool, hot parts (cs_timer.h) */
+    cs_timer_t *pool;         /* record pool, cold parts, same slots */
     size_t pool_n, pool_cap;  /* high water, capacity */
     uint32_t *free_slots;     /* free stack (capacity pool_cap) */
     size_t n_free;
@@ -121,7 +123,7 @@ uint32_t cs__id_lookup(const cs_sched_t *s, const cs_hash_t *id);
 int cs__fees_init(cs_sched_t *s);
 void cs__fees_free(cs_sched_t *s);
 void cs__fees_begin_block(cs_sched_t *s, uint64_t h);
-int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_t *rec);
+int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_hot_t *hot, cs_timer_t *rec);
 void cs__fees_on_destroy(cs_sched_t *s, uint32_t slot);
 int cs__fees_on_insert(cs_sched_t *s, uint32_t slot);
 
@@ -138,7 +140,7 @@ void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles,
 void cs__fees_ctx(cs_sched_t *s, cs_clear_ctx_t *ctx);
 /* CS_OK, or CS_ENOMEM when the fairness counters or the tip list could not grow. */
 int cs__fees_end_block(cs_sched_t *s, const cs_cand_t *c, size_t n, cs_block_stats_t *st);
-void cs__setsum_update(cs_sched_t *s, const cs_timer_t *t, int add);
+void cs__setsum_update(cs_sched_t *s, uint32_t slot, int add);
 void cs__remove_record(cs_sched_t *s, uint32_t slot);
 int cs__requeue(cs_sched_t *s, uint32_t slot);
 void cs__retired_release(cs_sched_t *s);

@@ -46,34 +46,47 @@ typedef enum cs_tier {
 #define CS_TF_HAS_BID 0x04u  /* legacy / auction bid given */
 #define CS_TF_CARRIED 0x08u  /* lost an auction; sits in the carry set */
 
+/*
+ * A record is split in two parallel arrays indexed by the same slot
+ * (DESIGN-NOTES N38).  The hot part holds what the queue, the collection
+ * and the per-block candidate pass touch -- 32 bytes, two records per cache
+ * line, so migrating, collecting and sorting a bucket reads a quarter of
+ * the bytes a whole record would cost.  The cold part holds the identity,
+ * limits, money and payload, read when a timer is scheduled, found by id,
+ * fired or settled.
+ */
+typedef struct cs_timer_hot {
+    uint64_t height;    /* due height (CIP-5 §3.1); next due for INTERVAL */
+    uint64_t fifo_rank; /* global insertion sequence, unique (CIP-5 CN §6.1) */
+    uint32_t qpos;      /* position inside the queue tier or carry set (queue-owned) */
+    uint32_t deferrals; /* n: blocks deferred since due (CIP-5 §9.2) */
+    uint32_t fire_seq;  /* fires so far (CIP-5 CN §10.2) */
+    uint8_t kind;       /* cs_timer_kind */
+    uint8_t tier;       /* cs_tier (queue-owned) */
+    uint8_t flags;      /* CS_TF_* */
+    uint8_t tier_hint;  /* SDK priority tier (CIP-1 rev §7.3), 0..3 */
+} cs_timer_hot_t;
+CS_STATIC_ASSERT(sizeof(cs_timer_hot_t) == 32, "two hot records per cache line");
+
 typedef struct cs_timer {
-    uint64_t height;         /* due height (CIP-5 §3.1); next due for INTERVAL */
-    uint64_t fifo_rank;      /* global insertion sequence, unique (CIP-5 CN §6.1) */
-    cs_hash_t id;            /* timer_id = keccak256(actor||height||payload||nonce) */
-    uint32_t actor;          /* interned owner actor index */
-    uint32_t fee_payer;      /* interned fee payer index (CIP-1 rev §6) */
-    uint32_t handler;        /* interned handler name; 0 = "handle_timer" */
-    uint32_t payload_len;    /* bytes in payload */
-    uint8_t *payload;        /* owned by the scheduler; NULL when empty */
-    uint64_t sched_height;   /* height of the block whose TX phase created it */
-    uint64_t expires_at;     /* TTL height; 0 = never (CIP-1 rev §9) */
-    uint64_t gas_limit;      /* cycles limit per fire */
-    uint64_t max_cells;      /* cells limit per fire */
-    cs_u128 bid;             /* auction bid in base units (CIP-5 §9.7) */
-    cs_u128 max_fee;         /* max_fee_per_cycle (CIP-1 rev §6) */
-    cs_u128 max_prio;        /* max_priority_fee_per_cycle */
-    uint64_t nonce;          /* scheduling nonce used in the id */
-    uint32_t every_blocks;   /* INTERVAL period; 0 otherwise */
-    uint32_t deferrals;      /* n: blocks deferred since due (CIP-5 §9.2) */
-    uint32_t fire_seq;       /* fires so far (CIP-5 CN §10.2) */
-    uint32_t agent;          /* simulator tag: owning agent index */
-    uint32_t qpos;           /* position inside the queue tier (queue-owned) */
-    uint32_t wkeys;          /* index of watch-key list, CS_NIL if none */
-    uint8_t kind;            /* cs_timer_kind */
-    uint8_t tier;            /* cs_tier (queue-owned) */
-    uint8_t flags;           /* CS_TF_* */
-    uint8_t tier_hint;       /* SDK priority tier (CIP-1 rev §7.3), 0..3 */
+    cs_hash_t id;          /* timer_id = keccak256(actor||height||payload||nonce) */
+    uint64_t sched_height; /* height of the block whose TX phase created it */
+    uint64_t expires_at;   /* TTL height; 0 = never (CIP-1 rev §9) */
+    uint64_t gas_limit;    /* cycles limit per fire */
+    uint64_t max_cells;    /* cells limit per fire */
+    uint8_t *payload;      /* owned by the scheduler; NULL when empty */
+    cs_u128 bid;           /* auction bid in base units (CIP-5 §9.7) */
+    cs_u128 max_fee;       /* max_fee_per_cycle (CIP-1 rev §6) */
+    cs_u128 max_prio;      /* max_priority_fee_per_cycle */
+    uint32_t actor;        /* interned owner actor index */
+    uint32_t fee_payer;    /* interned fee payer index (CIP-1 rev §6) */
+    uint32_t handler;      /* interned handler name; 0 = "handle_timer" */
+    uint32_t payload_len;  /* bytes in payload */
+    uint32_t every_blocks; /* INTERVAL period; 0 otherwise */
+    uint32_t agent;        /* simulator tag: owning agent index */
+    uint32_t wkeys;        /* index of watch-key list, CS_NIL if none */
 } cs_timer_t;
+CS_STATIC_ASSERT(sizeof(cs_timer_t) == 160, "the cold part of a record");
 
 /*
  * Keccak-256 (original Keccak padding 0x01, not SHA3's 0x06).  Writes 32

@@ -100,7 +100,7 @@ struct cs_engine {
     double *fee_w;            /* per agent: cs_obs_t.fee_weight */
     double *vol_mult;         /* per agent (volatility events) */
     cs__tinfo_t *ti;          /* per record slot */
-    size_t ti_cap;
+    size_t ti_n, ti_cap;      /* slots in use (zeroed or bound), allocated */
     uint64_t h;               /* last finished block */
     cs_obs_t obs;             /* observation for the block being built */
     int in_handler;           /* inside a fire's transaction */
@@ -281,16 +281,23 @@ static cs__ev_t cs__ev_pop(cs_engine_t *e)
 
 /* ------------------------------------------------------------ world ops */
 
+/* Make slots [0, n) of the side table usable.  The table follows the
+ * scheduler's slot high-water mark: capacity grows by half (untouched pages
+ * cost no memory), and only the slots newly in use are zeroed, so a slot
+ * below ti_n that never held a timer reads as not live. */
 static int cs__ti_reserve(cs_engine_t *e, size_t n)
 {
-    if (n <= e->ti_cap) return CS_OK;
-    size_t c = e->ti_cap ? e->ti_cap : 1024;
-    while (c < n) c *= 2;
-    cs__tinfo_t *p = realloc(e->ti, c * sizeof *p);
-    if (!p) return CS_ENOMEM;
-    memset(p + e->ti_cap, 0, (c - e->ti_cap) * sizeof *p);
-    e->ti = p;
-    e->ti_cap = c;
+    if (n <= e->ti_n) return CS_OK;
+    if (n > e->ti_cap) {
+        size_t c = e->ti_cap ? e->ti_cap + e->ti_cap / 2 : 4096;
+        if (c < n) c = n;
+        cs__tinfo_t *p = realloc(e->ti, c * sizeof *p);
+        if (!p) return CS_ENOMEM;
+        e->ti = p;
+        e->ti_cap = c;
+    }
+    memset(e->ti + e->ti_n, 0, (n - e->ti_n) * sizeof *e->ti);
+    e->ti_n = n;
     return CS_OK;
 }
 
@@ -555,7 +562,8 @@ static cs_timer_info_t cs__info(const cs_engine_t *e, uint32_t slot, const cs_ti
     in.id = t->id;
     in.actor = ti->actor;
     in.tag = ti->tag;
-    in.due_height = t->kind == CS_KIND_WATCH ? e->h + 1 : t->height;
+    const cs_timer_hot_t *th = cs_sched_hot(e->s, slot);
+    in.due_height = th->kind == CS_KIND_WATCH ? e->h + 1 : th->height;
     in.sched_height = t->sched_height;
     in.value = ti->value;
     in.decay = ti->decay;
@@ -580,7 +588,7 @@ static void cs__hook_execute(void *user, cs_sched_t *s, const cs_delivery_t *d, 
     (void)s;
     *uc = d->cycles_limit;
     *ue = d->payload_len;
-    if (d->slot >= e->ti_cap || !e->ti[d->slot].live) return;
+    if (d->slot >= e->ti_n || !e->ti[d->slot].live) return;
     cs__tinfo_t *ti = &e->ti[d->slot];
     if (ti->cycles && ti->cycles < *uc) *uc = ti->cycles;
     cs_agent_t *a = &e->agents[ti->agent];
@@ -599,7 +607,7 @@ static int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t 
     cs_engine_t *e = user;
     const cs_timer_t *base = cs_sched_record(e->s, 0);
     uint32_t slot = (uint32_t)(t - base);
-    if (slot >= e->ti_cap || !e->ti[slot].live) return 0;
+    if (slot >= e->ti_n || !e->ti[slot].live) return 0;
     cs_agent_t *a = &e->agents[e->ti[slot].agent];
     if (!a->ops->gba && !a->pol.value_aware && !a->strat) return 0;
     cs_timer_info_t in = cs__info(e, slot, t);
@@ -707,7 +715,7 @@ static void cs__value_model(const cs_engine_t *e, uint32_t slot, const cs_timer_
 /* A /timers row for a timer that ended (or is pending at the close). */
 static void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t end_h)
 {
-    if (slot >= e->ti_cap || !e->ti[slot].live) return;
+    if (slot >= e->ti_n || !e->ti[slot].live) return;
     const cs_timer_t *t = cs_sched_record(e->s, slot);
     cs__tinfo_t *ti = &e->ti[slot];
     if (e->nrt == CS__ROWBUF && cs__flush_rows(e) != CS_OK) e->failed = 1;
@@ -717,7 +725,7 @@ static void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t e
     r->actor = e->agents[ti->agent].first_actor + ti->actor;
     r->agent = ti->agent;
     r->kind = e->agent_kind[ti->agent];
-    r->trigger = t->kind;
+    r->trigger = cs_sched_hot(e->s, slot)->kind;
     r->outcome = (uint32_t)outcome;
     r->every_blocks = t->every_blocks;
     r->sched_height = t->sched_height;
@@ -1125,7 +1133,7 @@ int cs_sim_step(cs_engine_t *e)
     for (size_t i = 0; i < res.n_rows; i++) {
         const cs_cand_row_t *row = &res.rows[i];
         uint32_t slot = row->slot;
-        if (slot >= e->ti_cap || !e->ti[slot].live) continue;
+        if (slot >= e->ti_n || !e->ti[slot].live) continue;
         cs__tinfo_t *ti = &e->ti[slot];
         const cs_timer_t *t = cs_sched_record(e->s, slot);
         cs_agent_t *a = &e->agents[ti->agent];
@@ -1211,7 +1219,7 @@ int cs_sim_step(cs_engine_t *e)
             f->value = val;
             f->weight_ppm = (uint32_t)(row->weight > UINT32_MAX ? UINT32_MAX : row->weight);
             f->deferrals = row->deferrals;
-            if (!(t->flags & CS_TF_LIVE)) cs__timer_row(e, slot, CS_H5_OUTCOME_FIRED, h);
+            if (!(cs_sched_hot(e->s, slot)->flags & CS_TF_LIVE)) cs__timer_row(e, slot, CS_H5_OUTCOME_FIRED, h);
         } else if (row->outcome == CS_OUT_EXPIRED || row->outcome == CS_OUT_INSUFFICIENT) {
             int ao = row->outcome == CS_OUT_EXPIRED ? CS_AO_EXPIRED : CS_AO_INSUFFICIENT;
             cs__timer_row(e, slot, row->outcome == CS_OUT_EXPIRED ? CS_H5_OUTCOME_EXPIRED : CS_H5_OUTCOME_INSUFFICIENT, h);
@@ -1355,8 +1363,8 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
         /* Pending timers at the close, censored per kind. */
         uint64_t censored[CS_AK__COUNT + 1] = {0};
         size_t np = cs_sched_pool_size(e->s);
-        for (size_t slot = 0; slot < np && slot < e->ti_cap; slot++) {
-            const cs_timer_t *t = cs_sched_record(e->s, (uint32_t)slot);
+        for (size_t slot = 0; slot < np && slot < e->ti_n; slot++) {
+            const cs_timer_hot_t *t = cs_sched_hot(e->s, (uint32_t)slot);
             if (!(t->flags & CS_TF_LIVE) || !e->ti[slot].live) continue;
             if (e->ti[slot].fires == 0) {
                 censored[e->agent_kind[e->ti[slot].agent]]++;

@@ -91,7 +91,8 @@ static const uint8_t zero32[32];
 /* A growable record pool, passed to the queue by address (the queue must
  * cope with the array moving between calls). */
 typedef struct tpool {
-    cs_timer_t *rec;  /* records */
+    cs_timer_hot_t *hot; /* records, hot parts */
+    cs_timer_t *rec;  /* records, cold parts (ids) */
     uint32_t cap;     /* allocated */
     uint32_t n;       /* slots handed out (high-water) */
     uint32_t *freel;  /* free slots */
@@ -108,16 +109,19 @@ static uint32_t tpool_new(tpool_t *p, uint64_t height, const cs_hash_t *id)
         if (p->n == p->cap) {
             uint32_t nc = p->cap ? p->cap * 2 : 1024;
             p->rec = realloc(p->rec, (size_t)nc * sizeof *p->rec);
+            p->hot = realloc(p->hot, (size_t)nc * sizeof *p->hot);
             p->freel = realloc(p->freel, (size_t)nc * sizeof *p->freel);
-            if (!p->rec || !p->freel) abort();
+            if (!p->rec || !p->hot || !p->freel) abort();
             p->cap = nc;
         }
         s = p->n++;
     }
-    cs_timer_t *t = &p->rec[s];
+    cs_timer_t *c = &p->rec[s];
+    cs_timer_hot_t *t = &p->hot[s];
+    memset(c, 0, sizeof *c);
     memset(t, 0, sizeof *t);
     t->height = height;
-    t->id = *id;
+    c->id = *id;
     t->fifo_rank = ++p->rank;
     t->tier = CS_TIER_NONE;
     t->qpos = CS_NIL;
@@ -132,6 +136,7 @@ static void tpool_release(tpool_t *p, uint32_t s)
 static void tpool_free(tpool_t *p)
 {
     free(p->rec);
+    free(p->hot);
     free(p->freel);
     memset(p, 0, sizeof *p);
 }
@@ -143,22 +148,25 @@ static void tpool_free(tpool_t *p)
  * fifo_rank), larger on top; node hash = keccak256(left || height[8 BE] ||
  * id || right) with 32 zero bytes for a missing child.  Built here from
  * scratch as a Cartesian tree over the sorted keys. */
-static const cs_timer_t *ref_pool;
+static const tpool_t *ref_pool;
 
 static int ref_key_cmp(const void *a, const void *b)
 {
-    const cs_timer_t *x = &ref_pool[*(const uint32_t *)a], *y = &ref_pool[*(const uint32_t *)b];
+    uint32_t sa = *(const uint32_t *)a, sb = *(const uint32_t *)b;
+    const cs_timer_hot_t *x = &ref_pool->hot[sa], *y = &ref_pool->hot[sb];
     if (x->height != y->height) return x->height < y->height ? -1 : 1;
-    int c = memcmp(x->id.b, y->id.b, 32);
+    int c = memcmp(ref_pool->rec[sa].id.b, ref_pool->rec[sb].id.b, 32);
     if (c) return c;
     return x->fifo_rank < y->fifo_rank ? -1 : x->fifo_rank > y->fifo_rank;
 }
 
-static int ref_prio_above(const cs_timer_t *x, const cs_timer_t *y)
+static int ref_prio_above(uint32_t sx, uint32_t sy)
 {
-    uint32_t px = be32(x->id.b + 28), py = be32(y->id.b + 28);
+    const cs_timer_hot_t *x = &ref_pool->hot[sx], *y = &ref_pool->hot[sy];
+    const cs_hash_t *ix = &ref_pool->rec[sx].id, *iy = &ref_pool->rec[sy].id;
+    uint32_t px = be32(ix->b + 28), py = be32(iy->b + 28);
     if (px != py) return px > py;
-    int c = memcmp(x->id.b, y->id.b, 32);
+    int c = memcmp(ix->b, iy->b, 32);
     if (c) return c > 0;
     if (x->height != y->height) return x->height > y->height;
     return x->fifo_rank > y->fifo_rank;
@@ -174,18 +182,18 @@ static void ref_build(const uint32_t *s, size_t lo, size_t hi, uint8_t out[32], 
     if (depth > *maxdepth) *maxdepth = depth;
     size_t m = lo;
     for (size_t i = lo + 1; i < hi; i++)
-        if (ref_prio_above(&ref_pool[s[i]], &ref_pool[s[m]])) m = i;
+        if (ref_prio_above(s[i], s[m])) m = i;
     uint8_t buf[104];
     ref_build(s, lo, m, buf, depth + 1, maxdepth);
-    be64(buf + 32, ref_pool[s[m]].height);
-    memcpy(buf + 40, ref_pool[s[m]].id.b, 32);
+    be64(buf + 32, ref_pool->hot[s[m]].height);
+    memcpy(buf + 40, ref_pool->rec[s[m]].id.b, 32);
     ref_build(s, m + 1, hi, buf + 72, depth + 1, maxdepth);
     cs_keccak256(buf, sizeof buf, out);
 }
 
 /* Root of the set of slots s[0..n) (sorted in place); *depth gets the
  * reference tree's depth. */
-static void ref_root(const cs_timer_t *pool, uint32_t *s, size_t n, uint8_t out[32],
+static void ref_root(const tpool_t *pool, uint32_t *s, size_t n, uint8_t out[32],
                      unsigned *depth)
 {
     ref_pool = pool;
@@ -278,7 +286,7 @@ static uint64_t pick_height(prop_t *P, uint64_t cur)
     }
     if (r < 75) return cur + 1 + rnd(&P->s) % ((c->epochs + 2ull) * E);
     if (r < 90 || P->n_pend == 0) return cur + 1 + rnd(&P->s) % c->far;
-    return P->p.rec[P->pend[rnd(&P->s) % P->n_pend]].height;
+    return P->p.hot[P->pend[rnd(&P->s) % P->n_pend]].height;
 }
 
 /* A fresh id; sometimes sharing the key prefix, the priority bytes or the
@@ -306,7 +314,7 @@ static void check_tiers(prop_t *P, uint64_t h)
     cs_queue_stats(P->q, &st);
     uint64_t nr = 0, ne = 0, nt = 0;
     for (uint32_t i = 0; i < P->n_pend; i++) {
-        const cs_timer_t *t = &P->p.rec[P->pend[i]];
+        const cs_timer_hot_t *t = &P->p.hot[P->pend[i]];
         uint64_t e = t->height / E;
         int ok;
         switch (t->tier) {
@@ -329,10 +337,10 @@ static void check_root(prop_t *P)
     if (!s) abort();
     size_t n = 0;
     for (uint32_t i = 0; i < P->n_pend; i++)
-        if (P->p.rec[P->pend[i]].tier == CS_TIER_TREE) s[n++] = P->pend[i];
+        if (P->p.hot[P->pend[i]].tier == CS_TIER_TREE) s[n++] = P->pend[i];
     uint8_t want[32];
     unsigned rdepth;
-    ref_root(P->p.rec, s, n, want, &rdepth);
+    ref_root(&P->p, s, n, want, &rdepth);
     cs_hash_t got;
     cs_queue_root(P->q, &got);
     if (memcmp(got.b, want, 32) != 0 || cs_queue_tree_depth(P->q) != rdepth) P->mismatches++;
@@ -355,7 +363,7 @@ static void prop_block(prop_t *P, cs_slotvec_t *out)
     mlist_t *m = model_at(P, h);
     int bad = out->n != m->n;
     for (uint32_t i = 0; !bad && i < m->n; i++) bad = out->v[i] != m->v[i];
-    for (size_t i = 0; !bad && i < out->n; i++) bad = P->p.rec[out->v[i]].tier != CS_TIER_NONE;
+    for (size_t i = 0; !bad && i < out->n; i++) bad = P->p.hot[out->v[i]].tier != CS_TIER_NONE;
     if (bad) {
         if (P->mismatches < 3)
             fprintf(stderr, "%s: block %llu: collected %zu, model %u\n", P->c->name,
@@ -363,7 +371,7 @@ static void prop_block(prop_t *P, cs_slotvec_t *out)
         P->mismatches++;
     }
     for (size_t i = 0; i < out->n; i++) {
-        if (P->p.rec[out->v[i]].height != h) continue; /* already counted as a mismatch */
+        if (P->p.hot[out->v[i]].height != h) continue; /* already counted as a mismatch */
         pend_del(P, out->v[i]);
         tpool_release(&P->p, out->v[i]);
         P->fired++;
@@ -388,7 +396,7 @@ static void prop_insert(prop_t *P)
         uint32_t s = tpool_new(&P->p, bad, &id);
         uint64_t n0 = cs_queue_size(P->q);
         if (cs_queue_insert(P->q, s) != CS_EHEIGHT_NOT_FUTURE || cs_queue_size(P->q) != n0 ||
-            P->p.rec[s].tier != CS_TIER_NONE)
+            P->p.hot[s].tier != CS_TIER_NONE)
             P->mismatches++;
         tpool_release(&P->p, s);
         return;
@@ -415,8 +423,8 @@ static void prop_cancel(prop_t *P)
     if (P->n_pend == 0) return;
     uint32_t s = P->pend[rnd(&P->s) % P->n_pend];
     cs_queue_remove(P->q, s);
-    if (P->p.rec[s].tier != CS_TIER_NONE) P->mismatches++;
-    mlist_t *m = model_at(P, P->p.rec[s].height);
+    if (P->p.hot[s].tier != CS_TIER_NONE) P->mismatches++;
+    mlist_t *m = model_at(P, P->p.hot[s].height);
     uint32_t i = 0;
     while (i < m->n && m->v[i] != s) i++;
     if (i == m->n) abort();
@@ -434,7 +442,7 @@ static void prop_run(const prop_cfg_t *c)
     P.c = c;
     P.s = c->seed;
     cs_queue_cfg_t qc = {c->ring, c->epoch, c->epochs};
-    P.q = cs_queue_alloc(&qc, &P.p.rec, c->start);
+    P.q = cs_queue_alloc(&qc, &P.p.hot, &P.p.rec, c->start);
     CS_CHECK(P.q != NULL);
     if (!P.q) return;
     cs_slotvec_t out = {0};
@@ -447,7 +455,7 @@ static void prop_run(const prop_cfg_t *c)
     /* Drain: run blocks until everything pending has fired. */
     uint64_t maxh = 0;
     for (uint32_t i = 0; i < P.n_pend; i++)
-        if (P.p.rec[P.pend[i]].height > maxh) maxh = P.p.rec[P.pend[i]].height;
+        if (P.p.hot[P.pend[i]].height > maxh) maxh = P.p.hot[P.pend[i]].height;
     check_root(&P);
     while (P.mismatches == 0 && cs_queue_height(P.q) < maxh) prop_block(&P, &out);
     printf("%s: %llu inserted, %llu cancelled, %llu fired, %llu blocks, max tree %llu, "
@@ -495,7 +503,7 @@ static void test_property(void)
 static cs_queue_t *tree_queue(tpool_t *p)
 {
     cs_queue_cfg_t qc = {8, 1, 1};
-    return cs_queue_alloc(&qc, &p->rec, 0);
+    return cs_queue_alloc(&qc, &p->hot, &p->rec, 0);
 }
 
 static unsigned depth_bound(uint64_t n)
@@ -585,7 +593,7 @@ static void test_tree_root_changes(void)
             memcpy(tmp, live, n * sizeof *tmp);
             uint8_t want[32];
             unsigned d;
-            ref_root(p.rec, tmp, n, want, &d);
+            ref_root(&p, tmp, n, want, &d);
             refok += memcmp(want, cur.b, 32) == 0 && d == cs_queue_tree_depth(q);
         }
     }
@@ -611,8 +619,8 @@ static void test_tree_history_independent(void)
     for (int v = 0; v < 4; v++) {
         /* Each variant starts from unqueued records. */
         for (uint32_t i = 0; i < N + X; i++) {
-            p.rec[i].tier = CS_TIER_NONE;
-            p.rec[i].qpos = CS_NIL;
+            p.hot[i].tier = CS_TIER_NONE;
+            p.hot[i].qpos = CS_NIL;
         }
         cs_queue_t *q = tree_queue(&p);
         uint32_t order[N + X];
@@ -655,7 +663,7 @@ static void test_tree_history_independent(void)
     for (uint32_t i = 0; i < N; i++) all[i] = i;
     uint8_t want[32];
     unsigned d;
-    ref_root(p.rec, all, N, want, &d);
+    ref_root(&p, all, N, want, &d);
     CS_CHECK(memcmp(roots[0].b, want, 32) == 0);
     tpool_free(&p);
 }
@@ -698,7 +706,7 @@ static void test_tree_small(void)
     /* One node: keccak256(zero32 || BE(500) || idA || zero32). */
     uint8_t ha[32], hb[32], hc[32], want[32];
     CS_CHECK(cs_queue_insert(q, a) == CS_OK);
-    CS_CHECK_EQ_U64(p.rec[a].tier, CS_TIER_TREE);
+    CS_CHECK_EQ_U64(p.hot[a].tier, CS_TIER_TREE);
     node_hash(zero32, 500, &ida, zero32, ha);
     cs_queue_root(q, &got);
     CS_CHECK(memcmp(got.b, ha, 32) == 0);
@@ -725,7 +733,7 @@ static void test_tree_small(void)
     /* Cancel the root A: B (priority 0x80..) rises over C; C is B's left
      * child: root = keccak(hC || BE(700) || idB || zero32). */
     cs_queue_remove(q, a);
-    CS_CHECK_EQ_U64(p.rec[a].tier, CS_TIER_NONE);
+    CS_CHECK_EQ_U64(p.hot[a].tier, CS_TIER_NONE);
     node_hash(hc, 700, &idb, zero32, want);
     cs_queue_root(q, &got);
     CS_CHECK(memcmp(got.b, want, 32) == 0);
@@ -746,7 +754,7 @@ static void test_tree_small(void)
  * that exactly the listed slots with height h are collected, in slot order
  * (the tests create slots in increasing fifo_rank).  Returns the number of
  * discrepancies. */
-static const cs_timer_t *re_pool;
+static const cs_timer_hot_t *re_pool;
 
 static int re_cmp(const void *a, const void *b)
 {
@@ -762,10 +770,10 @@ static long run_exact(cs_queue_t *q, tpool_t *p, const uint32_t *slots, size_t n
     uint32_t *v = malloc((n + 1) * sizeof *v);
     if (!v) abort();
     memcpy(v, slots, n * sizeof *v);
-    re_pool = p->rec;
+    re_pool = p->hot;
     qsort(v, n, sizeof *v, re_cmp);
     size_t k = 0;
-    while (k < n && p->rec[v[k]].height <= cs_queue_height(q)) k++;
+    while (k < n && p->hot[v[k]].height <= cs_queue_height(q)) k++;
     cs_slotvec_t out = {0};
     while (cs_queue_height(q) < until) {
         uint64_t h = cs_queue_height(q) + 1;
@@ -773,8 +781,8 @@ static long run_exact(cs_queue_t *q, tpool_t *p, const uint32_t *slots, size_t n
         out.n = 0;
         bad += cs_queue_collect(q, &out) != CS_OK;
         size_t j = 0;
-        for (; k < n && p->rec[v[k]].height == h; k++, j++)
-            bad += j >= out.n || out.v[j] != v[k] || p->rec[v[k]].tier != CS_TIER_NONE;
+        for (; k < n && p->hot[v[k]].height == h; k++, j++)
+            bad += j >= out.n || out.v[j] != v[k] || p->hot[v[k]].tier != CS_TIER_NONE;
         bad += j != out.n;
     }
     cs_slotvec_free(&out);
@@ -789,7 +797,7 @@ static void test_aliasing(void)
     for (uint64_t start = 0; start < 6; start++) {
         tpool_t p = {0};
         cs_queue_cfg_t qc = {8, 3, 2};
-        cs_queue_t *q = cs_queue_alloc(&qc, &p.rec, start);
+        cs_queue_t *q = cs_queue_alloc(&qc, &p.hot, &p.rec, start);
         uint64_t d[] = {1, 7, 8, 9, 15, 16, 17, 24};
         uint32_t slots[8];
         uint64_t s = 0xabcdef01ull + start;
@@ -809,7 +817,7 @@ static void test_aliasing(void)
     {
         tpool_t p = {0};
         cs_queue_cfg_t qc = {4, 10, 2};
-        cs_queue_t *q = cs_queue_alloc(&qc, &p.rec, 0);
+        cs_queue_t *q = cs_queue_alloc(&qc, &p.hot, &p.rec, 0);
         uint64_t hs[] = {16, 4, 12, 8, 4, 16};
         uint32_t slots[6];
         uint64_t s = 0x51ed27ull;
@@ -818,14 +826,14 @@ static void test_aliasing(void)
             rnd_id(&s, &id);
             slots[i] = tpool_new(&p, hs[i], &id);
             CS_CHECK(cs_queue_insert(q, slots[i]) == CS_OK);
-            CS_CHECK_EQ_U64(p.rec[slots[i]].tier, CS_TIER_RING);
+            CS_CHECK_EQ_U64(p.hot[slots[i]].tier, CS_TIER_RING);
         }
         cs_queue_stats_t st;
         cs_queue_stats(q, &st);
         CS_CHECK_EQ_U64(st.ring, 6);
         /* Cancel one aliased entry in the middle of the bucket. */
         cs_queue_remove(q, slots[2]);
-        p.rec[slots[2]].height = 0; /* so run_exact expects it nowhere */
+        p.hot[slots[2]].height = 0; /* so run_exact expects it nowhere */
         CS_CHECK_EQ_U64(run_exact(q, &p, slots, 6, 20), 0);
         CS_CHECK_EQ_U64(cs_queue_size(q), 0);
         cs_queue_free(q);
@@ -847,7 +855,7 @@ static void test_pacing(void)
      * ceil(36,000 / 3,600) = 10. */
     tpool_t p = {0};
     cs_queue_cfg_t qc = {4096, 3600, 24};
-    cs_queue_t *q = cs_queue_alloc(&qc, &p.rec, 0);
+    cs_queue_t *q = cs_queue_alloc(&qc, &p.hot, &p.rec, 0);
     uint64_t s = 0x6a09e667ull;
     for (int i = 0; i < 72007; i++) {
         cs_hash_t id;
@@ -870,7 +878,7 @@ static void test_pacing(void)
                 rnd_id(&s, &id);
                 uint32_t slot = tpool_new(&p, 7200 + rnd(&s) % 3600, &id);
                 CS_CHECK_EQ_U64(cs_queue_insert(q, slot), CS_OK);
-                CS_CHECK_EQ_U64(p.rec[slot].tier, CS_TIER_RING);
+                CS_CHECK_EQ_U64(p.hot[slot].tier, CS_TIER_RING);
             }
         }
         CS_CHECK_EQ_U64(cs_queue_advance(q, h), CS_OK);
@@ -925,13 +933,13 @@ static void test_pacing(void)
      * the tree (3 > 0 + 1 + 1), move to tier 2 during epoch 1 and to the
      * ring during epoch 2, at ceil(3600 / 360) = 10 per block each. */
     qc = (cs_queue_cfg_t){256, 360, 1};
-    q = cs_queue_alloc(&qc, &p.rec, 0);
+    q = cs_queue_alloc(&qc, &p.hot, &p.rec, 0);
     for (int i = 0; i < 3600; i++) {
         cs_hash_t id;
         rnd_id(&s, &id);
         uint32_t slot = tpool_new(&p, 1080 + rnd(&s) % 360, &id);
         CS_CHECK_EQ_U64(cs_queue_insert(q, slot), CS_OK);
-        CS_CHECK_EQ_U64(p.rec[slot].tier, CS_TIER_TREE);
+        CS_CHECK_EQ_U64(p.hot[slot].tier, CS_TIER_TREE);
     }
     max_r = max_t = 0;
     uint64_t sum_r = 0, sum_t = 0;
@@ -973,7 +981,7 @@ static void test_memory(void)
     enum { N = 1000000 };
     tpool_t p = {0};
     cs_queue_cfg_t qc = {4096, 3600, 24};
-    cs_queue_t *q = cs_queue_alloc(&qc, &p.rec, 0);
+    cs_queue_t *q = cs_queue_alloc(&qc, &p.hot, &p.rec, 0);
     uint64_t s = 0xbb67ae85ull;
     for (uint32_t i = 0; i < N; i++) {
         cs_hash_t id;
@@ -1041,11 +1049,12 @@ static void test_errors(void)
 {
     tpool_t p = {0};
     cs_queue_cfg_t bad[] = {{0, 3600, 24}, {4096, 0, 24}, {4096, 3600, 0}, {1, 1, UINT32_MAX}};
-    for (int i = 0; i < 4; i++) CS_CHECK(cs_queue_alloc(&bad[i], &p.rec, 0) == NULL);
+    for (int i = 0; i < 4; i++) CS_CHECK(cs_queue_alloc(&bad[i], &p.hot, &p.rec, 0) == NULL);
     cs_queue_cfg_t qc = {16, 10, 3};
-    CS_CHECK(cs_queue_alloc(NULL, &p.rec, 0) == NULL);
-    CS_CHECK(cs_queue_alloc(&qc, NULL, 0) == NULL);
-    cs_queue_t *q = cs_queue_alloc(&qc, &p.rec, 100);
+    CS_CHECK(cs_queue_alloc(NULL, &p.hot, &p.rec, 0) == NULL);
+    CS_CHECK(cs_queue_alloc(&qc, NULL, &p.rec, 0) == NULL);
+    CS_CHECK(cs_queue_alloc(&qc, &p.hot, NULL, 0) == NULL);
+    cs_queue_t *q = cs_queue_alloc(&qc, &p.hot, &p.rec, 100);
     CS_CHECK_EQ_U64(cs_queue_height(q), 100);
     cs_hash_t id;
     uint64_t s = 0x3c6ef372ull;
@@ -1054,7 +1063,7 @@ static void test_errors(void)
     uint32_t a = tpool_new(&p, 100, &id), b = tpool_new(&p, 42, &id);
     CS_CHECK_EQ_U64(cs_queue_insert(q, a), CS_EHEIGHT_NOT_FUTURE);
     CS_CHECK_EQ_U64(cs_queue_insert(q, b), CS_EHEIGHT_NOT_FUTURE);
-    CS_CHECK_EQ_U64(p.rec[a].tier, CS_TIER_NONE);
+    CS_CHECK_EQ_U64(p.hot[a].tier, CS_TIER_NONE);
     CS_CHECK_EQ_U64(cs_queue_size(q), 0);
     /* Removing an unqueued slot is a no-op. */
     cs_queue_remove(q, a);
@@ -1069,9 +1078,9 @@ static void test_errors(void)
     CS_CHECK_EQ_U64(cs_queue_insert(q, r), CS_OK);
     CS_CHECK_EQ_U64(cs_queue_insert(q, e), CS_OK);
     CS_CHECK_EQ_U64(cs_queue_insert(q, t), CS_OK);
-    CS_CHECK_EQ_U64(p.rec[r].tier, CS_TIER_RING);
-    CS_CHECK_EQ_U64(p.rec[e].tier, CS_TIER_EPOCH);
-    CS_CHECK_EQ_U64(p.rec[t].tier, CS_TIER_TREE);
+    CS_CHECK_EQ_U64(p.hot[r].tier, CS_TIER_RING);
+    CS_CHECK_EQ_U64(p.hot[e].tier, CS_TIER_EPOCH);
+    CS_CHECK_EQ_U64(p.hot[t].tier, CS_TIER_TREE);
     /* Collecting twice at one height yields nothing the second time. */
     cs_slotvec_t out = {0};
     CS_CHECK_EQ_U64(cs_queue_advance(q, 101), CS_OK);
@@ -1083,8 +1092,8 @@ static void test_errors(void)
     cs_queue_remove(q, e);
     cs_queue_remove(q, t);
     CS_CHECK_EQ_U64(cs_queue_size(q), 0);
-    CS_CHECK(p.rec[r].tier == CS_TIER_NONE && p.rec[e].tier == CS_TIER_NONE &&
-             p.rec[t].tier == CS_TIER_NONE);
+    CS_CHECK(p.hot[r].tier == CS_TIER_NONE && p.hot[e].tier == CS_TIER_NONE &&
+             p.hot[t].tier == CS_TIER_NONE);
     /* Slot vectors. */
     for (uint32_t i = 0; i < 1000; i++) CS_CHECK_EQ_U64(cs_slotvec_push(&out, i * 7u), CS_OK);
     CS_CHECK_EQ_U64(out.n, 1000);
@@ -1113,27 +1122,27 @@ static void test_enomem(void)
         tpool_new(&p, 0, &id);
     }
     fail_allocs = 1;
-    CS_CHECK(cs_queue_alloc(&qc, &p.rec, 0) == NULL);
+    CS_CHECK(cs_queue_alloc(&qc, &p.hot, &p.rec, 0) == NULL);
     fail_allocs = 0;
     fail_at = 2; /* the queue header succeeds, the ring table fails */
-    CS_CHECK(cs_queue_alloc(&qc, &p.rec, 0) == NULL);
+    CS_CHECK(cs_queue_alloc(&qc, &p.hot, &p.rec, 0) == NULL);
     fail_at = 0;
-    cs_queue_t *q = cs_queue_alloc(&qc, &p.rec, 0);
+    cs_queue_t *q = cs_queue_alloc(&qc, &p.hot, &p.rec, 0);
     /* The first insert into an empty ring bucket, tier-2 bucket and node
      * pool must allocate. */
     uint64_t hs[3] = {3, 5, 9};
     for (int i = 0; i < 3; i++) {
-        p.rec[i].height = hs[i];
+        p.hot[i].height = hs[i];
         fail_allocs = 1;
         CS_CHECK_EQ_U64(cs_queue_insert(q, (uint32_t)i), CS_ENOMEM);
         fail_allocs = 0;
-        CS_CHECK_EQ_U64(p.rec[i].tier, CS_TIER_NONE);
+        CS_CHECK_EQ_U64(p.hot[i].tier, CS_TIER_NONE);
         CS_CHECK_EQ_U64(cs_queue_size(q), (uint64_t)i);
         CS_CHECK_EQ_U64(cs_queue_insert(q, (uint32_t)i), CS_OK);
     }
-    CS_CHECK_EQ_U64(p.rec[0].tier, CS_TIER_RING);
-    CS_CHECK_EQ_U64(p.rec[1].tier, CS_TIER_EPOCH);
-    CS_CHECK_EQ_U64(p.rec[2].tier, CS_TIER_TREE);
+    CS_CHECK_EQ_U64(p.hot[0].tier, CS_TIER_RING);
+    CS_CHECK_EQ_U64(p.hot[1].tier, CS_TIER_EPOCH);
+    CS_CHECK_EQ_U64(p.hot[2].tier, CS_TIER_TREE);
     cs_slotvec_t out = {0};
     CS_CHECK_EQ_U64(cs_queue_advance(q, 1), CS_OK);
     /* Block 2 (epoch 1) moves height 5 from tier 2 into the empty ring
@@ -1143,9 +1152,9 @@ static void test_enomem(void)
     CS_CHECK_EQ_U64(cs_queue_advance(q, 2), CS_ENOMEM);
     fail_allocs = 0;
     CS_CHECK_EQ_U64(cs_queue_height(q), 1);
-    CS_CHECK_EQ_U64(p.rec[1].tier, CS_TIER_EPOCH);
+    CS_CHECK_EQ_U64(p.hot[1].tier, CS_TIER_EPOCH);
     CS_CHECK_EQ_U64(cs_queue_advance(q, 2), CS_OK);
-    CS_CHECK_EQ_U64(p.rec[1].tier, CS_TIER_RING);
+    CS_CHECK_EQ_U64(p.hot[1].tier, CS_TIER_RING);
     /* Collect at 3 must allocate the output vector, then the scratch. */
     CS_CHECK_EQ_U64(cs_queue_advance(q, 3), CS_OK);
     fail_allocs = 1;
@@ -1159,23 +1168,23 @@ static void test_enomem(void)
     fail_allocs = 0;
     CS_CHECK_EQ_U64(out.n, 0);
     CS_CHECK_EQ_U64(cs_queue_size(q), 3);
-    CS_CHECK_EQ_U64(p.rec[0].tier, CS_TIER_RING);
+    CS_CHECK_EQ_U64(p.hot[0].tier, CS_TIER_RING);
     CS_CHECK_EQ_U64(cs_queue_collect(q, &out), CS_OK);
     CS_CHECK(out.n == 1 && out.v[0] == 0);
     /* Height 8 joins 9 in the tree (epoch 4 > 3).  Block 4 (epoch 2) moves
      * ceil(2 / 2) = 1 of them, the smaller key (8), into tier-2 bucket
      * 4 % 2 = 0, released when it drained at block 2: allocation again. */
-    p.rec[3].height = 8;
+    p.hot[3].height = 8;
     CS_CHECK_EQ_U64(cs_queue_insert(q, 3), CS_OK);
-    CS_CHECK_EQ_U64(p.rec[3].tier, CS_TIER_TREE);
+    CS_CHECK_EQ_U64(p.hot[3].tier, CS_TIER_TREE);
     fail_allocs = 1;
     CS_CHECK_EQ_U64(cs_queue_advance(q, 4), CS_ENOMEM);
     fail_allocs = 0;
     CS_CHECK_EQ_U64(cs_queue_height(q), 3);
-    CS_CHECK_EQ_U64(p.rec[3].tier, CS_TIER_TREE);
+    CS_CHECK_EQ_U64(p.hot[3].tier, CS_TIER_TREE);
     CS_CHECK_EQ_U64(cs_queue_advance(q, 4), CS_OK);
-    CS_CHECK_EQ_U64(p.rec[3].tier, CS_TIER_EPOCH);
-    CS_CHECK_EQ_U64(p.rec[2].tier, CS_TIER_TREE);
+    CS_CHECK_EQ_U64(p.hot[3].tier, CS_TIER_EPOCH);
+    CS_CHECK_EQ_U64(p.hot[2].tier, CS_TIER_TREE);
     long bad = 0;
     for (uint64_t h = 5; h <= 12; h++) {
         bad += cs_queue_advance(q, h) != CS_OK;
@@ -1199,7 +1208,7 @@ static void test_collect_order(void)
 {
     tpool_t p = {0};
     cs_queue_cfg_t qc = {16, 10, 2};
-    cs_queue_t *q = cs_queue_alloc(&qc, &p.rec, 0);
+    cs_queue_t *q = cs_queue_alloc(&qc, &p.hot, &p.rec, 0);
     uint64_t s = 0x510e527full;
     uint32_t keep[3020];
     size_t nk = 0;

@@ -449,8 +449,9 @@ static void check_state(const cs_block_stats_t *st)
         live++;
         per[m->actor]++;
         if (m->kind != CS_KIND_WATCH && !m->carried) queued++;
-        const cs_timer_t *rec = cs_sched_find(g.s, &m->id);
-        if (!rec) fail("live timer %d not found by id", i);
+        const cs_timer_t *cold = cs_sched_find(g.s, &m->id);
+        if (!cold) fail("live timer %d not found by id", i);
+        const cs_timer_hot_t *rec = cs_sched_hot(g.s, (uint32_t)(cold - cs_sched_record(g.s, 0)));
         if (m->kind != CS_KIND_WATCH && rec->height != m->due)
             fail("timer %d height %llu, model %llu", i, (unsigned long long)rec->height,
                  (unsigned long long)m->due);

@@ -1,0 +1,128 @@
+/*
+ * test_hmap.c -- the internal multimap (core/cs_hmap.c): exact table sizes
+ * at both maximum loads, and a property test against a trivial reference
+ * model (an unordered array of (key, value) pairs) over random puts and
+ * deletes with keys crowded onto a few home cells, so probe chains wrap
+ * around the table end and backward-shift deletion moves entries across it.
+ */
+#include <stdlib.h>
+
+#include "cs_hmap.h"
+#include "cs_test.h"
+
+/* splitmix64 draws (seed 0x7e57_4a5b). */
+static uint64_t draw(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+typedef struct pair {
+    uint64_t key;
+    uint32_t val;
+} pair_t;
+
+/* Values stored under key in the map, as a sorted multiset compared with
+ * the reference's; returns 1 when they match. */
+static int same_values(const cs__hmap_t *m, const pair_t *ref, size_t n, uint64_t key)
+{
+    uint32_t got[512], want[512];
+    size_t ng = 0, nw = 0, it = SIZE_MAX;
+    for (uint32_t v; (v = cs__hmap_next(m, key, &it)) != CS__HEMPTY;) {
+        if (ng == 512) return 0;
+        got[ng++] = v;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (ref[i].key == key && nw < 512) want[nw++] = ref[i].val;
+    if (ng != nw) return 0;
+    for (size_t i = 0; i < nw; i++) {
+        size_t j = 0;
+        while (j < ng && got[j] != want[i]) j++;
+        if (j == ng) return 0;
+        got[j] = CS__HEMPTY; /* values are unique, but count each once */
+    }
+    return 1;
+}
+
+/* A map created for one entry has 16 cells, still 16 after `full`
+ * inserts and 32 after one more. */
+static void check_growth(unsigned load, uint32_t full)
+{
+    cs__hmap_t m;
+    CS_CHECK(cs__hmap_init(&m, 1, load) == 0);
+    for (uint32_t i = 0; i < full; i++) CS_CHECK(cs__hmap_put(&m, cs__mix64(i), i) == 0);
+    CS_CHECK_EQ_U64(cs__hmap_bytes(&m), 16u * 12u);
+    CS_CHECK(cs__hmap_put(&m, cs__mix64(full), full) == 0);
+    CS_CHECK_EQ_U64(cs__hmap_bytes(&m), 32u * 12u);
+    cs__hmap_free(&m);
+}
+
+int main(void)
+{
+    cs__hmap_t m;
+
+    /* Sizes.  Room for 700: dense needs 1,024 cells (3/4 x 1,024 = 768 >=
+     * 700; 3/4 x 512 = 384 < 700), half load 2,048 (1,024 / 2 = 512 < 700).
+     * A cell is 12 bytes. */
+    CS_CHECK(cs__hmap_init(&m, 700, CS__HMAP_DENSE) == 0);
+    CS_CHECK_EQ_U64(cs__hmap_bytes(&m), 1024u * 12u);
+    cs__hmap_free(&m);
+    CS_CHECK(cs__hmap_init(&m, 700, CS__HMAP_HALF) == 0);
+    CS_CHECK_EQ_U64(cs__hmap_bytes(&m), 2048u * 12u);
+    cs__hmap_free(&m);
+
+    /* Growth points from 16 cells: dense grows on the insert that would
+     * pass 3/4 x 16 = 12 entries, half on the one past 16 / 2 = 8. */
+    check_growth(CS__HMAP_DENSE, 12);
+    check_growth(CS__HMAP_HALF, 8);
+
+    /* Property test, both loads: 20,000 operations, keys from a pool of 40
+     * whose low 8 bits are all 0xfc..0xff (four home cells at the end of
+     * any table of 256 cells or fewer, so chains wrap) and whose high bits
+     * differ only in bit 40 for pairs, so equal-low-half keys must be told
+     * apart by the high half. */
+    for (unsigned load = CS__HMAP_HALF; load <= CS__HMAP_DENSE; load++) {
+        uint64_t rng = 0x7e574a5bull + load;
+        uint64_t keys[40];
+        for (unsigned i = 0; i < 40; i++)
+            keys[i] = (cs__mix64(i / 2u) & ~0xffull & ~(1ull << 40)) | (0xfcull + i % 4u) |
+                      ((uint64_t)(i & 1u) << 40);
+        pair_t *ref = malloc(2000 * sizeof *ref);
+        size_t n = 0;
+        uint32_t next_val = 0;
+        int bad = 0;
+        CS_CHECK(ref != NULL && cs__hmap_init(&m, 1, load) == 0);
+        for (int op = 0; op < 20000 && ref; op++) {
+            uint64_t r = draw(&rng);
+            uint64_t key = keys[r % 40u];
+            if ((r >> 8) % 3u != 0 && n < 2000) {
+                if (cs__hmap_put(&m, key, next_val) != 0) bad++;
+                ref[n].key = key;
+                ref[n].val = next_val++;
+                n++;
+            } else if (n > 0) {
+                size_t k = (size_t)((r >> 16) % n);
+                if (cs__hmap_del(&m, ref[k].key, ref[k].val) != 1) bad++;
+                ref[k] = ref[--n];
+                /* Deleting it again finds nothing. */
+                if (cs__hmap_del(&m, key, next_val + 1u) != 0) bad++;
+            }
+            if (m.n != n) bad++;
+            if (op % 97 == 0)
+                for (unsigned i = 0; i < 40; i++) bad += !same_values(&m, ref, n, keys[i]);
+        }
+        for (unsigned i = 0; i < 40; i++) bad += !same_values(&m, ref, n, keys[i]);
+        CS_CHECK_EQ_U64(bad, 0);
+        /* Load bound: entries <= load/4 of the cells. */
+        CS_CHECK(m.n * 4 <= (m.mask + 1) * load);
+        cs__hmap_clear(&m);
+        CS_CHECK_EQ_U64(m.n, 0);
+        size_t it = SIZE_MAX;
+        CS_CHECK(cs__hmap_next(&m, keys[0], &it) == CS__HEMPTY);
+        cs__hmap_free(&m);
+        free(ref);
+    }
+    return cs_test_done("hmap");
+}

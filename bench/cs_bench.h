@@ -10,6 +10,7 @@
 
 /* Monotonic wall clock in nanoseconds. */
 double cs_bench_now_ns(void);
+double cs_bench_cpu_ns(void); /* the calling thread's CPU time */
 
 /* A flat JSON object writer for results: cs_bench_kv(f, "key", value). */
 typedef struct cs_bench_out {

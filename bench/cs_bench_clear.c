@@ -96,16 +96,6 @@
 #define CS__BC_BASEFEE_CELL 3u     /* CIP-3 cell basefee per cell */
 #define CS__BC_FUND ((cs_u128)1 << 100) /* ledger endowment per account */
 
-/* CPU time of the calling thread in nanoseconds: unlike the wall clock it
- * does not count the time the thread waits for a core, so on a shared,
- * loaded machine it shows what the code itself costs. */
-static double cs__bc_cpu_ns(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 /* splitmix64: the benchmark's own deterministic draws. */
 static uint64_t cs__bc_rng(uint64_t *s)
 {
@@ -703,9 +693,9 @@ static int cs__bc_one(cs_bench_out_t *o, cs__bc_run_t *R, const cs__bc_mech_t *m
     /* Warm-up (workspaces grow here once), then the timed repetitions. */
     for (int r = -1; r < R->reps; r++) {
         memcpy(R->work, R->blk.c, n * sizeof *R->work);
-        double c0 = cs__bc_cpu_ns(), t0 = cs_bench_now_ns();
+        double c0 = cs_bench_cpu_ns(), t0 = cs_bench_now_ns();
         int rc = cs_mech_clear(&m, &ctx, R->work, n, &out);
-        double t1 = cs_bench_now_ns(), c1 = cs__bc_cpu_ns();
+        double t1 = cs_bench_now_ns(), c1 = cs_bench_cpu_ns();
         if (rc != CS_OK) {
             cs_mech_close(&m);
             fprintf(stderr, "cowsim bench: %s clearing failed (%d)\n", mk->name, rc);

@@ -205,7 +205,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
                          .sched_height = t->sched_height,
                          .fifo_rank = th->fifo_rank,
                          .id = t->id,
-                         .bid = t->bid};
+                         .bid = cs__rec_bid(s, slot)};
         rc = cs__fees_classify(s, slot, c);
         if (rc == CS_EINSUFFICIENT_FUNDS && !(ops->flags & CS_MF_DEFER_FUNDS)) {
             /* Path 3: balance(fee_payer) < max_cost -> GC lane, emitting

@@ -167,7 +167,8 @@ static int cs__auction(const cs_sched_t *s)
     return (fl & CS_MF_BUDGET) && (fl & (CS_MF_FEES | CS_MF_BID | CS_MF_REFERENCE));
 }
 
-int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_hot_t *hot, cs_timer_t *rec)
+int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_hot_t *hot, cs_timer_t *rec,
+                      cs_timer_money_t *m)
 {
     struct cs_fees *f = s->fees;
     unsigned fl = s->mech.ops->flags;
@@ -187,8 +188,8 @@ int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_hot_t *h
             if (rc == CS_EBELOW_BASEFEE) f->rejected_below++;
             if (rc != CS_OK) return rc;
             if (chk.clamped) f->clamped++;
-            rec->max_fee = a->max_fee;
-            rec->max_prio = chk.max_prio;
+            m->max_fee = a->max_fee;
+            m->max_prio = chk.max_prio;
             hot->flags |= CS_TF_HAS_FEES;
         } else {
             if (a->has_bid && s->p.legacy_bid == CS_LEGACY_REJECT) return CS_EARG_DEPRECATED;
@@ -200,46 +201,48 @@ int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_hot_t *h
                 ctx.previous_block_p50_priority_tip_per_cycle = f->p50_tip;
                 cs_u128 mf, mp;
                 if (cs__gba_default_fees(f, &s->p, &ctx, a->tier_hint, &mf, &mp) == CS_OK) {
-                    rec->max_fee = mf;
-                    rec->max_prio = mp;
+                    m->max_fee = mf;
+                    m->max_prio = mp;
                     hot->flags |= CS_TF_HAS_FEES;
                 }
             }
         }
-        rec->bid = 0;
+        m->bid = 0;
         return CS_OK;
     }
     if (fl & CS_MF_BID) {
         /* CIP-5 §9.7: the bid is locked at scheduling; it must be covered now. */
-        rec->bid = a->has_bid ? a->bid : 0;
-        if (rec->bid > 0) {
+        m->bid = a->has_bid ? a->bid : 0;
+        if (m->bid > 0) {
             uint32_t payer = rec->fee_payer;
-            if (payer >= f->ledger.n || cs_ledger_balance(&f->ledger, payer) < rec->bid)
+            if (payer >= f->ledger.n || cs_ledger_balance(&f->ledger, payer) < m->bid)
                 return CS_EINSUFFICIENT_FUNDS;
             hot->flags |= CS_TF_HAS_BID;
         }
         return CS_OK;
     }
-    rec->bid = a->has_bid ? a->bid : 0;
+    m->bid = a->has_bid ? a->bid : 0;
     return CS_OK;
 }
 
 int cs__fees_on_insert(cs_sched_t *s, uint32_t slot)
 {
     cs_timer_t *t = &s->pool[slot];
-    if (!(s->mech.ops->flags & CS_MF_BID) || t->bid == 0) return CS_OK;
+    cs_u128 bid = cs__rec_bid(s, slot);
+    if (!(s->mech.ops->flags & CS_MF_BID) || bid == 0) return CS_OK;
     /* CIP-5 §9.7: lock the bid in escrow when the schedule commits. */
-    int rc = cs_ledger_escrow_lock(&s->fees->ledger, t->fee_payer, t->bid);
+    int rc = cs_ledger_escrow_lock(&s->fees->ledger, t->fee_payer, bid);
     return rc == CS_OK ? CS_OK : CS_EINSUFFICIENT_FUNDS;
 }
 
 void cs__fees_on_destroy(cs_sched_t *s, uint32_t slot)
 {
     cs_timer_t *t = &s->pool[slot];
-    if (!(s->mech.ops->flags & CS_MF_BID) || t->bid == 0) return;
+    cs_timer_money_t *m = cs__rec_money(s, slot);
+    if (!(s->mech.ops->flags & CS_MF_BID) || m == NULL || m->bid == 0) return;
     /* Cancelled, expired or destroyed without firing: the escrow returns. */
-    (void)cs_ledger_escrow_release(&s->fees->ledger, t->fee_payer, t->bid);
-    t->bid = 0;
+    (void)cs_ledger_escrow_release(&s->fees->ledger, t->fee_payer, m->bid);
+    m->bid = 0;
 }
 
 /* Fee parameters of a timer at fire time: schedule-time values, a custom
@@ -251,8 +254,9 @@ static void cs__fire_fees(cs_sched_t *s, uint32_t slot, cs_u128 lane, cs_u128 *m
     const cs_timer_t *t = &s->pool[slot];
     const cs_timer_hot_t *th = &s->hot[slot];
     if (th->flags & CS_TF_HAS_FEES) {
-        *max_fee = t->max_fee;
-        *max_prio = t->max_prio;
+        const cs_timer_money_t *m = &s->money[t->money]; /* present with CS_TF_HAS_FEES */
+        *max_fee = m->max_fee;
+        *max_prio = m->max_prio;
         return;
     }
     cs_gba_ctx_t ctx;
@@ -322,7 +326,7 @@ int cs__fees_classify(cs_sched_t *s, uint32_t slot, cs_cand_t *c)
         return CS_OK;
     }
     if (fl & CS_MF_BID) {
-        c->balance = t->bid; /* what the escrow can pay */
+        c->balance = cs__rec_bid(s, slot); /* what the escrow can pay */
         return CS_OK;
     }
     c->balance = CS_U128_MAX;
@@ -401,20 +405,20 @@ void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles, ui
         }
         return;
     }
-    if ((fl & CS_MF_BID) && t->bid > 0) {
+    cs_timer_money_t *m = cs__rec_money(s, c->slot);
+    if ((fl & CS_MF_BID) && m != NULL && m->bid > 0) {
         /* CIP-5 §9.7: the bid is refunded minus the payment. */
-        cs_u128 pay = c->payment > t->bid ? t->bid : c->payment;
-        if (cs_ledger_escrow_settle(&f->ledger, t->fee_payer, t->bid, pay, dest) == CS_OK) {
+        cs_u128 pay = c->payment > m->bid ? m->bid : c->payment;
+        if (cs_ledger_escrow_settle(&f->ledger, t->fee_payer, m->bid, pay, dest) == CS_OK) {
             row->payment = pay;
             if (dest == CS_DEST_BURN) row->burn = pay;
         }
         /* An interval or watch timer re-locks its bid for the next fire. */
-        cs_timer_t *tw = &s->pool[c->slot];
         const cs_timer_hot_t *thw = &s->hot[c->slot];
         if ((thw->flags & CS_TF_LIVE) && thw->kind != CS_KIND_HEIGHT) {
-            if (cs_ledger_escrow_lock(&f->ledger, tw->fee_payer, tw->bid) != CS_OK) tw->bid = 0;
+            if (cs_ledger_escrow_lock(&f->ledger, t->fee_payer, m->bid) != CS_OK) m->bid = 0;
         } else {
-            tw->bid = 0;
+            m->bid = 0;
         }
     }
 }

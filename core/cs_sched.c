@@ -216,6 +216,44 @@ static int cs__slot_alloc(cs_sched_t *s, uint32_t *out)
     return CS_OK;
 }
 
+/* A money entry holding *m for the record in slot (CS_NIL in its cold part
+ * when the timer has no bid and no fee caps: nothing is stored).  CS_OK or
+ * CS_ENOMEM with the record unchanged. */
+static int cs__money_attach(cs_sched_t *s, uint32_t slot, const cs_timer_money_t *m, int has_fees)
+{
+    s->pool[slot].money = CS_NIL;
+    if (!has_fees && m->bid == 0) return CS_OK;
+    uint32_t i;
+    if (s->n_money_free > 0) {
+        i = s->money_free[--s->n_money_free];
+    } else {
+        if (s->n_money == s->money_cap) {
+            size_t nc = s->money_cap ? s->money_cap + s->money_cap / 2 : 1024;
+            if (nc > (size_t)UINT32_MAX - 1) return CS_ENOMEM;
+            uint32_t *nf = realloc(s->money_free, nc * sizeof *nf);
+            if (!nf) return CS_ENOMEM;
+            s->money_free = nf;
+            cs_timer_money_t *nm = realloc(s->money, nc * sizeof *nm);
+            if (!nm) return CS_ENOMEM;
+            s->money = nm;
+            s->money_cap = nc;
+        }
+        i = (uint32_t)s->n_money++;
+    }
+    s->money[i] = *m;
+    s->pool[slot].money = i;
+    return CS_OK;
+}
+
+/* Return the record's money entry, if any, to the free list. */
+static void cs__money_detach(cs_sched_t *s, uint32_t slot)
+{
+    uint32_t i = s->pool[slot].money;
+    if (i == CS_NIL) return;
+    s->money_free[s->n_money_free++] = i;
+    s->pool[slot].money = CS_NIL;
+}
+
 /* Slots and payloads released during a block are returned only when the
  * block's deliveries have executed, so delivery pointers stay valid. */
 static int cs__slot_retire(cs_sched_t *s, uint32_t slot)
@@ -232,6 +270,7 @@ void cs__retired_release(cs_sched_t *s)
         cs_timer_t *t = &s->pool[slot];
         free(t->payload);
         t->payload = NULL;
+        cs__money_detach(s, slot);
         s->hot[slot].flags = 0;
         s->free_slots[s->n_free++] = slot;
     }
@@ -391,6 +430,8 @@ void cs_sched_free(cs_sched_t *s)
     cs__hmap_free(&s->mailbox);
     free(s->hot);
     free(s->pool);
+    free(s->money);
+    free(s->money_free);
     free(s->free_slots);
     free(s->retired);
     free(s->actors);
@@ -538,7 +579,7 @@ void cs_sched_tx_rollback(cs_sched_t *s)
 
 /* Insert a fully built record into the store and the right index. */
 static int cs__insert_record(cs_sched_t *s, const cs_timer_hot_t *hrec, const cs_timer_t *rec,
-                             const cs_hash_t *wkeys, uint32_t n_wkeys)
+                             const cs_timer_money_t *money, const cs_hash_t *wkeys, uint32_t n_wkeys)
 {
     uint32_t slot;
     int rc = cs__slot_alloc(s, &slot);
@@ -547,6 +588,10 @@ static int cs__insert_record(cs_sched_t *s, const cs_timer_hot_t *hrec, const cs
     cs_timer_hot_t *th = &s->hot[slot];
     *t = *rec;
     *th = *hrec;
+    if (cs__money_attach(s, slot, money, (hrec->flags & CS_TF_HAS_FEES) != 0) != CS_OK) {
+        s->free_slots[s->n_free++] = slot;
+        return CS_ENOMEM;
+    }
     th->tier = CS_TIER_NONE;
     t->wkeys = CS_NIL;
     th->flags |= CS_TF_LIVE;
@@ -562,6 +607,7 @@ static int cs__insert_record(cs_sched_t *s, const cs_timer_hot_t *hrec, const cs
         if (rc != CS_OK) {
             cs__hmap_del(&s->id_map, cs__id_key(&t->id), slot);
             th->flags = 0;
+            cs__money_detach(s, slot);
             s->free_slots[s->n_free++] = slot;
             return rc;
         }
@@ -575,6 +621,7 @@ static int cs__insert_record(cs_sched_t *s, const cs_timer_hot_t *hrec, const cs
         free(t->payload);
         t->payload = NULL;
         th->flags = 0;
+        cs__money_detach(s, slot);
         s->free_slots[s->n_free++] = slot;
         return rc;
     }
@@ -585,6 +632,7 @@ static int cs__insert_record(cs_sched_t *s, const cs_timer_hot_t *hrec, const cs
     return CS_OK;
 nomem:
     th->flags = 0;
+    cs__money_detach(s, slot);
     s->free_slots[s->n_free++] = slot;
     return CS_ENOMEM;
 }
@@ -630,7 +678,7 @@ int cs_sched_tx_commit(cs_sched_t *s)
             if (st->cancelled) {
                 free(st->rec.payload);
             } else {
-                int rc = cs__insert_record(s, &st->hot, &st->rec, st->wkeys, st->n_wkeys);
+                int rc = cs__insert_record(s, &st->hot, &st->rec, &st->money, st->wkeys, st->n_wkeys);
                 if (rc != CS_OK && rc != CS_EINSUFFICIENT_FUNDS) free(st->rec.payload);
                 else s->blk_scheduled++;
                 if (rc == CS_ENOMEM && err == CS_OK) err = CS_ENOMEM;
@@ -704,8 +752,10 @@ int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out
 
     cs_timer_t rec;
     cs_timer_hot_t hrec;
+    cs_timer_money_t money;
     memset(&rec, 0, sizeof rec);
     memset(&hrec, 0, sizeof hrec);
+    memset(&money, 0, sizeof money);
     hrec.kind = a->kind;
     hrec.height = a->kind == CS_KIND_WATCH ? s->cur : a->height;
     hrec.tier_hint = a->tier_hint;
@@ -719,7 +769,7 @@ int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out
     rec.wkeys = CS_NIL;
 
     /* Fees, bids and caps: the mechanism family decides (CIP-1 rev §6, D5). */
-    rc = cs__fees_validate(s, a, &hrec, &rec);
+    rc = cs__fees_validate(s, a, &hrec, &rec, &money);
     if (rc != CS_OK) return rc;
 
     /* Handler: explicit, or the payload's custom-handler convention (CIP-5 §4.2). */
@@ -795,6 +845,7 @@ int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out
     }
     st->rec = rec;
     st->hot = hrec;
+    st->money = money;
     s->n_staged++;
     ar->staged++;
     ar->nonce++;

@@ -31,6 +31,7 @@ typedef struct cs__op {
 typedef struct cs__staged {
     cs_timer_hot_t hot; /* the record's hot part as it will be inserted */
     cs_timer_t rec;    /* its cold part */
+    cs_timer_money_t money; /* its bid and fee caps (a money entry if nonzero) */
     cs_hash_t *wkeys;  /* hashed watch keys (WATCH) */
     uint32_t n_wkeys;  /* count */
     int cancelled;     /* cancelled later in the same transaction */
@@ -57,6 +58,9 @@ struct cs_sched {
     cs_timer_hot_t *hot;      /* record pool, hot parts (cs_timer.h) */
     cs_timer_t *pool;         /* record pool, cold parts, same slots */
     size_t pool_n, pool_cap;  /* high water, capacity */
+    cs_timer_money_t *money;  /* money table: bids and fee caps of the timers that have them */
+    uint32_t *money_free;     /* free money entries (capacity money_cap) */
+    size_t n_money, money_cap, n_money_free; /* high water, capacity, free */
     uint32_t *free_slots;     /* free stack (capacity pool_cap) */
     size_t n_free;
     uint32_t *retired;        /* slots freed this block, released after execution */
@@ -119,11 +123,26 @@ int cs__actor_intern(cs_sched_t *s, const cs_addr_t *a, uint32_t *out);
 int cs__actor_lookup(const cs_sched_t *s, const cs_addr_t *a, uint32_t *out);
 uint32_t cs__id_lookup(const cs_sched_t *s, const cs_hash_t *id);
 
+/* The bid of the record in slot (0 without a money entry). */
+static inline cs_u128 cs__rec_bid(const cs_sched_t *s, uint32_t slot)
+{
+    uint32_t m = s->pool[slot].money;
+    return m == CS_NIL ? 0 : s->money[m].bid;
+}
+
+/* The money entry of the record in slot, or NULL without one. */
+static inline cs_timer_money_t *cs__rec_money(const cs_sched_t *s, uint32_t slot)
+{
+    uint32_t m = s->pool[slot].money;
+    return m == CS_NIL ? NULL : &s->money[m];
+}
+
 /* cs_fees.c: the money side of the pipeline. */
 int cs__fees_init(cs_sched_t *s);
 void cs__fees_free(cs_sched_t *s);
 void cs__fees_begin_block(cs_sched_t *s, uint64_t h);
-int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_hot_t *hot, cs_timer_t *rec);
+int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_hot_t *hot, cs_timer_t *rec,
+                      cs_timer_money_t *m);
 void cs__fees_on_destroy(cs_sched_t *s, uint32_t slot);
 int cs__fees_on_insert(cs_sched_t *s, uint32_t slot);
 

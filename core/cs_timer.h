@@ -53,7 +53,9 @@ typedef enum cs_tier {
  * line, so migrating, collecting and sorting a bucket reads a quarter of
  * the bytes a whole record would cost.  The cold part holds the identity,
  * limits, money and payload, read when a timer is scheduled, found by id,
- * fired or settled.
+ * fired or settled.  A timer's bid and fee caps (48 bytes) live in a third
+ * table, the money table, only for timers that have them (a bid, or fee
+ * caps given or frozen at scheduling); the cold part keeps its index.
  */
 typedef struct cs_timer_hot {
     uint64_t height;    /* due height (CIP-5 §3.1); next due for INTERVAL */
@@ -75,9 +77,6 @@ typedef struct cs_timer {
     uint64_t gas_limit;    /* cycles limit per fire */
     uint64_t max_cells;    /* cells limit per fire */
     uint8_t *payload;      /* owned by the scheduler; NULL when empty */
-    cs_u128 bid;           /* auction bid in base units (CIP-5 §9.7) */
-    cs_u128 max_fee;       /* max_fee_per_cycle (CIP-1 rev §6) */
-    cs_u128 max_prio;      /* max_priority_fee_per_cycle */
     uint32_t actor;        /* interned owner actor index */
     uint32_t fee_payer;    /* interned fee payer index (CIP-1 rev §6) */
     uint32_t handler;      /* interned handler name; 0 = "handle_timer" */
@@ -85,8 +84,22 @@ typedef struct cs_timer {
     uint32_t every_blocks; /* INTERVAL period; 0 otherwise */
     uint32_t agent;        /* simulator tag: owning agent index */
     uint32_t wkeys;        /* index of watch-key list, CS_NIL if none */
+    uint32_t money;        /* index in the money table, CS_NIL if no bid and no fee caps */
 } cs_timer_t;
-CS_STATIC_ASSERT(sizeof(cs_timer_t) == 160, "the cold part of a record");
+CS_STATIC_ASSERT(sizeof(cs_timer_t) == 104, "the cold part of a record");
+
+/* A timer's money, in the scheduler's money table (only timers with a bid
+ * or fee caps have an entry; the others read as all zero). */
+typedef struct cs_timer_money {
+    cs_u128 bid;      /* auction bid in base units (CIP-5 §9.7) */
+    cs_u128 max_fee;  /* max_fee_per_cycle (CIP-1 rev §6), with CS_TF_HAS_FEES */
+    cs_u128 max_prio; /* max_priority_fee_per_cycle, with CS_TF_HAS_FEES */
+} cs_timer_money_t;
+
+/* Most bytes one pending timer's record can take: hot and cold parts, a
+ * money entry and its free-list slot (for memory estimates). */
+#define CS_TIMER_RECORD_MAX_BYTES \
+    (sizeof(cs_timer_hot_t) + sizeof(cs_timer_t) + sizeof(cs_timer_money_t) + sizeof(uint32_t))
 
 /*
  * Keccak-256 (original Keccak padding 0x01, not SHA3's 0x06).  Writes 32

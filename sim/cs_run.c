@@ -21,8 +21,8 @@
  *   pending timers  sum over agent entries of count x actors per instance x
  *                   max_timers_per_actor (the largest value in params or any
  *                   params event; CIP-5 §8 bounds what an actor can hold) x
- *                   (2 x (sizeof(cs_timer_t) + sizeof(cs_timer_hot_t)) for
- *                   the record pool's cold and hot parts, which grow
+ *                   (2 x CS_TIMER_RECORD_MAX_BYTES for the record's hot and
+ *                   cold parts and money entry, whose tables grow
  *                   by doubling, + CS__REC_INDEX bytes of id index, queue or
  *                   tree node and engine bookkeeping + the agent's payload,
  *                   at most 4,096 bytes as the engine sends);
@@ -120,7 +120,7 @@ static void cs__estimate(const cs_scenario_t *scn, cs__mem_t *m)
         uint64_t n = cs__smul(sa->count, per);
         double pl = cs__agent_param(sa, "payload_len", 0);
         uint64_t payload = pl > 0 ? (pl < CS__MAX_PAYLOAD_SENT ? (uint64_t)pl : CS__MAX_PAYLOAD_SENT) : 0;
-        uint64_t rec = 2 * (sizeof(cs_timer_t) + sizeof(cs_timer_hot_t)) + CS__REC_INDEX + payload;
+        uint64_t rec = 2 * CS_TIMER_RECORD_MAX_BYTES + CS__REC_INDEX + payload;
         uint64_t pend = cs__smul(n, m->max_timers);
         m->actors = cs__sadd(m->actors, n);
         m->pending = cs__sadd(m->pending, pend);

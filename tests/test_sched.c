@@ -5,6 +5,7 @@
  * the CIP-5 CN §19 test vectors 1, 2, 4, 5 and 6.
  */
 #include "cs_sched.h"
+#include "cs_sched_int.h" /* the money table's counters */
 #include "cs_test.h"
 
 #include <stdlib.h>
@@ -574,6 +575,84 @@ static void test_ttl_and_extend(void)
     cs_sched_free(s);
 }
 
+/* Schedule one HEIGHT timer with a bid and/or fee caps (0 = not given). */
+static int sched_money(cs_sched_t *s, uint8_t actor, uint64_t height, cs_u128 bid, cs_u128 max_fee,
+                       cs_u128 max_prio, cs_hash_t *id)
+{
+    cs_sched_args_t a;
+    memset(&a, 0, sizeof a);
+    a.actor = addr(actor);
+    a.kind = CS_KIND_HEIGHT;
+    a.height = height;
+    a.has_bid = bid != 0;
+    a.bid = bid;
+    a.has_fees = max_fee != 0;
+    a.max_fee = max_fee;
+    a.max_prio = max_prio;
+    CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+    int rc = cs_sched_schedule(s, &a, id, NULL);
+    CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+    return rc;
+}
+
+/* The record's money entry (DESIGN-NOTES N40): only timers with a bid or
+ * fee caps take one, its values are the ones given, and a released entry
+ * is reused before the table grows. */
+static void test_money_table(void)
+{
+    cs_hash_t id[4];
+    /* fifo, no bid: no entry at all. */
+    cs_sched_t *s = mk("fifo", NULL);
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
+    CS_CHECK_EQ_U64(sched1(s, 1, 5, "a", &id[0]), CS_OK);
+    CS_CHECK_EQ_U64(sched1(s, 2, 6, NULL, &id[1]), CS_OK);
+    CS_CHECK_EQ_U64(s->n_money, 0);
+    CS_CHECK(s->pool[cs__id_lookup(s, &id[0])].money == CS_NIL);
+    cs_sched_free(s);
+
+    /* bias-fp with bids 2,385 and 7,019: one entry each. */
+    s = mk("bias-fp", NULL);
+    cs_addr_t a1 = addr(1), a2 = addr(2);
+    CS_CHECK_EQ_U64(cs_sched_fund(s, &a1, 1000000), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_fund(s, &a2, 1000000), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
+    CS_CHECK_EQ_U64(sched_money(s, 1, 9, 2385, 0, 0, &id[0]), CS_OK);
+    CS_CHECK_EQ_U64(sched_money(s, 2, 9, 7019, 0, 0, &id[1]), CS_OK);
+    CS_CHECK_EQ_U64(sched1(s, 2, 9, "no bid", &id[2]), CS_OK);
+    CS_CHECK_EQ_U64(s->n_money, 2);
+    CS_CHECK(cs__rec_bid(s, cs__id_lookup(s, &id[0])) == 2385);
+    CS_CHECK(cs__rec_bid(s, cs__id_lookup(s, &id[1])) == 7019);
+    CS_CHECK(cs__rec_bid(s, cs__id_lookup(s, &id[2])) == 0);
+    /* Cancel the first: its entry is free once the block is done. */
+    CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_cancel(s, &a1, &id[0], NULL), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+    cs_block_result_t r;
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    CS_CHECK_EQ_U64(s->n_money_free, 1);
+    /* The next bid takes that entry: the table does not grow. */
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 2), CS_OK);
+    CS_CHECK_EQ_U64(sched_money(s, 1, 9, 4242, 0, 0, &id[3]), CS_OK);
+    CS_CHECK_EQ_U64(s->n_money, 2);
+    CS_CHECK_EQ_U64(s->n_money_free, 0);
+    CS_CHECK(cs__rec_bid(s, cs__id_lookup(s, &id[3])) == 4242);
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    cs_sched_free(s);
+
+    /* eip1559 with fee caps 2,385 / 7 per cycle: kept exactly. */
+    s = mk("eip1559", NULL);
+    CS_CHECK_EQ_U64(cs_sched_fund(s, &a1, (cs_u128)1 << 80), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
+    const cs_params_t *p = cs_sched_params(s);
+    cs_u128 fee = p->lane_basefee_initial + 2385; /* above the lane basefee (CIP-1 rev §6): 3,385 */
+    CS_CHECK_EQ_U64(sched_money(s, 1, 9, 0, fee, 7, &id[0]), CS_OK);
+    CS_CHECK_EQ_U64(s->n_money, 1);
+    const cs_timer_money_t *m = cs__rec_money(s, cs__id_lookup(s, &id[0]));
+    CS_CHECK(m != NULL && m->max_fee == fee && m->max_prio == 7 && m->bid == 0);
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    cs_sched_free(s);
+}
+
 int main(void)
 {
     test_insertion_order_and_vector1();
@@ -588,5 +667,6 @@ int main(void)
     test_deliver_id_formula();
     test_cancel_every_tier_and_sys();
     test_ttl_and_extend();
+    test_money_table();
     return cs_test_done("sched");
 }

@@ -212,6 +212,7 @@ static int cs__slot_alloc(cs_sched_t *s, uint32_t *out)
         s->pool = np;
         s->pool_cap = nc;
     }
+    s->pool[s->pool_n].money = CS_NIL;
     *out = (uint32_t)s->pool_n++;
     return CS_OK;
 }
@@ -245,7 +246,9 @@ static int cs__money_attach(cs_sched_t *s, uint32_t slot, const cs_timer_money_t
     return CS_OK;
 }
 
-/* Return the record's money entry, if any, to the free list. */
+/* Return the record's money entry, if any, to the free list.  A released
+ * slot keeps its entry until the slot is reused: the engine writes a
+ * finished timer's /timers row (with its bid) after the block. */
 static void cs__money_detach(cs_sched_t *s, uint32_t slot)
 {
     uint32_t i = s->pool[slot].money;
@@ -270,7 +273,6 @@ void cs__retired_release(cs_sched_t *s)
         cs_timer_t *t = &s->pool[slot];
         free(t->payload);
         t->payload = NULL;
-        cs__money_detach(s, slot);
         s->hot[slot].flags = 0;
         s->free_slots[s->n_free++] = slot;
     }
@@ -487,6 +489,11 @@ const cs_timer_hot_t *cs_sched_hot(const cs_sched_t *s, uint32_t slot)
     return slot < s->pool_n ? &s->hot[slot] : NULL;
 }
 
+cs_u128 cs_sched_bid(const cs_sched_t *s, uint32_t slot)
+{
+    return slot < s->pool_n ? cs__rec_bid(s, slot) : 0;
+}
+
 const cs_timer_t *cs_sched_find(const cs_sched_t *s, const cs_hash_t *id)
 {
     uint32_t slot = cs__id_lookup(s, id);
@@ -586,6 +593,7 @@ static int cs__insert_record(cs_sched_t *s, const cs_timer_hot_t *hrec, const cs
     if (rc != CS_OK) return rc;
     cs_timer_t *t = &s->pool[slot];
     cs_timer_hot_t *th = &s->hot[slot];
+    cs__money_detach(s, slot); /* the slot's previous timer's entry */
     *t = *rec;
     *th = *hrec;
     if (cs__money_attach(s, slot, money, (hrec->flags & CS_TF_HAS_FEES) != 0) != CS_OK) {

@@ -219,6 +219,9 @@ const cs_timer_t *cs_sched_record(const cs_sched_t *s, uint32_t slot);
 /* The hot part of the record in the same slot (height, fifo_rank, kind,
  * flags, deferrals, fire_seq; cs_timer.h), NULL past the pool. */
 const cs_timer_hot_t *cs_sched_hot(const cs_sched_t *s, uint32_t slot);
+/* The bid of the record in slot, from the money table (0 when it has none);
+ * a finished timer's bid stays readable until its slot is reused. */
+cs_u128 cs_sched_bid(const cs_sched_t *s, uint32_t slot);
 uint64_t cs_sched_height(const cs_sched_t *s);
 uint64_t cs_sched_pending(const cs_sched_t *s);
 uint32_t cs_sched_actor_pending(const cs_sched_t *s, const cs_addr_t *a);

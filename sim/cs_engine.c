@@ -735,7 +735,7 @@ static void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t e
     r->fires = ti->fires;
     r->gas_limit = t->gas_limit;
     r->expires_at = t->expires_at;
-    r->bid = cs_h5_money(t->bid); /* for the starved actors of CIP-5 §9.6 (N43) */
+    r->bid = cs_h5_money(cs_sched_bid(e->s, slot)); /* for the starved actors of CIP-5 §9.6 (N43) */
     cs__value_model(e, slot, t, r);
     if (r->fires == 0 && r->due_height <= end_h &&
         (outcome == CS_H5_OUTCOME_PENDING || outcome == CS_H5_OUTCOME_EXPIRED ||

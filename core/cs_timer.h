@@ -48,7 +48,7 @@ typedef enum cs_tier {
 
 /*
  * A record is split in two parallel arrays indexed by the same slot
- * (DESIGN-NOTES N45).  The hot part holds what the queue, the collection
+ * (DESIGN-NOTES N46).  The hot part holds what the queue, the collection
  * and the per-block candidate pass touch -- 32 bytes, two records per cache
  * line, so migrating, collecting and sorting a bucket reads a quarter of
  * the bytes a whole record would cost.  The cold part holds the identity,

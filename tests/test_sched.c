@@ -595,7 +595,7 @@ static int sched_money(cs_sched_t *s, uint8_t actor, uint64_t height, cs_u128 bi
     return rc;
 }
 
-/* The record's money entry (DESIGN-NOTES N45): only timers with a bid or
+/* The record's money entry (DESIGN-NOTES N46): only timers with a bid or
  * fee caps take one, its values are the ones given, a finished timer's
  * entry stays with its slot until the slot is reused, and a released entry
  * is reused before the table grows. */

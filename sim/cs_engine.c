@@ -49,9 +49,13 @@ typedef struct cs__pcancel {
     uint32_t actor;      /* its actor index */
 } cs__pcancel_t;
 
-/* Per-kind delay histogram (exact quantiles). */
+/* Per-kind delay histogram (exact quantiles).  The bucket array grows on
+ * demand to the largest delay seen (powers of two, at most CS__HIST_MAX),
+ * so a short run or a kind that never fires costs next to nothing: eager
+ * allocation of every kind's 512 KiB dominated the start of small runs. */
 typedef struct cs__hist {
-    uint64_t *count;    /* CS__HIST_MAX buckets */
+    uint64_t *count;    /* n_count buckets, delays 0..n_count-1 (NULL until used) */
+    uint32_t n_count;   /* allocated buckets, a power of two <= CS__HIST_MAX */
     uint64_t *big;      /* delays >= CS__HIST_MAX */
     size_t n_big, cap_big;
     uint64_t n;
@@ -196,11 +200,25 @@ static void cs__mkaddr(cs_addr_t *a, uint32_t tag, uint64_t idx)
     for (int i = 0; i < 8; i++) a->b[19 - i] = (uint8_t)(idx >> (8 * i));
 }
 
+/* Grow hs's buckets to cover delay d < CS__HIST_MAX (new ones zero). */
+static int cs__hist_grow(cs__hist_t *hs, uint64_t d)
+{
+    uint32_t c = hs->n_count ? hs->n_count : 64;
+    while (c <= d) c *= 2;
+    uint64_t *p = realloc(hs->count, (size_t)c * sizeof *p);
+    if (!p) return -1;
+    memset(p + hs->n_count, 0, (size_t)(c - hs->n_count) * sizeof *p);
+    hs->count = p;
+    hs->n_count = c;
+    return 0;
+}
+
 static int cs__hist_add(cs__hist_t *hs, uint64_t d)
 {
-    hs->n++;
     if (d < CS__HIST_MAX) {
+        if (d >= hs->n_count && cs__hist_grow(hs, d) != 0) return -1;
         hs->count[d]++;
+        hs->n++;
         return 0;
     }
     if (hs->n_big == hs->cap_big) {
@@ -211,6 +229,7 @@ static int cs__hist_add(cs__hist_t *hs, uint64_t d)
         hs->cap_big = c;
     }
     hs->big[hs->n_big++] = d;
+    hs->n++;
     return 0;
 }
 
@@ -227,7 +246,8 @@ static double cs__hist_q(cs__hist_t *hs, double q)
     uint64_t k = (uint64_t)ceil(q * (double)hs->n);
     if (k < 1) k = 1;
     uint64_t acc = 0;
-    for (uint32_t d = 0; d < CS__HIST_MAX; d++) {
+    /* Buckets past n_count were never hit: they hold 0 and cannot reach k. */
+    for (uint32_t d = 0; d < hs->n_count; d++) {
         acc += hs->count[d];
         if (acc >= k) return (double)d;
     }
@@ -860,11 +880,6 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
     if (!e->agents || !e->agent_kind || !e->demand_mult || !e->fee_w || !e->vol_mult || !e->actors || !e->addr || !e->rb ||
         !e->rf || !e->rt)
         goto fail;
-    for (int k = 0; k <= CS_AK__COUNT; k++) {
-        e->hist[k].count = calloc(CS__HIST_MAX, sizeof(uint64_t));
-        if (!e->hist[k].count) goto fail;
-    }
-    if (cs__ti_reserve(e, 4096) != CS_OK) goto fail;
     size_t ac = 0;
     for (size_t i = 0; i < scn->n_agents; i++) {
         const cs_scn_agent_t *sa = &scn->agents[i];

@@ -102,7 +102,6 @@ static void af_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
     unsigned n = cs__agent_count(a, P_RATE, o);
     for (unsigned i = 0; i < n; i++) {
         cs_timer_req_t q;
-        cs_hash_t id;
         cs__agent_req_zero(&q);
         double v = cs__agent_value(a, P_VALUE, P_VALUE_SIGMA);
         double c = cs__agent_value(a, P_WAIT_COST, P_WAIT_COST_SIGMA);
@@ -128,7 +127,7 @@ static void af_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
             q.max_fee = v / (double)(q.cycles_used ? q.cycles_used : 1);
         }
         q.tag = (uint32_t)s->joined++;
-        if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
+        if (cs_world_schedule(w, a, &q, NULL) != CS_OK) s->rejected++;
     }
 }
 

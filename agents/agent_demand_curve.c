@@ -81,7 +81,6 @@ static void dc_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
     uint64_t n = (uint64_t)nf;
     for (uint64_t i = 0; i < n; i++) {
         cs_timer_req_t q;
-        cs_hash_t id;
         cs__agent_req_zero(&q);
         q.delay = cs__agent_u64(p[P_DELAY]);
         if (q.delay == 0) q.delay = 1;
@@ -97,7 +96,7 @@ static void dc_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
             continue;
         }
         q.tag = (uint32_t)s->arrivals++;
-        if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
+        if (cs_world_schedule(w, a, &q, NULL) != CS_OK) s->rejected++;
     }
 }
 

@@ -44,13 +44,12 @@ static void fr_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
     unsigned n = cs__agent_count(a, P_RATE, o);
     for (unsigned i = 0; i < n; i++) {
         cs_timer_req_t q;
-        cs_hash_t id;
         cs__agent_arrival(a, &q);
         cs__agent_price_default(mc, a->params[P_BID_FRAC], &q);
         q.actor = (uint32_t)(s->arrivals % k);
         q.tag = (uint32_t)s->arrivals++;
         if (!cs__agent_enters(a, w, o, &q)) continue; /* value-aware: not worth it now */
-        if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
+        if (cs_world_schedule(w, a, &q, NULL) != CS_OK) s->rejected++;
     }
 }
 

@@ -66,7 +66,6 @@ static void hb_tick(cs_agent_t *a, cs_world_t *w, uint64_t delay)
     hb_state_t *s = a->state;
     const double *p = a->params;
     cs_timer_req_t q;
-    cs_hash_t id;
     cs__agent_req_zero(&q);
     q.delay = delay ? delay : 1;
     cs__agent_cycles_at(s->u_c, p[P_GAS_LIMIT], p[P_CYCLES_FRAC], p[P_CYCLES_JITTER], &q);
@@ -84,7 +83,7 @@ static void hb_tick(cs_agent_t *a, cs_world_t *w, uint64_t delay)
         return;
     }
     q.tag = (uint32_t)s->ticks++;
-    if (cs_world_schedule(w, a, &q, &id) == CS_OK) {
+    if (cs_world_schedule(w, a, &q, NULL) == CS_OK) {
         s->live = 1;
     } else {
         s->live = 0;

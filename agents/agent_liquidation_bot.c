@@ -175,7 +175,6 @@ static void lb_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
     int routine = every != 0 && h % every == 0;
     if (trig || routine) {
         cs_timer_req_t q;
-        cs_hash_t id;
         cs__agent_req_zero(&q);
         q.delay = cs__agent_u64(p[P_CHECK_DELAY]);
         if (q.delay == 0) q.delay = 1;
@@ -194,7 +193,7 @@ static void lb_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
         } else {
             s->have_check = 1;
             s->last_check = h;
-            if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
+            if (cs_world_schedule(w, a, &q, NULL) != CS_OK) s->rejected++;
         }
     }
     if (s->logp <= s->log_liq) {

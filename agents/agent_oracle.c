@@ -66,7 +66,6 @@ static int or_push(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o, int interval
     or_state_t *s = a->state;
     const double *p = a->params;
     cs_timer_req_t q;
-    cs_hash_t id;
     cs__agent_req_zero(&q);
     q.kind = (uint8_t)(interval ? CS_KIND_INTERVAL : CS_KIND_HEIGHT);
     q.every_blocks = interval ? (uint32_t)cs__agent_u64(p[P_EVERY_BLOCKS]) : 0;
@@ -84,7 +83,7 @@ static int or_push(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o, int interval
         return 0;
     }
     q.tag = (uint32_t)s->pushes++;
-    if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
+    if (cs_world_schedule(w, a, &q, NULL) != CS_OK) s->rejected++;
     return 1;
 }
 

@@ -88,10 +88,9 @@ static void sp_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
     }
     s->storms++;
     for (uint64_t i = 0; i < n; i++) {
-        cs_hash_t id;
         q.actor = (uint32_t)(i % actors);
         q.tag = (uint32_t)s->sent++;
-        if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
+        if (cs_world_schedule(w, a, &q, NULL) != CS_OK) s->rejected++;
     }
 }
 

@@ -86,7 +86,6 @@ static void su_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
     unsigned n = cs__agent_count(a, P_RATE, o);
     for (unsigned i = 0; i < n; i++) {
         cs_timer_req_t q;
-        cs_hash_t id;
         int is_long;
         double u_class = gsl_rng_uniform(a->rng);
         double u_delay = gsl_rng_uniform(a->rng);
@@ -103,7 +102,7 @@ static void su_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
         q.tag = (uint32_t)is_long;
         s->arrivals++;
         if (!cs__agent_enters(a, w, o, &q)) continue; /* value-aware: not worth it now */
-        if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
+        if (cs_world_schedule(w, a, &q, NULL) != CS_OK) s->rejected++;
     }
 }
 

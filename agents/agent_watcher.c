@@ -73,7 +73,6 @@ static void wa_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
     unsigned n = cs__agent_count(a, P_RATE, o);
     for (unsigned i = 0; i < n; i++) {
         cs_timer_req_t q;
-        cs_hash_t id;
         cs__agent_req_zero(&q);
         wa_key(a, s);
         q.kind = (uint8_t)CS_KIND_WATCH; /* CIP-5 CN §8 STATE_WATCH */
@@ -89,7 +88,7 @@ static void wa_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
         cs__agent_price_default(mc, p[P_BID_FRAC], &q);
         q.tag = (uint32_t)s->watches++;
         if (!cs__agent_enters(a, w, o, &q)) continue; /* value-aware: not worth it now */
-        if (cs_world_schedule(w, a, &q, &id) != CS_OK) s->rejected++;
+        if (cs_world_schedule(w, a, &q, NULL) != CS_OK) s->rejected++;
     }
     unsigned m = cs__agent_count(a, P_WRITE_RATE, o);
     for (unsigned i = 0; i < m; i++) {

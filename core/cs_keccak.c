@@ -201,35 +201,83 @@ static inline void cs__be64_put(uint8_t *p, uint64_t v)
     for (unsigned i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (56 - 8 * i));
 }
 
+/* CIP-5 §3.3 preimage head: actor[20] || height[8 BE]. */
+static void cs__timer_id_head(uint8_t head[CS_ADDR_LEN + 8], const cs_addr_t *actor, uint64_t height)
+{
+    memcpy(head, actor->b, CS_ADDR_LEN);
+    cs__be64_put(head + CS_ADDR_LEN, height);
+}
+
+/*
+ * The CIP-5 §3.3 preimage actor[20] || height[8 BE] || payload || nonce[8 BE]
+ * written to blk when it fits one rate block with its padding
+ * (payload_len + 36 < 136, most timers); returns its length, or 0 when it
+ * does not fit.  cs_timer_id and cs_timer_id_many both hash these bytes, so
+ * the single and the batched derivation cannot drift apart.
+ */
+static unsigned cs__timer_id_block(uint8_t blk[CS__KECCAK_RATE], const cs_addr_t *actor, uint64_t height,
+                                   const void *payload, size_t payload_len, uint64_t nonce)
+{
+    if (payload_len + CS_ADDR_LEN + 16u >= CS__KECCAK_RATE) return 0;
+    cs__timer_id_head(blk, actor, height);
+    if (payload_len > 0) memcpy(blk + CS_ADDR_LEN + 8, payload, payload_len);
+    cs__be64_put(blk + CS_ADDR_LEN + 8 + payload_len, nonce);
+    return (unsigned)(payload_len + CS_ADDR_LEN + 16u);
+}
+
 /*
  * CIP-5 §3.3: timer_id = keccak256(actor[20] || height[8 BE] || payload ||
- * nonce[8 BE]).  The payload is hashed in place, never copied.  payload
+ * nonce[8 BE]).  A long payload is hashed in place, never copied.  payload
  * may be NULL when payload_len is 0.
  */
 void cs_timer_id(const cs_addr_t *actor, uint64_t height, const void *payload,
                  size_t payload_len, uint64_t nonce, cs_hash_t *out)
 {
-    if (payload_len + 36u < CS__KECCAK_RATE) {
+    uint8_t blk[CS__KECCAK_RATE];
+    unsigned len = cs__timer_id_block(blk, actor, height, payload, payload_len, nonce);
+    if (len > 0) {
         /* Fast path (most timers): the whole input fits in one block. */
-        uint8_t blk[CS__KECCAK_RATE];
         uint64_t a[25] = {0};
-        memcpy(blk, actor->b, CS_ADDR_LEN);
-        cs__be64_put(blk + CS_ADDR_LEN, height);
-        if (payload_len > 0) memcpy(blk + CS_ADDR_LEN + 8, payload, payload_len);
-        cs__be64_put(blk + CS_ADDR_LEN + 8 + payload_len, nonce);
-        cs__pad_squeeze(a, blk, (unsigned)(payload_len + 36u), out->b);
+        cs__pad_squeeze(a, blk, len, out->b);
         return;
     }
     cs_keccak_ctx c;
-    uint8_t hdr[CS_ADDR_LEN + 8], tail[8];
-    memcpy(hdr, actor->b, CS_ADDR_LEN);
-    cs__be64_put(hdr + CS_ADDR_LEN, height);
+    uint8_t head[CS_ADDR_LEN + 8], tail[8];
+    cs__timer_id_head(head, actor, height);
     cs__be64_put(tail, nonce);
     cs_keccak_init(&c);
-    cs_keccak_update(&c, hdr, sizeof hdr);
+    cs_keccak_update(&c, head, sizeof head);
     cs_keccak_update(&c, payload, payload_len);
     cs_keccak_update(&c, tail, sizeof tail);
     cs_keccak_final(&c, out->b);
+}
+
+/*
+ * out[k] = cs_timer_id(in[k]...) for k < n.  One-block preimages are
+ * permuted CS_KECCAK_BATCH at a time through cs_keccak_permute_many (8 or 4
+ * lanes per instruction on the AVX paths); longer ones one by one through
+ * cs_timer_id.  Never allocates.
+ */
+void cs_timer_id_many(const cs_timer_id_in_t *in, size_t n, cs_hash_t *out)
+{
+    uint64_t st[CS_KECCAK_BATCH][25];
+    size_t idx[CS_KECCAK_BATCH], m = 0;
+    uint8_t blk[CS__KECCAK_RATE];
+    for (size_t k = 0; k < n; k++) {
+        unsigned len = cs__timer_id_block(blk, in[k].actor, in[k].height, in[k].payload, in[k].payload_len,
+                                          in[k].nonce);
+        if (len == 0) {
+            cs_timer_id(in[k].actor, in[k].height, in[k].payload, in[k].payload_len, in[k].nonce, &out[k]);
+        } else {
+            cs__load_short(st[m], blk, len);
+            idx[m++] = k;
+        }
+        if (m > 0 && (m == CS_KECCAK_BATCH || k + 1 == n)) {
+            cs_keccak_permute_many(st, m);
+            for (size_t j = 0; j < m; j++) cs__squeeze32(st[j], out[idx[j]].b);
+            m = 0;
+        }
+    }
 }
 
 /* ------------------------------------------------------------------ */

@@ -554,6 +554,8 @@ int cs_sched_tx_begin(cs_sched_t *s)
     s->tx_open = 1;
     s->n_ops = 0;
     s->n_staged = 0;
+    s->n_id_later = 0;
+    s->n_landed = 0;
     s->tx_modkeys0 = s->n_modkeys;
     return CS_OK;
 }
@@ -566,6 +568,7 @@ static void cs__staged_drop(cs_sched_t *s)
     }
     s->n_staged = 0;
     s->n_ops = 0;
+    s->n_id_later = 0;
 }
 
 void cs_sched_tx_rollback(cs_sched_t *s)
@@ -586,7 +589,8 @@ void cs_sched_tx_rollback(cs_sched_t *s)
 
 /* Insert a fully built record into the store and the right index. */
 static int cs__insert_record(cs_sched_t *s, const cs_timer_hot_t *hrec, const cs_timer_t *rec,
-                             const cs_timer_money_t *money, const cs_hash_t *wkeys, uint32_t n_wkeys)
+                             const cs_timer_money_t *money, const cs_hash_t *wkeys, uint32_t n_wkeys,
+                             uint32_t *slot_out)
 {
     uint32_t slot;
     int rc = cs__slot_alloc(s, &slot);
@@ -637,6 +641,7 @@ static int cs__insert_record(cs_sched_t *s, const cs_timer_hot_t *hrec, const cs
     s->n_pending++;
     s->acct.scheduled++;
     cs__setsum_update(s, slot, 1);
+    *slot_out = slot;
     return CS_OK;
 nomem:
     th->flags = 0;
@@ -669,6 +674,8 @@ void cs__remove_record(cs_sched_t *s, uint32_t slot)
     }
 }
 
+static void cs__staged_ids(cs_sched_t *s);
+
 int cs_sched_tx_commit(cs_sched_t *s)
 {
     if (!s->tx_open) return CS_ENO_TX;
@@ -678,18 +685,26 @@ int cs_sched_tx_commit(cs_sched_t *s)
      * CS_ENOMEM (after applying everything else) so no caller mistakes the
      * lost timer for a success. */
     int err = CS_OK;
+    cs__staged_ids(s);
     for (size_t i = 0; i < s->n_ops; i++) {
         cs__op_t *op = &s->ops[i];
         if (op->type == CS__OP_SCHEDULE) {
             cs__staged_t *st = &s->staged[op->slot];
             s->actors[st->rec.actor].staged--;
+            st->slot = CS_NIL;
             if (st->cancelled) {
                 free(st->rec.payload);
+            } else if (st->id_check && cs__id_lookup(s, &st->rec.id) != CS_NIL) {
+                /* A late-derived id that is taken: only a Keccak-256
+                 * collision can do this (cs_sched_schedule).  The timer
+                 * does not land and the commit says why. */
+                free(st->rec.payload);
+                if (err == CS_OK) err = CS_ETIMER_EXISTS;
             } else {
-                int rc = cs__insert_record(s, &st->hot, &st->rec, &st->money, st->wkeys, st->n_wkeys);
+                int rc = cs__insert_record(s, &st->hot, &st->rec, &st->money, st->wkeys, st->n_wkeys, &st->slot);
                 if (rc != CS_OK && rc != CS_EINSUFFICIENT_FUNDS) free(st->rec.payload);
                 else s->blk_scheduled++;
-                if (rc == CS_ENOMEM && err == CS_OK) err = CS_ENOMEM;
+                if (rc == CS_ENOMEM && (err == CS_OK || err == CS_ETIMER_EXISTS)) err = CS_ENOMEM;
             }
             st->rec.payload = NULL;
             free(st->wkeys);
@@ -704,10 +719,16 @@ int cs_sched_tx_commit(cs_sched_t *s)
             }
         }
     }
+    s->n_landed = s->n_staged;
     s->n_ops = 0;
     s->n_staged = 0;
     s->tx_open = 0;
     return err;
+}
+
+uint32_t cs_sched_tx_slot(const cs_sched_t *s, size_t i)
+{
+    return i < s->n_landed ? s->staged[i].slot : CS_NIL;
 }
 
 static int cs__push_op(cs_sched_t *s, int type, uint32_t slot)
@@ -719,9 +740,41 @@ static int cs__push_op(cs_sched_t *s, int type, uint32_t slot)
     return CS_OK;
 }
 
-/* Is an id already taken, committed or staged (and not cancelled)? */
-static int cs__id_taken(const cs_sched_t *s, const cs_hash_t *id)
+/* Derive, in batches, the ids of the staged schedules made with
+ * id_at_commit (CIP-5 §3.3, from each record's actor, height, payload as
+ * given and nonce). */
+static void cs__staged_ids(cs_sched_t *s)
 {
+    enum { CHUNK = 64 };
+    cs_timer_id_in_t in[CHUNK];
+    cs_hash_t out[CHUNK];
+    size_t idx[CHUNK], m = 0;
+    if (s->n_id_later == 0) return;
+    for (size_t i = 0; i < s->n_staged; i++) {
+        cs__staged_t *st = &s->staged[i];
+        if (!st->id_later) continue;
+        in[m].actor = &s->actors[st->rec.actor].addr;
+        in[m].height = st->hot.height;
+        in[m].payload = st->rec.payload;
+        in[m].payload_len = st->rec.payload_len;
+        in[m].nonce = st->nonce;
+        idx[m++] = i;
+        if (m == CHUNK || i + 1 == s->n_staged) {
+            cs_timer_id_many(in, m, out);
+            for (size_t j = 0; j < m; j++) {
+                s->staged[idx[j]].rec.id = out[j];
+                s->staged[idx[j]].id_later = 0;
+            }
+            m = 0;
+        }
+    }
+    s->n_id_later = 0;
+}
+
+/* Is an id already taken, committed or staged (and not cancelled)? */
+static int cs__id_taken(cs_sched_t *s, const cs_hash_t *id)
+{
+    cs__staged_ids(s);
     if (cs__id_lookup(s, id) != CS_NIL) return 1;
     for (size_t i = 0; i < s->n_staged; i++)
         if (!s->staged[i].cancelled && memcmp(s->staged[i].rec.id.b, id->b, CS_ID_LEN) == 0)
@@ -799,14 +852,17 @@ int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out
         }
     }
 
-    /* CIP-5 §3.3: the id covers the payload as given (before routing). */
+    /* CIP-5 §3.3: the id covers the payload as given (before routing).
+     * Derived later (id_at_commit) only where that is exact: see cs_sched.h. */
+    int later = a->id_at_commit && !a->timer_id && !inner && s->n_caller_ids == 0;
     if (a->timer_id) {
+        s->n_caller_ids++;
         if (a->timer_id_len == CS_ID_LEN) memcpy(rec.id.b, a->timer_id, CS_ID_LEN);
         else cs_keccak256(a->timer_id, a->timer_id_len, rec.id.b);
-    } else {
+    } else if (!later) {
         cs_timer_id(&a->actor, hrec.height, body, body_len, ar->nonce, &rec.id);
     }
-    if (cs__id_taken(s, &rec.id)) {
+    if (!later && cs__id_taken(s, &rec.id)) {
         free(inner);
         return CS_ETIMER_EXISTS;
     }
@@ -854,10 +910,14 @@ int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out
     st->rec = rec;
     st->hot = hrec;
     st->money = money;
+    st->nonce = ar->nonce;
+    st->id_later = (uint8_t)later;
+    st->id_check = (uint8_t)later;
+    s->n_id_later += (size_t)later;
     s->n_staged++;
     ar->staged++;
     ar->nonce++;
-    if (id_out) *id_out = rec.id;
+    if (id_out && !later) *id_out = rec.id;
     /* CIP-5 §6.1: 1,000 cycles + payload cells. */
     if (meter) {
         meter->cycles = s->p.schedule_cycles;
@@ -873,6 +933,7 @@ int cs_sched_cancel(cs_sched_t *s, const cs_addr_t *caller, const cs_hash_t *id,
     uint32_t actor;
     if (cs__actor_lookup(s, caller, &actor) != CS_OK) return CS_ETIMER_NOT_FOUND;
     /* A timer staged in this same transaction can be cancelled before it lands. */
+    cs__staged_ids(s);
     for (size_t i = 0; i < s->n_staged; i++) {
         cs__staged_t *st = &s->staged[i];
         if (!st->cancelled && memcmp(st->rec.id.b, id->b, CS_ID_LEN) == 0) {

@@ -55,6 +55,9 @@ typedef struct cs_sched_args {
     const size_t *watch_key_lens;     /* their lengths */
     size_t n_watch;                   /* number of keys, >= 1 for WATCH */
     uint32_t agent;           /* simulator tag copied into the record */
+    uint8_t id_at_commit;     /* derive the id (timer_id NULL) at tx_commit, batched with
+                               * the transaction's other new ids; *id_out is then not
+                               * written (cs_sched_tx_slot finds the timer) */
 } cs_sched_args_t;
 
 /* CIP-5 §5.2: the deferred transaction one fire produces. */
@@ -178,6 +181,11 @@ int cs_sched_begin_block(cs_sched_t *s, uint64_t h);
 int cs_sched_tx_begin(cs_sched_t *s);
 int cs_sched_tx_commit(cs_sched_t *s);
 void cs_sched_tx_rollback(cs_sched_t *s);
+/* The record slot where the i-th successful schedule of the last committed
+ * transaction landed; CS_NIL if it was cancelled in the transaction or
+ * dropped at commit, or i is out of range.  Valid until the next
+ * cs_sched_tx_begin. */
+uint32_t cs_sched_tx_slot(const cs_sched_t *s, size_t i);
 /* Metering of one host call (CIP-5 §6.1). */
 typedef struct cs_meter {
     uint64_t cycles; /* schedule 1,000 / cancel 500 by default */
@@ -186,7 +194,19 @@ typedef struct cs_meter {
 
 /* Validate and stage a schedule; the id is returned in *id_out and the
  * metering (schedule_cycles + payload cells) in *meter (both may be NULL).
- * Errors leave nothing staged. */
+ * Errors leave nothing staged.
+ *
+ * With a->id_at_commit the CIP-5 §3.3 id is derived at tx_commit, in
+ * batches (cs_timer_id_many), instead of now: the same id, from the same
+ * nonce.  Its uniqueness check is then made when it lands: derived ids
+ * have injective preimages (fixed-width actor, height and nonce, a nonce
+ * never reused by its actor, and the total length fixing the payload's),
+ * so only a caller's id or a Keccak-256 collision could clash with one.
+ * The core therefore derives at once (as without the flag) as soon as any
+ * caller's id has been scheduled, and for payloads routed to a custom
+ * handler (the record keeps the inner payload, not the hashed one).
+ * A clash found at commit drops that timer, and tx_commit returns
+ * CS_ETIMER_EXISTS after applying everything else. */
 int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out,
                       cs_meter_t *meter);
 /* Stage a cancel by the owner (CIP-5 §4.1); metering 500 cycles. */

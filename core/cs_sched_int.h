@@ -35,6 +35,10 @@ typedef struct cs__staged {
     cs_hash_t *wkeys;  /* hashed watch keys (WATCH) */
     uint32_t n_wkeys;  /* count */
     int cancelled;     /* cancelled later in the same transaction */
+    uint64_t nonce;    /* the owner's nonce this schedule used (CIP-5 §3.3) */
+    uint8_t id_later;  /* id still to derive (cs_sched_args_t.id_at_commit) */
+    uint8_t id_check;  /* derived late: check it is free when it lands */
+    uint32_t slot;     /* where it landed at commit, CS_NIL if it did not */
 } cs__staged_t;
 
 typedef struct cs__wlist {
@@ -87,6 +91,9 @@ struct cs_sched {
     size_t n_ops, ops_cap;
     cs__staged_t *staged;     /* staged schedules */
     size_t n_staged, staged_cap;
+    size_t n_id_later;        /* staged schedules whose id is still to derive */
+    size_t n_landed;          /* schedules of the last committed transaction */
+    uint64_t n_caller_ids;    /* schedules ever made with a caller's id */
     uint32_t *carry;          /* deferred timers (losers), record qpos = index */
     size_t n_carry, carry_cap;
     uint32_t *gcq;            /* timers awaiting the GC lane */

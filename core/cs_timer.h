@@ -142,6 +142,17 @@ const char *cs_keccak_path_name(int path);
 /* CIP-5 §3.3: timer_id = keccak256(actor[20] || height[8 BE] || payload || nonce[8 BE]). */
 void cs_timer_id(const cs_addr_t *actor, uint64_t height, const void *payload,
                  size_t payload_len, uint64_t nonce, cs_hash_t *out);
+/* The inputs of one CIP-5 §3.3 timer id (cs_timer_id's arguments). */
+typedef struct cs_timer_id_in {
+    const cs_addr_t *actor; /* owner */
+    uint64_t height;        /* due height (HEIGHT, INTERVAL) or the scheduling block (WATCH) */
+    const void *payload;    /* the payload as given; may be NULL when payload_len is 0 */
+    size_t payload_len;     /* bytes */
+    uint64_t nonce;         /* the owner's schedule counter */
+} cs_timer_id_in_t;
+/* out[k] = cs_timer_id of in[k] for k < n, one-block preimages batched
+ * (cs_keccak_permute_many); the same ids as cs_timer_id on every path. */
+void cs_timer_id_many(const cs_timer_id_in_t *in, size_t n, cs_hash_t *out);
 
 /*
  * CIP-5 §4.2 custom handler convention: if payload is the JSON object

@@ -110,6 +110,9 @@ struct cs_engine {
     int in_handler;           /* inside a fire's transaction */
     cs__hpend_t *hpend;       /* schedules made by handlers this block */
     size_t n_hpend, cap_hpend;
+    int batch_open;           /* the arrival batch's transaction is open */
+    cs__hpend_t *bpend;       /* its schedules, in staging order (ids derived at commit) */
+    size_t n_bpend, cap_bpend;
     cs__pcancel_t *pc;        /* priced-out timers to cancel next block */
     size_t n_pc, cap_pc;
     cs__ev_t *ev;             /* event heap */
@@ -256,6 +259,18 @@ static double cs__hist_q(cs__hist_t *hs, double q)
     return i < hs->n_big ? (double)hs->big[i] : (double)hs->big[hs->n_big - 1];
 }
 
+/* Room for one more element in the array p of n used out of *cap (elem
+ * bytes each), doubling from 64: returns the array (moved or not), or
+ * NULL when out of memory (p and *cap are then unchanged). */
+static void *cs__room(void *p, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap) return p;
+    size_t c = *cap ? *cap * 2 : 64;
+    void *q = realloc(p, c * elem);
+    if (q) *cap = c;
+    return q;
+}
+
 /* ------------------------------------------------------------ event heap */
 
 static int cs__ev_less(const cs__ev_t *a, const cs__ev_t *b)
@@ -332,6 +347,60 @@ static void cs__ti_fees(cs__tinfo_t *ti, const cs_agent_t *a, const cs_timer_req
     ti->req_prio = req->max_prio;
 }
 
+static void cs__bind(cs_engine_t *e, uint32_t slot, const cs_timer_req_t *req, uint32_t agent, uint64_t due);
+
+/*
+ * Commit the arrival batch: consecutive schedules of the TX phase that
+ * did not ask for their id share one core transaction, so their CIP-5
+ * §3.3 ids are derived together at commit (cs_timer_id_many) instead of
+ * one permutation at a time.  Merging them is exact: a commit changes
+ * nothing a later schedule's validation reads (per-actor counts are
+ * pending + staged either way, balances move only with bid escrow, which
+ * mechanisms with CS_MF_BID do not batch), and every other world call
+ * commits the batch first, so effects keep their order.  Then each
+ * landed timer gets its engine record.  CS_OK, or the commit's error
+ * (the run stops).
+ */
+static int cs__batch_flush(cs_engine_t *e)
+{
+    if (!e->batch_open) return CS_OK;
+    e->batch_open = 0;
+    int rc = cs_sched_tx_commit(e->s);
+    for (size_t k = 0; k < e->n_bpend; k++) {
+        uint32_t slot = cs_sched_tx_slot(e->s, k);
+        if (slot != CS_NIL) cs__bind(e, slot, &e->bpend[k].req, e->bpend[k].agent, e->bpend[k].due);
+    }
+    e->n_bpend = 0;
+    if (rc != CS_OK) {
+        e->failed = 1;
+        cs__seterr(e, "%s scheduling the timers of block %llu", rc == CS_ENOMEM ? "out of memory" : cs_strerror(rc),
+                   (unsigned long long)e->h + 1);
+    }
+    return rc;
+}
+
+/* Stage sa in the arrival batch (opening it); on success remember the
+ * request for its record.  The core's error otherwise (nothing staged). */
+static int cs__batch_schedule(cs_engine_t *e, cs_sched_args_t *sa, const cs_timer_req_t *req, uint32_t agent)
+{
+    if (!e->batch_open) {
+        int rc = cs_sched_tx_begin(e->s);
+        if (rc != CS_OK) return rc;
+        e->batch_open = 1;
+    }
+    cs__hpend_t *bp = cs__room(e->bpend, &e->cap_bpend, e->n_bpend, sizeof *e->bpend);
+    if (!bp) return CS_ENOMEM;
+    e->bpend = bp;
+    sa->id_at_commit = 1;
+    int rc = cs_sched_schedule(e->s, sa, NULL, NULL);
+    if (rc != CS_OK) return rc;
+    e->bpend[e->n_bpend].req = *req;
+    e->bpend[e->n_bpend].agent = agent;
+    e->bpend[e->n_bpend].due = sa->height;
+    e->n_bpend++;
+    return CS_OK;
+}
+
 static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0, cs_hash_t *id_out)
 {
     cs_engine_t *e = impl;
@@ -395,8 +464,13 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     }
     cs_hash_t id;
     int rc;
-    if (e->in_handler) {
+    int batched = !e->in_handler && id_out == NULL && !(cs_sched_mech(e->s)->ops->flags & CS_MF_BID);
+    if (batched) {
+        rc = cs__batch_schedule(e, &sa, &req, a->index);
+    } else if (e->in_handler) {
         rc = cs_sched_schedule(e->s, &sa, &id, NULL);
+    } else if ((rc = cs__batch_flush(e)) != CS_OK) {
+        return rc;
     } else {
         rc = cs_sched_tx_begin(e->s);
         if (rc != CS_OK) return rc;
@@ -420,6 +494,7 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     e->actors[gact].scheduled++;
     e->kind_timers[e->agent_kind[a->index]]++;
     e->kind_timers[CS_AK__COUNT]++;
+    if (batched) return CS_OK; /* its record is made when the batch commits */
     const cs_timer_t *t = cs_sched_find(e->s, &id);
     if (t == NULL && !e->in_handler) return CS_OK; /* landed and vanished: impossible */
     if (t) {
@@ -468,13 +543,9 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
 /* Queue a cancel of the timer in ti's slot for the next block. */
 static int cs__pc_push(cs_engine_t *e, const cs_hash_t *id, const cs__tinfo_t *ti)
 {
-    if (e->n_pc == e->cap_pc) {
-        size_t c = e->cap_pc ? e->cap_pc * 2 : 64;
-        void *p = realloc(e->pc, c * sizeof *e->pc);
-        if (!p) return CS_ENOMEM;
-        e->pc = p;
-        e->cap_pc = c;
-    }
+    cs__pcancel_t *pc = cs__room(e->pc, &e->cap_pc, e->n_pc, sizeof *e->pc);
+    if (!pc) return CS_ENOMEM;
+    e->pc = pc;
     e->pc[e->n_pc].id = *id;
     e->pc[e->n_pc].agent = ti->agent;
     e->pc[e->n_pc].actor = ti->actor;
@@ -525,10 +596,11 @@ static int cs__w_cancel(void *impl, cs_agent_t *a, uint32_t actor, const cs_hash
 {
     cs_engine_t *e = impl;
     if (actor >= a->n_actors) return CS_EINVAL;
+    int rc = cs__batch_flush(e);
+    if (rc != CS_OK) return rc;
     const cs_addr_t *ad = &e->addr[a->first_actor + actor];
     const cs_timer_t *t = cs_sched_find(e->s, id);
     uint32_t slot = t ? (uint32_t)(t - cs_sched_record(e->s, 0)) : CS_NIL;
-    int rc;
     if (e->in_handler) {
         rc = cs_sched_cancel(e->s, ad, id, NULL);
     } else {
@@ -548,7 +620,9 @@ static int cs__w_write_key(void *impl, cs_agent_t *a, uint32_t actor, const char
     (void)a;
     (void)actor;
     if (e->in_handler) return cs_sched_write_key(e->s, (const uint8_t *)key, strlen(key));
-    int rc = cs_sched_tx_begin(e->s);
+    int rc = cs__batch_flush(e);
+    if (rc != CS_OK) return rc;
+    rc = cs_sched_tx_begin(e->s);
     if (rc != CS_OK) return rc;
     rc = cs_sched_write_key(e->s, (const uint8_t *)key, strlen(key));
     if (rc == CS_OK) rc = cs_sched_tx_commit(e->s);
@@ -1127,6 +1201,7 @@ int cs_sim_step(cs_engine_t *e)
         if (a->strat) cs_strategy_observe(a, &e->obs);
         a->ops->on_block(a, &e->world, &e->obs);
     }
+    if ((rc = cs__batch_flush(e)) != CS_OK) return rc;
     cs_block_result_t res;
     rc = cs_sched_end_block(e->s, &res);
     if (rc != CS_OK) {
@@ -1505,6 +1580,7 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
     free(e->ti);
     free(e->ev);
     free(e->hpend);
+    free(e->bpend);
     free(e->pc);
     free(e->rb);
     free(e->rf);

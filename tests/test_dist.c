@@ -254,7 +254,7 @@ static int dm_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *q, cs_ha
     if (m->n == 0 || q->cycles_used > m->used_max) m->used_max = q->cycles_used;
     m->vsum += q->value;
     m->n++;
-    memset(id_out, 0, sizeof *id_out);
+    if (id_out) memset(id_out, 0, sizeof *id_out);
     return CS_OK;
 }
 static int dm_cancel(void *impl, cs_agent_t *a, uint32_t actor, const cs_hash_t *id)

@@ -35,7 +35,7 @@ static int pm_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *q, cs_ha
     }
     m->last = *q;
     m->n++;
-    memset(id_out, 0, sizeof *id_out);
+    if (id_out) memset(id_out, 0, sizeof *id_out);
     return CS_OK;
 }
 static int pm_cancel(void *impl, cs_agent_t *a, uint32_t actor, const cs_hash_t *id)

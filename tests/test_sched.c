@@ -658,9 +658,102 @@ static void test_money_table(void)
     cs_sched_free(s);
 }
 
+/*
+ * id_at_commit: 20 schedules of three actors in one transaction, one of
+ * them cancelled in it by its id, one with a payload routed to a custom
+ * handler and one with a 200-byte payload, get the CIP-5 §3.3 ids
+ * cs_timer_id gives for (actor, height, payload as given, nonce = the
+ * actor's count of earlier schedules), land in the same slots as the same
+ * transaction made without the flag, and are found by id; after a
+ * caller's id the flag no longer defers (*id_out is written at once).
+ */
+static void test_id_at_commit(void)
+{
+    enum { N = 20 };
+    static const char routed[] = "{\"_handler\":\"settle\",\"_payload\":\"AQID\"}";
+    uint8_t big[200];
+    for (int i = 0; i < 200; i++) big[i] = (uint8_t)(i * 7 + 3);
+    uint32_t slot[2][N];
+    cs_hash_t want[N];
+    uint64_t nonce[3] = {0, 0, 0};
+    for (int pass = 0; pass < 2; pass++) {
+        cs_sched_t *s = mk("fifo", NULL);
+        CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
+        CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+        for (int i = 0; i < N; i++) {
+            cs_sched_args_t a;
+            memset(&a, 0, sizeof a);
+            a.actor = addr((uint8_t)(1 + i % 3));
+            a.kind = CS_KIND_HEIGHT;
+            a.height = 2 + (uint64_t)(i * 5 % 7);
+            a.payload = i == 4 ? (const uint8_t *)routed : i == 9 ? big : (const uint8_t *)"abc";
+            a.payload_len = i == 4 ? sizeof routed - 1 : i == 9 ? sizeof big : (size_t)(i % 4);
+            a.id_at_commit = (uint8_t)(pass == 0);
+            cs_hash_t id;
+            memset(&id, 0x55, sizeof id);
+            CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, &id, NULL), CS_OK);
+            if (pass == 0) {
+                cs_timer_id(&a.actor, a.height, a.payload, a.payload_len, nonce[i % 3]++, &want[i]);
+                /* Deferred: id_out untouched, except for the routed payload. */
+                CS_CHECK_EQ_U64(id.b[0] == 0x55 && id.b[31] == 0x55, i != 4);
+            } else {
+                CS_CHECK(same_id(&id, &want[i]));
+            }
+            if (i == 12) { /* cancel #7 (actor 2) inside the transaction */
+                cs_addr_t owner = addr(2);
+                CS_CHECK_EQ_U64(cs_sched_cancel(s, &owner, &want[7], NULL), CS_OK);
+            }
+        }
+        CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+        long bad = 0;
+        for (int i = 0; i < N; i++) {
+            slot[pass][i] = cs_sched_tx_slot(s, (size_t)i);
+            if (i == 7) {
+                bad += slot[pass][i] != CS_NIL || cs_sched_find(s, &want[i]) != NULL;
+                continue;
+            }
+            const cs_timer_t *t = cs_sched_find(s, &want[i]);
+            bad += t == NULL || t != cs_sched_record(s, slot[pass][i]);
+        }
+        CS_CHECK_EQ_U64(bad, 0);
+        CS_CHECK_EQ_U64(cs_sched_tx_slot(s, N), CS_NIL);
+        CS_CHECK_EQ_U64(cs_sched_pending(s), N - 1);
+        if (pass == 0) {
+            /* A caller's 32-byte id; afterwards the flag derives at once. */
+            cs_sched_args_t a;
+            memset(&a, 0, sizeof a);
+            a.actor = addr(1);
+            a.kind = CS_KIND_HEIGHT;
+            a.height = 9;
+            uint8_t cid[32];
+            memset(cid, 0x3c, sizeof cid);
+            a.timer_id = cid;
+            a.timer_id_len = sizeof cid;
+            cs_hash_t id;
+            CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+            CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, &id, NULL), CS_OK);
+            a.timer_id = NULL;
+            a.timer_id_len = 0;
+            a.id_at_commit = 1;
+            memset(&id, 0x55, sizeof id);
+            CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, &id, NULL), CS_OK);
+            cs_hash_t w;
+            cs_timer_id(&a.actor, 9, NULL, 0, nonce[0] + 1, &w); /* actor 1: 7 + 1 earlier schedules */
+            CS_CHECK(same_id(&id, &w));
+            CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+            CS_CHECK(cs_sched_find(s, &w) == cs_sched_record(s, cs_sched_tx_slot(s, 1)));
+        }
+        cs_sched_free(s);
+    }
+    long diff = 0;
+    for (int i = 0; i < N; i++) diff += slot[0][i] != slot[1][i];
+    CS_CHECK_EQ_U64(diff, 0);
+}
+
 int main(void)
 {
     test_insertion_order_and_vector1();
+    test_id_at_commit();
     test_deferred_tx_fields();
     test_same_block_and_rollback();
     test_handler_reschedule();

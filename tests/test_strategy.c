@@ -193,7 +193,7 @@ static int lm_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *q, cs_ha
     m->bid = r.has_bid ? r.bid : -1;
     m->gas = (double)(r.gas_limit ? r.gas_limit : m->o->fire_cycles);
     m->n++;
-    memset(id_out, 0, sizeof *id_out);
+    if (id_out) memset(id_out, 0, sizeof *id_out);
     return CS_OK;
 }
 static int lm_cancel(void *impl, cs_agent_t *a, uint32_t actor, const cs_hash_t *id)

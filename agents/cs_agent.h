@@ -211,8 +211,8 @@ typedef struct cs_agent_ops {
 typedef struct cs_world_ops {
     /* Schedule req for agent a; CS_OK with the id in *id_out, or the core's
      * error.  An agent that does not need the id passes NULL: the engine
-     * then derives it with the block's other new ids, in one batch, when
-     * the TX phase ends (the same CIP-5 §3.3 id). */
+     * then derives the ids of on_block's schedules in one batch when the
+     * block's TX phase ends (the same CIP-5 §3.3 ids; DESIGN-NOTES N47). */
     int (*schedule)(void *impl, cs_agent_t *a, const cs_timer_req_t *req, cs_hash_t *id_out);
     /* Cancel one of a's timers (its actor must own it). */
     int (*cancel)(void *impl, cs_agent_t *a, uint32_t actor, const cs_hash_t *id);

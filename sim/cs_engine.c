@@ -110,6 +110,7 @@ struct cs_engine {
     int in_handler;           /* inside a fire's transaction */
     cs__hpend_t *hpend;       /* schedules made by handlers this block */
     size_t n_hpend, cap_hpend;
+    int in_arrivals;          /* agents' on_block calls of the TX phase are running */
     int batch_open;           /* the arrival batch's transaction is open */
     cs__hpend_t *bpend;       /* its schedules, in staging order (ids derived at commit) */
     size_t n_bpend, cap_bpend;
@@ -464,7 +465,8 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     }
     cs_hash_t id;
     int rc;
-    int batched = !e->in_handler && id_out == NULL && !(cs_sched_mech(e->s)->ops->flags & CS_MF_BID);
+    int batched = e->in_arrivals && !e->in_handler && id_out == NULL &&
+                  !(cs_sched_mech(e->s)->ops->flags & CS_MF_BID);
     if (batched) {
         rc = cs__batch_schedule(e, &sa, &req, a->index);
     } else if (e->in_handler) {
@@ -1192,6 +1194,7 @@ int cs_sim_step(cs_engine_t *e)
             (void)cs__w_cancel(e, &e->agents[pc->agent], pc->actor, &pc->id);
     }
     e->n_pc = 0;
+    e->in_arrivals = 1;
     for (size_t i = 0; i < e->n_agents; i++) {
         cs_agent_t *a = &e->agents[i];
         if (!a->active || !a->ops->on_block) continue;
@@ -1201,6 +1204,7 @@ int cs_sim_step(cs_engine_t *e)
         if (a->strat) cs_strategy_observe(a, &e->obs);
         a->ops->on_block(a, &e->world, &e->obs);
     }
+    e->in_arrivals = 0;
     if ((rc = cs__batch_flush(e)) != CS_OK) return rc;
     cs_block_result_t res;
     rc = cs_sched_end_block(e->s, &res);

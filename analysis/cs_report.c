@@ -1645,6 +1645,23 @@ static void cs__sweep_dat(char *buf, size_t cap, const char *prefix, const char 
     else snprintf(buf, cap, "%s_%s_m%zu_g%zu.dat", prefix, pname, k + 1, gi + 1);
 }
 
+/* x axis of a sweep plot against parameter column pcol: a tic per category
+ * of a string parameter (cats), a small margin for a numeric one. */
+static void cs__gp_xaxis(FILE *f, const cs__scol_t *pcol, const cs__names_t *cats)
+{
+    if (pcol->is_str) {
+        fprintf(f, "set xtics (");
+        for (size_t c = 0; c < cats->n; c++) {
+            fprintf(f, "%s", c ? ", " : "");
+            cs__gp_quote(f, cats->v[c]);
+            fprintf(f, " %zu", c);
+        }
+        fprintf(f, ")\nset xrange [-0.5:%zu.5]\n", cats->n ? cats->n - 1 : 0);
+    } else {
+        fprintf(f, "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
+    }
+}
+
 /*
  * Sweep plots: each varying run-level metric against each swept parameter
  * p.  Nothing is averaged over the other swept parameters: one line per
@@ -1782,17 +1799,7 @@ static int cs__plot_sweep(const cs__gp_t *g, const cs__sweep_t *s, const char *p
                 cs__gp_quote(f, t);
             }
             fputc('\n', f);
-            if (pcol->is_str) {
-                fprintf(f, "set xtics (");
-                for (size_t c = 0; c < cats.n; c++) {
-                    fprintf(f, "%s", c ? ", " : "");
-                    cs__gp_quote(f, cats.v[c]);
-                    fprintf(f, " %zu", c);
-                }
-                fprintf(f, ")\nset xrange [-0.5:%zu.5]\n", cats.n ? cats.n - 1 : 0);
-            } else {
-                fprintf(f, "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
-            }
+            cs__gp_xaxis(f, pcol, &cats);
             fprintf(f, ng > 1 && !scatter ? "set key below\nplot" : "set key outside right top\nplot");
             /* Numeric parameter: shaded bands (pngcairo) first, so no band
              * hides another line, then the mean lines: colour = mechanism,
@@ -2015,6 +2022,30 @@ static double cs__row_point(const cs__sweep_t *s, size_t i)
     return s->c_point >= 0 && !s->col[s->c_point].is_str ? s->col[s->c_point].num[i] : (double)i;
 }
 
+/* The row of mechanism `ref` at the design point and seed of /runs row r
+ * (its common-random-numbers partner), or SIZE_MAX if there is none. */
+static size_t cs__ref_row(const cs__sweep_t *s, size_t r, const char *ref)
+{
+    const double *seed = s->col[s->c_seed].num;
+    double pt = cs__row_point(s, r);
+    for (size_t u = 0; u < s->nrows; u++)
+        if (strcmp(s->col[s->c_mech].str[u], ref) == 0 && cs__row_point(s, u) == pt && seed[u] == seed[r]) return u;
+    return SIZE_MAX;
+}
+
+/* cs_stat_paired of metric column mc over the pairs of rows (pr[j], pu[j]),
+ * j < n (a, b: scratch of n).  Returns 0 or -1 when out of memory. */
+static int cs__pair_ci(const cs__sweep_t *s, int mc, const size_t *pr, const size_t *pu, size_t n, double *a,
+                       double *b, cs_stat_ci_t *ci)
+{
+    const double *x = s->col[mc].num;
+    for (size_t j = 0; j < n; j++) {
+        a[j] = x[pr[j]];
+        b[j] = x[pu[j]];
+    }
+    return cs_stat_paired(a, b, n, CS__BOOT_LEVEL, CS__BOOT_SEED, ci) != 0 ? -1 : 0;
+}
+
 /*
  * Paired differences between mechanisms of sweep s on the same seed
  * (common random numbers): for every mechanism k other than the reference
@@ -2029,7 +2060,6 @@ static int cs__md_sweep_paired(FILE *f, const cs__sweep_t *s, const cs__names_t 
 {
     if (mechs->n < 2 || s->c_seed < 0 || s->col[s->c_seed].is_str) return 0;
     const char *const *mv = mechs->v;
-    const double *seed = s->col[s->c_seed].num;
     const char *const *mech = (const char *const *)s->col[s->c_mech].str;
     size_t nr = s->nrows ? s->nrows : 1;
     double *a = malloc(nr * sizeof *a), *b = malloc(nr * sizeof *b);
@@ -2065,24 +2095,17 @@ static int cs__md_sweep_paired(FILE *f, const cs__sweep_t *s, const cs__names_t 
             size_t n = 0;
             for (size_t r = 0; r < s->nrows; r++) {
                 if (strcmp(mech[r], mv[k]) != 0 || cs__row_point(s, r) != pt) continue;
-                for (size_t u = 0; u < s->nrows; u++)
-                    if (strcmp(mech[u], mv[ref]) == 0 && cs__row_point(s, u) == pt && seed[u] == seed[r]) {
-                        pr[n] = r;
-                        pu[n++] = u;
-                        break;
-                    }
+                size_t u = cs__ref_row(s, r, mv[ref]);
+                if (u == SIZE_MAX) continue;
+                pr[n] = r;
+                pu[n++] = u;
             }
             int first = 1;
             for (int m = 0; rc == 0 && m < CS_M__COUNT; m++) {
                 double only;
                 if (s->metric_col[m] < 0 || !cs__varies(s, s->metric_col[m], &only)) continue;
-                const double *x = s->col[s->metric_col[m]].num;
-                for (size_t j = 0; j < n; j++) {
-                    a[j] = x[pr[j]];
-                    b[j] = x[pu[j]];
-                }
                 cs_stat_ci_t ci;
-                if (cs_stat_paired(a, b, n, CS__BOOT_LEVEL, CS__BOOT_SEED, &ci) != 0) {
+                if (cs__pair_ci(s, s->metric_col[m], pr, pu, n, a, b, &ci) != 0) {
                     rc = -1;
                     break;
                 }
@@ -2111,6 +2134,195 @@ static int cs__md_sweep_paired(FILE *f, const cs__sweep_t *s, const cs__names_t 
     free(b);
     free(pr);
     free(pu);
+    return rc;
+}
+
+/* Plot file name of the paired differences of metric mn against the
+ * parameter pname (sanitized), reference rname (sanitized). */
+static void cs__diff_base(char *buf, size_t cap, const char *prefix, const char *pname, const char *mn,
+                          const char *rname)
+{
+    snprintf(buf, cap, "%s_%s__%s__diff_vs_%s", prefix, pname, mn, rname);
+}
+
+/*
+ * Paired-difference plots of sweep s against reference mechanism `refname`
+ * (NULL: the first mechanism; none if the sweep lacks it, has one mechanism
+ * or no seed column): for each varying metric and each swept parameter p,
+ * d = mean over seeds of x(k, seed) - x(ref, seed) (the figures of the
+ * tables of cs__md_sweep_paired) against p with its 95 % Student-t
+ * interval as error bars, one line per other mechanism k and per
+ * combination of the other swept parameters (cs__groups: never averaged
+ * over them).  A parameter with more than CS__MAX_LINES such combinations
+ * (a Sobol design: no two points share the others) gets no difference
+ * plot.  Data: <prefix>_<param>_diff_vs_<ref>_m<k>.dat (one group) or
+ * _m<k>_g<g>.dat, columns x, pairs, then d t_lo t_hi bca_lo bca_hi per
+ * plotted metric; plots <prefix>_<param>__<metric>__diff_vs_<ref>.
+ * Returns 0 or an exit code with a message.
+ */
+static int cs__plot_sweep_diff(const cs__gp_t *g, const cs__sweep_t *s, const char *prefix, const char *refname,
+                               cs__plots_t *plots)
+{
+    if (s->c_seed < 0 || s->col[s->c_seed].is_str) return 0;
+    cs__names_t mechs = {0};
+    if (cs__distinct_str(s->col[s->c_mech].str, s->nrows, &mechs) != 0) return CS_EXIT_IO;
+    size_t ref = 0;
+    if (refname)
+        for (ref = 0; ref < mechs.n && strcmp(mechs.v[ref], refname) != 0; ref++) {}
+    if (mechs.n < 2 || ref == mechs.n) {
+        free(mechs.v);
+        return 0;
+    }
+    int plotted[CS_M__COUNT];
+    for (int m = 0; m < CS_M__COUNT; m++) {
+        double only;
+        plotted[m] = s->metric_col[m] >= 0 && cs__varies(s, s->metric_col[m], &only);
+    }
+    char rname[128];
+    cs__sanitize(rname, sizeof rname, mechs.v[ref]);
+    size_t nr = s->nrows ? s->nrows : 1;
+    double *xs = malloc(nr * sizeof *xs), *a = malloc(nr * sizeof *a), *b = malloc(nr * sizeof *b);
+    size_t *grp = malloc(nr * sizeof *grp), *rep = malloc(nr * sizeof *rep);
+    size_t *pr = malloc(nr * sizeof *pr), *pu = malloc(nr * sizeof *pu);
+    int rc = xs && a && b && grp && rep && pr && pu ? 0 : CS_EXIT_IO;
+    const char *const *mech = (const char *const *)s->col[s->c_mech].str;
+    for (size_t p = 0; p < s->np && rc == 0; p++) {
+        size_t pc = s->p0 + p;
+        const cs__scol_t *pcol = &s->col[pc];
+        size_t ng = cs__groups(s, pc, grp, rep);
+        if (ng > CS__MAX_LINES) continue;
+        cs__names_t cats = {0};
+        if (pcol->is_str && cs__distinct_str(pcol->str, s->nrows, &cats) != 0) {
+            rc = CS_EXIT_IO;
+            break;
+        }
+        char pname[128], dname[300];
+        cs__sanitize(pname, sizeof pname, pcol->name);
+        snprintf(dname, sizeof dname, "%s_diff_vs_%s", pname, rname);
+        for (size_t k = 0; k < mechs.n && rc == 0; k++) {
+            if (k == ref) continue;
+            for (size_t gi = 0; gi < ng && rc == 0; gi++) {
+                size_t nx = 0;
+                for (size_t i = 0; i < s->nrows; i++) {
+                    if (strcmp(mech[i], mechs.v[k]) != 0 || grp[i] != gi) continue;
+                    double x = cs__param_x(s, pc, &cats, i);
+                    if (!isnan(x)) xs[nx++] = x;
+                }
+                qsort(xs, nx, sizeof *xs, cs__cmp_double);
+                char dat[512], lab[512];
+                cs__sweep_dat(dat, sizeof dat, prefix, dname, k, gi, ng);
+                FILE *d = cs__open_out(g->dir, dat);
+                if (!d) {
+                    rc = CS_EXIT_IO;
+                    break;
+                }
+                cs__group_label(s, pc, rep[gi], lab, sizeof lab);
+                fprintf(d, "# %s, paired differences %s - %s on the same seed%s%s: %s, pairs, then d t_lo t_hi "
+                           "bca_lo bca_hi for each metric column of /runs:",
+                        s->path, mechs.v[k], mechs.v[ref], lab[0] ? ", " : "", lab, pcol->name);
+                for (int m = 0; m < CS_M__COUNT; m++)
+                    if (plotted[m]) fprintf(d, " %s", s->col[s->metric_col[m]].name);
+                fputc('\n', d);
+                for (size_t xi = 0; xi < nx && rc == 0; xi++) {
+                    if (xi > 0 && xs[xi] == xs[xi - 1]) continue;
+                    size_t n = 0;
+                    for (size_t r = 0; r < s->nrows; r++) {
+                        if (strcmp(mech[r], mechs.v[k]) != 0 || grp[r] != gi || cs__param_x(s, pc, &cats, r) != xs[xi])
+                            continue;
+                        size_t u = cs__ref_row(s, r, mechs.v[ref]);
+                        if (u == SIZE_MAX) continue;
+                        pr[n] = r;
+                        pu[n++] = u;
+                    }
+                    fprintf(d, "%.10g %zu", xs[xi], n);
+                    for (int m = 0; m < CS_M__COUNT && rc == 0; m++) {
+                        if (!plotted[m]) continue;
+                        cs_stat_ci_t ci;
+                        if (cs__pair_ci(s, s->metric_col[m], pr, pu, n, a, b, &ci) != 0) {
+                            fprintf(stderr, "cowsim report: out of memory computing the paired differences\n");
+                            rc = CS_EXIT_IO;
+                            break;
+                        }
+                        cs__dat_num(d, ci.n > 0 ? ci.mean : CS__NAN);
+                        cs__dat_num(d, ci.t_lo);
+                        cs__dat_num(d, ci.t_hi);
+                        cs__dat_num(d, ci.b_lo);
+                        cs__dat_num(d, ci.b_hi);
+                    }
+                    fputc('\n', d);
+                }
+                int e = cs__close_out(d, g->dir, dat);
+                if (rc == 0) rc = e;
+            }
+        }
+        /* One plot per metric: error bars first, then the lines through d. */
+        int col3 = 3; /* data column of the first plotted metric's d */
+        for (int m = 0; m < CS_M__COUNT && rc == 0; m++) {
+            if (!plotted[m]) continue;
+            const char *mn = s->col[s->metric_col[m]].name;
+            char base[640], t[640];
+            cs__diff_base(base, sizeof base, prefix, pname, mn, rname);
+            FILE *f = cs__gp_begin(g, base, 900, ng > 1 ? 640 : 560);
+            if (!f) {
+                rc = CS_EXIT_IO;
+                break;
+            }
+            snprintf(t, sizeof t, "%s: mechanism - %s (paired on seed) vs %s", mn, mechs.v[ref], s->plabel[p]);
+            fputs("set title ", f);
+            cs__gp_quote(f, t);
+            fputs("\nset xlabel ", f);
+            cs__gp_quote(f, s->plabel[p]);
+            snprintf(t, sizeof t, "d %s (mean paired difference, 95%% t CI)", mn);
+            fputs("\nset ylabel ", f);
+            cs__gp_quote(f, t);
+            fputc('\n', f);
+            cs__gp_xaxis(f, pcol, &cats);
+            fprintf(f, ng > 1 ? "set key below\nplot" : "set key outside right top\nplot");
+            size_t item = 0, nline = (mechs.n - 1) * ng;
+            for (int pass = 0; pass < 2; pass++) {
+                for (size_t k = 0, li = 0; k < mechs.n; k++) {
+                    if (k == ref) continue;
+                    for (size_t gi = 0; gi < ng; gi++, li++) {
+                        const char *c = cs__colors[k % 10];
+                        double off = pcol->is_str ? 0.06 * ((double)li - (double)(nline - 1) / 2.0) : 0;
+                        char dat[512], lab[512], title[1200];
+                        cs__sweep_dat(dat, sizeof dat, prefix, dname, k, gi, ng);
+                        fprintf(f, "%s '%s' using ($1%+.3f):%d", item++ ? ", \\\n    " : " ", dat, off, col3);
+                        if (pass == 0) {
+                            fprintf(f, ":%d:%d with yerrorbars pt %zu ps 0.9 lw 1.4 lc rgb '%s' notitle", col3 + 1,
+                                    col3 + 2, gi % 13 + 1, c);
+                            continue;
+                        }
+                        if (ng > 1) cs__group_label(s, pc, rep[gi], lab, sizeof lab);
+                        else lab[0] = '\0';
+                        snprintf(title, sizeof title, "%s - %s%s%s", mechs.v[k], mechs.v[ref], lab[0] ? ", " : "", lab);
+                        fprintf(f, " with %s pt %zu ps 0.9 lw 1.8 lc rgb '%s' dt %zu title ",
+                                pcol->is_str ? "points" : "linespoints", gi % 13 + 1, c, gi % 5 + 1);
+                        cs__gp_quote(f, title);
+                    }
+                }
+            }
+            fprintf(f, ", \\\n    0 with lines lw 1 lc rgb '#888888' dt 2 notitle\n");
+            char cap[768], alt[320];
+            snprintf(cap, sizeof cap, "Paired difference of %s against %s (same seed) vs swept %s: mean over seeds "
+                                      "of x(mechanism) - x(%s) with its 95%% Student-t interval as error bars, one "
+                                      "line per mechanism%s; dashed grey: no difference.",
+                     mn, mechs.v[ref], s->plabel[p], mechs.v[ref],
+                     s->np > 1 ? " and per value of every other swept parameter (never averaged over them)" : "");
+            snprintf(alt, sizeof alt, "%s minus %s vs %s", mn, mechs.v[ref], s->plabel[p]);
+            rc = cs__gp_end(g, f, base, plots, alt, cap);
+            col3 += 5;
+        }
+        free(cats.v);
+    }
+    free(xs);
+    free(a);
+    free(b);
+    free(grp);
+    free(rep);
+    free(pr);
+    free(pu);
+    free(mechs.v);
     return rc;
 }
 
@@ -2319,9 +2531,11 @@ static int cs__plot_point(const cs__gp_t *g, const cs__sweep_t *s, const char *p
 }
 
 /* The part of report.md for sweep s: provenance, a table of means per
- * (mechanism, point), figures. */
+ * (mechanism, point), the paired differences, figures: plots[from, to),
+ * of which [dfrom, to) are the paired-difference plots, listed beside the
+ * paired-difference tables. */
 static void cs__md_sweep(FILE *f, const cs__sweep_t *s, const char *refname, const cs__plots_t *pl, size_t from,
-                         size_t to, size_t *fig)
+                         size_t dfrom, size_t to, size_t *fig)
 {
     fprintf(f, "## Sweep %s\n\n", s->name);
     fprintf(f, "File `%s`: %zu rows in /runs", s->path, s->nrows);
@@ -2427,6 +2641,14 @@ static void cs__md_sweep(FILE *f, const cs__sweep_t *s, const char *refname, con
     }
     if (ref < mechs.n && cs__md_sweep_paired(f, s, &mechs, ref) != 0)
         fprintf(stderr, "cowsim report: out of memory writing the paired differences\n");
+    if (dfrom < to) {
+        fprintf(f, "Plotted (d with its 95 %% Student-t interval against each swept parameter, one line per "
+                   "mechanism and per value of the other swept parameters):");
+        for (size_t i = dfrom; i < to; i++)
+            fprintf(f, "%s Figure %zu (`%s`)", i > dfrom ? "," : "", *fig + (dfrom - from) + (i - dfrom) + 1,
+                    pl->p[i].file);
+        fprintf(f, ".\n\n");
+    }
     free(mechs.v);
     cs__md_plots(f, pl, from, to, fig);
 }
@@ -2683,8 +2905,8 @@ int cs_cmd_report(int argc, char **argv)
     /* 4. Read the inputs, write data files, draw. */
     cs__plots_t plots = {0};
     size_t run_plots_end = 0;
-    size_t *sweep_from = calloc(ns + 1, sizeof *sweep_from);
-    if (!sweep_from && rc == 0) {
+    size_t *sweep_from = calloc(ns + 1, sizeof *sweep_from), *sweep_dfrom = calloc(ns + 1, sizeof *sweep_dfrom);
+    if ((!sweep_from || !sweep_dfrom) && rc == 0) {
         fprintf(stderr, "cowsim report: out of memory\n");
         rc = CS_EXIT_IO;
     }
@@ -2721,6 +2943,8 @@ int cs_cmd_report(int argc, char **argv)
         sweep_from[i] = plots.n;
         if (rc == 0) rc = cs__plot_sweep(&g, &sweeps[i], prefix, &plots);
         if (rc == 0 && point) rc = cs__plot_point(&g, &sweeps[i], prefix, point, series, &plots);
+        sweep_dfrom[i] = plots.n;
+        if (rc == 0) rc = cs__plot_sweep_diff(&g, &sweeps[i], prefix, ref, &plots);
         sweep_from[i + 1] = plots.n;
     }
     /* 5. report.md (written to a temporary name, renamed when complete). */
@@ -2738,7 +2962,7 @@ int cs_cmd_report(int argc, char **argv)
             if (!fires) fprintf(out, "No /fires rows (output.fires = off): no delay CDFs.\n\n");
         }
         for (size_t i = 0; i < nsr; i++) cs__md_seedrun(out, &sruns[i], &plots, sr_from[i], sr_from[i + 1], &fig);
-        for (size_t i = 0; i < ns; i++) cs__md_sweep(out, &sweeps[i], ref, &plots, sweep_from[i], sweep_from[i + 1], &fig);
+        for (size_t i = 0; i < ns; i++) cs__md_sweep(out, &sweeps[i], ref, &plots, sweep_from[i], sweep_dfrom[i], sweep_from[i + 1], &fig);
         fprintf(out, "---\nPlots drawn by gnuplot (%s terminal); scripts (*.gp) and data (*.dat) are in this "
                      "directory.\n",
                 g.cairo ? "pngcairo" : "png");
@@ -2767,6 +2991,7 @@ int cs_cmd_report(int argc, char **argv)
     free(sr_from);
     free(plots.p);
     free(sweep_from);
+    free(sweep_dfrom);
     free(runs);
     free(sweeps);
     free(kind);

@@ -258,7 +258,8 @@ check "[ $? -eq 0 ]" "report of a sweep summary exits 0 ($(head -c 300 "$T/sw.er
 for p in params_lambda__fires params_lambda__jain params_vcg_payment__fires params_vcg_payment__jain; do
     check "[ -s '$T/sw/sweep_$p.png' ]" "sweep_$p.png exists"
 done
-check "[ \$(ls '$T'/sw/*.png | wc -l) -eq 4 ]" "only varying metrics plotted (4 PNGs)"
+check "[ \$(ls '$T'/sw/*.png | grep -vc __diff_vs_) -eq 4 ] && [ \$(ls '$T'/sw/*__diff_vs_bias-vcg.png | wc -l) -eq 4 ]" \
+    "only varying metrics plotted (4 PNGs, plus their 4 paired differences eip1559 - bias-vcg)"
 check "grep -q 'Constant over the sweep (not plotted): blocks = 4000, complete = 1' '$T/sw/report.md'" "constant metrics listed"
 check "grep -q 'Undefined (NaN) in every run, not plotted: efficiency' '$T/sw/report.md'" "all-NaN metric listed"
 check "grep -q '^# cowsim report: sweep synthetic' '$T/sw/report.md'" "sweep title"

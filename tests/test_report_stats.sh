@@ -84,6 +84,116 @@ check "grep -qF '| 1 | 0.3 | 10 | 11 [6.6683, 15.3317] BCa [' '$T/sw2/report.md'
 "$BIN" report "$T/sweep.h5" -o "$T/sw3" --ref nosuch > /dev/null 2> "$T/sw3.err"
 check "[ $? -eq 0 ] && grep -q 'no mechanism nosuch' '$T/sw3.err'" "--ref unknown in a sweep: a warning, the report still written"
 
+# ---- paired-difference plots of a two-parameter sweep ---------------------------
+# /runs: lambda in {0.1, 0.3} x tip in {1, 2} (4 points) x seeds 1..10 x mechanisms a (reference), b.
+#   fires(a) = 400 + 7 s mod 11 + 50 lambda;  fires(b) = fires(a) + d_f, d_f = 10 tip + 100 lambda + (s mod 3) tip
+#   jain(a)  = 0.3 + 0.002 s;                 jain(b)  = jain(a) + d_j,  d_j = 0.01 tip s lambda
+# d depends on both parameters, so a line that averaged over the other one (or mixed its values) fails.
+# Point lambda 0.1, tip 1: d_f = 20 + (s mod 3) = 21,22,20,21,22,20,21,22,20,21: mean 21, s = sqrt(6 / 9)
+# = 0.8164966, half-width 2.262157162740992 * 0.8164966 / sqrt(10) = 0.5840834 -> [20.415917, 21.584083].
+$PY - "$T/sweep2.h5" << 'PYEOF'
+import sys, json, numpy as np, h5py
+dt = np.dtype([("run_id", "S8"), ("point", "<i8"), ("seed", "<u8"), ("mechanism", "S16"),
+               ("params_lambda", "<f8"), ("params_tip", "<f8"), ("blocks", "<f8"), ("fires", "<f8"), ("jain", "<f8")])
+rows, pt, r = [], 0, 0
+for lam in [0.1, 0.3]:
+    for tip in [1.0, 2.0]:
+        for s in range(1, 11):
+            fa, ja = 400 + (7 * s) % 11 + 50 * lam, 0.3 + 0.002 * s
+            rows.append((b"r%04d" % r, pt, s, b"a", lam, tip, 100, fa, ja))
+            rows.append((b"r%04d" % r, pt, s, b"b", lam, tip, 100, fa + 10 * tip + 100 * lam + (s % 3) * tip,
+                         ja + 0.01 * tip * s * lam))
+            r += 1
+        pt += 1
+with h5py.File(sys.argv[1], "w") as f:
+    f.create_dataset("runs", data=np.array(rows, dtype=dt))
+    f.attrs["name"] = "paired2"
+    f.attrs["design"] = "grid"
+    f.attrs["complete"] = np.int32(1)
+    f.attrs["base_json"] = json.dumps({"name": "crn", "blocks": 100})
+    f.attrs["sweep_json"] = json.dumps({"name": "paired2", "grid": {"params.lambda": [0.1, 0.3], "params.tip": [1, 2]}})
+PYEOF
+"$BIN" report "$T/sweep2.h5" -o "$T/dp" > /dev/null 2> "$T/dp.err"
+check "[ $? -eq 0 ]" "report of a two-parameter, two-mechanism sweep: exit 0 ($(head -c 300 "$T/dp.err"))"
+check "grep -qF '| 0 | 0.1 | 1 | 10 | 21 [20.4159, 21.5841] BCa [' '$T/dp/report.md'" \
+    "b - a at lambda 0.1, tip 1: d = 21, t interval [20.4159, 21.5841] (hand-computed above)"
+for p in params_lambda params_tip; do
+    for m in fires jain; do
+        check "[ -s '$T/dp/sweep_${p}__${m}__diff_vs_a.png' ] && grep -qF 'Figure' '$T/dp/report.md' && grep -qF '(\`sweep_${p}__${m}__diff_vs_a.png\`)' '$T/dp/report.md'" \
+            "difference plot sweep_${p}__${m}__diff_vs_a.png drawn and listed in report.md"
+    done
+done
+check "$PY - '$T' <<'PY'
+import glob, math, re, sys
+import numpy as np
+sys.path.insert(0, 'tests')
+from cs_stats_ref import T9 as TQ, bca   # t(9, 0.975), Student-t table (2.262)
+T = sys.argv[1]
+def d(metric, lam, tip, s):
+    return 10 * tip + 100 * lam + (s % 3) * tip if metric == 'fires' else 0.01 * tip * s * lam
+md = open(T + '/dp/report.md').read()
+sec = md.split('#### b - a')[1].split('![')[0]
+# The listing of the plots follows the table, before the figures.
+assert 'Plotted (d with its 95 % Student-t interval' in sec, 'plot list beside the table'
+table = {}
+cell = re.compile(r'(\S+) \[(\S+), (\S+)\] BCa \[(\S+), (\S+)\]')
+for l in sec.splitlines():
+    if not re.match(r'\| \d+ \|', l): continue
+    f = [c.strip() for c in l.strip('|').split('|')]
+    table[(float(f[1]), float(f[2]))] = {'fires': [float(x) for x in cell.match(f[4]).groups()],
+                                         'jain': [float(x) for x in cell.match(f[5]).groups()]}
+assert len(table) == 4, table
+bad, seen = 0, 0
+names = {'params_lambda': ('params.tip', [1.0, 2.0], [0.1, 0.3]), 'params_tip': ('params.lambda', [0.1, 0.3], [1.0, 2.0])}
+for p, (other, ovals, xvals) in names.items():
+    files = sorted(glob.glob('%s/dp/sweep_%s_diff_vs_a_m*.dat' % (T, p)))
+    # One file per value of the other parameter for b (mechanism 2), none for the reference a.
+    if [re.sub(r'.*_(m\d+_g\d+)\.dat', r'\1', x) for x in files] != ['m2_g1', 'm2_g2']:
+        print('files', p, files); bad += 1; continue
+    got_o = []
+    for fn in files:
+        head = open(fn).readline()
+        g = re.search(re.escape(other) + r' = (\S+?):', head)
+        if not g or 'b - a' not in head or 'fires jain' not in head: print('header', fn, head); bad += 1; continue
+        ov = float(g.group(1)); got_o.append(ov)
+        rows = np.atleast_2d(np.loadtxt(fn))
+        if rows.shape != (2, 12) or list(rows[:, 0]) != xvals: print('shape', fn, rows); bad += 1; continue
+        for row in rows:
+            x = row[0]
+            lam, tip = (x, ov) if p == 'params_lambda' else (ov, x)
+            if row[1] != 10: print('pairs', fn, row); bad += 1
+            for mi, metric in enumerate(('fires', 'jain')):
+                dv, tlo, thi, blo, bhi = row[2 + 5 * mi: 7 + 5 * mi]
+                ds = np.array([d(metric, lam, tip, s) for s in range(1, 11)])
+                mu = ds.mean(); h = TQ * ds.std(ddof=1) / math.sqrt(10)
+                tol = lambda v: 1e-8 * max(abs(v), 1e-6)
+                if not (abs(dv - mu) <= tol(mu) and abs(tlo - (mu - h)) <= tol(mu) and abs(thi - (mu + h)) <= tol(mu)):
+                    print('numpy t', fn, metric, x, row, mu, h); bad += 1
+                rb = bca(ds)
+                w = 0.1 * 2 * h
+                if not (abs(blo - rb[0]) <= w and abs(bhi - rb[1]) <= w):
+                    print('numpy bca', fn, metric, x, blo, bhi, rb); bad += 1
+                tv = table[(lam, tip)][metric]
+                for a_, b_ in zip((dv, tlo, thi, blo, bhi), tv):
+                    if abs(a_ - b_) > 5e-6 * max(abs(a_), 1e-9):
+                        print('table', fn, metric, x, a_, b_); bad += 1
+                seen += 1
+    if sorted(got_o) != ovals: print('other values', p, got_o); bad += 1
+    # The plot draws both files, error bars from the t columns (3:4:5 fires, 8:9:10 jain).
+    for metric, c in (('fires', 3), ('jain', 8)):
+        gp = open('%s/dp/sweep_%s__%s__diff_vs_a.gp' % (T, p, metric)).read()
+        for fn in files:
+            b = fn.rsplit('/', 1)[1]
+            if gp.count(\"'%s' using (\$1+0.000):%d:%d:%d with yerrorbars\" % (b, c, c + 1, c + 2)) != 1 or \
+               gp.count(\"'%s' using (\$1+0.000):%d with linespoints\" % (b, c)) != 1:
+                print('gp', p, metric, b); bad += 1
+print('checked', seen, 'values', file=sys.stderr)
+sys.exit(1 if bad or seen != 16 else 0)
+PY" "difference plot data: d, t lo, t hi (and BCa) per x and per value of the other parameter equal the table and numpy"
+"$BIN" report "$T/sweep2.h5" -o "$T/dp2" --ref b > /dev/null 2>&1
+check "[ $? -eq 0 ] && [ -s '$T/dp2/sweep_params_tip__fires__diff_vs_b.png' ] && [ -s '$T/dp2/sweep_params_tip_diff_vs_b_m1_g2.dat' ] && [ ! -e '$T/dp2/sweep_params_tip_diff_vs_b_m2_g1.dat' ]" \
+    "--ref b: differences a - b plotted, none for b itself"
+
 # ---- steady state in compare (cs_steady.h) -------------------------------------
 # One 80-block run; the figures recomputed with numpy from /blocks: MSER-5
 # per series (batch means of 5, d <= nb / 2, first minimum), the largest

@@ -68,6 +68,8 @@ typedef struct cs__e2e_run {
     uint64_t blocks;     /* blocks run */
     uint64_t actors;     /* actors of every kind */
     uint64_t pending;    /* pending timers after the last block */
+    cs_sim_mem_t mem;    /* per-timer structures after the last block */
+    double rss_end;      /* resident set size after the last block, bytes */
 } cs__e2e_run_t;
 
 /* Process CPU time (user + system), seconds. */
@@ -93,6 +95,18 @@ static double cs__e2e_peak_rss(void)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     return (double)ru.ru_maxrss * 1024.0;
+}
+
+/* Current resident set size of the process, bytes (Linux /proc/self/statm;
+ * 0 where it cannot be read). */
+static double cs__e2e_rss_now(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long long size = 0, res = 0;
+    int n = f ? fscanf(f, "%llu %llu", &size, &res) : 0;
+    if (f) fclose(f);
+    long page = sysconf(_SC_PAGESIZE);
+    return n == 2 && page > 0 ? (double)res * (double)page : 0;
 }
 
 /* The scenario path: under CS_SOURCE_DIR if readable, else relative to the
@@ -145,6 +159,8 @@ static int cs__e2e_run_sets(const char *path, const char *const *sets, size_t n_
     char step_err[512];
     snprintf(step_err, sizeof step_err, "%s", cs_sim_error(e));
     r->pending = cs_sched_pending(cs_sim_sched(e));
+    cs_sim_mem(e, &r->mem);
+    r->rss_end = cs__e2e_rss_now();
     cs_run_stats_t rs;
     int drc = cs_sim_done(e, step == CS_EINTERRUPTED, &rs);
     r->wall_ns = cs_bench_now_ns() - t0;
@@ -301,6 +317,18 @@ int cs_bench_e2e(cs_bench_out_t *o, int quick)
     return CS_OK;
 }
 
+/* One structure's bytes in use and allocated, and per pending timer. */
+static void cs__mem_part(cs_bench_out_t *o, const char *name, size_t used, size_t cap, uint64_t pending)
+{
+    char k[96];
+    snprintf(k, sizeof k, "%s_bytes", name);
+    cs_bench_int(o, k, used);
+    snprintf(k, sizeof k, "%s_allocated_bytes", name);
+    cs_bench_int(o, k, cap);
+    snprintf(k, sizeof k, "%s_bytes_per_pending_timer", name);
+    cs_bench_num(o, k, pending ? (double)used / (double)pending : 0);
+}
+
 /*
  * `cowsim bench memory`: the whole simulator holding 10^7 pending timers
  * (10^6 with --quick): scenarios/pending-1m.json with 11,000 subscription
@@ -308,7 +336,20 @@ int cs_bench_e2e(cs_bench_out_t *o, int quick)
  * blocks, all due far beyond the run), per-fire rows off.  Reports the
  * pending count after the last block, the process's peak RSS
  * (getrusage ru_maxrss; the process has run nothing bigger before), peak
- * RSS per pending timer, and the 2 GiB target.  Returns 0 or a cs_err code.
+ * RSS per pending timer, and the 2 GiB target.
+ *
+ * Then where the bytes go, after the last block (where the structures are
+ * largest): for each per-timer structure the bytes its used slots, entries
+ * or cells span (<name>_bytes, pages the run has written) and what is
+ * allocated (<name>_allocated_bytes; untouched pages of a large
+ * allocation are not resident), and the first per pending timer.  The
+ * parts: the record pool's hot and cold parts (pool_hot/pool_cold:
+ * slots ever used x record size), the money table, the id index, the
+ * queue (at capacity), the free slot / retired / money free lists, and the
+ * engine's per-slot side table.  other_bytes = peak RSS minus their sum:
+ * agents, actors, the HDF5 writer, the allocator's overhead, and any
+ * transient peak (two copies of an array while it grows) above the final
+ * resident size, which rss_end_bytes shows.  Returns 0 or a cs_err code.
  */
 int cs_bench_memory(cs_bench_out_t *o, int quick)
 {
@@ -323,6 +364,7 @@ int cs_bench_memory(cs_bench_out_t *o, int quick)
     remove(file);
     rmdir(dir);
     if (rc != CS_OK) return rc;
+    const cs_sched_mem_t *m = &r.mem.sched;
     cs_bench_str(o, "scenario", path);
     cs_bench_int(o, "quick", (unsigned long long)quick);
     cs_bench_int(o, "actors", r.actors);
@@ -335,5 +377,20 @@ int cs_bench_memory(cs_bench_out_t *o, int quick)
     cs_bench_num(o, "peak_rss_bytes_per_pending_timer", r.pending ? rss / (double)r.pending : 0);
     cs_bench_num(o, "target_peak_rss_bytes", CS__E2E_TARGET_RSS);
     cs_bench_int(o, "meets_rss_target", rss <= CS__E2E_TARGET_RSS);
+    cs_bench_num(o, "rss_end_bytes", r.rss_end);
+    cs_bench_int(o, "record_slots", m->slots);
+    cs_bench_int(o, "record_slots_allocated", m->slots_cap);
+    cs__mem_part(o, "pool_hot", m->hot_bytes, m->hot_cap_bytes, r.pending);
+    cs__mem_part(o, "pool_cold", m->cold_bytes, m->cold_cap_bytes, r.pending);
+    cs__mem_part(o, "money_table", m->money_bytes, m->money_cap_bytes, r.pending);
+    cs__mem_part(o, "id_map", m->id_map_bytes, m->id_map_bytes, r.pending);
+    cs__mem_part(o, "queue", m->queue_bytes, m->queue_bytes, r.pending);
+    cs__mem_part(o, "free_lists", m->lists_bytes, m->lists_cap_bytes, r.pending);
+    cs__mem_part(o, "engine_side_table", r.mem.side_bytes, r.mem.side_cap_bytes, r.pending);
+    double sum = (double)(m->hot_bytes + m->cold_bytes + m->money_bytes + m->id_map_bytes + m->queue_bytes +
+                          m->lists_bytes + r.mem.side_bytes);
+    cs_bench_num(o, "accounted_bytes", sum);
+    cs_bench_num(o, "other_bytes", rss - sum);
+    cs_bench_num(o, "other_bytes_per_pending_timer", r.pending ? (rss - sum) / (double)r.pending : 0);
     return CS_OK;
 }

@@ -254,6 +254,7 @@ static void cs__money_detach(cs_sched_t *s, uint32_t slot)
     uint32_t i = s->pool[slot].money;
     if (i == CS_NIL) return;
     s->money_free[s->n_money_free++] = i;
+    if (s->n_money_free > s->money_free_hw) s->money_free_hw = s->n_money_free;
     s->pool[slot].money = CS_NIL;
 }
 
@@ -276,6 +277,8 @@ void cs__retired_release(cs_sched_t *s)
         s->hot[slot].flags = 0;
         s->free_slots[s->n_free++] = slot;
     }
+    if (s->n_free > s->free_hw) s->free_hw = s->n_free;
+    if (s->n_retired > s->retired_hw) s->retired_hw = s->n_retired;
     s->n_retired = 0;
 }
 
@@ -476,6 +479,23 @@ void cs_sched_set_paused(cs_sched_t *s, int paused) { s->paused = paused ? 1 : 0
 size_t cs_sched_pool_size(const cs_sched_t *s) { return s->pool_n; }
 uint64_t cs_sched_height(const cs_sched_t *s) { return s->height; }
 uint64_t cs_sched_pending(const cs_sched_t *s) { return s->n_pending; }
+
+void cs_sched_mem(const cs_sched_t *s, cs_sched_mem_t *m)
+{
+    memset(m, 0, sizeof *m);
+    m->slots = s->pool_n;
+    m->slots_cap = s->pool_cap;
+    m->hot_bytes = s->pool_n * sizeof *s->hot;
+    m->hot_cap_bytes = s->pool_cap * sizeof *s->hot;
+    m->cold_bytes = s->pool_n * sizeof *s->pool;
+    m->cold_cap_bytes = s->pool_cap * sizeof *s->pool;
+    m->money_bytes = s->n_money * sizeof *s->money;
+    m->money_cap_bytes = s->money_cap * sizeof *s->money;
+    m->id_map_bytes = cs__hmap_bytes(&s->id_map);
+    m->queue_bytes = cs_queue_bytes(s->q);
+    m->lists_bytes = (s->free_hw + s->retired_hw + s->money_free_hw) * sizeof(uint32_t);
+    m->lists_cap_bytes = (s->pool_cap + s->retired_cap + s->money_cap) * sizeof(uint32_t);
+}
 const cs_hash_t *cs_sched_digest(const cs_sched_t *s) { return &s->digest; }
 const cs_mech_t *cs_sched_mech(const cs_sched_t *s) { return &s->mech; }
 

@@ -244,6 +244,20 @@ const cs_timer_hot_t *cs_sched_hot(const cs_sched_t *s, uint32_t slot);
 cs_u128 cs_sched_bid(const cs_sched_t *s, uint32_t slot);
 uint64_t cs_sched_height(const cs_sched_t *s);
 uint64_t cs_sched_pending(const cs_sched_t *s);
+/* Bytes of the timer store's per-timer structures, for `cowsim bench
+ * memory`.  A *_bytes figure is what the slots, entries or cells in use
+ * span (high-water marks: the pages a run has written); *_cap_bytes is
+ * what is allocated (untouched pages of a large allocation cost no RSS). */
+typedef struct cs_sched_mem {
+    size_t slots, slots_cap;              /* record slots ever used, allocated */
+    size_t hot_bytes, hot_cap_bytes;      /* hot parts (cs_timer_hot_t) */
+    size_t cold_bytes, cold_cap_bytes;    /* cold parts (cs_timer_t) */
+    size_t money_bytes, money_cap_bytes;  /* money table (cs_timer_money_t) */
+    size_t id_map_bytes;                  /* id index: every cell is written when allocated */
+    size_t queue_bytes;                   /* cs_queue_bytes: buckets, tree nodes, scratch */
+    size_t lists_bytes, lists_cap_bytes;  /* free slot stack, retired list, money free list */
+} cs_sched_mem_t;
+void cs_sched_mem(const cs_sched_t *s, cs_sched_mem_t *m);
 uint32_t cs_sched_actor_pending(const cs_sched_t *s, const cs_addr_t *a);
 const cs_addr_t *cs_sched_actor_addr(const cs_sched_t *s, uint32_t actor);
 const cs_hash_t *cs_sched_digest(const cs_sched_t *s); /* last block's digest */

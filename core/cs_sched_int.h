@@ -69,6 +69,7 @@ struct cs_sched {
     size_t n_free;
     uint32_t *retired;        /* slots freed this block, released after execution */
     size_t n_retired, retired_cap;
+    size_t free_hw, retired_hw, money_free_hw; /* high-water marks of the three lists (cs_sched_mem) */
     uint64_t next_rank;       /* next fifo_rank */
     uint64_t n_pending;       /* live records */
     cs__hmap_t id_map;        /* id prefix -> slot (CIP-5 §3.2 timer store) */

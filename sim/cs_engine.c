@@ -1100,6 +1100,14 @@ uint64_t cs_sim_height(const cs_engine_t *e) { return e->h; }
 const cs_sched_t *cs_sim_sched(const cs_engine_t *e) { return e->s; }
 const char *cs_sim_error(const cs_engine_t *e) { return e->err; }
 
+void cs_sim_mem(const cs_engine_t *e, cs_sim_mem_t *m)
+{
+    memset(m, 0, sizeof *m);
+    cs_sched_mem(e->s, &m->sched);
+    m->side_bytes = e->ti_n * sizeof *e->ti;
+    m->side_cap_bytes = e->ti_cap * sizeof *e->ti;
+}
+
 /* Whether agents[i] of the scenario is removed from this run (N44). */
 static int cs__removed(const cs_engine_t *e, size_t i)
 {

@@ -64,5 +64,13 @@ uint64_t cs_sim_height(const cs_engine_t *e);
 const cs_sched_t *cs_sim_sched(const cs_engine_t *e);
 /* Message of the last error (invariant violation, I/O). */
 const char *cs_sim_error(const cs_engine_t *e);
+/* Bytes of the run's per-timer structures, for `cowsim bench memory`: the
+ * scheduler's (cs_sched_mem) and the engine's per-slot side table (slots
+ * in use / allocated, as in cs_sched_mem_t). */
+typedef struct cs_sim_mem {
+    cs_sched_mem_t sched;                  /* timer store */
+    size_t side_bytes, side_cap_bytes;     /* engine side table, per record slot */
+} cs_sim_mem_t;
+void cs_sim_mem(const cs_engine_t *e, cs_sim_mem_t *m);
 
 #endif /* CS_ENGINE_H */

@@ -84,6 +84,24 @@ r = json.load(open(sys.argv[1]))
 ok = (r["actors"] == 1100 and r["blocks"] == 92 and 900000 <= r["pending"] <= 1100000
       and abs(r["peak_rss_bytes_per_pending_timer"] * r["pending"] - r["peak_rss_bytes"]) <= 1e-3 * r["peak_rss_bytes"]
       and r["meets_rss_target"] == (r["peak_rss_bytes"] <= 2**31))
+# The byte accounting: every part's bytes in use are its slots, entries or
+# cells times their size; the parts and other_bytes add up to the peak.
+parts = ["pool_hot", "pool_cold", "money_table", "id_map", "queue", "free_lists", "engine_side_table"]
+n = r["record_slots"]
+ok = ok and r["pending"] <= n <= r["record_slots_allocated"]
+ok = ok and r["pool_hot_bytes"] == n * r["record_hot_bytes"] and r["pool_cold_bytes"] == n * r["record_cold_bytes"]
+ok = ok and r["pool_hot_allocated_bytes"] == r["record_slots_allocated"] * r["record_hot_bytes"]
+ok = ok and r["pool_cold_allocated_bytes"] == r["record_slots_allocated"] * r["record_cold_bytes"]
+ok = ok and all(0 <= r[p + "_bytes"] <= r[p + "_allocated_bytes"] for p in parts)
+ok = ok and all(abs(r[p + "_bytes_per_pending_timer"] * r["pending"] - r[p + "_bytes"]) <= 1e-3 * r[p + "_bytes"] + 1
+                for p in parts)
+# The id index is a power of two of cells, at most 3/4 full, so at least
+# 4/3 x pending cells (of 8 or 12 bytes): at least 10.6 bytes a timer.
+ok = ok and r["id_map_bytes"] >= r["pending"] * 8 * 4 / 3
+acc = sum(r[p + "_bytes"] for p in parts)
+ok = ok and abs(r["accounted_bytes"] - acc) <= 1e-3 * acc
+ok = ok and abs(r["accounted_bytes"] + r["other_bytes"] - r["peak_rss_bytes"]) <= 1e-3 * r["peak_rss_bytes"]
+ok = ok and 0 < r["rss_end_bytes"] <= r["peak_rss_bytes"] and 0 < r["other_bytes"]
 print(r)
 sys.exit(0 if ok else 1)
 PYEOF

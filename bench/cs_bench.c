@@ -1,9 +1,11 @@
-/* cs_bench.c -- `cowsim bench [core|e2e|memory] [--json] [--quick]` and the
+/* cs_bench.c -- `cowsim bench [core|e2e|memory] [--json] [--quick]
+ * [--pending N]` and the
  * result writer shared by the benchmarks. */
 #include "cs_bench.h"
 #include "cs_cli.h"
 #include "cs_error.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -85,21 +87,34 @@ void cs_bench_close(cs_bench_out_t *o)
 
 static void cs__bench_usage(FILE *f)
 {
-    fprintf(f, "usage: cowsim bench [core|e2e|memory] [--json] [--quick]\n"
+    fprintf(f, "usage: cowsim bench [core|e2e|memory] [--json] [--quick] [--pending N]\n"
                "  core   scheduler core: tiered queue vs binary heap, mechanism clearing\n"
                "  e2e    end to end on scenarios/bench-large.json\n"
                "  memory peak RSS with 10^7 pending timers (10^6 with --quick)\n"
                "  --json machine-readable output\n"
-               "  --quick smaller sizes (smoke test)\n");
+               "  --quick smaller sizes (smoke test)\n"
+               "  --pending N  core only: the queue lifecycle at N pending timers alone\n"
+               "               (1000..10^7, e.g. 1e6), without the other size and clearing\n");
 }
 
 int cs_cmd_bench(int argc, char **argv)
 {
     const char *what = "core";
     int json = 0, quick = 0;
+    size_t pending = 0; /* 0: the default sizes */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) json = 1;
         else if (strcmp(argv[i], "--quick") == 0) quick = 1;
+        else if (strcmp(argv[i], "--pending") == 0 && i + 1 < argc) {
+            char *end;
+            double v = strtod(argv[++i], &end);
+            if (*end != '\0' || !(v >= 1000 && v <= 1e7) || v != (double)(size_t)v) {
+                fprintf(stderr, "cowsim bench: --pending: must be a whole number in 1000..1e7\n");
+                cs__bench_usage(stderr);
+                return CS_EXIT_USAGE;
+            }
+            pending = (size_t)v;
+        }
         else if (strcmp(argv[i], "--help") == 0) {
             cs__bench_usage(stdout);
             return CS_EXIT_OK;
@@ -115,8 +130,8 @@ int cs_cmd_bench(int argc, char **argv)
     cs_bench_out_t o;
     if (strcmp(what, "core") == 0) {
         cs_bench_open(&o, stdout, json, "cowsim bench core");
-        int rc = cs_bench_core(&o, quick);
-        if (rc == 0) rc = cs_bench_clear(&o, quick);
+        int rc = cs_bench_core(&o, quick, pending);
+        if (rc == 0 && pending == 0) rc = cs_bench_clear(&o, quick);
         cs_bench_close(&o);
         return rc == 0 ? CS_EXIT_OK : CS_EXIT_IO;
     }

@@ -26,8 +26,9 @@ void cs_bench_section(cs_bench_out_t *o, const char *name); /* nested object sta
 void cs_bench_end_section(cs_bench_out_t *o);
 void cs_bench_close(cs_bench_out_t *o);
 
-/* Core benchmark: tiered queue lifecycle vs a binary heap (issue: core). */
-int cs_bench_core(cs_bench_out_t *o, int quick);
+/* Core benchmark: tiered queue lifecycle vs a binary heap (issue: core),
+ * at 10^5 and 10^6 pending, or at `pending` alone when it is not 0. */
+int cs_bench_core(cs_bench_out_t *o, int quick, size_t pending);
 /* Mechanism clearing figures, appended to the core benchmark. */
 int cs_bench_clear(cs_bench_out_t *o, int quick);
 /* End to end on scenarios/bench-large.json (bench/cs_bench_e2e.c). */

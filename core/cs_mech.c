@@ -665,6 +665,7 @@ void cs__finish(cs__ws_t *w, cs_cand_t *c, size_t n)
 {
     for (size_t k = 0; k < n; k++) w->inv[w->ord[k]] = (uint32_t)k;
     for (size_t i = 0; i < n; i++) {
+        cs__prefetch_rank(c, i, n);
         uint32_t k = w->inv[i];
         uint8_t why = w->whyp[k];
         c[i].rank = k;

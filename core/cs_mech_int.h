@@ -85,6 +85,28 @@ static inline void cs__scan_read(int compact, const uint32_t *cw, const cs__crec
     }
 }
 
+/* How far ahead the sequential passes over the candidates prefetch. */
+#define CS__PREFETCH_CAND 8
+
+/* Prefetch, for writing, every cache line of candidate c[i +
+ * CS__PREFETCH_CAND] (when it exists): a candidate is 3-4 lines, more
+ * than the hardware prefetcher runs ahead of a pass that reads and writes
+ * each. */
+static inline void cs__prefetch_cand(const cs_cand_t *c, size_t i, size_t n)
+{
+    if (i + CS__PREFETCH_CAND >= n) return;
+    const char *q = (const char *)&c[i + CS__PREFETCH_CAND];
+    for (size_t b = 0; b < sizeof *c; b += 64) __builtin_prefetch(q + b, 1);
+    __builtin_prefetch(q + sizeof *c - 1, 1);
+}
+
+/* The same for the line of the outputs rank, why and selected only (the
+ * passes that write just those). */
+static inline void cs__prefetch_rank(const cs_cand_t *c, size_t i, size_t n)
+{
+    if (i + CS__PREFETCH_CAND < n) __builtin_prefetch(&c[i + CS__PREFETCH_CAND].rank, 1);
+}
+
 /* Make room for n candidates.  Returns CS_OK or CS_ENOMEM (the workspace
  * keeps its previous arrays on failure). */
 int cs__ws_reserve(cs__ws_t *w, size_t n);

@@ -186,15 +186,18 @@ static int cs__gba_reserve(cs__gba_state_t *s, size_t n)
 }
 
 /* Group c[0..n) by identity into s->loc (ws map: ident -> index + 1; every
- * ident <= imax); writes each candidate's group index to grp[i] when grp
- * is not NULL; returns the number of identities. */
+ * ident <= imax); the identities are ids[i] when ids is not NULL (a
+ * compact copy, so only an identity's first candidate is read from c),
+ * else c[i].ident; writes each candidate's group index to grp[i] when grp
+ * is not NULL (grp may be ids); returns the number of identities. */
 static size_t cs__gba_group(cs__gba_state_t *s, const cs_params_t *p, uint64_t h,
-                            const cs_cand_t *c, size_t n, uint32_t imax, uint32_t *grp)
+                            const cs_cand_t *c, size_t n, uint32_t imax, const uint32_t *ids,
+                            uint32_t *grp)
 {
     size_t na = 0;
     cs__tcount_reset_max(&s->ws, imax, n);
     for (size_t i = 0; i < n; i++) {
-        uint32_t *slot = cs__tcount(&s->ws, c[i].ident);
+        uint32_t *slot = cs__tcount(&s->ws, ids != NULL ? ids[i] : c[i].ident);
         if (*slot == 0) {
             cs__gba_local_t *l = &s->loc[na];
             memset(l, 0, sizeof *l);
@@ -216,59 +219,93 @@ static int cs__gba_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, s
     cs__ws_t *w = &s->ws;
     int rc = cs__gba_reserve(s, n);
     if (rc != CS_OK) return rc;
-    uint32_t imax = 0, tmax = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (cs__prep(&c[i]) != CS_OK) return CS_EINVAL;
-        imax = CS_MAX(imax, c[i].ident);
-        tmax = CS_MAX(tmax, c[i].target);
-    }
     cs_u128 bf = ctx->basefee_lane;
     /* D3: the lane basefee is charged on top of the CIP-3 cycle basefee. */
     cs_u128 base_rate = p->lane_basefee_mode == CS_LANE_ADDITIONAL
                             ? cs__sat_add(bf, ctx->basefee_cycle)
                             : bf;
-    size_t na = cs__gba_group(s, p, ctx->height, c, n, imax, w->aux);
-    /* The tie word (weight desc, then the top of the timer id): the
-     * weight's offset below the block's largest in its top wbits bits, the
-     * id prefix below, so it orders equal tips as cs__gba_cmp does and
-     * its top bits vary (they ride along in the radix words). */
-    uint32_t wlo = UINT32_MAX, whi = 0;
-    for (size_t a = 0; a < na; a++) {
-        wlo = CS_MIN(wlo, (uint32_t)s->loc[a].weight);
-        whi = CS_MAX(whi, (uint32_t)s->loc[a].weight);
-    }
-    unsigned wbits = whi > wlo ? 32u - (unsigned)__builtin_clz(whi - wlo) : 0u;
+    /* The one pass over c: outputs reset, effective tip and known outcome
+     * (CIP-1 first draft §3 "Deliver Timers"), the radix key, and compact
+     * copies of what the later steps read (identity in aux, id prefix in
+     * key4, free until the sort), so c is read once more only to write
+     * the outcomes. */
+    uint32_t imax = 0, tmax = 0;
     int exact = 1;   /* every tip below 2^64: the radix key is exact */
     int compact = 1; /* every candidate's cycles fit the compact word */
     uint64_t kor = 0, kand = ~(uint64_t)0;
+    uint64_t *pre = w->key4;
     for (size_t i = 0; i < n; i++) {
         cs_cand_t *t = &c[i];
+        cs__prefetch_cand(c, i, n);
+        if (cs__prep(t) != CS_OK) return CS_EINVAL;
+        imax = CS_MAX(imax, t->ident);
+        tmax = CS_MAX(tmax, t->target);
         uint8_t why0 = CS_WHY_NONE;
         if (t->max_fee < bf) {
             why0 = CS_WHY_BELOW_BASEFEE;
         } else {
             cs_u128 room = t->max_fee - bf;
             t->prio_rate = t->max_prio < room ? t->max_prio : room;
-            cs_u128 cost = cs__sat_mul(t->cycles, cs__sat_add(base_rate, t->prio_rate));
+            cs_u128 cost = cs__sat_mul64(t->cycles, cs__sat_add(base_rate, t->prio_rate));
             if (t->balance < cost) why0 = CS_WHY_FUNDS; /* §4.1, D10: defer */
         }
         t->priority = t->prio_rate;
-        uint32_t g = w->aux[i]; /* the group index, replaced by the weight */
-        w->aux[i] = (uint32_t)s->loc[g].weight;
         if (t->priority >> 64) exact = 0;
         uint64_t k = (uint64_t)t->priority; /* the key while exact */
         w->key[i] = k;
         kor |= k;
         kand &= k;
-        /* next keys: weight descending, then timer_id */
-        w->tie[i] = (wbits ? (uint64_t)(whi - w->aux[i]) << (64 - wbits) : 0) |
-                    (cs__id_prefix(&t->id) >> wbits);
+        pre[i] = cs__id_prefix(&t->id);
+        w->aux[i] = t->ident;
         w->rec[i].cycles = t->cycles;
         w->rec[i].target = t->target;
-        w->rec[i].grp = g;
         w->rec[i].why0 = why0;
         if (t->cycles > CS__CW_MAX_CAP) compact = 0;
         w->cw[i] = why0 != CS_WHY_NONE ? CS__CW_LOSER | why0 : (uint32_t)t->cycles;
+    }
+    /* §3 "Priority Weight" d(i): each identity's weight; aux becomes the
+     * group index, then the weight. */
+    size_t na = cs__gba_group(s, p, ctx->height, c, n, imax, w->aux, w->aux);
+    /* The weights of the groups, copied to tmp2 (4 bytes each, free until
+     * the sort). */
+    uint32_t wlo = UINT32_MAX, whi = 0, *gw = w->tmp2;
+    for (size_t a = 0; a < na; a++) {
+        gw[a] = (uint32_t)s->loc[a].weight;
+        wlo = CS_MIN(wlo, gw[a]);
+        whi = CS_MAX(whi, gw[a]);
+    }
+    unsigned wbits = whi > wlo ? 32u - (unsigned)__builtin_clz(whi - wlo) : 0u;
+    /* The next keys after the tip: weight desc, then timer_id asc.  When
+     * the bits in which the tips differ (hb) and the weight's offset above
+     * the block's smallest fit the radix words with room for 8 bits of
+     * the id prefix to ride along, both go into the key, (tip's low hb
+     * bits) << wbits | (weight - wlo), and the tie word is the id prefix:
+     * runs of equal keys are then equal in tip and weight, and the prefix
+     * nearly always orders them.  Otherwise the tie word carries the
+     * weight's offset below the largest in its top wbits bits, the id
+     * prefix below, so it orders equal tips as cs__gba_cmp does. */
+    uint64_t tdiff = kor ^ kand;
+    unsigned hb = tdiff ? 64u - (unsigned)__builtin_clzll(tdiff) : 0u;
+    unsigned ib = n > 1 ? 64u - (unsigned)__builtin_clzll((uint64_t)(n - 1)) : 0u;
+    int wkey = exact && hb + wbits + ib + 8 <= 64;
+    uint64_t tm = hb == 64 ? ~(uint64_t)0 : ((uint64_t)1 << hb) - 1;
+    if (wkey) {
+        kor = 0;
+        kand = ~(uint64_t)0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t g = w->aux[i], wt = gw[g];
+        w->aux[i] = wt;
+        w->rec[i].grp = g;
+        if (wkey) {
+            uint64_t k = ((w->key[i] & tm) << wbits) | (wt - wlo);
+            w->key[i] = k;
+            kor |= k;
+            kand &= k;
+            w->tie[i] = pre[i];
+        } else {
+            w->tie[i] = (wbits ? (uint64_t)(whi - wt) << (64 - wbits) : 0) | (pre[i] >> wbits);
+        }
     }
     /* Slices (§3 d(ii)). */
     uint64_t B = ctx->budget_cycles, shared = B, total = B;
@@ -300,7 +337,7 @@ static int cs__gba_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, s
     /* The identity map is no longer needed: reuse it for the per-target
      * quota counters. */
     cs__tcount_reset_max(w, tmax, n);
-    uint64_t fired = 0;
+    uint64_t fired = 0, used = 0;
     int actor_q = p->max_fires_per_actor != 0;
     /* Without slices or quotas the scan needs only each candidate's known
      * outcome and cycles: the 4-byte compact words when they fit. */
@@ -342,9 +379,10 @@ static int cs__gba_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, s
         if (actor_q) (*cnt)++;
         fired++;
         w->whyp[k] = CS_WHY_NONE;
-        out->cycles_used += cyc;
+        used += cyc;
     }
     cs__finish(w, c, n);
+    out->cycles_used = used; /* summed in a local: out may alias whyp */
     out->fired = (uint32_t)fired;
     out->deferred = (uint32_t)(n - fired);
     return CS_OK;
@@ -374,7 +412,7 @@ static void cs__gba_end_block(void *state, const cs_clear_ctx_t *ctx, const cs_c
     if (n == 0 || cs__gba_reserve(s, n) != CS_OK) return;
     uint32_t imax = 0;
     for (size_t i = 0; i < n; i++) imax = CS_MAX(imax, c[i].ident);
-    size_t na = cs__gba_group(s, p, h, c, n, imax, NULL);
+    size_t na = cs__gba_group(s, p, h, c, n, imax, NULL, NULL);
     cs_u128 tip_all = 0;
     for (size_t i = 0; i < n; i++) {
         const cs_cand_t *t = &c[i];

@@ -66,16 +66,18 @@ static int cs__score_cmp(const cs_cand_t *a, const cs_cand_t *b, const void *vct
     return cs__id_cmp(&a->id, &b->id); /* 6 */
 }
 
-/* CIP-5 CN §9.1 score of one candidate at height h, as a signed value.
- * bid_lim = CS__SCORE_BID_CAP / w_bid (w_bid != 0), computed once per block. */
-static cs_i128 cs__score(const cs_params_t *p, uint64_t h, const cs_cand_t *t, cs_u128 bid_lim)
+/* CIP-5 CN §9.1 score of one candidate (due height due, bid, fifo_rank
+ * rank) at height h, as a signed value; the weights come as values (read
+ * once per block).  bid_lim = CS__SCORE_BID_CAP / w_bid (w_bid != 0). */
+static cs_i128 cs__score(uint64_t w_age, uint64_t w_bid, uint64_t w_fifo, uint64_t h, uint64_t due,
+                         cs_u128 bid, uint64_t rank, cs_u128 bid_lim)
 {
-    uint64_t age = h > t->due_height ? h - t->due_height : 0;
-    cs_i128 s_age = (cs_i128)((cs_u128)p->w_age * age);
-    cs_i128 s_fifo = (cs_i128)((cs_u128)p->w_fifo * t->fifo_rank);
+    uint64_t age = h > due ? h - due : 0;
+    cs_i128 s_age = (cs_i128)((cs_u128)w_age * age);
+    cs_i128 s_fifo = (cs_i128)((cs_u128)w_fifo * rank);
     cs_i128 s_bid;
-    if (p->w_bid != 0 && t->bid > bid_lim) s_bid = CS__SCORE_BID_CAP;
-    else s_bid = (cs_i128)(t->bid * p->w_bid);
+    if (w_bid != 0 && bid > bid_lim) s_bid = CS__SCORE_BID_CAP;
+    else s_bid = (cs_i128)(bid * w_bid);
     if (s_bid > CS__SCORE_BID_CAP) s_bid = CS__SCORE_BID_CAP;
     return s_age + s_bid - s_fifo;
 }
@@ -95,6 +97,11 @@ static cs_i128 cs__score(const cs_params_t *p, uint64_t h, const cs_cand_t *t, c
  * comes before the remaining keys: a stable sort of each such run by
  * cursor (pass 1 already holds them in (due_height, target, timer_id)
  * order) gives it, so no second full sort is needed.
+ *
+ * cs__score_order below is the general form, which reads the candidates
+ * again; a block whose scores span few bits (the common case) takes
+ * cs__score_order_exact instead, the same two steps on compact copies
+ * with the exact score as the radix key.
  */
 /* Low score bits the key of v leaves out (v < 2^64): cs__u128_key keeps
  * the bit length and the leading one with the 25 bits below it. */
@@ -187,7 +194,102 @@ static void cs__score_order(cs__ws_t *w, cs_cand_t *c, size_t n, cs_u128 pmin, c
     }
 }
 
-/* Order, apply the quotas and price: see the file comment. */
+/* Stable sort of the positions w->ord[s..e) by their cursors rp[s..e)
+ * (ascending), moving rp along.  Short runs by insertion; longer ones as
+ * the unique words cursor << 32 | offset, merge-sorted (key2 and key3 as
+ * scratch), then gathered through a copy of the run in w->inv. */
+static void cs__score_run_rr(cs__ws_t *w, uint32_t *rp, size_t s, size_t e)
+{
+    uint32_t *ord = w->ord;
+    size_t m = e - s;
+    if (m <= 32) {
+        for (size_t j = s + 1; j < e; j++) {
+            uint32_t v = ord[j], r = rp[j];
+            size_t k = j;
+            for (; k > s && rp[k - 1] > r; k--) {
+                ord[k] = ord[k - 1];
+                rp[k] = rp[k - 1];
+            }
+            ord[k] = v;
+            rp[k] = r;
+        }
+        return;
+    }
+    uint64_t *a = w->key2 + s, *b = w->key3 + s;
+    for (size_t j = 0; j < m; j++) a[j] = (uint64_t)rp[s + j] << 32 | j;
+    for (size_t width = 1; width < m; width *= 2) { /* bottom-up merge sort */
+        for (size_t lo = 0; lo < m; lo += 2 * width) {
+            size_t mid = CS_MIN(lo + width, m), hi = CS_MIN(lo + 2 * width, m);
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) b[k++] = a[j] < a[i] ? a[j++] : a[i++];
+            while (i < mid) b[k++] = a[i++];
+            while (j < hi) b[k++] = a[j++];
+        }
+        uint64_t *t = a;
+        a = b;
+        b = t;
+    }
+    uint32_t *old = w->inv + s;
+    memcpy(old, ord + s, m * sizeof *old);
+    for (size_t j = 0; j < m; j++) {
+        ord[s + j] = old[a[j] & 0xffffffffu];
+        rp[s + j] = (uint32_t)(a[j] >> 32);
+    }
+}
+
+/*
+ * The CIP-5 CN §9.2 order when the scores span less than 2^hb with hb,
+ * the index bits and 8 spare bits within 64, and n > 64 (the sort's runs
+ * of equal keys are then known).  The caller left in w->key the low 64
+ * bits of each priority, in w->tie the due height, in w->key4 the id
+ * prefix and in w->cw the target.  The radix key is the exact score
+ * minus the block's smallest, so runs of equal keys are runs of equal
+ * score; the tie word packs due_height - dmin (dbits < 32 bits), the
+ * target (its significant bits) and the top of the timer id (keys 4-6).  The round-robin cursors (key 3) are then
+ * taken in that order, by position, and each run of equal score is sorted
+ * stably by cursor, which gives the full order without reading c.
+ */
+static void cs__score_order_exact(cs__ws_t *w, const cs_cand_t *c, size_t n, uint64_t pmin,
+                                  uint64_t dmin, unsigned dbits, uint32_t tmax)
+{
+    uint64_t kor = 0, kand = ~(uint64_t)0;
+    const uint64_t *pre = w->key4;
+    /* The target takes only its tbits significant bits, so that more of
+     * the word's top (which rides along in the radix words) varies. */
+    unsigned tbits = tmax ? 32u - (unsigned)__builtin_clz(tmax) : 0u, dt = dbits + tbits;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = w->key[i] - pmin, d = w->tie[i] - dmin;
+        w->key[i] = k;
+        kor |= k;
+        kand &= k;
+        w->tie[i] = (dbits ? d << (64 - dbits) : 0) | (tbits ? (uint64_t)w->cw[i] << (64 - dt) : 0) |
+                    (pre[i] >> dt);
+    }
+    cs__score_ctx_t x = {c, NULL};
+    cs__sort_keyed_desc_id(w, c, n, cs__score_cmp, &x, 1, kor ^ kand);
+    /* Cursor = rank within the target, by position (tmp2: free after the
+     * sort; tmp holds the positions of the runs). */
+    uint32_t *rp = w->tmp2;
+    cs__tcount_reset_max(w, tmax, n);
+    for (size_t k = 0; k < n; k++) {
+        if (k + CS__PREFETCH < n) __builtin_prefetch(&w->cw[w->ord[k + CS__PREFETCH]]);
+        rp[k] = (*cs__tcount(w, w->cw[w->ord[k]]))++;
+    }
+    const uint32_t *eqpos = w->tmp;
+    for (size_t a = 0, neq = w->n_eq; a < neq;) {
+        size_t s = eqpos[a] - 1, e = (size_t)eqpos[a] + 1;
+        for (a++; a < neq && eqpos[a] == e; a++) e++;
+        size_t j = s + 1;
+        while (j < e && rp[j - 1] <= rp[j]) j++;
+        if (j < e) cs__score_run_rr(w, rp, s, e);
+    }
+}
+
+/* Order, apply the quotas and price: see the file comment.
+ *
+ * Without quotas (both 0, the default) every candidate wins (the CN draft
+ * has no budget), so the pass that reads the inputs also writes every
+ * output but the rank, and the last pass over c writes the ranks only. */
 static int cs__score_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, size_t n,
                            cs_clear_out_t *out)
 {
@@ -200,18 +302,66 @@ static int cs__score_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c,
     uint64_t dmin = UINT64_MAX, dmax = 0;
     uint32_t tmax = 0;
     cs_u128 bid_lim = p->w_bid != 0 ? (cs_u128)CS__SCORE_BID_CAP / p->w_bid : 0;
+    uint64_t h = ctx->height, w_age = p->w_age, w_bid = p->w_bid, w_fifo = p->w_fifo;
+    int pay_bid = p->score_payment == CS_SCORE_PAY_BID;
+    int all_win = p->max_fires_per_block == 0 && p->max_fires_per_actor == 0;
+    uint64_t used = 0; /* totals in locals: out may alias c as far as */
+    cs_u128 paid = 0;  /* the compiler knows */
+    /* The one read of the inputs: the score, and compact copies of what
+     * the order reads (see cs__score_order_exact). */
     for (size_t i = 0; i < n; i++) {
         cs_cand_t *t = &c[i];
+        cs__prefetch_cand(c, i, n);
+        /* The inputs first, into locals (the output stores may alias). */
+        uint64_t due = t->due_height, rank = t->fifo_rank, pre = cs__id_prefix(&t->id);
+        uint64_t cyc = t->cycles;
+        uint32_t tg = t->target;
+        cs_u128 bid = t->bid;
+        cs_u128 prio = (cs_u128)cs__score(w_age, w_bid, w_fifo, h, due, bid, rank, bid_lim) +
+                       CS__SCORE_OFFSET;
         if (cs__prep(t) != CS_OK) return CS_EINVAL;
-        t->priority = (cs_u128)cs__score(p, ctx->height, t, bid_lim) + CS__SCORE_OFFSET;
-        pmin = CS_MIN(pmin, t->priority);
-        pmax = CS_MAX(pmax, t->priority);
-        dmin = CS_MIN(dmin, t->due_height);
-        dmax = CS_MAX(dmax, t->due_height);
-        tmax = CS_MAX(tmax, t->target);
-        w->cw[i] = t->target; /* compact target copy */
+        t->priority = prio;
+        if (all_win) {
+            cs_u128 pay = pay_bid ? bid : 0;
+            t->selected = 1;
+            t->payment = pay;
+            used += cyc;
+            paid = cs__sat_add(paid, pay);
+        }
+        pmin = CS_MIN(pmin, prio);
+        pmax = CS_MAX(pmax, prio);
+        dmin = CS_MIN(dmin, due);
+        dmax = CS_MAX(dmax, due);
+        tmax = CS_MAX(tmax, tg);
+        w->cw[i] = tg; /* compact target copy */
+        w->key[i] = (uint64_t)prio;
+        w->tie[i] = due;
+        w->key4[i] = pre;
     }
-    if (n > 0) cs__score_order(w, c, n, pmin, pmax, dmin, dmax, tmax);
+    if (n > 0) {
+        unsigned dbits = dmax > dmin ? 64u - (unsigned)__builtin_clzll(dmax - dmin) : 0u;
+        cs_u128 span = pmax - pmin;
+        unsigned hb = span ? 128u - (unsigned)(span >> 64 ? __builtin_clzll((uint64_t)(span >> 64))
+                                                          : 64 + __builtin_clzll((uint64_t)span))
+                           : 0u;
+        unsigned ib = 64u - (unsigned)__builtin_clzll((uint64_t)n); /* > bits of n - 1 */
+        if (n > 64 && dbits < 32 && hb + ib + 8 <= 64)
+            cs__score_order_exact(w, c, n, (uint64_t)pmin, dmin, dbits, tmax);
+        else
+            cs__score_order(w, c, n, pmin, pmax, dmin, dmax, tmax);
+    }
+    for (size_t k = 0; k < n; k++) w->inv[w->ord[k]] = (uint32_t)k;
+    if (all_win) {
+        for (size_t i = 0; i < n; i++) {
+            cs__prefetch_rank(c, i, n);
+            c[i].rank = w->inv[i];
+        }
+        out->cycles_used = used;
+        out->payments = paid;
+        out->fired = (uint32_t)n;
+        out->deferred = 0;
+        return CS_OK;
+    }
 
     /* CIP-5 CN §18 quota loop. */
     uint64_t fired = 0;
@@ -235,19 +385,22 @@ static int cs__score_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c,
         w->whyp[k] = CS_WHY_NONE;
     }
     /* cs__finish and the payments in one pass over c. */
-    for (size_t k = 0; k < n; k++) w->inv[w->ord[k]] = (uint32_t)k;
-    int pay_bid = p->score_payment == CS_SCORE_PAY_BID;
     for (size_t i = 0; i < n; i++) {
         cs_cand_t *t = &c[i];
+        cs__prefetch_cand(c, i, n);
         uint32_t k = w->inv[i];
+        uint8_t why = w->whyp[k];
         t->rank = k;
-        t->why = w->whyp[k];
-        t->selected = t->why == CS_WHY_NONE;
-        if (!t->selected) continue;
-        t->payment = pay_bid ? t->bid : 0;
-        out->cycles_used += t->cycles;
-        out->payments = cs__sat_add(out->payments, t->payment);
+        t->why = why;
+        t->selected = why == CS_WHY_NONE;
+        if (why != CS_WHY_NONE) continue;
+        cs_u128 pay = pay_bid ? t->bid : 0;
+        t->payment = pay;
+        used += t->cycles;
+        paid = cs__sat_add(paid, pay);
     }
+    out->cycles_used = used;
+    out->payments = paid;
     out->fired = (uint32_t)fired;
     out->deferred = (uint32_t)(n - fired);
     return CS_OK;

@@ -209,15 +209,15 @@ static void test_large(void)
 }
 
 /* 3,000 candidates, 300 identities with weights spread over [0.5, 1.5]
- * (so the weight fills the top ~20 bits of the tie word), 30 tips (runs of
- * about 100 equal tips, sorted on a prefix of the carried tie bits), random
- * ids, seed 31337: ranks equal the reference and the first 1,000 (100
- * cycles each, budget 100,000) win. */
-static void test_weight_runs_seed_31337(void)
+ * (the weight's offset takes ~20 bits), ntips distinct tips, random ids
+ * from the seed: the tip of tip number k (0-based) is 7 k + 1, or
+ * (k + 1) << shift when shift > 0.  Ranks equal the reference and the
+ * first 1,000 (100 cycles each, budget 100,000) win (check_ref). */
+static void check_weight_runs(uint64_t st, unsigned ntips, unsigned shift)
 {
     enum { N = 3000 };
     cs_cand_t *c = calloc(N, sizeof *c);
-    uint64_t wt[300], st = 31337;
+    uint64_t wt[300];
     for (int a = 0; a < 300; a++) {
         st = st * 6364136223846793005ull + 1442695040888963407ull;
         wt[a] = 500000 + (st >> 20) % 1000001;
@@ -226,7 +226,11 @@ static void test_weight_runs_seed_31337(void)
         st = st * 6364136223846793005ull + 1442695040888963407ull;
         uint64_t r = st >> 17;
         uint32_t ident = (uint32_t)(r % 300);
-        c[i] = mk(0, ident, 100, 1000, 7 * ((r >> 9) % 30) + 1, wt[ident]);
+        uint64_t k = (r >> 9) % ntips;
+        c[i] = mk(0, ident, 100, 1000, 0, wt[ident]);
+        c[i].max_prio = shift ? (cs_u128)(k + 1) << shift : 7 * k + 1;
+        c[i].max_fee = CS_U128_MAX; /* the tip is max_prio */
+        c[i].balance = CS_U128_MAX; /* 100 * (100 + tip) never exceeds it */
         for (int b = 0; b < 32; b++) {
             st = st * 6364136223846793005ull + 1442695040888963407ull;
             c[i].id.b[b] = (uint8_t)(st >> 56);
@@ -236,10 +240,29 @@ static void test_weight_runs_seed_31337(void)
     free(c);
 }
 
+/* 30 tips 1..204 (runs of about 100 equal tips): the tip's 8 differing
+ * bits and the weight's offset form the radix key together, and the
+ * runs of equal key are sorted on the carried id prefix.  Seed 31337. */
+static void test_weight_runs_seed_31337(void)
+{
+    check_weight_runs(31337, 30, 0);
+}
+
+/* 40 tips far apart (runs of about 75), seed 2718: (a) k * 2^40, which
+ * differ in 46 bits, so tip and weight no longer fit one radix key and
+ * the weight rides in the tie word; (b) k * 2^66 (above 2^64: the
+ * monotone key of the 128-bit tip, the comparator within its runs). */
+static void test_wide_tips_seed_2718(void)
+{
+    check_weight_runs(2718, 40, 40);
+    check_weight_runs(2718, 40, 66);
+}
+
 int main(void)
 {
     test_large();
     test_weight_runs_seed_31337();
+    test_wide_tips_seed_2718();
     test_order_budget_funds();
     test_slices();
     test_ema();

@@ -226,16 +226,21 @@ static void test_large(void)
  * (b) some bids saturating at 2^125 next to small ones (scores spanning
  * more than 2^64: no tie word, runs of equal score above 16 merge-sorted);
  * (c) 50 candidates (the merge-sort path); (d) due heights spanning 2^40
- * (no tie word); (e) distinct scores with both quotas.  The winners follow
- * the CIP-5 CN §18 loop in the reference order. */
+ * (no tie word); (e) distinct scores with both quotas; (f) no quotas,
+ * score_payment = bid, and (g) none, with 5 bids and w_fifo 0 (runs of
+ * equal score of hundreds, reordered by cursor); without quotas every
+ * candidate wins and the clearing writes all outputs in its first pass.  The winners follow the CIP-5
+ * CN §18 loop in the reference order; the payments, the loser reasons and
+ * the totals are checked too. */
 static void check_block(uint64_t *st, size_t n, uint32_t targets, int kind)
 {
     cs_params_t p;
     cs_params_default(&p);
-    p.w_fifo = kind == 0 || kind == 1 ? 0 : 1;
+    p.w_fifo = kind == 0 || kind == 1 || kind == 6 ? 0 : 1;
     p.w_bid = kind == 1 ? 1000 : p.w_bid;
-    p.max_fires_per_actor = kind == 4 ? 7 : 3;
+    p.max_fires_per_actor = kind == 4 ? 7 : kind == 5 ? 0 : 3;
     p.max_fires_per_block = kind == 4 ? (uint64_t)n / 3 : 0;
+    p.score_payment = kind == 6 ? CS_SCORE_PAY_NONE : CS_SCORE_PAY_BID;
     cs_cand_t *c = calloc(n, sizeof *c);
     uint32_t *ord = calloc(n, sizeof *ord), *rr = calloc(n, sizeof *rr);
     uint32_t *cnt = calloc(targets, sizeof *cnt);
@@ -246,6 +251,7 @@ static void check_block(uint64_t *st, size_t n, uint32_t targets, int kind)
         uint64_t due = kind == 3 ? h - (r % ((uint64_t)1 << 40)) : h - r % 6;
         cs_u128 bid = kind == 0   ? ((cs_u128)(r >> 20) % 300 + 1) << 48
                       : kind == 1 ? (r % 4 == 0 ? (cs_u128)1 << 126 : (cs_u128)((r >> 3) % 7))
+                      : kind == 6 ? (cs_u128)((r >> 7) % 5)
                                   : (cs_u128)((r >> 7) % 1000003);
         c[i] = mk(0, (uint32_t)((r >> 30) % targets), due, i * 7 + 3, 0);
         c[i].bid = bid;
@@ -259,18 +265,36 @@ static void check_block(uint64_t *st, size_t n, uint32_t targets, int kind)
     cs_mech_close(&m);
     ref_order(c, (uint32_t)n, ord, rr, cnt, targets);
     long bad = 0;
-    uint64_t fired = 0;
+    uint64_t fired = 0, cycles = 0;
+    cs_u128 paid = 0;
     memset(cnt, 0, targets * sizeof *cnt);
     for (uint32_t k = 0; k < n; k++) {
         const cs_cand_t *t = &c[ord[k]];
         if (t->rank != k) bad++;
         int win = (p.max_fires_per_block == 0 || fired < p.max_fires_per_block) &&
-                  cnt[t->target] < p.max_fires_per_actor;
+                  (p.max_fires_per_actor == 0 || cnt[t->target] < p.max_fires_per_actor);
         if (win) cnt[t->target]++, fired++;
         if (win != t->selected) bad++;
+        /* A loser: BLOCK_QUOTA once the block is full (checked first),
+         * else ACTOR_QUOTA. */
+        int why = win ? CS_WHY_NONE
+                  : p.max_fires_per_block != 0 && fired >= p.max_fires_per_block
+                      ? CS_WHY_BLOCK_QUOTA
+                      : CS_WHY_ACTOR_QUOTA;
+        if (t->why != why) bad++;
+        /* score_payment: a winner pays its bid (none: 0), a loser 0. */
+        cs_u128 pay = win && p.score_payment == CS_SCORE_PAY_BID ? t->bid : 0;
+        if (t->payment != pay || t->critical != 0 || t->prio_rate != 0) bad++;
+        if (win) { /* the payments total saturates (kind (b): bids of 2^126) */
+            cycles += t->cycles;
+            paid = paid + pay < paid ? CS_U128_MAX : paid + pay;
+        }
     }
     CS_CHECK_EQ_U64(bad, 0);
     CS_CHECK_EQ_U64(out.fired, fired);
+    CS_CHECK_EQ_U64(out.deferred, n - fired);
+    CS_CHECK_EQ_U64(out.cycles_used, cycles);
+    CS_CHECK(out.payments == paid);
     free(c);
     free(ord);
     free(rr);
@@ -285,6 +309,8 @@ static void test_paths_seed_5150(void)
     check_block(&st, 50, 4, 2);
     check_block(&st, 2000, 60, 3);
     check_block(&st, 5000, 300, 4);
+    check_block(&st, 4000, 50, 5);
+    check_block(&st, 3000, 20, 6);
 }
 
 int main(void)

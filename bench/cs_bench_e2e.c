@@ -345,8 +345,9 @@ static void cs__mem_part(cs_bench_out_t *o, const char *name, size_t used, size_
  * allocation are not resident), and the first per pending timer.  The
  * parts: the record pool's hot and cold parts (pool_hot/pool_cold:
  * slots ever used x record size), the money table, the id index, the
- * queue (at capacity), the free slot / retired / money free lists, and the
- * engine's per-slot side table.  other_bytes = peak RSS minus their sum:
+ * queue (at capacity), the free slot / retired / money free lists, the
+ * engine's per-slot side table and its extras table (value deadlines,
+ * value-aware fees).  other_bytes = peak RSS minus their sum:
  * agents, actors, the HDF5 writer, the allocator's overhead, and any
  * transient peak (two copies of an array while it grows) above the final
  * resident size, which rss_end_bytes shows.  Returns 0 or a cs_err code.
@@ -387,8 +388,9 @@ int cs_bench_memory(cs_bench_out_t *o, int quick)
     cs__mem_part(o, "queue", m->queue_bytes, m->queue_bytes, r.pending);
     cs__mem_part(o, "free_lists", m->lists_bytes, m->lists_cap_bytes, r.pending);
     cs__mem_part(o, "engine_side_table", r.mem.side_bytes, r.mem.side_cap_bytes, r.pending);
+    cs__mem_part(o, "engine_extras", r.mem.extras_bytes, r.mem.extras_cap_bytes, r.pending);
     double sum = (double)(m->hot_bytes + m->cold_bytes + m->money_bytes + m->id_map_bytes + m->queue_bytes +
-                          m->lists_bytes + r.mem.side_bytes);
+                          m->lists_bytes + r.mem.side_bytes + r.mem.extras_bytes);
     cs_bench_num(o, "accounted_bytes", sum);
     cs_bench_num(o, "other_bytes", rss - sum);
     cs_bench_num(o, "other_bytes_per_pending_timer", r.pending ? (rss - sum) / (double)r.pending : 0);

@@ -25,22 +25,37 @@
 #define CS__ROWBUF 4096u    /* rows buffered before an HDF5 append */
 #define CS__STRAT_STREAM (UINT64_C(0x57) << 56) /* strategy streams: this | agent index */
 
-/* Engine-side information of one live timer, indexed by record slot. */
+/*
+ * Engine-side information of one timer, indexed by record slot
+ * (DESIGN-NOTES N46).  The owner is not repeated here: the record's
+ * interned actor is the engine's actor index (cs_sim_init checks it), and
+ * the actor's agent and agent-local index follow from it (cs__ti_owner).
+ * What only some timers use -- a value deadline, and the requested fees and
+ * price patience of value-aware agents and agents with a bidding strategy
+ * -- sits in the extras table, with an entry only for those timers.
+ */
 typedef struct cs__tinfo {
-    uint32_t agent;     /* agent instance */
-    uint32_t actor;     /* agent-local actor index */
-    uint32_t tag;       /* agent tag */
-    uint32_t fires;     /* fires so far */
-    uint64_t deadline;  /* value deadline (delay) */
     uint64_t cycles;    /* cycles the handler uses */
     uint64_t first_due; /* first due height */
     double value, decay;/* value model inputs */
+    uint32_t tag;       /* agent tag */
+    uint32_t fires;     /* fires so far */
     uint32_t deferrals; /* total deferrals */
-    uint8_t live;       /* slot holds a timer of the engine */
-    uint8_t req_fees;   /* value-aware: the request's fees, applied (capped) at fire time */
-    uint32_t priced_out;/* consecutive blocks deferred for price (value-aware patience) */
-    double req_fee, req_prio; /* those fees, per cycle */
+    uint32_t x;         /* CS__TI_FREE: no timer of the engine; CS__TI_LIVE: live, no extras
+                         * entry; k + CS__TI_X0: live with extras entry k */
 } cs__tinfo_t;
+CS_STATIC_ASSERT(sizeof(cs__tinfo_t) == 48, "the engine's per-slot side table");
+#define CS__TI_FREE 0u /* a zeroed slot reads as holding no timer */
+#define CS__TI_LIVE 1u
+#define CS__TI_X0 2u
+
+/* The extras of one timer (cs__tinfo_t.x); the others read as all zero. */
+typedef struct cs__textra {
+    uint64_t deadline;  /* value deadline (delay), 0 = none */
+    double req_fee, req_prio; /* value-aware or strategy: the request's fees, per cycle */
+    uint32_t priced_out;/* value-aware: consecutive blocks deferred for price (patience) */
+    uint8_t req_fees;   /* value-aware: the request's fees, applied (capped) at fire time */
+} cs__textra_t;
 
 /* A cancel a value-aware agent sends at the start of the next block. */
 typedef struct cs__pcancel {
@@ -105,6 +120,9 @@ struct cs_engine {
     double *vol_mult;         /* per agent (volatility events) */
     cs__tinfo_t *ti;          /* per record slot */
     size_t ti_n, ti_cap;      /* slots in use (zeroed or bound), allocated */
+    cs__textra_t *tex;        /* extras table (cs__tinfo_t.x) */
+    uint32_t *tex_free;       /* free extras entries (capacity tex_cap) */
+    size_t n_tex, tex_cap, n_tex_free; /* high water, capacity, free */
     uint64_t h;               /* last finished block */
     cs_obs_t obs;             /* observation for the block being built */
     int in_handler;           /* inside a fire's transaction */
@@ -339,13 +357,90 @@ static int cs__ti_reserve(cs_engine_t *e, size_t n)
 
 static void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t end_h);
 
-/* Keep a value-aware agent's requested fees for the fire-time GBA. */
-static void cs__ti_fees(cs__tinfo_t *ti, const cs_agent_t *a, const cs_timer_req_t *req)
+/* The timer in slot's extras, or NULL when it has none (all zero). */
+static const cs__textra_t *cs__ti_extra(const cs_engine_t *e, uint32_t slot)
 {
-    ti->priced_out = 0;
-    ti->req_fees = (uint8_t)(a->pol.value_aware && req->has_fees);
-    ti->req_fee = req->max_fee;
-    ti->req_prio = req->max_prio;
+    uint32_t x = e->ti[slot].x;
+    return x >= CS__TI_X0 ? &e->tex[x - CS__TI_X0] : NULL;
+}
+
+static uint64_t cs__ti_deadline(const cs_engine_t *e, uint32_t slot)
+{
+    const cs__textra_t *x = cs__ti_extra(e, slot);
+    return x ? x->deadline : 0;
+}
+
+/* Whether slot holds a timer of the engine. */
+static int cs__ti_live(const cs_engine_t *e, uint32_t slot)
+{
+    return slot < e->ti_n && e->ti[slot].x != CS__TI_FREE;
+}
+
+/* The owner of the timer in slot: its engine actor (the record's interned
+ * actor, cs_sim_init) and, if asked, that actor's agent and index within
+ * the agent. */
+static uint32_t cs__ti_owner(const cs_engine_t *e, uint32_t slot, uint32_t *agent, uint32_t *local)
+{
+    uint32_t g = cs_sched_record(e->s, slot)->actor;
+    uint32_t ag = e->actors[g].agent;
+    if (agent) *agent = ag;
+    if (local) *local = g - e->agents[ag].first_actor;
+    return g;
+}
+
+/* Mark slot free, returning its extras entry to the free list. */
+static void cs__ti_end(cs_engine_t *e, uint32_t slot)
+{
+    uint32_t x = e->ti[slot].x;
+    if (x >= CS__TI_X0) e->tex_free[e->n_tex_free++] = x - CS__TI_X0;
+    e->ti[slot].x = CS__TI_FREE;
+}
+
+/* Bind slot (reserved) to a new timer of agent a made from req, first due
+ * at due: its side-table slot and, when it needs them, its extras (a value
+ * deadline; a value-aware or strategy agent's requested fees for the
+ * fire-time GBA).  CS_OK or CS_ENOMEM (the slot is then free). */
+static int cs__ti_set(cs_engine_t *e, uint32_t slot, const cs_agent_t *a, const cs_timer_req_t *req, uint64_t due)
+{
+    cs__ti_end(e, slot); /* the slot's previous timer, if it ended without a row */
+    cs__tinfo_t *ti = &e->ti[slot];
+    ti->tag = req->tag;
+    ti->fires = 0;
+    ti->cycles = req->cycles_used;
+    ti->first_due = due;
+    ti->value = req->value;
+    ti->decay = req->decay;
+    ti->deferrals = 0;
+    ti->x = CS__TI_LIVE;
+    if (req->deadline == 0 && !a->pol.value_aware && !a->strat) return CS_OK;
+    ti->x = CS__TI_FREE; /* until its extras are in place */
+    uint32_t k;
+    if (e->n_tex_free > 0) {
+        k = e->tex_free[--e->n_tex_free];
+    } else {
+        if (e->n_tex == e->tex_cap) {
+            /* The free list holds distinct entries, so with capacity
+             * tex_cap it never overflows; grown first, like the table. */
+            size_t c = e->tex_cap ? e->tex_cap + e->tex_cap / 2 : 1024;
+            if (c > (size_t)UINT32_MAX - CS__TI_X0) return CS_ENOMEM;
+            uint32_t *nf = realloc(e->tex_free, c * sizeof *nf);
+            if (!nf) return CS_ENOMEM;
+            e->tex_free = nf;
+            cs__textra_t *nx = realloc(e->tex, c * sizeof *nx);
+            if (!nx) return CS_ENOMEM;
+            e->tex = nx;
+            e->tex_cap = c;
+        }
+        k = (uint32_t)e->n_tex++;
+    }
+    cs__textra_t *x = &e->tex[k];
+    x->deadline = req->deadline;
+    x->priced_out = 0;
+    x->req_fees = (uint8_t)(a->pol.value_aware && req->has_fees);
+    x->req_fee = req->max_fee;
+    x->req_prio = req->max_prio;
+    ti->x = k + CS__TI_X0;
+    return CS_OK;
 }
 
 static void cs__bind(cs_engine_t *e, uint32_t slot, const cs_timer_req_t *req, uint32_t agent, uint64_t due);
@@ -501,24 +596,11 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     if (t == NULL && !e->in_handler) return CS_OK; /* landed and vanished: impossible */
     if (t) {
         uint32_t slot = (uint32_t)(t - cs_sched_record(e->s, 0));
-        if (cs__ti_reserve(e, (size_t)slot + 1) != CS_OK) {
+        if (cs__ti_reserve(e, (size_t)slot + 1) != CS_OK || cs__ti_set(e, slot, a, &req, sa.height) != CS_OK) {
             e->failed = 1; /* the timer landed but its record could not be kept */
             cs__seterr(e, "out of memory at block %llu", (unsigned long long)cur);
             return CS_ENOMEM;
         }
-        cs__tinfo_t *ti = &e->ti[slot];
-        ti->agent = a->index;
-        ti->actor = req.actor;
-        ti->tag = req.tag;
-        ti->fires = 0;
-        ti->deadline = req.deadline;
-        ti->cycles = req.cycles_used;
-        ti->first_due = sa.height;
-        ti->value = req.value;
-        ti->decay = req.decay;
-        ti->deferrals = 0;
-        ti->live = 1;
-        cs__ti_fees(ti, a, &req);
     } else {
         /* Staged inside a handler: remember the request until commit. */
         if (e->n_hpend == e->cap_hpend) {
@@ -542,15 +624,14 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     return CS_OK;
 }
 
-/* Queue a cancel of the timer in ti's slot for the next block. */
-static int cs__pc_push(cs_engine_t *e, const cs_hash_t *id, const cs__tinfo_t *ti)
+/* Queue a cancel of the timer in slot for the next block. */
+static int cs__pc_push(cs_engine_t *e, const cs_hash_t *id, uint32_t slot)
 {
     cs__pcancel_t *pc = cs__room(e->pc, &e->cap_pc, e->n_pc, sizeof *e->pc);
     if (!pc) return CS_ENOMEM;
     e->pc = pc;
     e->pc[e->n_pc].id = *id;
-    e->pc[e->n_pc].agent = ti->agent;
-    e->pc[e->n_pc].actor = ti->actor;
+    (void)cs__ti_owner(e, slot, &e->pc[e->n_pc].agent, &e->pc[e->n_pc].actor);
     e->n_pc++;
     return CS_OK;
 }
@@ -564,24 +645,10 @@ static cs_u128 cs__fund(const cs_scn_agent_t *sa, const cs_agent_t *a, const cs_
 
 static void cs__bind(cs_engine_t *e, uint32_t slot, const cs_timer_req_t *req, uint32_t agent, uint64_t due)
 {
-    if (cs__ti_reserve(e, (size_t)slot + 1) != CS_OK) {
+    if (cs__ti_reserve(e, (size_t)slot + 1) != CS_OK || cs__ti_set(e, slot, &e->agents[agent], req, due) != CS_OK) {
         e->failed = 1; /* a timer without its record: stop rather than lose its rows */
         cs__seterr(e, "out of memory at block %llu", (unsigned long long)e->h + 1);
-        return;
     }
-    cs__tinfo_t *ti = &e->ti[slot];
-    ti->agent = agent;
-    ti->actor = req->actor;
-    ti->tag = req->tag;
-    ti->fires = 0;
-    ti->deadline = req->deadline;
-    ti->cycles = req->cycles_used;
-    ti->first_due = due;
-    ti->value = req->value;
-    ti->decay = req->decay;
-    ti->deferrals = 0;
-    ti->live = 1;
-    cs__ti_fees(ti, &e->agents[agent], req);
 }
 
 static void cs__bind_pending(cs_engine_t *e)
@@ -656,14 +723,14 @@ static cs_timer_info_t cs__info(const cs_engine_t *e, uint32_t slot, const cs_ti
     cs_timer_info_t in;
     memset(&in, 0, sizeof in);
     in.id = t->id;
-    in.actor = ti->actor;
+    (void)cs__ti_owner(e, slot, NULL, &in.actor);
     in.tag = ti->tag;
     const cs_timer_hot_t *th = cs_sched_hot(e->s, slot);
     in.due_height = th->kind == CS_KIND_WATCH ? e->h + 1 : th->height;
     in.sched_height = t->sched_height;
     in.value = ti->value;
     in.decay = ti->decay;
-    in.deadline = ti->deadline;
+    in.deadline = cs__ti_deadline(e, slot);
     in.gas_limit = t->gas_limit;
     in.cycles_used = ti->cycles;
     return in;
@@ -684,10 +751,12 @@ static void cs__hook_execute(void *user, cs_sched_t *s, const cs_delivery_t *d, 
     (void)s;
     *uc = d->cycles_limit;
     *ue = d->payload_len;
-    if (d->slot >= e->ti_n || !e->ti[d->slot].live) return;
+    if (!cs__ti_live(e, d->slot)) return;
     cs__tinfo_t *ti = &e->ti[d->slot];
     if (ti->cycles && ti->cycles < *uc) *uc = ti->cycles;
-    cs_agent_t *a = &e->agents[ti->agent];
+    uint32_t ag;
+    (void)cs__ti_owner(e, d->slot, &ag, NULL);
+    cs_agent_t *a = &e->agents[ag];
     if (!a->ops->on_outcome) return;
     const cs_timer_t *t = cs_sched_record(e->s, d->slot);
     cs_timer_info_t in = cs__info(e, d->slot, t);
@@ -703,8 +772,10 @@ static int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t 
     cs_engine_t *e = user;
     const cs_timer_t *base = cs_sched_record(e->s, 0);
     uint32_t slot = (uint32_t)(t - base);
-    if (slot >= e->ti_n || !e->ti[slot].live) return 0;
-    cs_agent_t *a = &e->agents[e->ti[slot].agent];
+    if (!cs__ti_live(e, slot)) return 0;
+    uint32_t ag;
+    (void)cs__ti_owner(e, slot, &ag, NULL);
+    cs_agent_t *a = &e->agents[ag];
     if (!a->ops->gba && !a->pol.value_aware && !a->strat) return 0;
     cs_timer_info_t in = cs__info(e, slot, t);
     cs_obs_t o = e->obs;
@@ -728,9 +799,10 @@ static int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t 
         in.fire_budget = (v - in.fire_fixed) / in.fire_cycles;
         in.dflt_fee = cs__u128d(ctx->dflt_max_fee);
         in.dflt_prio = cs__u128d(ctx->dflt_max_prio);
-        in.has_fees = ti->req_fees;
-        in.max_fee = ti->req_fee;
-        in.max_prio = ti->req_prio;
+        const cs__textra_t *x = cs__ti_extra(e, slot); /* value-aware and strategy agents have one */
+        in.has_fees = x ? x->req_fees : 0;
+        in.max_fee = x ? x->req_fee : 0;
+        in.max_prio = x ? x->req_prio : 0;
     }
     double mf = 0, mp = 0;
     if (!cs_agent_gba(a, &in, &o, &mf, &mp)) return 0;
@@ -788,8 +860,11 @@ static double cs__value(const cs_engine_t *e, const cs_agent_t *a, const cs_time
 static void cs__value_model(const cs_engine_t *e, uint32_t slot, const cs_timer_t *t, cs_h5_timer_t *r)
 {
     const cs__tinfo_t *ti = &e->ti[slot];
-    const cs_agent_t *a = &e->agents[ti->agent];
-    r->deadline = ti->deadline;
+    uint32_t ag;
+    (void)cs__ti_owner(e, slot, &ag, NULL);
+    const cs_agent_t *a = &e->agents[ag];
+    uint64_t deadline = cs__ti_deadline(e, slot);
+    r->deadline = deadline;
     r->value = ti->value;
     r->decay = ti->decay;
     r->decay_rate = 0;
@@ -801,9 +876,9 @@ static void cs__value_model(const cs_engine_t *e, uint32_t slot, const cs_timer_
     r->decay_rate = v0 > 0 && v1 > 0 ? log(v0 / v1) : v0 > 0 ? (double)NAN : 0;
     static const uint64_t probe[] = {2, 3, 5, 10, 30, 100};
     for (size_t i = 0; i < sizeof probe / sizeof probe[0] + 2 && !isnan(r->decay_rate); i++) {
-        uint64_t d = i < sizeof probe / sizeof probe[0] ? probe[i] : ti->deadline + (i - sizeof probe / sizeof probe[0]);
+        uint64_t d = i < sizeof probe / sizeof probe[0] ? probe[i] : deadline + (i - sizeof probe / sizeof probe[0]);
         double want = cs__value(e, a, &in, d), got = 0;
-        if (!(ti->deadline != 0 && d > ti->deadline)) got = v0 * exp(-r->decay_rate * (double)d);
+        if (!(deadline != 0 && d > deadline)) got = v0 * exp(-r->decay_rate * (double)d);
         if (fabs(got - want) > 1e-9 * (v0 > 1 ? v0 : 1)) r->decay_rate = NAN;
     }
 }
@@ -811,16 +886,17 @@ static void cs__value_model(const cs_engine_t *e, uint32_t slot, const cs_timer_
 /* A /timers row for a timer that ended (or is pending at the close). */
 static void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t end_h)
 {
-    if (slot >= e->ti_n || !e->ti[slot].live) return;
+    if (!cs__ti_live(e, slot)) return;
     const cs_timer_t *t = cs_sched_record(e->s, slot);
     cs__tinfo_t *ti = &e->ti[slot];
+    uint32_t ag;
     if (e->nrt == CS__ROWBUF && cs__flush_rows(e) != CS_OK) e->failed = 1;
     cs_h5_timer_t *r = &e->rt[e->nrt++];
     memset(r, 0, sizeof *r);
     r->timer_id = cs__id64(&t->id);
-    r->actor = e->agents[ti->agent].first_actor + ti->actor;
-    r->agent = ti->agent;
-    r->kind = e->agent_kind[ti->agent];
+    r->actor = cs__ti_owner(e, slot, &ag, NULL);
+    r->agent = ag;
+    r->kind = e->agent_kind[ag];
     r->trigger = cs_sched_hot(e->s, slot)->kind;
     r->outcome = (uint32_t)outcome;
     r->every_blocks = t->every_blocks;
@@ -837,7 +913,7 @@ static void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t e
         (outcome == CS_H5_OUTCOME_PENDING || outcome == CS_H5_OUTCOME_EXPIRED ||
          outcome == CS_H5_OUTCOME_INSUFFICIENT))
         e->actors[r->actor].starved++;
-    if (outcome != CS_H5_OUTCOME_PENDING) ti->live = 0;
+    if (outcome != CS_H5_OUTCOME_PENDING) cs__ti_end(e, slot);
 }
 
 /* ------------------------------------------------------------ init */
@@ -1106,6 +1182,8 @@ void cs_sim_mem(const cs_engine_t *e, cs_sim_mem_t *m)
     cs_sched_mem(e->s, &m->sched);
     m->side_bytes = e->ti_n * sizeof *e->ti;
     m->side_cap_bytes = e->ti_cap * sizeof *e->ti;
+    m->extras_bytes = e->n_tex * (sizeof *e->tex + sizeof *e->tex_free);
+    m->extras_cap_bytes = e->tex_cap * (sizeof *e->tex + sizeof *e->tex_free);
 }
 
 /* Whether agents[i] of the scenario is removed from this run (N44). */
@@ -1235,26 +1313,28 @@ int cs_sim_step(cs_engine_t *e)
     for (size_t i = 0; i < res.n_rows; i++) {
         const cs_cand_row_t *row = &res.rows[i];
         uint32_t slot = row->slot;
-        if (slot >= e->ti_n || !e->ti[slot].live) continue;
+        if (!cs__ti_live(e, slot)) continue;
         cs__tinfo_t *ti = &e->ti[slot];
         const cs_timer_t *t = cs_sched_record(e->s, slot);
-        cs_agent_t *a = &e->agents[ti->agent];
-        int kind = e->agent_kind[ti->agent];
+        uint32_t ag;
+        uint32_t gact = cs__ti_owner(e, slot, &ag, NULL);
+        cs_agent_t *a = &e->agents[ag];
+        int kind = e->agent_kind[ag];
         uint64_t delay = h - row->due_height;
         if (row->outcome == CS_OUT_DEFERRED || row->outcome == CS_OUT_FIRED) {
-            cs__top2(&top, &top_agent, &top_other, cs__u128d(row->bid), ti->agent);
+            cs__top2(&top, &top_agent, &top_other, cs__u128d(row->bid), ag);
             /* The clearing threshold (cs_obs_t.thresh): losers on the
              * lane budget or the block quota, priority per cycle. */
             double pc = is_bias && t->gas_limit ? cs__u128d(row->priority) / (double)t->gas_limit
                         : is_fee                    ? cs__u128d(row->priority) / (is_eip ? 1e6 : 1.0)
                                                     : 0;
-            if (is_eip) e->fee_w[ti->agent] = row->weight ? (double)row->weight / 1e6 : 1.0;
+            if (is_eip) e->fee_w[ag] = row->weight ? (double)row->weight / 1e6 : 1.0;
             if (row->outcome == CS_OUT_FIRED) {
                 if (wmin < 0 || pc < wmin) wmin = pc;
             } else if ((pc > thr || (is_fee && thr_agent == UINT32_MAX)) &&
                        (row->why == CS_WHY_BUDGET || row->why == CS_WHY_BLOCK_QUOTA)) {
                 thr = pc;
-                thr_agent = ti->agent;
+                thr_agent = ag;
             }
         }
         if (row->outcome == CS_OUT_DEFERRED) {
@@ -1268,8 +1348,9 @@ int cs_sim_step(cs_engine_t *e)
                 int priced = row->why == CS_WHY_BELOW_BASEFEE || row->why == CS_WHY_RESERVE || row->why == CS_WHY_FUNDS ||
                              (a->strat && (mflags & CS_MF_BID) &&
                               (row->why == CS_WHY_BUDGET || row->why == CS_WHY_BLOCK_QUOTA || row->why == CS_WHY_ACTOR_QUOTA));
-                ti->priced_out = priced ? ti->priced_out + 1 : 0;
-                if (priced && ti->priced_out == a->pol.patience + 1 && cs__pc_push(e, &t->id, ti) != CS_OK)
+                cs__textra_t *x = &e->tex[ti->x - CS__TI_X0]; /* value-aware timers have extras */
+                x->priced_out = priced ? x->priced_out + 1 : 0;
+                if (priced && x->priced_out == a->pol.patience + 1 && cs__pc_push(e, &t->id, slot) != CS_OK)
                     return CS_ENOMEM;
             }
             if (a->ops->on_outcome) {
@@ -1281,7 +1362,6 @@ int cs_sim_step(cs_engine_t *e)
         }
         cs_timer_info_t in = cs__info(e, slot, t);
         in.due_height = row->due_height;
-        uint32_t gact = a->first_actor + ti->actor;
         if (row->outcome == CS_OUT_FIRED) {
             cs_u128 paid128 = (mflags & CS_MF_FEES) ? row->burn + row->tip + row->payment : row->payment;
             double paid = cs__u128d(paid128);
@@ -1306,7 +1386,7 @@ int cs_sim_step(cs_engine_t *e)
             f->height = h;
             f->timer_id = cs__id64(&t->id);
             f->actor = gact;
-            f->agent = ti->agent;
+            f->agent = ag;
             f->kind = (uint32_t)kind;
             f->delay = (uint32_t)(delay > UINT32_MAX ? UINT32_MAX : delay);
             f->due_height = row->due_height;
@@ -1467,9 +1547,11 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
         size_t np = cs_sched_pool_size(e->s);
         for (size_t slot = 0; slot < np && slot < e->ti_n; slot++) {
             const cs_timer_hot_t *t = cs_sched_hot(e->s, (uint32_t)slot);
-            if (!(t->flags & CS_TF_LIVE) || !e->ti[slot].live) continue;
+            if (!(t->flags & CS_TF_LIVE) || !cs__ti_live(e, (uint32_t)slot)) continue;
             if (e->ti[slot].fires == 0) {
-                censored[e->agent_kind[e->ti[slot].agent]]++;
+                uint32_t ag;
+                (void)cs__ti_owner(e, (uint32_t)slot, &ag, NULL);
+                censored[e->agent_kind[ag]]++;
                 censored[CS_AK__COUNT]++;
             }
             cs__timer_row(e, (uint32_t)slot, CS_H5_OUTCOME_PENDING, e->h);
@@ -1590,6 +1672,8 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
     free(e->actors);
     free(e->addr);
     free(e->ti);
+    free(e->tex);
+    free(e->tex_free);
     free(e->ev);
     free(e->hpend);
     free(e->bpend);

@@ -70,6 +70,7 @@ const char *cs_sim_error(const cs_engine_t *e);
 typedef struct cs_sim_mem {
     cs_sched_mem_t sched;                  /* timer store */
     size_t side_bytes, side_cap_bytes;     /* engine side table, per record slot */
+    size_t extras_bytes, extras_cap_bytes; /* its extras table and free list (entries ever used) */
 } cs_sim_mem_t;
 void cs_sim_mem(const cs_engine_t *e, cs_sim_mem_t *m);
 

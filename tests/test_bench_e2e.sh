@@ -86,7 +86,7 @@ ok = (r["actors"] == 1100 and r["blocks"] == 92 and 900000 <= r["pending"] <= 11
       and r["meets_rss_target"] == (r["peak_rss_bytes"] <= 2**31))
 # The byte accounting: every part's bytes in use are its slots, entries or
 # cells times their size; the parts and other_bytes add up to the peak.
-parts = ["pool_hot", "pool_cold", "money_table", "id_map", "queue", "free_lists", "engine_side_table"]
+parts = ["pool_hot", "pool_cold", "money_table", "id_map", "queue", "free_lists", "engine_side_table", "engine_extras"]
 n = r["record_slots"]
 ok = ok and r["pending"] <= n <= r["record_slots_allocated"]
 ok = ok and r["pool_hot_bytes"] == n * r["record_hot_bytes"] and r["pool_cold_bytes"] == n * r["record_cold_bytes"]

@@ -1505,7 +1505,7 @@ int cs_sim_step(cs_engine_t *e)
     if (e->scn->output.flush_every && h % e->scn->output.flush_every == 0) {
         if (cs__flush_rows(e) != CS_OK) return CS_EIO;
         uint64_t t0 = cs__now_ns();
-        int frc = e->h5 ? cs_h5_flush(e->h5) : CS_OK;
+        int frc = e->h5 ? cs_h5_checkpoint(e->h5) : CS_OK;
         e->h5_ns += cs__now_ns() - t0;
         if (frc != CS_OK) {
             cs__seterr(e, "cannot write %s: %s", e->opts.out_path, cs_h5_last_error());

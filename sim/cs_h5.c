@@ -13,12 +13,16 @@
  * at close), so the file layout does not depend on thread timing.
  *
  * After every batch of chunk writes the metadata is flushed (H5Fflush), so
- * the file on disk is consistent whenever control is back in the caller.
+ * the work file is consistent whenever control is back in the caller; but
+ * HDF5 1.10 rewrites chunks and metadata in place in no crash-safe order, so
+ * a kill *inside* a flush could tear it (N48).  Readers therefore never see
+ * the work file: checkpoints publish whole copies of it by rename.
  */
 #include "cs_h5.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -647,6 +651,16 @@ struct cs_h5 {
     unsigned count;               /* jobs not yet retired (main thread) */
     unsigned wnext;               /* next job the helper takes */
     cs__h5_zip_t wzip;            /* helper's compression workspace */
+    /* Publishing (N48).  HDF5 writes the work file <out>.work, never read by
+     * anyone; each checkpoint copies it whole to <out>.tmp, fsyncs that and
+     * renames it over <out>, so <out> is always a complete HDF5 file. */
+    char *out;                    /* the path readers open; NULL: direct mode (file is out) */
+    char *work;                   /* <out>.work: the file HDF5 writes */
+    char *tmp;                    /* <out>.tmp: the copy being published */
+    int work_fd;                  /* read-only descriptor of the work file, -1 if none */
+    uint64_t pub_ns;              /* duration of the last publish */
+    uint64_t pub_end;             /* CLOCK_MONOTONIC ns when it ended */
+    uint64_t pub_factor;          /* checkpoint when now - pub_end >= pub_factor * pub_ns */
 };
 
 /* Helper thread: compress queued jobs in ring order until stopped. */
@@ -870,7 +884,94 @@ uint64_t cs_h5_rows(const cs_h5_t *h, cs_h5_ds ds)
     return h && (unsigned)ds < CS_H5_NDS ? h->ds[ds].rows : 0;
 }
 
-int cs_h5_flush(cs_h5_t *h)
+/* ---- publishing (DESIGN-NOTES N48) --------------------------------------- */
+
+static uint64_t cs__h5_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
+/* Copy the first len bytes of in to out, both from offset 0: with
+ * copy_file_range (in the kernel; a reflink on file systems that share
+ * extents), else with pread/pwrite where the kernel or the file system pair
+ * cannot.  Returns 0, or -1 with errno set. */
+static int cs__h5_copy(int in, int out, off_t len)
+{
+    off_t done = 0;
+    while (done < len) {
+        off_t ioff = done, ooff = done;
+        ssize_t k = copy_file_range(in, &ioff, out, &ooff, (size_t)(len - done), 0);
+        if (k > 0) {
+            done += k;
+            continue;
+        }
+        if (k == 0) { /* the source is shorter than its fstat said */
+            errno = EIO;
+            return -1;
+        }
+        if (errno == EINTR) continue;
+        if (done == 0 && (errno == ENOSYS || errno == EXDEV || errno == EOPNOTSUPP || errno == EINVAL))
+            break;
+        return -1;
+    }
+    uint8_t buf[1 << 16];
+    while (done < len) {
+        size_t want = (size_t)(len - done) < sizeof buf ? (size_t)(len - done) : sizeof buf;
+        ssize_t r = pread(in, buf, want, done);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+            if (r == 0) errno = EIO;
+            return -1;
+        }
+        for (ssize_t w = 0; w < r;) {
+            ssize_t k = pwrite(out, buf + w, (size_t)(r - w), done + w);
+            if (k < 0 && errno == EINTR) continue;
+            if (k < 0) return -1;
+            w += k;
+        }
+        done += r;
+    }
+    return 0;
+}
+
+/*
+ * Publish the work file, which must be flushed (every byte a reader needs is
+ * in it): copy it to <out>.tmp, fsync the copy, rename it over <out>.  The
+ * rename is atomic, so a kill at any moment leaves at <out> either the
+ * previous copy or this one, each a whole HDF5 file.  Records the duration
+ * for the checkpoint rule (cs_h5_checkpoint).  CS_OK or CS_EIO.
+ */
+static int cs__h5_publish(cs_h5_t *h)
+{
+    uint64_t t0 = cs__h5_now_ns();
+    struct stat st;
+    if (fstat(h->work_fd, &st) != 0)
+        return cs__h5_fail(CS_EIO, "cannot write '%s': %s: %s", h->out, h->work, strerror(errno));
+    int fd = open(h->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) return cs__h5_fail(CS_EIO, "cannot write '%s': %s: %s", h->out, h->tmp, strerror(errno));
+    int ok = cs__h5_copy(h->work_fd, fd, st.st_size) == 0 && fsync(fd) == 0;
+    int e = errno;
+    if (close(fd) != 0 && ok) {
+        ok = 0;
+        e = errno;
+    }
+    if (ok && rename(h->tmp, h->out) != 0) {
+        ok = 0;
+        e = errno;
+    }
+    if (!ok) {
+        unlink(h->tmp);
+        return cs__h5_fail(CS_EIO, "cannot write '%s': %s", h->out, strerror(e));
+    }
+    h->pub_end = cs__h5_now_ns();
+    h->pub_ns = h->pub_end - t0;
+    return CS_OK;
+}
+
+/* Write every buffered row to the work file and flush HDF5's metadata. */
+static int cs__h5_flush_work(cs_h5_t *h)
 {
     if (!h) return CS_EINVAL;
     if (h->err) return h->err;
@@ -889,6 +990,24 @@ int cs_h5_flush(cs_h5_t *h)
     if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
         return cs__h5_set_err(h, cs__h5_fail(CS_EIO, "H5Fflush"));
     return CS_OK;
+}
+
+int cs_h5_flush(cs_h5_t *h)
+{
+    int rc = cs__h5_flush_work(h);
+    if (rc != CS_OK || !h->out) return rc;
+    return cs__h5_set_err(h, cs__h5_publish(h));
+}
+
+int cs_h5_checkpoint(cs_h5_t *h)
+{
+    int rc = cs__h5_flush_work(h);
+    if (rc != CS_OK || !h->out) return rc;
+    /* Publish only when the time since the last publish is at least
+     * pub_factor times what that publish cost: copying then takes at most
+     * 1 / (pub_factor + 1) of the writer's wall time (N48). */
+    if (cs__h5_now_ns() - h->pub_end < h->pub_factor * h->pub_ns) return CS_OK;
+    return cs__h5_set_err(h, cs__h5_publish(h));
 }
 
 int cs_h5_set_fires_mode(cs_h5_t *h, cs_h5_fires_mode mode, uint64_t sample_every)
@@ -948,6 +1067,10 @@ static void cs__h5_free(cs_h5_t *h)
         free(h->ds[i].cur);
         free(h->ds[i].spare);
     }
+    if (h->work_fd >= 0) close(h->work_fd);
+    free(h->out);
+    free(h->work);
+    free(h->tmp);
     free(h->mout);
     cs__h5_zip_free(&h->mzip);
     cs__h5_zip_free(&h->wzip);
@@ -984,7 +1107,7 @@ static int cs__h5_close_file(cs_h5_t *h)
 int cs_h5_close(cs_h5_t *h, int complete)
 {
     if (!h) return CS_OK;
-    int rc = cs_h5_flush(h);
+    int rc = cs__h5_flush_work(h);
     if (rc == CS_OK) rc = cs__h5_put_u64(h->file, "fires_seen", h->fires_seen);
     if (rc == CS_OK) rc = cs__h5_put_i32(h->file, "complete", complete ? 1 : 0);
     if (rc == CS_OK && H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0) rc = cs__h5_fail(CS_EIO, "H5Fflush");
@@ -996,6 +1119,15 @@ int cs_h5_close(cs_h5_t *h, int complete)
         rc = crc;
     else
         memcpy(cs__h5_msg, first, sizeof first);
+    if (h->out && rc == CS_OK) {
+        /* The closed work file is the finished file: make it durable and
+         * rename it into place (no copy). */
+        if (fsync(h->work_fd) != 0 || rename(h->work, h->out) != 0)
+            rc = cs__h5_fail(CS_EIO, "cannot write '%s': %s", h->out, strerror(errno));
+    }
+    /* After a failure <out> keeps the last checkpoint; the work file may be
+     * torn (a failed write) and is removed. */
+    if (h->out && rc != CS_OK) unlink(h->work);
     cs__h5_free(h);
     return rc;
 }
@@ -1095,6 +1227,56 @@ static void cs__h5_start_thread(cs_h5_t *h)
     h->threaded = 1;
 }
 
+/* Default of pub_factor: publishing costs at most 1/21 (4.8 %) of the run. */
+#define CS__H5_PUB_FACTOR 20
+
+/* "<a><b>" in a new allocation, or NULL. */
+static char *cs__h5_cat(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    char *s = malloc(na + nb + 1);
+    if (s) {
+        memcpy(s, a, na);
+        memcpy(s + na, b, nb + 1);
+    }
+    return s;
+}
+
+/*
+ * Decide where HDF5 writes (N48).  A new path or a regular file is published
+ * through a work file: h->out, h->work = <out>.work and h->tmp = <out>.tmp
+ * are set (a symbolic link to a regular file is followed, so that the file
+ * it names is replaced, not the link).  Anything else that exists (a device
+ * such as /dev/null or /dev/full, a FIFO) is written in place, direct mode
+ * (h->out stays NULL): renaming over it would replace the device node.  A
+ * directory is an error.  A previous file at <out> is removed, so that a
+ * kill before the first checkpoint cannot leave an earlier run's file
+ * looking like this run's.  Reads COWSIM_H5_CHECKPOINT_FACTOR.
+ */
+static int cs__h5_paths(cs_h5_t *h, const char *path)
+{
+    const char *env = getenv("COWSIM_H5_CHECKPOINT_FACTOR");
+    char *end = NULL;
+    unsigned long long f = env && *env ? strtoull(env, &end, 10) : CS__H5_PUB_FACTOR;
+    h->pub_factor = end && *end ? CS__H5_PUB_FACTOR : (uint64_t)f;
+    struct stat st;
+    char real[PATH_MAX];
+    const char *out = path;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return cs__h5_fail(CS_EIO, "cannot create '%s': %s", path, strerror(EISDIR));
+        if (!S_ISREG(st.st_mode)) return CS_OK;
+        struct stat lst;
+        if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && realpath(path, real)) out = real;
+    }
+    h->out = cs__h5_cat(out, "");
+    h->work = cs__h5_cat(out, ".work");
+    h->tmp = cs__h5_cat(out, ".tmp");
+    if (!h->out || !h->work || !h->tmp) return cs__h5_fail(CS_ENOMEM, "allocating the writer");
+    if (unlink(out) != 0 && errno != ENOENT && errno != ENOTDIR)
+        return cs__h5_fail(CS_EIO, "cannot create '%s': %s", path, strerror(errno));
+    return CS_OK;
+}
+
 cs_h5_t *cs_h5_create(const char *path, const cs_h5_meta_t *meta, int *err)
 {
     int dummy;
@@ -1113,6 +1295,7 @@ cs_h5_t *cs_h5_create(const char *path, const cs_h5_meta_t *meta, int *err)
         return NULL;
     }
     h->file = H5I_INVALID_HID;
+    h->work_fd = -1;
     for (int i = 0; i < CS_H5_NDS; i++) h->ds[i].dset = H5I_INVALID_HID;
     h->fires_mode = CS_H5_FIRES_ALL;
     h->sample_every = 1;
@@ -1131,7 +1314,12 @@ cs_h5_t *cs_h5_create(const char *path, const cs_h5_meta_t *meta, int *err)
         return NULL;
     }
 
-    int rc = CS_OK;
+    int rc = cs__h5_paths(h, path);
+    if (rc != CS_OK) {
+        *err = rc;
+        cs__h5_free(h);
+        return NULL;
+    }
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE), fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fcpl < 0 || fapl < 0 || H5Pset_obj_track_times(fcpl, 0) < 0 ||
         H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
@@ -1142,18 +1330,25 @@ cs_h5_t *cs_h5_create(const char *path, const cs_h5_meta_t *meta, int *err)
     if (rc == CS_OK && H5Pset_file_locking(fapl, 1, 1) < 0) rc = cs__h5_fail(CS_EIO, "file locking");
 #endif
     if (rc == CS_OK) {
-        h->file = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl);
-        if (h->file < 0) rc = cs__h5_fail(CS_EIO, "cannot create '%s'", path);
+        h->file = H5Fcreate(h->out ? h->work : path, H5F_ACC_TRUNC, fcpl, fapl);
+        if (h->file < 0)
+            rc = h->out ? cs__h5_fail(CS_EIO, "cannot create '%s' (its work file %s)", path, h->work)
+                        : cs__h5_fail(CS_EIO, "cannot create '%s'", path);
     }
+    if (rc == CS_OK && h->out && (h->work_fd = open(h->work, O_RDONLY | O_CLOEXEC)) < 0)
+        rc = cs__h5_fail(CS_EIO, "cannot create '%s': %s: %s", path, h->work, strerror(errno));
     cs__h5_close_id(&fcpl, H5Pclose);
     cs__h5_close_id(&fapl, H5Pclose);
     if (rc == CS_OK) rc = cs__h5_root_attrs(h, meta);
     for (int i = 0; i < CS_H5_NDS && rc == CS_OK; i++) rc = cs__h5_make_ds(h, i);
     if (rc == CS_OK && H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
         rc = cs__h5_fail(CS_EIO, "cannot write '%s'", path);
+    /* The first checkpoint: from here on <out> always holds a whole file. */
+    if (rc == CS_OK && h->out) rc = cs__h5_publish(h);
     if (rc != CS_OK) {
         *err = rc;
         cs__h5_close_file(h);
+        if (h->out && h->work_fd >= 0) unlink(h->work);
         cs__h5_free(h);
         return NULL;
     }

@@ -46,14 +46,23 @@
  * At close: fires_seen (uint64, fires offered to cs_h5_append_fires).  Each
  * dataset carries a "description" string attribute listing its columns.
  *
- * Durability.  Rows are buffered per dataset in memory, one chunk at a time;
+ * Durability (DESIGN-NOTES N48).  HDF5 does not write the output path
+ * itself but a private work file beside it, <out>.work, which no reader
+ * opens.  Rows are buffered per dataset in memory, one chunk at a time;
  * whole chunks are compressed (optionally on one background thread) and
- * written with H5Dwrite_chunk, after which the file's metadata is flushed.
- * So whenever control is outside this module, the file on disk is a valid
- * HDF5 file holding every row of every chunk written so far, and after
- * cs_h5_flush() every row appended before it.  A crash (or _exit) after
- * cs_h5_flush() therefore leaves every flushed row readable, with
- * complete = 0.  Memory is bounded by a few chunks per dataset (about
+ * written with H5Dwrite_chunk, after which the work file's metadata is
+ * flushed.  A checkpoint (at cs_h5_create, cs_h5_flush, and
+ * cs_h5_checkpoint when cheap) copies the flushed work file to <out>.tmp,
+ * fsyncs it and renames it over <out>; cs_h5_close renames the finished
+ * work file itself into place.  rename is atomic, so whatever the moment of
+ * a kill (SIGKILL, a crash, _exit) after cs_h5_create returned, <out> is a
+ * whole HDF5 file: the last checkpoint, complete = 0, holding every row
+ * appended before it, or the closed file.  A kill during cs_h5_create
+ * leaves no file at <out> (an earlier file there is removed first).  The
+ * work and .tmp files a kill leaves behind are replaced by the next writer
+ * of the same path.  An output path that exists and is not a regular file
+ * (a device such as /dev/full) is written in place, without checkpoints.
+ * Memory is bounded by a few chunks per dataset (about
  * 25 MiB at most; chunks are 0.2-2 MiB) whatever the run length.
  * Compression: byte shuffle + deflate (zlib level 1, RLE strategy; byte
  * planes that look random are stored), which the standard HDF5 shuffle +
@@ -361,8 +370,9 @@ typedef struct cs_h5_meta {
 typedef struct cs_h5 cs_h5_t;
 
 /*
- * Create (truncate) the run file at path and write the root attributes with
- * complete = 0 and the seven empty datasets, then flush.  Returns the writer,
+ * Create the run file for path: write the root attributes with complete = 0
+ * and the seven empty datasets to the work file <path>.work, then publish it
+ * at path (the first checkpoint; "Durability" above).  Returns the writer,
  * owned by the caller until cs_h5_close().  On failure returns NULL and sets
  * *err (if err is non-NULL): CS_EIO when the file cannot be created
  * (message in cs_h5_last_error()), CS_ENOMEM, or CS_EINVAL for NULL
@@ -401,12 +411,24 @@ int cs_h5_set_fires_mode(cs_h5_t *h, cs_h5_fires_mode mode, uint64_t sample_ever
 
 /*
  * Write every buffered row (a partly filled chunk is written now and
- * rewritten whole when it fills) and flush HDF5 metadata to the OS.  After
- * it returns CS_OK, a crash leaves all rows appended so far readable.
- * Cost grows with the partly filled chunks, so call it every few thousand
- * blocks or seconds, not every block.  Returns CS_OK or the sticky error.
+ * rewritten whole when it fills), flush HDF5 metadata and publish: copy the
+ * work file over the output path.  After it returns CS_OK, a crash leaves
+ * all rows appended so far readable at the output path.  Cost grows with
+ * the partly filled chunks and the file size (the copy), so call it every
+ * few thousand blocks or seconds, not every block.  Returns CS_OK or the
+ * sticky error.
  */
 int cs_h5_flush(cs_h5_t *h);
+
+/*
+ * As cs_h5_flush (every row reaches the work file), but publish it to the
+ * output path only when that is cheap: when the wall time since the last
+ * publish is at least COWSIM_H5_CHECKPOINT_FACTOR (default 20) times what
+ * the last publish took, so publishing costs at most 1/21 of the run.  The
+ * engine calls it every output.flush_every blocks.  Returns CS_OK or the
+ * sticky error.
+ */
+int cs_h5_checkpoint(cs_h5_t *h);
 
 /* Root attributes for run-level numbers and strings (created or replaced).
  * Return CS_OK, CS_EINVAL (empty name, NULL string) or CS_EIO. */
@@ -419,9 +441,11 @@ uint64_t cs_h5_rows(const cs_h5_t *h, cs_h5_ds ds);
 
 /*
  * Flush, set the root attribute complete to 1 if complete is nonzero and no
- * error occurred (0 otherwise), write fires_seen, close the file and free
- * the writer (always, even on error).  Returns CS_OK or the first error.
- * h == NULL is a no-op returning CS_OK.
+ * error occurred (0 otherwise), write fires_seen, close the work file,
+ * fsync it and rename it over the output path, and free the writer
+ * (always, even on error).  After an error the output path keeps the last
+ * checkpoint and the work file is removed.  Returns CS_OK or the first
+ * error.  h == NULL is a no-op returning CS_OK.
  */
 int cs_h5_close(cs_h5_t *h, int complete);
 

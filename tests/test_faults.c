@@ -17,9 +17,9 @@
  *   5. SIGKILL: a long run with output.flush_every = 50 is killed with
  *      kill -9 after its file holds at least two flushes; the file opens
  *      with cs_h5_open_read, complete = 0, and /blocks holds heights
- *      1..n exactly, n a multiple of 50 and n >= 50 (at most flush_every
- *      blocks are lost, README "Security and limits").  Repeated 5 times
- *      at different moments.
+ *      1..n exactly, n a multiple of 50 and n >= 50 (checkpoints are made
+ *      only at flushes, README "Failures").  Repeated 5 times at different
+ *      moments.  tests/test_killpoints.c kills at every write instead.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -544,14 +544,11 @@ static void test_incomplete(void)
 
 /*
  * Crash after flush: a child writes 5000 blocks and 30000 fires, flushes,
- * appends 40000 more fires and _exit()s without closing.
- *   sync:   chunks of 16384 fires are written as they fill, so the file ends
- *           with the chunks holding rows < 65536 (= 4 * 16384; row 70000 is in
- *           the fifth, unwritten chunk): 65536 rows.
- *   thread: with 2 chunks in flight, only chunk 1 (rows 16384..32767) had to
- *           be written before the third submit, so the extent is
- *           max(30000 flushed, 32768) = 32768 rows.
- * Either way complete = 0 and all 5000 blocks (flushed) are there.
+ * appends 40000 more fires and _exit()s without closing.  cs_h5_flush
+ * publishes (N48): the output path holds the copy made at the flush, so
+ * exactly the 5000 blocks and 30000 fires appended before it, complete = 0,
+ * whether or not later chunks reached the work file (sync: chunks of 16384
+ * fires written as they fill, up to row 65536; thread: up to 32768).
  */
 static void test_crash(int thread)
 {
@@ -590,10 +587,103 @@ static void test_crash(int thread)
     check_rows(CS_H5_BLOCKS, rows, n, 0, "crash blocks");
     free(rows);
     CS_CHECK_EQ_U64(cs_h5_read_all(r, CS_H5_FIRES, &rows, &n), CS_OK);
-    CS_CHECK_EQ_U64(n, thread ? 32768 : 65536);
+    CS_CHECK_EQ_U64(n, 30000);
     check_rows(CS_H5_FIRES, rows, n, 0, "crash fires");
     free(rows);
     cs_h5_close_read(r);
+}
+
+/* Does path exist (lstat)? */
+static int exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/*
+ * Publishing (DESIGN-NOTES N48): HDF5 writes <out>.work and checkpoints copy
+ * it over <out>.
+ *   1. An earlier file at <out> (here 10 bytes of text) is replaced at
+ *      create by the first checkpoint: <out> opens, complete = 0, 0 rows,
+ *      and <out>.work exists; after close <out> is complete with the 700
+ *      blocks appended, and neither <out>.work nor <out>.tmp remains.
+ *   2. cs_h5_checkpoint publishes only when the time since the last publish
+ *      is >= COWSIM_H5_CHECKPOINT_FACTOR x its cost: with the factor 10^12
+ *      (a 1 us copy would wait 11.6 days) <out> keeps 0 rows after 300
+ *      blocks; with 0 it publishes at once: 300 blocks.
+ *   3. An output that is a symbolic link to a regular file: the file it
+ *      names is replaced, the link stays a link.
+ *   4. An output that is a directory: CS_EIO naming it.
+ */
+static void test_publish(void)
+{
+    char path[512], work[530], tmp[530];
+    path_in_dir(path, sizeof path, "pub.h5");
+    snprintf(work, sizeof work, "%s.work", path);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(path, "w");
+    CS_CHECK(f != NULL);
+    if (f) {
+        fputs("old file\n", f);
+        fclose(f);
+    }
+    cs_h5_meta_t m = test_meta("{}", 1);
+    int err = -1, c = -1;
+    uint64_t nb = 1, nf = 1;
+    setenv("COWSIM_H5_CHECKPOINT_FACTOR", "1000000000000", 1);
+    cs_h5_t *h = cs_h5_create(path, &m, &err);
+    CS_CHECK(h != NULL);
+    if (!h) return;
+    CS_CHECK(probe(path, &c, &nb, &nf) == 0);
+    CS_CHECK_EQ_U64(c, 0);
+    CS_CHECK_EQ_U64(nb, 0);
+    CS_CHECK(exists(work));
+    CS_CHECK_EQ_U64(append_gen(h, CS_H5_BLOCKS, 0, 300), CS_OK);
+    CS_CHECK_EQ_U64(cs_h5_checkpoint(h), CS_OK);
+    CS_CHECK(probe(path, &c, &nb, &nf) == 0);
+    CS_CHECK_EQ_U64(nb, 0); /* not published: too soon */
+    cs_h5_close(h, 0);
+    setenv("COWSIM_H5_CHECKPOINT_FACTOR", "0", 1);
+    h = cs_h5_create(path, &m, &err);
+    CS_CHECK(h != NULL);
+    if (!h) return;
+    CS_CHECK_EQ_U64(append_gen(h, CS_H5_BLOCKS, 0, 300), CS_OK);
+    CS_CHECK_EQ_U64(cs_h5_checkpoint(h), CS_OK);
+    CS_CHECK(probe(path, &c, &nb, &nf) == 0);
+    CS_CHECK_EQ_U64(c, 0);
+    CS_CHECK_EQ_U64(nb, 300); /* published at once */
+    CS_CHECK_EQ_U64(append_gen(h, CS_H5_BLOCKS, 300, 700), CS_OK);
+    CS_CHECK_EQ_U64(cs_h5_close(h, 1), CS_OK);
+    unsetenv("COWSIM_H5_CHECKPOINT_FACTOR");
+    CS_CHECK(probe(path, &c, &nb, &nf) == 0);
+    CS_CHECK_EQ_U64(c, 1);
+    CS_CHECK_EQ_U64(nb, 700);
+    CS_CHECK(!exists(work));
+    CS_CHECK(!exists(tmp));
+
+    char target[512], link[512];
+    path_in_dir(target, sizeof target, "target.h5");
+    path_in_dir(link, sizeof link, "link.h5");
+    f = fopen(target, "w");
+    if (f) fclose(f);
+    CS_CHECK(symlink(target, link) == 0);
+    h = cs_h5_create(link, &m, &err);
+    CS_CHECK(h != NULL);
+    if (!h) return;
+    CS_CHECK_EQ_U64(append_gen(h, CS_H5_BLOCKS, 0, 40), CS_OK);
+    CS_CHECK_EQ_U64(cs_h5_close(h, 1), CS_OK);
+    struct stat st;
+    CS_CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    CS_CHECK(probe(target, &c, &nb, &nf) == 0);
+    CS_CHECK_EQ_U64(c, 1);
+    CS_CHECK_EQ_U64(nb, 40);
+
+    char dir[512];
+    path_in_dir(dir, sizeof dir, "adir.h5");
+    CS_CHECK(mkdir(dir, 0755) == 0);
+    CS_CHECK(cs_h5_create(dir, &m, &err) == NULL);
+    CS_CHECK_EQ_U64(err, CS_EIO);
+    CS_CHECK(strstr(cs_h5_last_error(), dir) != NULL);
 }
 
 /* output.fires = sample N / off / all. */
@@ -1371,6 +1461,7 @@ int main(int argc, char **argv)
     test_incomplete();
     test_crash(0);
     test_crash(1);
+    test_publish();
     test_fires_modes();
     test_errors();
     test_malformed();

@@ -659,6 +659,7 @@ struct cs_h5 {
     char *tmp;                    /* <out>.tmp: the copy being published */
     int work_fd;                  /* read-only descriptor of the work file, -1 if none */
     uint64_t pub_ns;              /* duration of the last publish */
+    uint64_t pub_size;            /* bytes it copied */
     uint64_t pub_end;             /* CLOCK_MONOTONIC ns when it ended */
     uint64_t pub_factor;          /* checkpoint when now - pub_end >= pub_factor * pub_ns */
 };
@@ -886,6 +887,8 @@ uint64_t cs_h5_rows(const cs_h5_t *h, cs_h5_ds ds)
 
 /* ---- publishing (DESIGN-NOTES N48) --------------------------------------- */
 
+#define CS__H5_PUB_BYTES (4u << 20) /* copies from this size on cost in proportion to bytes */
+
 static uint64_t cs__h5_now_ns(void)
 {
     struct timespec ts;
@@ -967,6 +970,7 @@ static int cs__h5_publish(cs_h5_t *h)
     }
     h->pub_end = cs__h5_now_ns();
     h->pub_ns = h->pub_end - t0;
+    h->pub_size = (uint64_t)st.st_size;
     return CS_OK;
 }
 
@@ -1004,9 +1008,19 @@ int cs_h5_checkpoint(cs_h5_t *h)
     int rc = cs__h5_flush_work(h);
     if (rc != CS_OK || !h->out) return rc;
     /* Publish only when the time since the last publish is at least
-     * pub_factor times what that publish cost: copying then takes at most
+     * pub_factor times what this publish will cost, predicted as the last
+     * publish's duration scaled by the growth of the file (a copy costs in
+     * proportion to the bytes; not below CS__H5_PUB_BYTES, where the fixed
+     * costs of open, fsync and rename dominate): copying then takes at most
      * 1 / (pub_factor + 1) of the writer's wall time (N48). */
-    if (cs__h5_now_ns() - h->pub_end < h->pub_factor * h->pub_ns) return CS_OK;
+    struct stat st;
+    if (fstat(h->work_fd, &st) != 0)
+        return cs__h5_set_err(h, cs__h5_fail(CS_EIO, "cannot write '%s': %s: %s", h->out, h->work,
+                                              strerror(errno)));
+    double cost = (double)h->pub_ns;
+    if (h->pub_size >= CS__H5_PUB_BYTES && (uint64_t)st.st_size > h->pub_size)
+        cost *= (double)st.st_size / (double)h->pub_size;
+    if ((double)(cs__h5_now_ns() - h->pub_end) < (double)h->pub_factor * cost) return CS_OK;
     return cs__h5_set_err(h, cs__h5_publish(h));
 }
 

@@ -424,7 +424,8 @@ int cs_h5_flush(cs_h5_t *h);
  * As cs_h5_flush (every row reaches the work file), but publish it to the
  * output path only when that is cheap: when the wall time since the last
  * publish is at least COWSIM_H5_CHECKPOINT_FACTOR (default 20) times what
- * the last publish took, so publishing costs at most 1/21 of the run.  The
+ * this one will take (the last publish's duration scaled by the growth of
+ * the file), so publishing costs at most 1/21 of the run.  The
  * engine calls it every output.flush_every blocks.  Returns CS_OK or the
  * sticky error.
  */

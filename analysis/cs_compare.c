@@ -29,7 +29,7 @@ enum { CS__FMT_TEXT = 0, CS__FMT_CSV = 1, CS__FMT_JSON = 2 };
 /* Usage text of `cowsim compare` on f. */
 static void cs__compare_usage(FILE *f)
 {
-    fprintf(f, "usage: cowsim compare RUN.h5 ... [--csv|--json|--harm] [--greedy GREEDY.h5] [--burn-in N|--no-warmup]\n"
+    fprintf(f, "usage: cowsim compare RUN.h5 ... [--csv|--json] [--harm] [--greedy GREEDY.h5] [--burn-in N|--no-warmup]\n"
                "       cowsim compare RUNDIR [--ref MECHANISM] [--csv|--json]\n"
                "  Prints the metrics of analysis/README.md, one column per run, one row per metric.\n"
                "  efficiency and poa compare with the offline welfare optimum of the run's own demand\n"
@@ -39,8 +39,9 @@ static void cs__compare_usage(FILE *f)
                "  first N blocks; --no-warmup: nothing), and per-block basefee, utilisation, fires,\n"
                "  backlog, paid and welfare are averaged over the rest with 95 %% batch-means\n"
                "  intervals.\n"
-               "  --harm (text only): then the harm to honest actors of each run against the\n"
-               "  <mechanism>.noattack.h5 beside it (cowsim run --harm).\n"
+               "  --harm (text or JSON): then the harm to honest actors of each run against the\n"
+               "  <mechanism>.noattack.h5 beside it (cowsim run --harm), and per mechanism across\n"
+               "  the runs' seeds the mean with its 95 %% t and BCa (10 seeds or more) intervals.\n"
                "  RUNDIR, a multi-seed run (RUNDIR/seed-<s>/<mechanism>.h5): per metric and mechanism\n"
                "  the mean over seeds with its 95 %% Student-t interval, and the paired difference\n"
                "  to --ref (default: the scenario's first mechanism) on the same seed with t and\n"
@@ -218,14 +219,61 @@ static int cs__json_emit(cJSON *root, int ok)
     return 0;
 }
 
-/* JSON: {"runs": [{path, mechanism, scenario, seed, complete, greedy,
- * fires_mode, note, metrics: {name: value|null}}]}.  Every add is checked,
- * so the document is printed whole or not at all.  Returns 0, or -1 when
- * out of memory (nothing printed). */
 static int cs__ss_json(cJSON *o, const cs_steady_t *ss);
+static int cs__json_ci(cJSON *o, const cs_stat_ci_t *ci);
 
+/* The "harm" member of root: {"level", "bootstrap_resamples", "rows":
+ * [{mechanism, seed, the /harm columns}], "summary": [{mechanism, seeds,
+ * metric, form, n, mean, t_lo, t_hi, bca_lo, bca_hi}]} (cs_harm.h; the
+ * names of harm.h5).  Returns 0, or -1 when out of memory. */
+static int cs__harm_json(cJSON *root, const cs_harm_t *h, size_t nh, const cs_harm_sum_t *sum, size_t nsum)
+{
+    cJSON *o = cJSON_AddObjectToObject(root, "harm");
+    int ok = o && cJSON_AddRawToObject(o, "level", "0.95") &&
+             cJSON_AddNumberToObject(o, "bootstrap_resamples", CS_STAT_BOOT_B);
+    cJSON *rows = ok ? cJSON_AddArrayToObject(o, "rows") : NULL;
+    ok = rows != NULL;
+    for (size_t i = 0; ok && i < nh; i++) {
+        cJSON *r = cJSON_CreateObject();
+        if (!r || !cJSON_AddItemToArray(rows, r)) {
+            cJSON_Delete(r);
+            return -1;
+        }
+        char sb[24];
+        snprintf(sb, sizeof sb, "%llu", (unsigned long long)h[i].seed);
+        ok = cJSON_AddStringToObject(r, "mechanism", h[i].mechanism) && cJSON_AddRawToObject(r, "seed", sb);
+        const char *names[CS_HARM_NFIELD];
+        double v[CS_HARM_NFIELD];
+        size_t nf = cs_harm_fields(&h[i], names, v);
+        for (size_t k = 0; ok && k < nf; k++) ok = cs__json_num(r, names[k], v[k]) == 0;
+    }
+    cJSON *sa = ok ? cJSON_AddArrayToObject(o, "summary") : NULL;
+    ok = sa != NULL;
+    for (size_t g = 0; ok && g < nsum; g++)
+        for (int met = 0; ok && met < CS_HARM_NMET; met++)
+            for (int form = 0; ok && form < CS_HARM_NFORM; form++) {
+                cJSON *r = cJSON_CreateObject();
+                if (!r || !cJSON_AddItemToArray(sa, r)) {
+                    cJSON_Delete(r);
+                    return -1;
+                }
+                char nb[24];
+                snprintf(nb, sizeof nb, "%zu", sum[g].seeds);
+                ok = cJSON_AddStringToObject(r, "mechanism", sum[g].mechanism) && cJSON_AddRawToObject(r, "seeds", nb) &&
+                     cJSON_AddStringToObject(r, "metric", cs_harm_metric_name[met]) &&
+                     cJSON_AddStringToObject(r, "form", cs_harm_form_name[form]) &&
+                     cs__json_ci(r, &sum[g].ci[met][form]) == 0;
+            }
+    return ok ? 0 : -1;
+}
+
+/* JSON: {"runs": [{path, mechanism, scenario, seed, complete, greedy,
+ * fires_mode, note, metrics: {name: value|null}}]}, and "harm" (above)
+ * when h is not NULL (its nrun rows, nsum summaries).  Every add is
+ * checked, so the document is printed whole or not at all.  Returns 0, or
+ * -1 when out of memory (nothing printed). */
 static int cs__print_json(const cs_metrics_t *ms, const cs_steady_t *ss, char **paths, const char **greedy_files,
-                          size_t nrun)
+                          size_t nrun, const cs_harm_t *h, const cs_harm_sum_t *sum, size_t nsum)
 {
     static const char *const modes[] = {"all", "sample", "off"};
     cJSON *root = cJSON_CreateObject();
@@ -260,6 +308,7 @@ static int cs__print_json(const cs_metrics_t *ms, const cs_steady_t *ss, char **
         }
         if (ok && ss) ok = cs__ss_json(o, &ss[r]) == 0;
     }
+    if (ok && h) ok = cs__harm_json(root, h, nrun, sum, nsum) == 0;
     return cs__json_emit(root, ok);
 }
 
@@ -627,7 +676,7 @@ int cs_cmd_compare(int argc, char **argv)
             return CS_EXIT_USAGE;
         }
     }
-    if (np == 0 || (harm && fmt != CS__FMT_TEXT)) {
+    if (np == 0 || (harm && fmt == CS__FMT_CSV)) {
         cs__compare_usage(stderr);
         free(paths);
         return CS_EXIT_USAGE;
@@ -694,6 +743,20 @@ int cs_cmd_compare(int argc, char **argv)
             fprintf(stderr, "cowsim compare: warning: %s is an incomplete run (complete = 0)\n", paths[r]);
         if (ms[r].note[0]) fprintf(stderr, "cowsim compare: note: %s: %s\n", paths[r], ms[r].note);
     }
+    /* --harm: every run's harm and the summary across seeds, before any
+     * table is printed (an error prints none). */
+    cs_harm_t *hm = NULL;
+    cs_harm_sum_t *hsum = NULL;
+    size_t nhsum = 0;
+    if (status == CS_EXIT_OK && harm) {
+        char herr[4600];
+        int hrc = cs_harm_load(paths, np, &hm, herr, sizeof herr);
+        if (hrc == CS_OK) hrc = cs_harm_summarize(hm, np, &hsum, &nhsum, herr, sizeof herr);
+        if (hrc != CS_OK) {
+            fprintf(stderr, "cowsim compare: harm: %s\n", herr);
+            status = hrc == CS_EPARSE ? CS_EXIT_USAGE : CS_EXIT_IO;
+        }
+    }
     if (status == CS_EXIT_OK) {
         size_t nn = 0;
         char **names = cs__union_names(ms, np, &nn);
@@ -705,23 +768,23 @@ int cs_cmd_compare(int argc, char **argv)
             if (fmt == CS__FMT_TEXT) {
                 cs__print_text(ms, paths, greedy_files, np, names, nn, lab);
                 cs__ss_text(ss, np, lab);
+                if (hm) {
+                    cs_harm_print(stdout, hm, np);
+                    cs_harm_print_summary(stdout, hsum, nhsum);
+                }
             } else if (fmt == CS__FMT_CSV) {
                 cs__print_csv(ms, np, names, nn, lab);
                 cs__ss_csv(ss, np);
-            } else if (cs__print_json(ms, ss, paths, greedy_files, np) != 0) status = CS_EXIT_IO;
+            } else if (cs__print_json(ms, ss, paths, greedy_files, np, hm, hsum, nhsum) != 0) status = CS_EXIT_IO;
         }
         if (status == CS_EXIT_IO) fprintf(stderr, "cowsim compare: out of memory printing the table\n");
-        char herr[4600];
-        int hrc = status == CS_EXIT_OK && harm ? cs_harm_compare(paths, np, stdout, herr, sizeof herr) : CS_OK;
-        if (hrc != CS_OK) {
-            fprintf(stderr, "cowsim compare: harm: %s\n", herr);
-            status = hrc == CS_EPARSE ? CS_EXIT_USAGE : CS_EXIT_IO;
-        }
         if (names)
             for (size_t i = 0; i < nn; i++) free(names[i]);
         free(names);
         free(lab);
     }
+    free(hm);
+    free(hsum);
     free(ms);
     free(ss);
     free(obuf);

@@ -231,6 +231,142 @@ void cs_harm_print(FILE *f, const cs_harm_t *h, size_t n)
     }
 }
 
+const char *const cs_harm_metric_name[CS_HARM_NMET] = {"delay_mean", "delay_p99", "pay_per_fire", "welfare"};
+const char *const cs_harm_form_name[CS_HARM_NFORM] = {"with", "without", "change"};
+
+/* Figure met of x, with (side 0) or without (side 1) the attackers. */
+static double cs__hval(const cs_harm_t *x, int met, int side)
+{
+    switch (met) {
+    case CS_HARM_DELAY_MEAN: return x->delay_mean[side];
+    case CS_HARM_DELAY_P99: return x->delay_p99[side];
+    case CS_HARM_PAY_PER_FIRE: return x->pay_per_fire[side];
+    default: return x->welfare[side];
+    }
+}
+
+int cs_harm_summarize(const cs_harm_t *h, size_t n, cs_harm_sum_t **out, size_t *nout, char *err, size_t cap)
+{
+    *out = NULL;
+    *nout = 0;
+    cs_harm_sum_t *s = calloc(n ? n : 1, sizeof *s);
+    size_t *grp = malloc((n ? n : 1) * sizeof *grp); /* row -> its mechanism's summary */
+    double *a = malloc((n ? n : 1) * sizeof *a), *b = malloc((n ? n : 1) * sizeof *b);
+    if (!s || !grp || !a || !b) {
+        free(s);
+        free(grp);
+        free(a);
+        free(b);
+        cs__herr(err, cap, "out of memory");
+        return CS_ENOMEM;
+    }
+    size_t ns = 0;
+    int rc = CS_OK;
+    for (size_t i = 0; i < n && rc == CS_OK; i++) {
+        size_t g = 0;
+        while (g < ns && strcmp(s[g].mechanism, h[i].mechanism) != 0) g++;
+        if (g == ns) snprintf(s[ns++].mechanism, sizeof s->mechanism, "%s", h[i].mechanism);
+        grp[i] = g;
+        s[g].seeds++;
+        for (size_t j = 0; j < i; j++)
+            if (grp[j] == g && h[j].seed == h[i].seed) {
+                cs__herr(err, cap, "mechanism %s seed %llu is given twice (the summary is across seeds)",
+                         h[i].mechanism, (unsigned long long)h[i].seed);
+                rc = CS_EPARSE;
+                break;
+            }
+    }
+    for (size_t g = 0; g < ns && rc == CS_OK; g++)
+        for (int met = 0; met < CS_HARM_NMET && rc == CS_OK; met++) {
+            size_t k = 0;
+            for (size_t i = 0; i < n; i++)
+                if (grp[i] == g) {
+                    a[k] = cs__hval(&h[i], met, 0);
+                    b[k++] = cs__hval(&h[i], met, 1);
+                }
+            cs_stat_ci_t *ci = s[g].ci[met];
+            if (cs_stat_ci(a, k, 0.95, 0, &ci[CS_HARM_WITH]) != CS_OK ||
+                cs_stat_ci(b, k, 0.95, 0, &ci[CS_HARM_WITHOUT]) != CS_OK ||
+                cs_stat_paired(a, b, k, 0.95, 0, &ci[CS_HARM_CHANGE]) != CS_OK) {
+                cs__herr(err, cap, "out of memory");
+                rc = CS_ENOMEM;
+            }
+        }
+    free(grp);
+    free(a);
+    free(b);
+    if (rc != CS_OK) {
+        free(s);
+        return rc;
+    }
+    *out = s;
+    *nout = ns;
+    return CS_OK;
+}
+
+/* "[lo, hi]" or "-" (undefined), into a 64-byte cell. */
+static const char *cs__hival(double lo, double hi, char *buf)
+{
+    char a[24], b[24];
+    if (isnan(lo) || isnan(hi)) snprintf(buf, 64, "-");
+    else snprintf(buf, 64, "[%s, %s]", cs__hcell(lo, a), cs__hcell(hi, b));
+    return buf;
+}
+
+void cs_harm_print_summary(FILE *f, const cs_harm_sum_t *s, size_t n)
+{
+    size_t most = 0;
+    for (size_t g = 0; g < n; g++) most = s[g].seeds > most ? s[g].seeds : most;
+    if (most < 2) return;
+    fprintf(f, "\nharm to honest actors across seeds: mean over the seeds, 95 %% Student-t interval, 95 %% BCa\n"
+               "bootstrap interval (B = %u; from %d seeds on, - below); change = with - without on the same\n"
+               "seed (paired: both runs of a seed see the same honest demand)\n",
+            CS_STAT_BOOT_B, CS_STAT_BOOT_MIN_N);
+    for (size_t g = 0; g < n; g++) {
+        fprintf(f, "%s, %zu seed%s\n", s[g].mechanism, s[g].seeds, s[g].seeds == 1 ? "" : "s");
+        fprintf(f, "  %-13s %-8s %14s %32s %32s\n", "", "", "mean", "t interval", "BCa interval");
+        for (int met = 0; met < CS_HARM_NMET; met++)
+            for (int form = 0; form < CS_HARM_NFORM; form++) {
+                const cs_stat_ci_t *c = &s[g].ci[met][form];
+                char m[24], t[64], bb[64];
+                fprintf(f, "  %-13s %-8s %14s %32s %32s\n", form == 0 ? cs_harm_metric_name[met] : "",
+                        cs_harm_form_name[form], cs__hcell(c->mean, m), cs__hival(c->t_lo, c->t_hi, t),
+                        cs__hival(c->b_lo, c->b_hi, bb));
+            }
+    }
+}
+
+size_t cs_harm_fields(const cs_harm_t *x, const char *names[CS_HARM_NFIELD], double v[CS_HARM_NFIELD])
+{
+    const struct {
+        const char *name;
+        double v;
+    } f[] = {{"honest", x->honest},
+             {"paired", x->paired},
+             {"fires_with", (double)x->fires[0]},
+             {"fires_without", (double)x->fires[1]},
+             {"delay_mean_with", x->delay_mean[0]},
+             {"delay_mean_without", x->delay_mean[1]},
+             {"delay_p99_with", x->delay_p99[0]},
+             {"delay_p99_without", x->delay_p99[1]},
+             {"pay_per_fire_with", x->pay_per_fire[0]},
+             {"pay_per_fire_without", x->pay_per_fire[1]},
+             {"welfare_with", x->welfare[0]},
+             {"welfare_without", x->welfare[1]},
+             {"d_delay", x->d_delay},
+             {"d_delay_lo", x->d_delay_lo},
+             {"d_delay_hi", x->d_delay_hi},
+             {"d_pay", x->d_pay},
+             {"d_pay_lo", x->d_pay_lo},
+             {"d_pay_hi", x->d_pay_hi}};
+    _Static_assert(sizeof f / sizeof f[0] == CS_HARM_NFIELD, "one entry per numeric /harm column");
+    for (size_t k = 0; k < CS_HARM_NFIELD; k++) {
+        names[k] = f[k].name;
+        v[k] = f[k].v;
+    }
+    return CS_HARM_NFIELD;
+}
+
 /* One row of the /harm table. */
 typedef struct cs__hrow {
     char mechanism[32];
@@ -242,7 +378,65 @@ typedef struct cs__hrow {
     double d_delay, d_delay_lo, d_delay_hi, d_pay, d_pay_lo, d_pay_hi;
 } cs__hrow_t;
 
-int cs_harm_write(const char *path, const cs_harm_t *h, size_t n, char *err, size_t cap)
+/* One row of the /harm_summary table. */
+typedef struct cs__hsrow {
+    char mechanism[32];
+    uint64_t seeds;
+    char metric[16];
+    char form[8];
+    uint64_t n;
+    double mean, t_lo, t_hi, bca_lo, bca_hi;
+} cs__hsrow_t;
+
+/* The table /harm_summary of file (see cs_harm_write).  0 or -1. */
+static int cs__harm_write_summary(hid_t file, const cs_harm_sum_t *s, size_t ns)
+{
+#define CS__HSCOLS(X) X(mechanism) X(seeds) X(metric) X(form) X(n) X(mean) X(t_lo) X(t_hi) X(bca_lo) X(bca_hi)
+#define CS__HNAME(c) #c,
+#define CS__HSOFF(c) HOFFSET(cs__hsrow_t, c),
+    static const char *names[] = {CS__HSCOLS(CS__HNAME)};
+    static const size_t offs[] = {CS__HSCOLS(CS__HSOFF)};
+    enum { NC = sizeof names / sizeof names[0] };
+    size_t nr = ns * CS_HARM_NMET * CS_HARM_NFORM;
+    cs__hsrow_t *rows = calloc(nr ? nr : 1, sizeof *rows);
+    if (!rows) return -1;
+    size_t r = 0;
+    for (size_t g = 0; g < ns; g++)
+        for (int met = 0; met < CS_HARM_NMET; met++)
+            for (int form = 0; form < CS_HARM_NFORM; form++, r++) {
+                const cs_stat_ci_t *c = &s[g].ci[met][form];
+                cs__hsrow_t *w = &rows[r];
+                memcpy(w->mechanism, s[g].mechanism, sizeof w->mechanism);
+                w->seeds = s[g].seeds;
+                snprintf(w->metric, sizeof w->metric, "%s", cs_harm_metric_name[met]);
+                snprintf(w->form, sizeof w->form, "%s", cs_harm_form_name[form]);
+                w->n = c->n;
+                w->mean = c->mean;
+                w->t_lo = c->t_lo;
+                w->t_hi = c->t_hi;
+                w->bca_lo = c->b_lo;
+                w->bca_hi = c->b_hi;
+            }
+    hid_t str[3];
+    const size_t len[3] = {sizeof rows->mechanism, sizeof rows->metric, sizeof rows->form};
+    for (int k = 0; k < 3; k++) {
+        str[k] = H5Tcopy(H5T_C_S1);
+        H5Tset_size(str[k], len[k]);
+    }
+    hid_t types[NC] = {str[0], H5T_NATIVE_UINT64, str[1], str[2], H5T_NATIVE_UINT64, H5T_NATIVE_DOUBLE,
+                       H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE};
+    int ok = H5TBmake_table("harm to honest actors across seeds (analysis/README.md)", file, "harm_summary", NC,
+                            (hsize_t)nr, sizeof(cs__hsrow_t), names, offs, types, 16, NULL, 0, rows) >= 0;
+    for (int k = 0; k < 3; k++) H5Tclose(str[k]);
+    free(rows);
+    return ok ? 0 : -1;
+#undef CS__HSCOLS
+#undef CS__HNAME
+#undef CS__HSOFF
+}
+
+int cs_harm_write(const char *path, const cs_harm_t *h, size_t n, const cs_harm_sum_t *s, size_t ns, char *err,
+                  size_t cap)
 {
 #define CS__HCOLS(X)                                                                                         \
     X(mechanism) X(seed) X(honest) X(paired) X(fires_with) X(fires_without) X(delay_mean_with)              \
@@ -296,8 +490,10 @@ int cs_harm_write(const char *path, const cs_harm_t *h, size_t n, char *err, siz
     }
     int rc = CS_OK;
     hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (file < 0 || H5TBmake_table("harm to honest actors (analysis/README.md)", file, "harm", NC, (hsize_t)n,
-                                   sizeof(cs__hrow_t), names, offs, types, 16, NULL, 0, rows) < 0) {
+    if (file < 0 ||
+        H5TBmake_table("harm to honest actors (analysis/README.md)", file, "harm", NC, (hsize_t)n,
+                       sizeof(cs__hrow_t), names, offs, types, 16, NULL, 0, rows) < 0 ||
+        cs__harm_write_summary(file, s, ns) != 0) {
         cs__herr(err, cap, "cannot write %s", path);
         rc = CS_EIO;
     }
@@ -314,9 +510,10 @@ int cs_harm_write(const char *path, const cs_harm_t *h, size_t n, char *err, siz
 #undef CS__HSIZE
 }
 
-int cs_harm_compare(char *const *paths, size_t n, FILE *out, char *err, size_t cap)
+int cs_harm_load(char *const *paths, size_t n, cs_harm_t **out, char *err, size_t cap)
 {
     cs_harm_t *h = calloc(n ? n : 1, sizeof *h);
+    *out = NULL;
     if (!h) {
         cs__herr(err, cap, "out of memory");
         return CS_ENOMEM;
@@ -331,8 +528,8 @@ int cs_harm_compare(char *const *paths, size_t n, FILE *out, char *err, size_t c
             rc = cs_harm_compute(paths[i], pair, &h[i], err, cap);
         }
     }
-    if (rc == CS_OK) cs_harm_print(out, h, n);
-    free(h);
+    if (rc != CS_OK) free(h);
+    else *out = h;
     return rc;
 }
 

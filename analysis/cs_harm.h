@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cs_stats.h"
+
 /* One mechanism and seed.  Arrays [2]: [0] with the attackers, [1] without. */
 typedef struct cs_harm {
     char mechanism[32];     /* root mechanism of both files */
@@ -43,15 +45,57 @@ int cs_harm_compute(const char *with, const char *without, cs_harm_t *out, char 
 /* The text table of n results (one row per mechanism and seed). */
 void cs_harm_print(FILE *f, const cs_harm_t *h, size_t n);
 
+/* The figures summarised across seeds, in cs_harm_t order, and the three
+ * forms of each: with the attackers, without them, and the change
+ * (with - without on the same seed: a paired difference). */
+enum { CS_HARM_DELAY_MEAN, CS_HARM_DELAY_P99, CS_HARM_PAY_PER_FIRE, CS_HARM_WELFARE, CS_HARM_NMET };
+enum { CS_HARM_WITH, CS_HARM_WITHOUT, CS_HARM_CHANGE, CS_HARM_NFORM };
+extern const char *const cs_harm_metric_name[CS_HARM_NMET]; /* "delay_mean", ... */
+extern const char *const cs_harm_form_name[CS_HARM_NFORM];  /* "with", "without", "change" */
+
+/* One mechanism's harm across its seeds (the rows of cs_harm_t with that
+ * mechanism): for each figure and form the mean over the seeds with its
+ * 95 % Student-t interval and, from CS_STAT_BOOT_MIN_N seeds on, its BCa
+ * bootstrap interval (CS_STAT_BOOT_B resamples, bootstrap seed 0, as
+ * `compare RUNDIR`); NaN where undefined.  The change is paired by seed. */
+typedef struct cs_harm_sum {
+    char mechanism[32];                            /* mechanism */
+    size_t seeds;                                  /* its rows (seeds) */
+    cs_stat_ci_t ci[CS_HARM_NMET][CS_HARM_NFORM];  /* mean, t and BCa intervals */
+} cs_harm_sum_t;
+
+/*
+ * Summarise the n rows h by mechanism (in order of first appearance) into
+ * *out (malloc'd, *nout entries; the caller frees it).  Two rows of one
+ * mechanism must have different seeds.  CS_OK, CS_EPARSE (a mechanism and
+ * seed given twice; message in err) or CS_ENOMEM.
+ */
+int cs_harm_summarize(const cs_harm_t *h, size_t n, cs_harm_sum_t **out, size_t *nout, char *err, size_t cap);
+
+/* The text table of the n summaries; nothing when no mechanism has two
+ * seeds or more (one seed has no interval across seeds). */
+void cs_harm_print_summary(FILE *f, const cs_harm_sum_t *s, size_t n);
+
 /* Write the n results as the table /harm of a new HDF5 file at path (one
  * row per mechanism and seed, columns named as the struct fields with
- * _with / _without suffixes).  CS_OK or CS_EIO (message in err). */
-int cs_harm_write(const char *path, const cs_harm_t *h, size_t n, char *err, size_t cap);
+ * _with / _without suffixes) and the ns summaries as the table
+ * /harm_summary (one row per mechanism, figure and form: mechanism, seeds,
+ * metric, form, n, mean, t_lo, t_hi, bca_lo, bca_hi).  CS_OK or CS_EIO
+ * (message in err). */
+int cs_harm_write(const char *path, const cs_harm_t *h, size_t n, const cs_harm_sum_t *s, size_t ns, char *err,
+                  size_t cap);
+
+/* The numeric columns of a /harm row after mechanism and seed (honest,
+ * paired, fires_with, ..., d_pay_hi), as doubles, in the table's order:
+ * names[k] and v[k] for k < the count returned (CS_HARM_NFIELD). */
+#define CS_HARM_NFIELD 18
+size_t cs_harm_fields(const cs_harm_t *x, const char *names[CS_HARM_NFIELD], double v[CS_HARM_NFIELD]);
 
 /* `compare --harm`: the harm of each run file paths[i] against its
- * cs_harm_pair_path file, printed on out with cs_harm_print.  CS_OK, or the
- * first failure's cs_harm_compute code with its message in err. */
-int cs_harm_compare(char *const *paths, size_t n, FILE *out, char *err, size_t cap);
+ * cs_harm_pair_path file, into *out (malloc'd, n rows; the caller frees
+ * it).  CS_OK, or the first failure's cs_harm_compute code with its
+ * message in err. */
+int cs_harm_load(char *const *paths, size_t n, cs_harm_t **out, char *err, size_t cap);
 
 /* The file of the run without attackers that `run --harm` writes for
  * run_path ("<dir>/<mechanism>.noattack.h5"), into buf; NULL if it does not

@@ -186,9 +186,9 @@ static void cs__table(const cs_scenario_t *scn, const cs_run_stats_t *rs, size_t
                rs[m].util_mean, rs[m].jain, rs[m].basefee_final, rs[m].complete ? "yes" : "NO");
 }
 
-/* --harm: the harm to honest actors of every seed and mechanism, printed
- * and written to outdir/harm.h5 (analysis/cs_harm.h).  Returns an exit
- * status. */
+/* --harm: the harm to honest actors of every seed and mechanism, and its
+ * summary across the seeds, printed and written to outdir/harm.h5
+ * (analysis/cs_harm.h).  Returns an exit status. */
 static int cs__harm(const cs_scenario_t *scn, const char *outdir, size_t ns, const char *const *list, size_t nm)
 {
     cs_harm_t *h = calloc(ns * nm, sizeof *h);
@@ -212,14 +212,22 @@ static int cs__harm(const cs_scenario_t *scn, const char *outdir, size_t ns, con
             code = CS_EXIT_IO;
         }
     }
+    cs_harm_sum_t *sum = NULL;
+    size_t nsum = 0;
+    if (code == CS_EXIT_OK && cs_harm_summarize(h, ns * nm, &sum, &nsum, err, sizeof err) != CS_OK) {
+        fprintf(stderr, "cowsim run: harm: %s\n", err);
+        code = CS_EXIT_IO;
+    }
     if (code == CS_EXIT_OK) {
         cs_harm_print(stdout, h, ns * nm);
+        cs_harm_print_summary(stdout, sum, nsum);
         snprintf(with, sizeof with, "%s/harm.h5", outdir);
-        if (cs_harm_write(with, h, ns * nm, err, sizeof err) != CS_OK) {
+        if (cs_harm_write(with, h, ns * nm, sum, nsum, err, sizeof err) != CS_OK) {
             fprintf(stderr, "cowsim run: %s\n", err);
             code = CS_EXIT_IO;
         }
     }
+    free(sum);
     free(h);
     return code;
 }

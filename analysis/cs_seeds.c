@@ -55,30 +55,21 @@ static void cs__cell(const cs_stat_ci_t *ci, char *buf, size_t cap)
 int cs_seeds_table(const char *name, uint64_t blocks, const char *dir, const uint64_t *seeds, size_t ns,
                    const char *const *mechs, size_t nm, FILE *out, char *err, size_t errcap)
 {
+    cs_seeds_set_t set;
+    int lrc = cs_seeds_load_list(dir, seeds, ns, mechs, nm, &set, err, errcap);
+    if (lrc != CS_OK) return lrc;
     /* v[(m * CS__NCOL + c) * ns + i]: column c of mechanism m, seed i. */
     double *v = malloc(nm * CS__NCOL * ns * sizeof *v);
-    cs_metrics_t *mt = malloc(sizeof *mt);
-    if (!v || !mt) {
-        free(v);
-        free(mt);
+    if (!v) {
+        cs_seeds_free(&set);
         snprintf(err, errcap, "out of memory");
         return CS_ENOMEM;
     }
-    for (size_t m = 0; m < nm; m++) {
-        for (size_t i = 0; i < ns; i++) {
-            char path[4352], obuf[4352], merr[512];
-            cs_seeds_path(path, sizeof path, dir, seeds[i], mechs[m]);
-            int rc = cs_metrics_compute(path, cs_metrics_find_greedy(path, obuf, sizeof obuf), mt, merr, sizeof merr);
-            if (rc != 0) {
-                snprintf(err, errcap, "%s: %s", path, merr);
-                free(v);
-                free(mt);
-                return rc;
-            }
-            for (size_t c = 0; c < CS__NCOL; c++) v[(m * CS__NCOL + c) * ns + i] = mt->v[cs__cols[c].metric];
-        }
-    }
-    free(mt);
+    for (size_t m = 0; m < nm; m++)
+        for (size_t i = 0; i < ns; i++)
+            for (size_t c = 0; c < CS__NCOL; c++)
+                v[(m * CS__NCOL + c) * ns + i] = set.mt[m * ns + i].v[cs__cols[c].metric];
+    cs_seeds_free(&set);
     fprintf(out, "\ncowsim run: %s -- %llu blocks x %zu seeds (", name, (unsigned long long)blocks, ns);
     for (size_t i = 0; i < ns; i++) {
         if (i == 3 && ns > 4) {
@@ -284,6 +275,31 @@ static int cs__scan_mechs(const char *dir, cs_seeds_set_t *s, char *err, size_t 
     return CS_OK;
 }
 
+/* The metrics of every file cs_seeds_path(dir, s->seeds[i], s->mechs[m])
+ * into s->mt (with the greedy.h5 of the same seed directory when there is
+ * one), and s->scenario.  Returns 0, or a cs_err code with a message in
+ * err naming the path (s is then freed). */
+static int cs__seeds_metrics(const char *dir, cs_seeds_set_t *s, char *err, size_t errcap)
+{
+    int rc = CS_OK;
+    size_t nmt = s->nm * s->ns;
+    if (!(s->mt = calloc(nmt ? nmt : 1, sizeof *s->mt))) {
+        snprintf(err, errcap, "out of memory");
+        rc = CS_ENOMEM;
+    }
+    for (size_t m = 0; rc == CS_OK && m < s->nm; m++)
+        for (size_t i = 0; rc == CS_OK && i < s->ns; i++) {
+            char path[4352], obuf[4352], merr[512];
+            cs_seeds_path(path, sizeof path, dir, s->seeds[i], s->mechs[m]);
+            rc = cs_metrics_compute(path, cs_metrics_find_greedy(path, obuf, sizeof obuf), &s->mt[m * s->ns + i],
+                                    merr, sizeof merr);
+            if (rc != CS_OK) snprintf(err, errcap, "%s: %s", path, merr);
+        }
+    if (rc == CS_OK && nmt > 0) snprintf(s->scenario, sizeof s->scenario, "%s", s->mt[0].scenario);
+    if (rc != CS_OK) cs_seeds_free(s);
+    return rc;
+}
+
 int cs_seeds_load(const char *dir, cs_seeds_set_t *s, char *err, size_t errcap)
 {
     memset(s, 0, sizeof *s);
@@ -299,19 +315,30 @@ int cs_seeds_load(const char *dir, cs_seeds_set_t *s, char *err, size_t errcap)
         cJSON_Delete(sj);
         if (rd) cs_h5_close_read(rd);
     }
-    if (rc == CS_OK && !(s->mt = calloc(s->nm * s->ns, sizeof *s->mt))) {
-        snprintf(err, errcap, "out of memory");
-        rc = CS_ENOMEM;
-    }
-    for (size_t m = 0; rc == CS_OK && m < s->nm; m++)
-        for (size_t i = 0; rc == CS_OK && i < s->ns; i++) {
-            char path[4352], obuf[4352], merr[512];
-            cs_seeds_path(path, sizeof path, dir, s->seeds[i], s->mechs[m]);
-            rc = cs_metrics_compute(path, cs_metrics_find_greedy(path, obuf, sizeof obuf), &s->mt[m * s->ns + i],
-                                    merr, sizeof merr);
-            if (rc != CS_OK) snprintf(err, errcap, "%s: %s", path, merr);
-        }
-    if (rc == CS_OK) snprintf(s->scenario, sizeof s->scenario, "%s", s->mt[0].scenario);
+    if (rc == CS_OK) rc = cs__seeds_metrics(dir, s, err, errcap);
     else cs_seeds_free(s);
     return rc;
+}
+
+int cs_seeds_load_list(const char *dir, const uint64_t *seeds, size_t ns, const char *const *mechs, size_t nm,
+                       cs_seeds_set_t *s, char *err, size_t errcap)
+{
+    memset(s, 0, sizeof *s);
+    s->seeds = malloc((ns ? ns : 1) * sizeof *s->seeds);
+    s->mechs = calloc(nm ? nm : 1, sizeof *s->mechs);
+    int rc = s->seeds && s->mechs ? CS_OK : CS_ENOMEM;
+    if (rc == CS_OK) {
+        memcpy(s->seeds, seeds, ns * sizeof *seeds);
+        s->ns = ns;
+    }
+    for (size_t m = 0; rc == CS_OK && m < nm; m++) {
+        if (!(s->mechs[m] = strdup(mechs[m]))) rc = CS_ENOMEM;
+        else s->nm++;
+    }
+    if (rc != CS_OK) {
+        snprintf(err, errcap, "out of memory");
+        cs_seeds_free(s);
+        return rc;
+    }
+    return cs__seeds_metrics(dir, s, err, errcap);
 }

@@ -21,8 +21,9 @@ void cs_seeds_path(char *buf, size_t cap, const char *dir, uint64_t seed, const 
 
 /*
  * Read the ns x nm run files cs_seeds_path(dir, seeds[i], mechs[m]),
- * compute their metrics (cs_metrics_compute, with the greedy.h5 of the same
- * seed directory when there is one) and print the table on out.  Returns 0,
+ * compute their metrics (cs_seeds_load_list: cs_metrics_compute, with the
+ * greedy.h5 of the same seed directory when there is one) and print the
+ * table on out.  Returns 0,
  * or a cs_err code with a message in err (a file that cannot be read).
  */
 int cs_seeds_table(const char *name, uint64_t blocks, const char *dir, const uint64_t *seeds, size_t ns,
@@ -52,6 +53,14 @@ int cs_seeds_is_dir(const char *path);
  * for a file that is not a run file, CS_ENOMEM.
  */
 int cs_seeds_load(const char *dir, cs_seeds_set_t *s, char *err, size_t errcap);
+/*
+ * The same for the given seeds and mechanisms only, in the order given
+ * (a run's own files: its directory may hold others, such as the
+ * <mech>.noattack.h5 of run --harm or the seeds of an earlier run).
+ * Returns 0 (free s with cs_seeds_free) or a cs_err code as cs_seeds_load.
+ */
+int cs_seeds_load_list(const char *dir, const uint64_t *seeds, size_t ns, const char *const *mechs, size_t nm,
+                       cs_seeds_set_t *s, char *err, size_t errcap);
 void cs_seeds_free(cs_seeds_set_t *s);
 
 #endif /* CS_SEEDS_H */

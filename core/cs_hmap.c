@@ -4,19 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(sizeof(cs__hcell_t) == 12, "a cell is key and value, 12 bytes");
-
-/* The key a cell holds. */
-static uint64_t cs__hkey(const cs__hcell_t *c)
-{
-    return (uint64_t)c->khi << 32 | c->klo;
-}
+_Static_assert(sizeof(cs__hcell_t) == 8, "a cell is a key half and a value, 8 bytes");
 
 int cs__hmap_init(cs__hmap_t *m, size_t cap, unsigned load4)
 {
     size_t c = 16;
     if (load4 != CS__HMAP_DENSE) load4 = CS__HMAP_HALF;
     while (c / 4 * load4 < cap) c <<= 1;
+    if (c - 1 > UINT32_MAX) return -1; /* homes come from the key's low 32 bits */
     m->cells = malloc(c * sizeof *m->cells);
     if (!m->cells) return -1;
     for (size_t i = 0; i < c; i++) m->cells[i].val = CS__HEMPTY;
@@ -41,12 +36,11 @@ void cs__hmap_clear(cs__hmap_t *m)
     m->n = 0;
 }
 
-static void cs__hmap_raw_put(cs__hmap_t *m, uint64_t key, uint32_t val)
+static void cs__hmap_raw_put(cs__hmap_t *m, uint32_t klo, uint32_t val)
 {
-    size_t i = (size_t)key & m->mask;
+    size_t i = klo & m->mask;
     while (m->cells[i].val != CS__HEMPTY) i = (i + 1) & m->mask;
-    m->cells[i].klo = (uint32_t)key;
-    m->cells[i].khi = (uint32_t)(key >> 32);
+    m->cells[i].klo = klo;
     m->cells[i].val = val;
     m->n++;
 }
@@ -58,7 +52,7 @@ static int cs__hmap_grow(cs__hmap_t *m)
     cs__hmap_t g;
     if (cs__hmap_init(&g, (m->mask + 1) / 4 * m->load4 + 1, m->load4) != 0) return -1;
     for (size_t i = 0; i <= m->mask; i++)
-        if (m->cells[i].val != CS__HEMPTY) cs__hmap_raw_put(&g, cs__hkey(&m->cells[i]), m->cells[i].val);
+        if (m->cells[i].val != CS__HEMPTY) cs__hmap_raw_put(&g, m->cells[i].klo, m->cells[i].val);
     cs__hmap_free(m);
     *m = g;
     return 0;
@@ -67,21 +61,22 @@ static int cs__hmap_grow(cs__hmap_t *m)
 int cs__hmap_put(cs__hmap_t *m, uint64_t key, uint32_t val)
 {
     if ((m->n + 1) * 4 > (m->mask + 1) * m->load4 && cs__hmap_grow(m) != 0) return -1;
-    cs__hmap_raw_put(m, key, val);
+    cs__hmap_raw_put(m, (uint32_t)key, val);
     return 0;
 }
 
 uint32_t cs__hmap_next(const cs__hmap_t *m, uint64_t key, size_t *it)
 {
     if (m->cells == NULL) return CS__HEMPTY;
-    size_t i = *it == SIZE_MAX ? ((size_t)key & m->mask) : ((*it + 1) & m->mask);
+    uint32_t klo = (uint32_t)key;
+    size_t i = *it == SIZE_MAX ? (klo & m->mask) : ((*it + 1) & m->mask);
     for (;; i = (i + 1) & m->mask) {
         const cs__hcell_t *c = &m->cells[i];
         if (c->val == CS__HEMPTY) {
             *it = i;
             return CS__HEMPTY;
         }
-        if (cs__hkey(c) == key) {
+        if (c->klo == klo) {
             *it = i;
             return c->val;
         }
@@ -91,17 +86,18 @@ uint32_t cs__hmap_next(const cs__hmap_t *m, uint64_t key, size_t *it)
 int cs__hmap_del(cs__hmap_t *m, uint64_t key, uint32_t val)
 {
     if (m->cells == NULL) return 0;
-    size_t i = (size_t)key & m->mask;
+    uint32_t klo = (uint32_t)key;
+    size_t i = klo & m->mask;
     for (;; i = (i + 1) & m->mask) {
         if (m->cells[i].val == CS__HEMPTY) return 0;
-        if (cs__hkey(&m->cells[i]) == key && m->cells[i].val == val) break;
+        if (m->cells[i].klo == klo && m->cells[i].val == val) break;
     }
     /* Backward-shift deletion keeps every probe chain unbroken. */
     size_t j = i;
     for (;;) {
         j = (j + 1) & m->mask;
         if (m->cells[j].val == CS__HEMPTY) break;
-        size_t home = (size_t)cs__hkey(&m->cells[j]) & m->mask;
+        size_t home = m->cells[j].klo & m->mask;
         /* Move j into the hole i if its home is not in (i, j]. */
         int in_range = (i <= j) ? (home > i && home <= j) : (home > i || home <= j);
         if (!in_range) {

@@ -3,16 +3,18 @@
  * values (linear probing, backward-shift deletion, no tombstones).
  *
  * Keys are already well mixed (prefixes of keccak hashes, or mixed with
- * cs__mix64).  Several entries may share a key; callers walk them with
- * cs__hmap_next and compare the full key themselves (the timer store keeps
- * only the 8-byte id prefix here and compares the whole id in the record,
- * so the 32-byte id is stored once).  Iteration order is never used for
- * consensus results.
+ * cs__mix64).  A cell keeps only the key's low 32 bits, which also pick
+ * its home cell: entries are found, walked and deleted by those bits, so
+ * two keys equal in their low halves are one key here.  Callers walk the
+ * entries with cs__hmap_next and compare the full key themselves (every
+ * caller does: the timer store keeps only the id's prefix here and compares
+ * the whole id in the record, so the 32-byte id is stored once).
+ * Iteration order is never used for consensus results.
  *
- * A cell holds the key and the value together (12 bytes), so a probe reads
- * one place.  The table doubles when an insert would take it past its
- * maximum load: half full by default, three quarters for a map created
- * with CS__HMAP_DENSE (the timer store: 12 bytes x 2^24 cells instead of
+ * A cell holds the key half and the value together (8 bytes), so a probe
+ * reads one place.  The table doubles when an insert would take it past
+ * its maximum load: half full by default, three quarters for a map created
+ * with CS__HMAP_DENSE (the timer store: 8 bytes x 2^24 cells instead of
  * 2^25 at 10^7 timers, for about 2.5 probes per hit instead of 1.5).
  */
 #ifndef CS_HMAP_H
@@ -21,11 +23,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One cell: the key split in two 32-bit halves, so the cell packs into 12
- * bytes with 4-byte alignment. */
+/* One cell: the key's low half and the value. */
 typedef struct cs__hcell {
     uint32_t klo; /* key bits 0..31 */
-    uint32_t khi; /* key bits 32..63 */
     uint32_t val; /* value; CS__HEMPTY marks a free cell */
 } cs__hcell_t;
 
@@ -47,10 +47,10 @@ void cs__hmap_free(cs__hmap_t *m);
 void cs__hmap_clear(cs__hmap_t *m);
 /* Insert (key, val); val != CS__HEMPTY.  0 ok, -1 no memory (map unchanged). */
 int cs__hmap_put(cs__hmap_t *m, uint64_t key, uint32_t val);
-/* Walk values stored under key: start with *it = SIZE_MAX; returns the next
- * value or CS__HEMPTY when done. */
+/* Walk values stored under key (its low 32 bits): start with *it =
+ * SIZE_MAX; returns the next value or CS__HEMPTY when done. */
 uint32_t cs__hmap_next(const cs__hmap_t *m, uint64_t key, size_t *it);
-/* Remove the entry (key, val); returns 1 if found. */
+/* Remove one entry (key, val), key by its low 32 bits; returns 1 if found. */
 int cs__hmap_del(cs__hmap_t *m, uint64_t key, uint32_t val);
 size_t cs__hmap_bytes(const cs__hmap_t *m);
 

@@ -137,8 +137,6 @@ static uint32_t cs__bnew(cs__bpool_t *p, uint64_t height)
     t->id.b[31] ^= (uint8_t)(p->rank >> 8); /* distinct keys for the tree */
     t->id.b[30] ^= (uint8_t)(p->rank >> 16);
     t->actor = (uint32_t)(p->rank & 1023);
-    t->fee_payer = t->actor;
-    t->handler = 0;
     t->payload = NULL;
     t->payload_len = 0;
     t->gas_limit = 550000;
@@ -154,7 +152,7 @@ static void cs__bdeliver(cs__bpool_t *p, uint32_t slot, cs__bdeliv_t *d)
     d->actor = p->actors[t->actor];
     d->payload = t->payload;
     d->payload_len = t->payload_len;
-    d->handler = t->handler;
+    d->handler = 0; /* the default handler (a custom one is in the money table) */
     d->cycles_limit = 550000;
     d->cells_limit = 550000;
     d->due = p->hot[slot].height;

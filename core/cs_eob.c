@@ -190,7 +190,8 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
         /* Every other field zero (a compound literal: no memset call). */
         *row = (cs_cand_row_t){.slot = slot, .due_height = due, .deferrals = th->deferrals};
         /* Path 2: TTL expired -> GC lane. */
-        if (t->expires_at != 0 && h > t->expires_at) {
+        uint64_t exp = cs__rec_expires_at(s, slot);
+        if (exp != 0 && h > exp) {
             cs__carry_del(s, slot);
             row->outcome = CS_OUT_EXPIRED;
             st->expired++;
@@ -290,7 +291,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
          * payload}, sender = the owner. */
         d->timer_id = t->id;
         d->actor = s->actors[t->actor].addr;
-        d->handler = s->handlers[t->handler];
+        d->handler = s->handlers[cs__rec_handler(s, slot)];
         d->payload = t->payload;
         d->payload_len = t->payload_len;
         if (ops->flags & (CS_MF_BUDGET | CS_MF_FEES)) {
@@ -304,7 +305,6 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
         d->fire_seq = th->fire_seq;
         d->kind = th->kind;
         d->slot = slot;
-        d->agent = t->agent;
         th->fire_seq++;
         s->acct.fires++;
         st->fired++;

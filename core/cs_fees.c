@@ -214,7 +214,7 @@ int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_hot_t *h
         /* CIP-5 §9.7: the bid is locked at scheduling; it must be covered now. */
         m->bid = a->has_bid ? a->bid : 0;
         if (m->bid > 0) {
-            uint32_t payer = rec->fee_payer;
+            uint32_t payer = m->fee_payer;
             if (payer >= f->ledger.n || cs_ledger_balance(&f->ledger, payer) < m->bid)
                 return CS_EINSUFFICIENT_FUNDS;
             hot->flags |= CS_TF_HAS_BID;
@@ -227,21 +227,19 @@ int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_hot_t *h
 
 int cs__fees_on_insert(cs_sched_t *s, uint32_t slot)
 {
-    cs_timer_t *t = &s->pool[slot];
     cs_u128 bid = cs__rec_bid(s, slot);
     if (!(s->mech.ops->flags & CS_MF_BID) || bid == 0) return CS_OK;
     /* CIP-5 §9.7: lock the bid in escrow when the schedule commits. */
-    int rc = cs_ledger_escrow_lock(&s->fees->ledger, t->fee_payer, bid);
+    int rc = cs_ledger_escrow_lock(&s->fees->ledger, cs__rec_payer(s, slot), bid);
     return rc == CS_OK ? CS_OK : CS_EINSUFFICIENT_FUNDS;
 }
 
 void cs__fees_on_destroy(cs_sched_t *s, uint32_t slot)
 {
-    cs_timer_t *t = &s->pool[slot];
     cs_timer_money_t *m = cs__rec_money(s, slot);
     if (!(s->mech.ops->flags & CS_MF_BID) || m == NULL || m->bid == 0) return;
     /* Cancelled, expired or destroyed without firing: the escrow returns. */
-    (void)cs_ledger_escrow_release(&s->fees->ledger, t->fee_payer, m->bid);
+    (void)cs_ledger_escrow_release(&s->fees->ledger, cs__rec_payer(s, slot), m->bid);
     m->bid = 0;
 }
 
@@ -316,7 +314,7 @@ int cs__fees_classify(cs_sched_t *s, uint32_t slot, cs_cand_t *c)
     if (fl & CS_MF_FEES) {
         cs_u128 lane = cs__lane_charged(s);
         cs__fire_fees(s, slot, lane, &c->max_fee, &c->max_prio);
-        c->balance = cs_ledger_balance(&f->ledger, t->fee_payer);
+        c->balance = cs_ledger_balance(&f->ledger, cs__rec_payer(s, slot));
         /* CIP-1 rev §3 step 4: balance(fee_payer) < max_cost -> GC path 3. */
         cs_u128 rate = 0, cost = 0;
         if (cs_gba_prio_rate(c->max_fee, c->max_prio, lane, &rate) != CS_OK) rate = 0;
@@ -345,7 +343,7 @@ int cs__fees_precharge(cs_sched_t *s, const cs_cand_t *c, cs_cand_row_t *row)
     cs__charge(s, t, c->prio_rate, c->payment, &ch);
     cs_u128 cost;
     if (cs_ledger_max_cost(&ch, &cost) != CS_OK) return CS_EINSUFFICIENT_FUNDS;
-    if (cs_ledger_escrow_lock(&f->ledger, t->fee_payer, cost) != CS_OK) return CS_EINSUFFICIENT_FUNDS;
+    if (cs_ledger_escrow_lock(&f->ledger, cs__rec_payer(s, c->slot), cost) != CS_OK) return CS_EINSUFFICIENT_FUNDS;
     /* Keep the charge for cs__fees_settle: its inputs (the record's limits,
      * the candidate's rates, parameters, environment and lane basefee) do
      * not change between pre-charge and settlement within a block, so the
@@ -397,8 +395,8 @@ void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles, ui
         ch.used_cells = used_cells;
         cs_fire_bill_t bill;
         memset(&bill, 0, sizeof bill);
-        if (have && cs_ledger_escrow_release(&f->ledger, t->fee_payer, cost) == CS_OK &&
-            cs_ledger_settle_fire(&f->ledger, t->fee_payer, &ch, &bill) == CS_OK) {
+        if (have && cs_ledger_escrow_release(&f->ledger, cs__rec_payer(s, c->slot), cost) == CS_OK &&
+            cs_ledger_settle_fire(&f->ledger, cs__rec_payer(s, c->slot), &ch, &bill) == CS_OK) {
             row->burn = bill.burned;
             row->tip = bill.tip;
             row->payment = bill.lump;
@@ -409,14 +407,14 @@ void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles, ui
     if ((fl & CS_MF_BID) && m != NULL && m->bid > 0) {
         /* CIP-5 §9.7: the bid is refunded minus the payment. */
         cs_u128 pay = c->payment > m->bid ? m->bid : c->payment;
-        if (cs_ledger_escrow_settle(&f->ledger, t->fee_payer, m->bid, pay, dest) == CS_OK) {
+        if (cs_ledger_escrow_settle(&f->ledger, cs__rec_payer(s, c->slot), m->bid, pay, dest) == CS_OK) {
             row->payment = pay;
             if (dest == CS_DEST_BURN) row->burn = pay;
         }
         /* An interval or watch timer re-locks its bid for the next fire. */
         const cs_timer_hot_t *thw = &s->hot[c->slot];
         if ((thw->flags & CS_TF_LIVE) && thw->kind != CS_KIND_HEIGHT) {
-            if (cs_ledger_escrow_lock(&f->ledger, t->fee_payer, m->bid) != CS_OK) m->bid = 0;
+            if (cs_ledger_escrow_lock(&f->ledger, cs__rec_payer(s, c->slot), m->bid) != CS_OK) m->bid = 0;
         } else {
             m->bid = 0;
         }

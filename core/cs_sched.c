@@ -218,12 +218,14 @@ static int cs__slot_alloc(cs_sched_t *s, uint32_t *out)
 }
 
 /* A money entry holding *m for the record in slot (CS_NIL in its cold part
- * when the timer has no bid and no fee caps: nothing is stored).  CS_OK or
+ * when the timer has no bid, no fee caps, no expiry, no other fee payer
+ * than its owner and the default handler: nothing is stored).  CS_OK or
  * CS_ENOMEM with the record unchanged. */
 static int cs__money_attach(cs_sched_t *s, uint32_t slot, const cs_timer_money_t *m, int has_fees)
 {
     s->pool[slot].money = CS_NIL;
-    if (!has_fees && m->bid == 0) return CS_OK;
+    if (!has_fees && m->bid == 0 && m->expires_at == 0 && m->fee_payer == s->pool[slot].actor && m->handler == 0)
+        return CS_OK;
     uint32_t i;
     if (s->n_money_free > 0) {
         i = s->money_free[--s->n_money_free];
@@ -360,6 +362,7 @@ static int cs__watch_add(cs_sched_t *s, uint32_t slot, const cs_hash_t *keys, ui
 
 static void cs__watch_del(cs_sched_t *s, uint32_t slot)
 {
+    if (s->hot[slot].kind != CS_KIND_WATCH) return; /* wkeys shares the period's place */
     uint32_t w = s->pool[slot].wkeys;
     if (w == CS_NIL) return;
     for (uint32_t i = 0; i < s->wlists[w].n; i++)
@@ -514,6 +517,11 @@ cs_u128 cs_sched_bid(const cs_sched_t *s, uint32_t slot)
     return slot < s->pool_n ? cs__rec_bid(s, slot) : 0;
 }
 
+uint64_t cs_sched_expires_at(const cs_sched_t *s, uint32_t slot)
+{
+    return slot < s->pool_n ? cs__rec_expires_at(s, slot) : 0;
+}
+
 const cs_timer_t *cs_sched_find(const cs_sched_t *s, const cs_hash_t *id)
 {
     uint32_t slot = cs__id_lookup(s, id);
@@ -625,7 +633,7 @@ static int cs__insert_record(cs_sched_t *s, const cs_timer_hot_t *hrec, const cs
         return CS_ENOMEM;
     }
     th->tier = CS_TIER_NONE;
-    t->wkeys = CS_NIL;
+    if (th->kind == CS_KIND_WATCH) t->wkeys = CS_NIL;
     th->flags |= CS_TF_LIVE;
     th->fifo_rank = s->next_rank++;
     if (cs__hmap_put(&s->id_map, cs__id_key(&t->id), slot) != 0) goto nomem;
@@ -841,13 +849,12 @@ int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out
     hrec.height = a->kind == CS_KIND_WATCH ? s->cur : a->height;
     hrec.tier_hint = a->tier_hint;
     hrec.qpos = CS_NIL;
-    rec.every_blocks = a->every_blocks;
+    if (a->kind == CS_KIND_WATCH) rec.wkeys = CS_NIL; /* a watch timer keeps no period */
+    else rec.every_blocks = a->every_blocks;
     rec.actor = actor;
-    rec.fee_payer = payer;
+    money.fee_payer = payer;
     rec.sched_height = s->cur;
-    rec.expires_at = a->expires_at;
-    rec.agent = a->agent;
-    rec.wkeys = CS_NIL;
+    money.expires_at = a->expires_at;
 
     /* Fees, bids and caps: the mechanism family decides (CIP-1 rev §6, D5). */
     rc = cs__fees_validate(s, a, &hrec, &rec, &money);
@@ -859,14 +866,14 @@ int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out
     uint8_t *inner = NULL;
     size_t inner_len = 0;
     char hname[CS_MAX_HANDLER + 1];
-    rec.handler = 0;
+    money.handler = 0;
     if (a->handler) {
-        rc = cs__handler_intern(s, a->handler, a->handler_len, &rec.handler);
+        rc = cs__handler_intern(s, a->handler, a->handler_len, &money.handler);
         if (rc != CS_OK) return rc;
     } else if (body_len > 0) {
         int r = cs_payload_route(body, body_len, hname, &inner, &inner_len);
         if (r < 0) return -r;
-        if (r == 1 && (rc = cs__handler_intern(s, hname, strlen(hname), &rec.handler)) != CS_OK) {
+        if (r == 1 && (rc = cs__handler_intern(s, hname, strlen(hname), &money.handler)) != CS_OK) {
             free(inner);
             return rc;
         }
@@ -1004,6 +1011,12 @@ int cs_sched_sys_extend(cs_sched_t *s, const cs_hash_t *id, uint64_t new_expires
     uint32_t slot = cs__id_lookup(s, id);
     if (slot == CS_NIL) return CS_ETIMER_NOT_FOUND;
     if (new_expires_at != 0 && new_expires_at <= s->cur) return CS_EINVALID_PARAM;
-    s->pool[slot].expires_at = new_expires_at;
-    return CS_OK;
+    cs_timer_money_t *m = cs__rec_money(s, slot);
+    if (m) {
+        m->expires_at = new_expires_at;
+        return CS_OK;
+    }
+    /* The TTL lives in the money table: a first expiry takes an entry. */
+    cs_timer_money_t x = {.expires_at = new_expires_at, .fee_payer = s->pool[slot].actor};
+    return cs__money_attach(s, slot, &x, 0);
 }

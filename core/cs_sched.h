@@ -54,7 +54,6 @@ typedef struct cs_sched_args {
     const uint8_t *const *watch_keys; /* STATE_WATCH keys */
     const size_t *watch_key_lens;     /* their lengths */
     size_t n_watch;                   /* number of keys, >= 1 for WATCH */
-    uint32_t agent;           /* simulator tag copied into the record */
     uint8_t id_at_commit;     /* derive the id (timer_id NULL) at tx_commit, batched with
                                * the transaction's other new ids; *id_out is then not
                                * written (cs_sched_tx_slot finds the timer) */
@@ -75,7 +74,6 @@ typedef struct cs_delivery {
     uint32_t fire_seq;        /* fire_seq used in deliver_id */
     uint8_t kind;             /* trigger kind */
     uint32_t slot;            /* record slot (valid during the execute hook) */
-    uint32_t agent;           /* simulator tag */
 } cs_delivery_t;
 
 /* Outcome of one candidate in one block. */
@@ -218,6 +216,7 @@ int cs_sched_write_key(cs_sched_t *s, const uint8_t *key, size_t len);
 /* System instructions (CIP-1 rev §12), applied immediately between blocks
  * or inside a transaction's commit: 48 cancel, 50 extend TTL. */
 int cs_sched_sys_cancel(cs_sched_t *s, const cs_hash_t *id);
+/* (CS_ENOMEM when a timer's first TTL finds no room in the money table.) */
 int cs_sched_sys_extend(cs_sched_t *s, const cs_hash_t *id, uint64_t new_expires_at);
 
 /* Lane pause (scenario event): while paused, due timers are collected and
@@ -242,6 +241,9 @@ const cs_timer_hot_t *cs_sched_hot(const cs_sched_t *s, uint32_t slot);
 /* The bid of the record in slot, from the money table (0 when it has none);
  * a finished timer's bid stays readable until its slot is reused. */
 cs_u128 cs_sched_bid(const cs_sched_t *s, uint32_t slot);
+/* The TTL height of the record in slot (CIP-1 rev §9; 0 = never), from the
+ * money table, readable like its bid. */
+uint64_t cs_sched_expires_at(const cs_sched_t *s, uint32_t slot);
 uint64_t cs_sched_height(const cs_sched_t *s);
 uint64_t cs_sched_pending(const cs_sched_t *s);
 /* Bytes of the timer store's per-timer structures, for `cowsim bench

@@ -62,7 +62,7 @@ struct cs_sched {
     cs_timer_hot_t *hot;      /* record pool, hot parts (cs_timer.h) */
     cs_timer_t *pool;         /* record pool, cold parts, same slots */
     size_t pool_n, pool_cap;  /* high water, capacity */
-    cs_timer_money_t *money;  /* money table: bids and fee caps of the timers that have them */
+    cs_timer_money_t *money;  /* money table: bids, fee caps, TTLs, payers, handlers (cs_timer.h) */
     uint32_t *money_free;     /* free money entries (capacity money_cap) */
     size_t n_money, money_cap, n_money_free; /* high water, capacity, free */
     uint32_t *free_slots;     /* free stack (capacity pool_cap) */
@@ -136,6 +136,29 @@ static inline cs_u128 cs__rec_bid(const cs_sched_t *s, uint32_t slot)
 {
     uint32_t m = s->pool[slot].money;
     return m == CS_NIL ? 0 : s->money[m].bid;
+}
+
+/* The expiry height of the record in slot (CIP-1 rev §9; 0 = never, as
+ * without a money entry). */
+static inline uint64_t cs__rec_expires_at(const cs_sched_t *s, uint32_t slot)
+{
+    uint32_t m = s->pool[slot].money;
+    return m == CS_NIL ? 0 : s->money[m].expires_at;
+}
+
+/* The fee payer of the record in slot (CIP-1 rev §6; the owner without a
+ * money entry). */
+static inline uint32_t cs__rec_payer(const cs_sched_t *s, uint32_t slot)
+{
+    uint32_t m = s->pool[slot].money;
+    return m == CS_NIL ? s->pool[slot].actor : s->money[m].fee_payer;
+}
+
+/* The interned handler of the record in slot (0 = "handle_timer"). */
+static inline uint32_t cs__rec_handler(const cs_sched_t *s, uint32_t slot)
+{
+    uint32_t m = s->pool[slot].money;
+    return m == CS_NIL ? 0 : s->money[m].handler;
 }
 
 /* The money entry of the record in slot, or NULL without one. */

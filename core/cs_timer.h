@@ -51,11 +51,13 @@ typedef enum cs_tier {
  * (DESIGN-NOTES N46).  The hot part holds what the queue, the collection
  * and the per-block candidate pass touch -- 32 bytes, two records per cache
  * line, so migrating, collecting and sorting a bucket reads a quarter of
- * the bytes a whole record would cost.  The cold part holds the identity,
- * limits, money and payload, read when a timer is scheduled, found by id,
- * fired or settled.  A timer's bid and fee caps (48 bytes) live in a third
- * table, the money table, only for timers that have them (a bid, or fee
- * caps given or frozen at scheduling); the cold part keeps its index.
+ * the bytes a whole record would cost.  The cold part (80 bytes) holds the
+ * identity, limits and payload, read when a timer is scheduled, found by
+ * id, fired or settled.  A timer's bid, fee caps, TTL, fee payer and
+ * handler (64 bytes) live in a third table, the money table, only for
+ * timers that need an entry (a bid, fee caps given or frozen at
+ * scheduling, an expiry height, a fee payer other than the owner, or a
+ * custom handler); the cold part keeps its index.
  */
 typedef struct cs_timer_hot {
     uint64_t height;    /* due height (CIP-5 §3.1); next due for INTERVAL */
@@ -73,28 +75,32 @@ CS_STATIC_ASSERT(sizeof(cs_timer_hot_t) == 32, "two hot records per cache line")
 typedef struct cs_timer {
     cs_hash_t id;          /* timer_id = keccak256(actor||height||payload||nonce) */
     uint64_t sched_height; /* height of the block whose TX phase created it */
-    uint64_t expires_at;   /* TTL height; 0 = never (CIP-1 rev §9) */
     uint64_t gas_limit;    /* cycles limit per fire */
     uint64_t max_cells;    /* cells limit per fire */
     uint8_t *payload;      /* owned by the scheduler; NULL when empty */
-    uint32_t actor;        /* interned owner actor index */
-    uint32_t fee_payer;    /* interned fee payer index (CIP-1 rev §6) */
-    uint32_t handler;      /* interned handler name; 0 = "handle_timer" */
+    uint32_t actor;        /* interned owner actor index (the simulator finds its agent from it) */
     uint32_t payload_len;  /* bytes in payload */
-    uint32_t every_blocks; /* INTERVAL period; 0 otherwise */
-    uint32_t agent;        /* simulator tag: owning agent index */
-    uint32_t wkeys;        /* index of watch-key list, CS_NIL if none */
-    uint32_t money;        /* index in the money table, CS_NIL if no bid and no fee caps */
+    union {                /* by kind: a watch timer has no period (CIP-5 CN §8, §11) */
+        uint32_t every_blocks; /* HEIGHT, INTERVAL: the period as scheduled (INTERVAL: >= 1) */
+        uint32_t wkeys;        /* WATCH: index of its watch-key list, CS_NIL until added */
+    };
+    uint32_t money;        /* index in the money table, CS_NIL if the timer has no entry */
 } cs_timer_t;
-CS_STATIC_ASSERT(sizeof(cs_timer_t) == 104, "the cold part of a record");
+CS_STATIC_ASSERT(sizeof(cs_timer_t) == 80, "the cold part of a record");
 
-/* A timer's money, in the scheduler's money table (only timers with a bid
- * or fee caps have an entry; the others read as all zero). */
+/* What only some timers have, in the scheduler's money table: a bid, fee
+ * caps, a TTL, a fee payer other than the owner, a custom handler.  A
+ * timer without any has no entry and reads as all zero with the owner as
+ * its fee payer. */
 typedef struct cs_timer_money {
-    cs_u128 bid;      /* auction bid in base units (CIP-5 §9.7) */
-    cs_u128 max_fee;  /* max_fee_per_cycle (CIP-1 rev §6), with CS_TF_HAS_FEES */
-    cs_u128 max_prio; /* max_priority_fee_per_cycle, with CS_TF_HAS_FEES */
+    cs_u128 bid;         /* auction bid in base units (CIP-5 §9.7) */
+    cs_u128 max_fee;     /* max_fee_per_cycle (CIP-1 rev §6), with CS_TF_HAS_FEES */
+    cs_u128 max_prio;    /* max_priority_fee_per_cycle, with CS_TF_HAS_FEES */
+    uint64_t expires_at; /* TTL height; 0 = never (CIP-1 rev §9) */
+    uint32_t fee_payer;  /* interned fee payer index (CIP-1 rev §6) */
+    uint32_t handler;    /* interned handler name; 0 = "handle_timer" (CIP-5 §4.2) */
 } cs_timer_money_t;
+CS_STATIC_ASSERT(sizeof(cs_timer_money_t) == 64, "a money table entry");
 
 /* Most bytes one pending timer's record can take: hot and cold parts, a
  * money entry and its free-list slot (for memory estimates). */

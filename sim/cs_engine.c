@@ -23,6 +23,7 @@
 
 #define CS__HIST_MAX 65536u /* exact delay histogram range per kind */
 #define CS__ROWBUF 4096u    /* rows buffered before an HDF5 append */
+#define CS__BATCH_MAX 4096u /* schedules in one arrival batch (cs__batch_schedule) */
 #define CS__STRAT_STREAM (UINT64_C(0x57) << 56) /* strategy streams: this | agent index */
 
 /*
@@ -30,29 +31,34 @@
  * (DESIGN-NOTES N46).  The owner is not repeated here: the record's
  * interned actor is the engine's actor index (cs_sim_init checks it), and
  * the actor's agent and agent-local index follow from it (cs__ti_owner).
- * What only some timers use -- a value deadline, and the requested fees and
- * price patience of value-aware agents and agents with a bidding strategy
- * -- sits in the extras table, with an entry only for those timers.
+ * What only some timers use -- a value deadline, a value-aware agent's
+ * requested fees, the count of blocks a value-aware timer has been priced
+ * out, and a handler's cycles or a first due height too far from the
+ * scheduling block for 32 bits -- sits in the extras table, with an entry
+ * only for the timers that have one of them.
  */
 typedef struct cs__tinfo {
-    uint64_t cycles;    /* cycles the handler uses */
-    uint64_t first_due; /* first due height */
     double value, decay;/* value model inputs */
+    uint32_t cycles;    /* cycles the handler uses; CS__TI_WIDE: in the extras */
+    uint32_t due_off;   /* first due height - the record's sched_height; CS__TI_WIDE: in the extras */
     uint32_t tag;       /* agent tag */
     uint32_t fires;     /* fires so far */
     uint32_t deferrals; /* total deferrals */
     uint32_t x;         /* CS__TI_FREE: no timer of the engine; CS__TI_LIVE: live, no extras
                          * entry; k + CS__TI_X0: live with extras entry k */
 } cs__tinfo_t;
-CS_STATIC_ASSERT(sizeof(cs__tinfo_t) == 48, "the engine's per-slot side table");
+CS_STATIC_ASSERT(sizeof(cs__tinfo_t) == 40, "the engine's per-slot side table");
 #define CS__TI_FREE 0u /* a zeroed slot reads as holding no timer */
 #define CS__TI_LIVE 1u
 #define CS__TI_X0 2u
+#define CS__TI_WIDE UINT32_MAX /* the 64-bit value is in the extras */
 
 /* The extras of one timer (cs__tinfo_t.x); the others read as all zero. */
 typedef struct cs__textra {
     uint64_t deadline;  /* value deadline (delay), 0 = none */
-    double req_fee, req_prio; /* value-aware or strategy: the request's fees, per cycle */
+    uint64_t cycles;    /* cycles the handler uses, when cs__tinfo_t.cycles is CS__TI_WIDE */
+    uint64_t first_due; /* first due height, when cs__tinfo_t.due_off is CS__TI_WIDE */
+    double req_fee, req_prio; /* value-aware, with req_fees: the request's fees, per cycle */
     uint32_t priced_out;/* value-aware: consecutive blocks deferred for price (patience) */
     uint8_t req_fees;   /* value-aware: the request's fees, applied (capped) at fire time */
 } cs__textra_t;
@@ -370,6 +376,21 @@ static uint64_t cs__ti_deadline(const cs_engine_t *e, uint32_t slot)
     return x ? x->deadline : 0;
 }
 
+/* Cycles the handler of the timer in slot uses (its request's cycles_used). */
+static uint64_t cs__ti_cycles(const cs_engine_t *e, uint32_t slot)
+{
+    uint32_t c = e->ti[slot].cycles;
+    return c == CS__TI_WIDE ? e->tex[e->ti[slot].x - CS__TI_X0].cycles : c;
+}
+
+/* The first due height of the timer in slot. */
+static uint64_t cs__ti_first_due(const cs_engine_t *e, uint32_t slot)
+{
+    uint32_t d = e->ti[slot].due_off;
+    if (d == CS__TI_WIDE) return e->tex[e->ti[slot].x - CS__TI_X0].first_due;
+    return cs_sched_record(e->s, slot)->sched_height + d;
+}
+
 /* Whether slot holds a timer of the engine. */
 static int cs__ti_live(const cs_engine_t *e, uint32_t slot)
 {
@@ -396,24 +417,10 @@ static void cs__ti_end(cs_engine_t *e, uint32_t slot)
     e->ti[slot].x = CS__TI_FREE;
 }
 
-/* Bind slot (reserved) to a new timer of agent a made from req, first due
- * at due: its side-table slot and, when it needs them, its extras (a value
- * deadline; a value-aware or strategy agent's requested fees for the
- * fire-time GBA).  CS_OK or CS_ENOMEM (the slot is then free). */
-static int cs__ti_set(cs_engine_t *e, uint32_t slot, const cs_agent_t *a, const cs_timer_req_t *req, uint64_t due)
+/* A zeroed extras entry for the live timer in slot (which has none), or
+ * NULL when out of memory. */
+static cs__textra_t *cs__ti_extra_new(cs_engine_t *e, uint32_t slot)
 {
-    cs__ti_end(e, slot); /* the slot's previous timer, if it ended without a row */
-    cs__tinfo_t *ti = &e->ti[slot];
-    ti->tag = req->tag;
-    ti->fires = 0;
-    ti->cycles = req->cycles_used;
-    ti->first_due = due;
-    ti->value = req->value;
-    ti->decay = req->decay;
-    ti->deferrals = 0;
-    ti->x = CS__TI_LIVE;
-    if (req->deadline == 0 && !a->pol.value_aware && !a->strat) return CS_OK;
-    ti->x = CS__TI_FREE; /* until its extras are in place */
     uint32_t k;
     if (e->n_tex_free > 0) {
         k = e->tex_free[--e->n_tex_free];
@@ -422,24 +429,56 @@ static int cs__ti_set(cs_engine_t *e, uint32_t slot, const cs_agent_t *a, const 
             /* The free list holds distinct entries, so with capacity
              * tex_cap it never overflows; grown first, like the table. */
             size_t c = e->tex_cap ? e->tex_cap + e->tex_cap / 2 : 1024;
-            if (c > (size_t)UINT32_MAX - CS__TI_X0) return CS_ENOMEM;
+            if (c > (size_t)UINT32_MAX - CS__TI_X0) return NULL;
             uint32_t *nf = realloc(e->tex_free, c * sizeof *nf);
-            if (!nf) return CS_ENOMEM;
+            if (!nf) return NULL;
             e->tex_free = nf;
             cs__textra_t *nx = realloc(e->tex, c * sizeof *nx);
-            if (!nx) return CS_ENOMEM;
+            if (!nx) return NULL;
             e->tex = nx;
             e->tex_cap = c;
         }
         k = (uint32_t)e->n_tex++;
     }
     cs__textra_t *x = &e->tex[k];
+    memset(x, 0, sizeof *x);
+    e->ti[slot].x = k + CS__TI_X0;
+    return x;
+}
+
+/* Bind slot (reserved) to a new timer of agent a made from req, first due
+ * at due: its side-table slot and, when it needs them, its extras (a value
+ * deadline; a value-aware agent's requested fees for the fire-time GBA,
+ * which reads them only when the request has fees).  A value-aware timer
+ * without either gets its entry when first priced out.  CS_OK or
+ * CS_ENOMEM (the slot is then free). */
+static int cs__ti_set(cs_engine_t *e, uint32_t slot, const cs_agent_t *a, const cs_timer_req_t *req, uint64_t due)
+{
+    cs__ti_end(e, slot); /* the slot's previous timer, if it ended without a row */
+    cs__tinfo_t *ti = &e->ti[slot];
+    ti->tag = req->tag;
+    ti->fires = 0;
+    uint64_t sh = cs_sched_record(e->s, slot)->sched_height;
+    int wide_c = req->cycles_used >= CS__TI_WIDE, wide_d = due < sh || due - sh >= CS__TI_WIDE;
+    ti->cycles = wide_c ? CS__TI_WIDE : (uint32_t)req->cycles_used;
+    ti->due_off = wide_d ? CS__TI_WIDE : (uint32_t)(due - sh);
+    ti->value = req->value;
+    ti->decay = req->decay;
+    ti->deferrals = 0;
+    ti->x = CS__TI_LIVE;
+    int fees = a->pol.value_aware && req->has_fees;
+    if (req->deadline == 0 && !fees && !wide_c && !wide_d) return CS_OK;
+    cs__textra_t *x = cs__ti_extra_new(e, slot);
+    if (!x) {
+        ti->x = CS__TI_FREE;
+        return CS_ENOMEM;
+    }
     x->deadline = req->deadline;
-    x->priced_out = 0;
-    x->req_fees = (uint8_t)(a->pol.value_aware && req->has_fees);
-    x->req_fee = req->max_fee;
-    x->req_prio = req->max_prio;
-    ti->x = k + CS__TI_X0;
+    x->cycles = req->cycles_used;
+    x->first_due = due;
+    x->req_fees = (uint8_t)fees;
+    x->req_fee = fees ? req->max_fee : 0;
+    x->req_prio = fees ? req->max_prio : 0;
     return CS_OK;
 }
 
@@ -476,9 +515,16 @@ static int cs__batch_flush(cs_engine_t *e)
 }
 
 /* Stage sa in the arrival batch (opening it); on success remember the
- * request for its record.  The core's error otherwise (nothing staged). */
+ * request for its record.  The core's error otherwise (nothing staged).
+ * A batch holds at most CS__BATCH_MAX schedules: a full one is committed
+ * first, which is exact for the reason merging is (cs__batch_flush), and
+ * keeps the staging arrays small when a block brings 10^5 arrivals. */
 static int cs__batch_schedule(cs_engine_t *e, cs_sched_args_t *sa, const cs_timer_req_t *req, uint32_t agent)
 {
+    if (e->n_bpend >= CS__BATCH_MAX) {
+        int rc = cs__batch_flush(e);
+        if (rc != CS_OK) return rc;
+    }
     if (!e->batch_open) {
         int rc = cs_sched_tx_begin(e->s);
         if (rc != CS_OK) return rc;
@@ -548,7 +594,6 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
         sa.has_fees = 0;
     }
     sa.tier_hint = req.tier;
-    sa.agent = a->index;
     const uint8_t *wk[1];
     size_t wl[1];
     if (req.kind == CS_KIND_WATCH) {
@@ -732,7 +777,7 @@ static cs_timer_info_t cs__info(const cs_engine_t *e, uint32_t slot, const cs_ti
     in.decay = ti->decay;
     in.deadline = cs__ti_deadline(e, slot);
     in.gas_limit = t->gas_limit;
-    in.cycles_used = ti->cycles;
+    in.cycles_used = cs__ti_cycles(e, slot);
     return in;
 }
 
@@ -752,8 +797,8 @@ static void cs__hook_execute(void *user, cs_sched_t *s, const cs_delivery_t *d, 
     *uc = d->cycles_limit;
     *ue = d->payload_len;
     if (!cs__ti_live(e, d->slot)) return;
-    cs__tinfo_t *ti = &e->ti[d->slot];
-    if (ti->cycles && ti->cycles < *uc) *uc = ti->cycles;
+    uint64_t cyc = cs__ti_cycles(e, d->slot);
+    if (cyc && cyc < *uc) *uc = cyc;
     uint32_t ag;
     (void)cs__ti_owner(e, d->slot, &ag, NULL);
     cs_agent_t *a = &e->agents[ag];
@@ -787,19 +832,19 @@ static int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t 
          * §3 step 8; D3 fire rates), tip <= max_fee - lane, and the agent
          * knows its handler's cycles and cells (the payload). */
         const cs_params_t *p = cs_sched_params(e->s);
-        const cs__tinfo_t *ti = &e->ti[slot];
         uint64_t now = e->h + 1;
         double v = cs__value(e, a, &in, now > in.due_height ? now - in.due_height : 0);
         cs_u128 cyc_rate = 0, lane_rate = 0;
         cs_basefee_fire_rates(p, ctx->basefee_cycle, ctx->basefee_lane_timer, &cyc_rate, &lane_rate);
-        uint64_t uc = ti->cycles && ti->cycles < t->gas_limit ? ti->cycles : t->gas_limit;
+        uint64_t cyc = cs__ti_cycles(e, slot);
+        uint64_t uc = cyc && cyc < t->gas_limit ? cyc : t->gas_limit;
         in.fire_value = v;
         in.fire_cycles = uc ? (double)uc : 1.0;
         in.fire_fixed = (double)t->payload_len * cs__u128d(ctx->basefee_cell) + in.fire_cycles * cs__u128d(cyc_rate);
         in.fire_budget = (v - in.fire_fixed) / in.fire_cycles;
         in.dflt_fee = cs__u128d(ctx->dflt_max_fee);
         in.dflt_prio = cs__u128d(ctx->dflt_max_prio);
-        const cs__textra_t *x = cs__ti_extra(e, slot); /* value-aware and strategy agents have one */
+        const cs__textra_t *x = cs__ti_extra(e, slot); /* max_fee, max_prio are read with has_fees */
         in.has_fees = x ? x->req_fees : 0;
         in.max_fee = x ? x->req_fee : 0;
         in.max_prio = x ? x->req_prio : 0;
@@ -899,14 +944,14 @@ static void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t e
     r->kind = e->agent_kind[ag];
     r->trigger = cs_sched_hot(e->s, slot)->kind;
     r->outcome = (uint32_t)outcome;
-    r->every_blocks = t->every_blocks;
+    r->every_blocks = r->trigger == CS_KIND_WATCH ? 0 : t->every_blocks; /* agents give watch timers none */
     r->sched_height = t->sched_height;
-    r->due_height = ti->first_due;
+    r->due_height = cs__ti_first_due(e, slot);
     r->end_height = end_h;
     r->deferrals = ti->deferrals;
     r->fires = ti->fires;
     r->gas_limit = t->gas_limit;
-    r->expires_at = t->expires_at;
+    r->expires_at = cs_sched_expires_at(e->s, slot);
     r->bid = cs_h5_money(cs_sched_bid(e->s, slot)); /* for the starved actors of CIP-5 §9.6 (N43) */
     cs__value_model(e, slot, t, r);
     if (r->fires == 0 && r->due_height <= end_h &&
@@ -1348,8 +1393,9 @@ int cs_sim_step(cs_engine_t *e)
                 int priced = row->why == CS_WHY_BELOW_BASEFEE || row->why == CS_WHY_RESERVE || row->why == CS_WHY_FUNDS ||
                              (a->strat && (mflags & CS_MF_BID) &&
                               (row->why == CS_WHY_BUDGET || row->why == CS_WHY_BLOCK_QUOTA || row->why == CS_WHY_ACTOR_QUOTA));
-                cs__textra_t *x = &e->tex[ti->x - CS__TI_X0]; /* value-aware timers have extras */
-                x->priced_out = priced ? x->priced_out + 1 : 0;
+                cs__textra_t *x = ti->x >= CS__TI_X0 ? &e->tex[ti->x - CS__TI_X0] : NULL;
+                if (priced && !x && !(x = cs__ti_extra_new(e, slot))) return CS_ENOMEM;
+                if (x) x->priced_out = priced ? x->priced_out + 1 : 0;
                 if (priced && x->priced_out == a->pol.patience + 1 && cs__pc_push(e, &t->id, slot) != CS_OK)
                     return CS_ENOMEM;
             }

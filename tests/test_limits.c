@@ -398,7 +398,7 @@ static void test_max_memory(void)
     fputs(text, f);
     fclose(f);
     /* By hand (sim/cs_run.c): pending <= 3 actors x 10 = 30 timers, each
-     * 2 x CS_TIMER_RECORD_MAX_BYTES (32 + 104 + 48 + 4 = 188) + 160 bytes
+     * 2 x CS_TIMER_RECORD_MAX_BYTES (32 + 80 + 64 + 4 = 180) + 160 bytes
      * (heartbeat payload_len 0);
      * actors 3 x (16 x 16 + 256: the fairness window log, 16 x window) + 3 x
      * heartbeat state; HDF5 32 MiB;
@@ -406,7 +406,7 @@ static void test_max_memory(void)
     const cs_agent_ops_t *hb = cs_agent_find("heartbeat");
     CS_CHECK(hb != NULL);
     if (!hb) return;
-    unsigned long long want = 30ull * (2 * 188 + 160) + 3ull * (16 * 16 + 256) + 3ull * hb->state_size +
+    unsigned long long want = 30ull * (2 * 180 + 160) + 3ull * (16 * 16 + 256) + 3ull * hb->state_size +
                               (32ull << 20) + strlen(text) + sizeof(cs_scn_agent_t);
     char lim[64];
     snprintf(lim, sizeof lim, "%llu", want - 1);

@@ -1263,9 +1263,7 @@ static char *cs__h5_cat(const char *a, const char *b)
  * it names is replaced, not the link).  Anything else that exists (a device
  * such as /dev/null or /dev/full, a FIFO) is written in place, direct mode
  * (h->out stays NULL): renaming over it would replace the device node.  A
- * directory is an error.  A previous file at <out> is removed, so that a
- * kill before the first checkpoint cannot leave an earlier run's file
- * looking like this run's.  Reads COWSIM_H5_CHECKPOINT_FACTOR.
+ * directory is an error.  Reads COWSIM_H5_CHECKPOINT_FACTOR.
  */
 static int cs__h5_paths(cs_h5_t *h, const char *path)
 {
@@ -1286,8 +1284,6 @@ static int cs__h5_paths(cs_h5_t *h, const char *path)
     h->work = cs__h5_cat(out, ".work");
     h->tmp = cs__h5_cat(out, ".tmp");
     if (!h->out || !h->work || !h->tmp) return cs__h5_fail(CS_ENOMEM, "allocating the writer");
-    if (unlink(out) != 0 && errno != ENOENT && errno != ENOTDIR)
-        return cs__h5_fail(CS_EIO, "cannot create '%s': %s", path, strerror(errno));
     return CS_OK;
 }
 
@@ -1351,6 +1347,11 @@ cs_h5_t *cs_h5_create(const char *path, const cs_h5_meta_t *meta, int *err)
     }
     if (rc == CS_OK && h->out && (h->work_fd = open(h->work, O_RDONLY | O_CLOEXEC)) < 0)
         rc = cs__h5_fail(CS_EIO, "cannot create '%s': %s: %s", path, h->work, strerror(errno));
+    /* The work file is ours (created, locked): remove an earlier file at
+     * <out>, so that a kill before the first checkpoint cannot leave an
+     * earlier run's file looking like this run's. */
+    if (rc == CS_OK && h->out && unlink(h->out) != 0 && errno != ENOENT)
+        rc = cs__h5_fail(CS_EIO, "cannot create '%s': %s", path, strerror(errno));
     cs__h5_close_id(&fcpl, H5Pclose);
     cs__h5_close_id(&fapl, H5Pclose);
     if (rc == CS_OK) rc = cs__h5_root_attrs(h, meta);

@@ -12,7 +12,7 @@
  * of which the renames onto <out> are the publishes P_0 < P_1 < ... <
  * P_{m-1}: P_0 at creation (0 blocks), P_j after block 25 j (j = 1..12),
  * and P_13 the final rename of the closed file (m = 300 / 25 + 2 = 14).
- * Then for every N = 1..T, twice (the N-th call done whole, and "torn": a
+ * Then for every N = 1..T, twice (two runs side by side; the N-th call done whole, and "torn": a
  * write or copy cut to half its bytes before the kill), the run is killed
  * and the output checked against the finished run:
  *   - r = #{j : P_j <= N} publishes were done.  r = 0: no file at <out>
@@ -88,13 +88,12 @@ static int kp_load(const char *path, kp_run_t *k)
     return rc;
 }
 
-/* Run cowsim into dir with the shim: kill at call `at` (0: never), torn or
- * not, logging to log (NULL: no log).  Returns the wait status. */
-static int kp_run(const char *dir, long at, int torn, const char *log)
+/* Start cowsim into dir with the shim: kill at call `at` (0: never), torn
+ * or not, logging to log (NULL: no log).  Returns the child's pid. */
+static pid_t kp_start(const char *dir, long at, int torn, const char *log)
 {
     fflush(NULL);
     pid_t pid = fork();
-    if (pid < 0) return -1;
     if (pid == 0) {
         int nul = open("/dev/null", O_WRONLY);
         if (nul >= 0) {
@@ -116,10 +115,22 @@ static int kp_run(const char *dir, long at, int torn, const char *log)
         execl(g_bin, "cowsim", "run", g_scn, "-o", dir, "--quiet", (char *)NULL);
         _exit(127);
     }
-    int st = 0;
+    return pid;
+}
+
+/* Wait for a child of kp_start; its wait status (-1 if it never started). */
+static int kp_wait(pid_t pid)
+{
+    int st = -1;
+    if (pid < 0) return -1;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
     return st;
+}
+
+static int kp_run(const char *dir, long at, int torn, const char *log)
+{
+    return kp_wait(kp_start(dir, at, torn, log));
 }
 
 /* Parse the reference log: total calls, and the call numbers of the renames
@@ -260,14 +271,23 @@ int main(void)
     CS_CHECK(lf != NULL);
     if (!lf) return cs_test_done("killpoints");
     long files = 0;
-    for (int torn = 0; torn <= 1; torn++) {
-        for (long n = 1; n <= total; n++) {
+    /* Points (torn, n) in pairs, two runs side by side. */
+    for (long p0 = 0; p0 < 2 * total; p0 += 2) {
+        pid_t pid[2] = {-1, -1};
+        for (int q = 0; q < 2 && p0 + q < 2 * total; q++) {
+            long p = p0 + q;
+            snprintf(dir, sizeof dir, "%s/k%ld_%ld", g_tmp, p / total, p % total + 1);
+            pid[q] = kp_start(dir, p % total + 1, (int)(p / total), NULL);
+        }
+        for (int q = 0; q < 2 && p0 + q < 2 * total; q++) {
+            long p = p0 + q, n = p % total + 1;
+            int torn = (int)(p / total);
             char what[64];
             snprintf(what, sizeof what, "N=%ld%s", n, torn ? " torn" : "");
             snprintf(dir, sizeof dir, "%s/k%d_%ld", g_tmp, torn, n);
             snprintf(out, sizeof out, "%s/fifo.h5", dir);
             points++;
-            st = kp_run(dir, n, torn, NULL);
+            st = kp_wait(pid[q]);
             if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL) {
                 fprintf(stderr, "killpoints %s: not killed (status %d)\n", what, st);
                 bad++;

@@ -236,7 +236,8 @@ static int cs__scan_seeds(const char *dir, cs_seeds_set_t *s, char *err, size_t 
     return CS_OK;
 }
 
-/* The mechanisms (<mech>.h5 files) of the first seed directory into s. */
+/* The mechanisms (<mech>.h5 files, not <mech>.noattack.h5) of the first
+ * seed directory into s. */
 static int cs__scan_mechs(const char *dir, cs_seeds_set_t *s, char *err, size_t errcap)
 {
     char sd[4352];
@@ -251,6 +252,8 @@ static int cs__scan_mechs(const char *dir, cs_seeds_set_t *s, char *err, size_t 
     for (struct dirent *e; rc == CS_OK && (e = readdir(d));) {
         size_t l = strlen(e->d_name);
         if (l <= 3 || strcmp(e->d_name + l - 3, ".h5") != 0) continue;
+        /* run --harm's runs without the attackers are not mechanisms. */
+        if (l > 12 && strcmp(e->d_name + l - 12, ".noattack.h5") == 0) continue;
         if (s->nm == cap) {
             cap = cap ? 2 * cap : 8;
             char **p = realloc(s->mechs, cap * sizeof *p);

@@ -35,7 +35,8 @@ typedef struct cs_seeds_set {
     size_t ns;           /* seed directories DIR/seed-<s> */
     char **mechs;        /* nm mechanisms: the order of the scenario's "mechanism" list, others after
                             in name order */
-    size_t nm;           /* mechanisms (files <mech>.h5 of the first seed directory) */
+    size_t nm;           /* mechanisms (files <mech>.h5 of the first seed directory, not the
+                            <mech>.noattack.h5 of run --harm) */
     struct cs_metrics *mt; /* nm * ns metrics: mt[m * ns + i] is mechanism m, seed i */
     char scenario[128];  /* the scenario's name (root scenario_json) */
 } cs_seeds_set_t;

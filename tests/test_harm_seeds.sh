@@ -133,6 +133,12 @@ PY" "four seeds: means and t(3) intervals match numpy, BCa null"
 check "[ $? -eq 0 ] && grep -q 'eip1559 seed 77:' '$T/one.txt' && ! grep -q 'across seeds' '$T/one.txt'" \
     "one seed: the per-seed table, no summary"
 
+# compare RUNDIR on the run directory of run --harm: the runs without the
+# attackers (<m>.noattack.h5) are not mechanisms.
+"$BIN" compare --json "$T/r" > "$T/dir.json" 2>/dev/null
+check "[ $? -eq 0 ] && $PY -c \"import json, sys; sys.exit(json.load(open('$T/dir.json'))['mechanisms'] != ['eip1559', 'fifo-capped'])\"" \
+    "compare RUNDIR after run --harm: mechanisms eip1559, fifo-capped only"
+
 # Errors: the same run twice is not two seeds; CSV has no harm table.
 "$BIN" compare --harm "$T/r/seed-77/eip1559.h5" "$T/r/seed-77/eip1559.h5" > /dev/null 2> "$T/e1"
 check "[ $? -eq 2 ] && grep -q 'mechanism eip1559 seed 77 is given twice' '$T/e1'" "a mechanism and seed twice: exit 2"

@@ -191,23 +191,27 @@ CS_STATIC_ASSERT(CS__BCOLD_SPAN <= 128, "three prefetches 64 bytes apart or less
  * (FIFO) order, into the per-block buffer dv (reused every block, as the
  * pipeline's delivery array), fold each into the checksum and free the
  * record.  All three runs deliver through this one loop.  The slots are
- * known before the loop starts, so it prefetches the record CS__BPF
- * entries ahead (its hot part and the lines of the cold span), as the
- * pipeline can: a block's deliveries then wait on memory together rather
- * than one after another. */
-#define CS__BPF 8u
+ * known before the loop starts, so it prefetches the records it will read
+ * (the hot part and the lines of the cold span) CS__BPF slots ahead, the
+ * first CS__BPF before the loop, as the pipeline can: a block's deliveries
+ * then wait on memory together rather than one after another. */
+#define CS__BPF 256u
+/* A macro: GCC drops calls to a function that only prefetches. */
+#define CS__BPREFETCH(p, s)                                                \
+    do {                                                                   \
+        const char *c_ = (const char *)&(p)->rec[s];                       \
+        __builtin_prefetch(&(p)->hot[s], 1);                               \
+        __builtin_prefetch(c_);                                            \
+        __builtin_prefetch(c_ + CS__BCOLD_SPAN / 2);                       \
+        __builtin_prefetch(c_ + CS__BCOLD_SPAN - 1);                       \
+    } while (0)
+
 static void cs__bdeliver_block(cs__bpool_t *p, const uint32_t *slots, size_t n, cs__bdeliv_t *dv,
                                uint64_t *checksum)
 {
+    for (size_t i = 0; i < n && i < CS__BPF; i++) CS__BPREFETCH(p, slots[i]);
     for (size_t i = 0; i < n; i++) {
-        if (i + CS__BPF < n) {
-            uint32_t s = slots[i + CS__BPF];
-            const char *c = (const char *)&p->rec[s];
-            __builtin_prefetch(&p->hot[s], 1);
-            __builtin_prefetch(c);
-            __builtin_prefetch(c + CS__BCOLD_SPAN / 2);
-            __builtin_prefetch(c + CS__BCOLD_SPAN - 1);
-        }
+        if (i + CS__BPF < n) CS__BPREFETCH(p, slots[i + CS__BPF]);
         cs__bdeliver(p, slots[i], &dv[i & 4095]);
         *checksum = cs__bmixsum(*checksum, &dv[i & 4095]);
         cs__bremove(p, slots[i]);

@@ -76,9 +76,10 @@ int cs_queue_insert(cs_queue_t *q, uint32_t slot);
 void cs_queue_remove(cs_queue_t *q, uint32_t slot);
 
 /*
- * Start block h (must be current height + 1): run this block's share of
- * epoch maintenance.  Returns CS_OK or CS_ENOMEM (the queue stays valid and
- * the call may be retried).
+ * Start block h (must be current height + 1): file the tier-1 inserts made
+ * since the last advance into their ring buckets and run this block's share
+ * of epoch maintenance.  Returns CS_OK or CS_ENOMEM (the queue stays valid
+ * and the call may be retried).
  */
 int cs_queue_advance(cs_queue_t *q, uint64_t h);
 

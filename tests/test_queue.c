@@ -1198,6 +1198,48 @@ static void test_enomem(void)
     cs_slotvec_free(&out);
     cs_queue_free(q);
     tpool_free(&p);
+
+    /* Ring inserts wait in the staging area until the next advance files
+     * them into their buckets.  Ring 8, epoch 4, epochs 1 from height 0:
+     * the ring holds heights 1..7.  Four timers at 5, 6, 7, 6 (slots 0..3)
+     * are staged in that order; the first advance must allocate buckets 5,
+     * 6 and 7 (empty).  The second allocation fails: bucket 5 has its
+     * timer, slots 1, 2, 3 stay staged (renumbered 0, 1, 2), the height
+     * stays 0 and nothing is lost. */
+    uint32_t sl[4];
+    uint64_t sh[4] = {5, 6, 7, 6};
+    qc = (cs_queue_cfg_t){8, 4, 1};
+    q = cs_queue_alloc(&qc, &p.hot, &p.rec, 0);
+    for (int i = 0; i < 4; i++) {
+        rnd_id(&s, &id);
+        sl[i] = tpool_new(&p, sh[i], &id);
+        CS_CHECK_EQ_U64(cs_queue_insert(q, sl[i]), CS_OK);
+        CS_CHECK_EQ_U64(p.hot[sl[i]].tier, CS_TIER_RING);
+    }
+    fail_at = 2;
+    CS_CHECK_EQ_U64(cs_queue_advance(q, 1), CS_ENOMEM);
+    fail_at = 0;
+    CS_CHECK_EQ_U64(cs_queue_height(q), 0);
+    CS_CHECK_EQ_U64(cs_queue_size(q), 4);
+    /* Cancel slot 2 (height 7, now staged at index 1): slot 3 moves into
+     * its place, and must still be found there when it is cancelled. */
+    cs_queue_remove(q, sl[2]);
+    CS_CHECK_EQ_U64(p.hot[sl[2]].tier, CS_TIER_NONE);
+    CS_CHECK_EQ_U64(cs_queue_size(q), 3);
+    /* Retried, the advance files slots 1 and 3 (bucket 6); collection then
+     * gives slot 0 at 5, slots 1 then 3 at 6 (insertion order), none at 7. */
+    uint32_t want[3] = {sl[0], sl[1], sl[3]};
+    CS_CHECK_EQ_U64(run_exact(q, &p, want, 3, 7), 0);
+    CS_CHECK_EQ_U64(cs_queue_size(q), 0);
+    /* A staged timer cancelled before any advance. */
+    rnd_id(&s, &id);
+    uint32_t x = tpool_new(&p, 9, &id);
+    CS_CHECK_EQ_U64(cs_queue_insert(q, x), CS_OK);
+    cs_queue_remove(q, x);
+    CS_CHECK_EQ_U64(cs_queue_size(q), 0);
+    CS_CHECK_EQ_U64(run_exact(q, &p, want, 0, 12), 0);
+    cs_queue_free(q);
+    tpool_free(&p);
 }
 #endif
 

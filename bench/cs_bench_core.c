@@ -14,7 +14,8 @@
  * FIFO order and (5) removes the record.  ns_per_timer = measured time of
  * the B blocks / timers fired in them: one full lifecycle per timer.
  * Steps (4) and (5) are one loop shared by the three runs below
- * (cs__bdeliver_block), fed the block's due slots in order.
+ * (cs__bdeliver_block), fed the block's due slots in order; it requests
+ * the records before reading them (DESIGN-NOTES N49).
  *
  * The baseline is the same workload on a binary min-heap ordered by
  * (height, insertion rank) over the same record pool, built in this binary

@@ -11,6 +11,8 @@
  *           ring may be smaller than the horizon it holds (ring 256 with
  *           epoch 360, ring 8 with epoch 3): a bucket then mixes aliased
  *           heights, and collection takes only entries whose height is h.
+ *           A timer inserted here waits in a staging array until the next
+ *           cs_queue_advance files it in its bucket (DESIGN-NOTES N49).
  *   tier 2  one bucket per future epoch (epoch = height / epoch_blocks) for
  *           the next `epochs` epochs.
  *   tier 3  overflow treap ordered by (height, timer_id) whose priorities

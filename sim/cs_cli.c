@@ -14,7 +14,7 @@ typedef struct cs_subcmd {
 
 static const cs_subcmd_t cs__cmds[] = {
     {"run", cs_cmd_run, "run a scenario for each mechanism: run SCENARIO.json [-o DIR] ..."},
-    {"bench", cs_cmd_bench, "run a benchmark: bench [core|e2e] [--json]"},
+    {"bench", cs_cmd_bench, "run a benchmark: bench [core|e2e|memory] [--json] [--quick] [--pending N]"},
     {"clear", cs_cmd_clear, "clear one block's auction: clear AUCTION.json [--json]"},
     {"compare", cs_cmd_compare, "metrics side by side: compare RUN.h5 ... [--csv|--json] [--greedy GREEDY.h5]"},
     {"check", cs_cmd_check, "regression check against a baseline: check --baseline BASELINE.json RUN.h5 | --bless ..."},

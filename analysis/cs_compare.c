@@ -197,6 +197,18 @@ static void cs__print_csv(const cs_metrics_t *ms, size_t nrun, char **names, siz
     }
 }
 
+/* A new object appended to the JSON array arr, or NULL (nothing appended)
+ * when memory runs out. */
+static cJSON *cs__json_row(cJSON *arr)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o && !cJSON_AddItemToArray(arr, o)) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    return o;
+}
+
 /* Add a metric value to object mm: an exact number (cs__exact_num), or
  * null for NaN and infinities.  Returns 0, or -1 when out of memory. */
 static int cs__json_num(cJSON *mm, const char *name, double v)
@@ -234,11 +246,8 @@ static int cs__harm_json(cJSON *root, const cs_harm_t *h, size_t nh, const cs_ha
     cJSON *rows = ok ? cJSON_AddArrayToObject(o, "rows") : NULL;
     ok = rows != NULL;
     for (size_t i = 0; ok && i < nh; i++) {
-        cJSON *r = cJSON_CreateObject();
-        if (!r || !cJSON_AddItemToArray(rows, r)) {
-            cJSON_Delete(r);
-            return -1;
-        }
+        cJSON *r = cs__json_row(rows);
+        if (!r) return -1;
         char sb[24];
         snprintf(sb, sizeof sb, "%llu", (unsigned long long)h[i].seed);
         ok = cJSON_AddStringToObject(r, "mechanism", h[i].mechanism) && cJSON_AddRawToObject(r, "seed", sb);
@@ -252,11 +261,8 @@ static int cs__harm_json(cJSON *root, const cs_harm_t *h, size_t nh, const cs_ha
     for (size_t g = 0; ok && g < nsum; g++)
         for (int met = 0; ok && met < CS_HARM_NMET; met++)
             for (int form = 0; ok && form < CS_HARM_NFORM; form++) {
-                cJSON *r = cJSON_CreateObject();
-                if (!r || !cJSON_AddItemToArray(sa, r)) {
-                    cJSON_Delete(r);
-                    return -1;
-                }
+                cJSON *r = cs__json_row(sa);
+                if (!r) return -1;
                 char nb[24];
                 snprintf(nb, sizeof nb, "%zu", sum[g].seeds);
                 ok = cJSON_AddStringToObject(r, "mechanism", sum[g].mechanism) && cJSON_AddRawToObject(r, "seeds", nb) &&
@@ -280,9 +286,8 @@ static int cs__print_json(const cs_metrics_t *ms, const cs_steady_t *ss, char **
     cJSON *runs = root ? cJSON_AddArrayToObject(root, "runs") : NULL;
     int ok = runs != NULL;
     for (size_t r = 0; ok && r < nrun; r++) {
-        cJSON *o = cJSON_CreateObject();
-        if (!o || !cJSON_AddItemToArray(runs, o)) {
-            cJSON_Delete(o);
+        cJSON *o = cs__json_row(runs);
+        if (!o) {
             ok = 0;
             break;
         }
@@ -468,9 +473,8 @@ static int cs__seeds_json(const char *dir, const cs_seeds_set_t *s, size_t ref, 
     for (size_t k = 0; ok && k < nn; k++)
         for (size_t m = 0; ok && m < s->nm; m++) {
             const cs__scell_t *c = &cell[k * s->nm + m];
-            cJSON *o = cJSON_CreateObject();
-            if (!o || !cJSON_AddItemToArray(rows, o)) {
-                cJSON_Delete(o);
+            cJSON *o = cs__json_row(rows);
+            if (!o) {
                 ok = 0;
                 break;
             }

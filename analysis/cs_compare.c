@@ -14,6 +14,7 @@
 #include "cs_harm.h"
 #include "cs_metrics.h"
 #include "cs_optimum.h"
+#include "cs_publish.h"
 #include "cs_seeds.h"
 #include "cs_stats.h"
 #include "cs_steady.h"
@@ -685,6 +686,8 @@ int cs_cmd_compare(int argc, char **argv)
         free(paths);
         return CS_EXIT_USAGE;
     }
+    /* A work file beside the inputs means a run there was interrupted (N48). */
+    cs_publish_scan("compare", (const char *const *)paths, np);
     int seeds_dir = np == 1 && !greedy && cs_seeds_is_dir(paths[0]);
     if (seeds_dir || ref) {
         int st = CS_EXIT_USAGE;

@@ -8,17 +8,21 @@
 #include "cs_agent.h"
 #include "cs_error.h"
 #include "cs_h5.h"
+#include "cs_publish.h"
 #include "cs_scenario.h"
 #include "cs_stats.h"
 
+#include <errno.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <hdf5.h>
 #include <hdf5_hl.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void cs__herr(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void cs__herr(char *err, size_t cap, const char *fmt, ...)
@@ -488,8 +492,17 @@ int cs_harm_write(const char *path, const cs_harm_t *h, size_t n, const cs_harm_
         else if (c < 6) types[c] = H5T_NATIVE_UINT64;
         else types[c] = H5T_NATIVE_DOUBLE;
     }
+    /* Written to <path>.tmp and published by rename (N48): a reader, or a
+     * kill, sees the previous harm.h5 or the new one, never a part. */
+    char tmp[4200];
     int rc = CS_OK;
-    hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+        cs__herr(err, cap, "cannot write %s: path too long", path);
+        free(rows);
+        return CS_EIO;
+    }
+    cs_publish_drop_stale(tmp);
+    hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (file < 0 ||
         H5TBmake_table("harm to honest actors (analysis/README.md)", file, "harm", NC, (hsize_t)n,
                        sizeof(cs__hrow_t), names, offs, types, 16, NULL, 0, rows) < 0 ||
@@ -501,6 +514,11 @@ int cs_harm_write(const char *path, const cs_harm_t *h, size_t n, const cs_harm_
         cs__herr(err, cap, "cannot write %s", path);
         rc = CS_EIO;
     }
+    if (rc == CS_OK && cs_publish_commit(-1, tmp, path) != 0) {
+        cs__herr(err, cap, "cannot write %s: %s", path, strerror(errno));
+        rc = CS_EIO;
+    }
+    if (rc != CS_OK) unlink(tmp);
     H5Tclose(str);
     free(rows);
     return rc;

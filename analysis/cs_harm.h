@@ -80,8 +80,11 @@ void cs_harm_print_summary(FILE *f, const cs_harm_sum_t *s, size_t n);
  * row per mechanism and seed, columns named as the struct fields with
  * _with / _without suffixes) and the ns summaries as the table
  * /harm_summary (one row per mechanism, figure and form: mechanism, seeds,
- * metric, form, n, mean, t_lo, t_hi, bca_lo, bca_hi).  CS_OK or CS_EIO
- * (message in err). */
+ * metric, form, n, mean, t_lo, t_hi, bca_lo, bca_hi).  The file is written
+ * as <path>.tmp and published by cs_publish_commit (fsync, rename, fsync of
+ * the directory), so path holds the previous file or the new one whole; a
+ * <path>.tmp left by a killed writer is replaced with a note on stderr.
+ * CS_OK or CS_EIO (message in err). */
 int cs_harm_write(const char *path, const cs_harm_t *h, size_t n, const cs_harm_sum_t *s, size_t ns, char *err,
                   size_t cap);
 

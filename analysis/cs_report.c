@@ -45,6 +45,7 @@
 #include "cs_h5.h"
 #include "cs_mech.h"
 #include "cs_metrics.h"
+#include "cs_publish.h"
 #include "cs_seeds.h"
 #include "cs_stats.h"
 #include "cs_steady.h"
@@ -2839,6 +2840,8 @@ int cs_cmd_report(int argc, char **argv)
         free(inputs);
         return CS_EXIT_USAGE;
     }
+    /* A work file beside the inputs means a run there was interrupted (N48). */
+    cs_publish_scan("report", inputs, nin);
     /* 1. Inputs: each a run file or a sweep summary. */
     int *kind = calloc(nin, sizeof *kind);
     cs__run_t *runs = calloc(nin, sizeof *runs);

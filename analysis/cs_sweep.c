@@ -26,6 +26,7 @@
  * either the previous or the new summary, both readable.
  */
 #include "cs_sweep.h"
+#include "cs_publish.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -1530,7 +1531,8 @@ static int cs__write_summary(cs__ctx_t *c, int complete, int publish)
         unlink(tmp);
         return 0;
     }
-    if (rename(tmp, fin) != 0) {
+    /* fsync, rename, fsync the directory (N48). */
+    if (cs_publish_commit(-1, tmp, fin) != 0) {
         snprintf(c->werr, sizeof c->werr, "cannot rename %s to %s: %s", tmp, fin, strerror(errno));
         unlink(tmp);
         return -1;
@@ -2038,6 +2040,9 @@ int cs_cmd_sweep(int argc, char **argv)
             /* Probe sweep.h5 itself; publish the empty table unless --resume
              * would replace a summary that still lists finished runs. */
             int keep_old = resume && access(fin, F_OK) == 0;
+            char stale[4608];
+            snprintf(stale, sizeof stale, "%s/sweep.h5.tmp", c.outdir);
+            cs_publish_drop_stale(stale);
             if (cs__write_summary(&c, 0, !keep_old) != 0) {
                 fprintf(stderr, "cowsim sweep: %s\n", c.werr);
                 code = CS_EXIT_IO;

@@ -19,6 +19,7 @@
  * the work file: checkpoints publish whole copies of it by rename.
  */
 #include "cs_h5.h"
+#include "cs_publish.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -941,9 +942,10 @@ static int cs__h5_copy(int in, int out, off_t len)
 
 /*
  * Publish the work file, which must be flushed (every byte a reader needs is
- * in it): copy it to <out>.tmp, fsync the copy, rename it over <out>.  The
- * rename is atomic, so a kill at any moment leaves at <out> either the
- * previous copy or this one, each a whole HDF5 file.  Records the duration
+ * in it): copy it to <out>.tmp, then cs_publish_commit (fsync the copy,
+ * rename it over <out>, fsync the directory).  The rename is atomic, so a
+ * kill at any moment leaves at <out> either the previous copy or this one,
+ * each a whole HDF5 file.  Records the duration
  * for the checkpoint rule (cs_h5_checkpoint).  CS_OK or CS_EIO.
  */
 static int cs__h5_publish(cs_h5_t *h)
@@ -954,13 +956,9 @@ static int cs__h5_publish(cs_h5_t *h)
         return cs__h5_fail(CS_EIO, "cannot write '%s': %s: %s", h->out, h->work, strerror(errno));
     int fd = open(h->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0) return cs__h5_fail(CS_EIO, "cannot write '%s': %s: %s", h->out, h->tmp, strerror(errno));
-    int ok = cs__h5_copy(h->work_fd, fd, st.st_size) == 0 && fsync(fd) == 0;
+    int ok = cs__h5_copy(h->work_fd, fd, st.st_size) == 0 && cs_publish_commit(fd, h->tmp, h->out) == 0;
     int e = errno;
     if (close(fd) != 0 && ok) {
-        ok = 0;
-        e = errno;
-    }
-    if (ok && rename(h->tmp, h->out) != 0) {
         ok = 0;
         e = errno;
     }
@@ -991,6 +989,10 @@ static int cs__h5_flush_work(cs_h5_t *h)
         if (rc != CS_OK) return cs__h5_set_err(h, rc);
         w->flushed = w->fill;
     }
+    /* A checkpoint publishes this state: say how many fires it covers, as
+     * the close does (an incomplete file must say how far it got; N48). */
+    int rc = cs__h5_put_u64(h->file, "fires_seen", h->fires_seen);
+    if (rc != CS_OK) return cs__h5_set_err(h, rc);
     if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
         return cs__h5_set_err(h, cs__h5_fail(CS_EIO, "H5Fflush"));
     return CS_OK;
@@ -1135,8 +1137,9 @@ int cs_h5_close(cs_h5_t *h, int complete)
         memcpy(cs__h5_msg, first, sizeof first);
     if (h->out && rc == CS_OK) {
         /* The closed work file is the finished file: make it durable and
-         * rename it into place (no copy). */
-        if (fsync(h->work_fd) != 0 || rename(h->work, h->out) != 0)
+         * rename it into place (no copy).  work_fd keeps the lock until
+         * cs__h5_free closes it, right after. */
+        if (cs_publish_commit(h->work_fd, h->work, h->out) != 0)
             rc = cs__h5_fail(CS_EIO, "cannot write '%s': %s", h->out, strerror(errno));
     }
     /* After a failure <out> keeps the last checkpoint; the work file may be
@@ -1211,6 +1214,7 @@ static int cs__h5_root_attrs(cs_h5_t *h, const cs_h5_meta_t *m)
     if (rc == CS_OK) rc = cs__h5_put_str(h->file, "fires_mode", "all");
     if (rc == CS_OK) rc = cs__h5_put_u64(h->file, "fires_sample_every", 1);
     if (rc == CS_OK) rc = cs__h5_put_i32(h->file, "complete", 0);
+    if (rc == CS_OK) rc = cs__h5_put_u64(h->file, "fires_seen", 0);
     return rc;
 }
 
@@ -1335,9 +1339,25 @@ cs_h5_t *cs_h5_create(const char *path, const cs_h5_meta_t *meta, int *err)
         H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
         rc = cs__h5_fail(CS_EIO, "file properties");
     }
+    /* The work file is ours alone: an exclusive flock on it, held by
+     * work_fd until the close, before HDF5 truncates it -- a second writer
+     * to the same path fails here without touching it (N48).  HDF5's own
+     * lock would be a second flock on the same file, refused: it is off for
+     * the work file (and in direct mode only asked for, not required). */
+    if (rc == CS_OK && h->out) {
+        int existed = 0;
+        h->work_fd = cs_publish_lock(h->work, &existed);
+        if (h->work_fd < 0 && errno == EWOULDBLOCK)
+            rc = cs__h5_fail(CS_EIO, "%s is being written by another run (%s is locked)", path, h->work);
+        else if (h->work_fd < 0)
+            rc = cs__h5_fail(CS_EIO, "cannot create '%s': %s: %s", path, h->work, strerror(errno));
+        if (rc == CS_OK && existed) cs_publish_note_replacing(h->work);
+        if (rc == CS_OK) cs_publish_drop_stale(h->tmp);
+    }
 #if H5_VERSION_GE(1, 10, 7)
-    /* Lock while writing, but do not fail on file systems without locks. */
-    if (rc == CS_OK && H5Pset_file_locking(fapl, 1, 1) < 0) rc = cs__h5_fail(CS_EIO, "file locking");
+    if (rc == CS_OK && H5Pset_file_locking(fapl, h->out ? 0 : 1, 1) < 0) rc = cs__h5_fail(CS_EIO, "file locking");
+#else
+    if (rc == CS_OK && h->out) setenv("HDF5_USE_FILE_LOCKING", "FALSE", 1);
 #endif
     if (rc == CS_OK) {
         h->file = H5Fcreate(h->out ? h->work : path, H5F_ACC_TRUNC, fcpl, fapl);
@@ -1345,8 +1365,6 @@ cs_h5_t *cs_h5_create(const char *path, const cs_h5_meta_t *meta, int *err)
             rc = h->out ? cs__h5_fail(CS_EIO, "cannot create '%s' (its work file %s)", path, h->work)
                         : cs__h5_fail(CS_EIO, "cannot create '%s'", path);
     }
-    if (rc == CS_OK && h->out && (h->work_fd = open(h->work, O_RDONLY | O_CLOEXEC)) < 0)
-        rc = cs__h5_fail(CS_EIO, "cannot create '%s': %s: %s", path, h->work, strerror(errno));
     /* The work file is ours (created, locked): remove an earlier file at
      * <out>, so that a kill before the first checkpoint cannot leave an
      * earlier run's file looking like this run's. */

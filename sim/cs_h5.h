@@ -42,8 +42,9 @@
  * cowsim_version, git_commit, scenario_json, mechanism (UTF-8 variable-length
  * strings), seed (uint64), created_utc (string; provenance, exempt from the
  * determinism rule), fires_mode (string "all"|"sample"|"off"),
- * fires_sample_every (uint64), complete (int32: 0 until cs_h5_close(h, 1)).
- * At close: fires_seen (uint64, fires offered to cs_h5_append_fires).  Each
+ * fires_sample_every (uint64), complete (int32: 0 until cs_h5_close(h, 1)),
+ * fires_seen (uint64, fires offered to cs_h5_append_fires: 0 at creation,
+ * updated at every flush, so each checkpoint says how far it got).  Each
  * dataset carries a "description" string attribute listing its columns.
  *
  * Durability (DESIGN-NOTES N48).  HDF5 does not write the output path
@@ -52,15 +53,19 @@
  * whole chunks are compressed (optionally on one background thread) and
  * written with H5Dwrite_chunk, after which the work file's metadata is
  * flushed.  A checkpoint (at cs_h5_create, cs_h5_flush, and
- * cs_h5_checkpoint when cheap) copies the flushed work file to <out>.tmp,
- * fsyncs it and renames it over <out>; cs_h5_close renames the finished
- * work file itself into place.  rename is atomic, so whatever the moment of
+ * cs_h5_checkpoint when cheap) copies the flushed work file to <out>.tmp
+ * and publishes it with cs_publish_commit (fsync, rename over <out>, fsync
+ * of the directory); cs_h5_close publishes the finished work file itself.
+ * rename is atomic, so whatever the moment of
  * a kill (SIGKILL, a crash, _exit) after cs_h5_create returned, <out> is a
  * whole HDF5 file: the last checkpoint, complete = 0, holding every row
  * appended before it, or the closed file.  A kill during cs_h5_create
  * leaves no file at <out> (an earlier file there is removed first).  The
  * work and .tmp files a kill leaves behind are replaced by the next writer
- * of the same path.  An output path that exists and is not a regular file
+ * of the same path, with a note on stderr naming each.  The writer holds an
+ * exclusive flock on <out>.work until the close (cs_publish_lock): a second
+ * writer of the same path fails in cs_h5_create with CS_EIO ("<out> is
+ * being written by another run") and touches nothing.  An output path that exists and is not a regular file
  * (a device such as /dev/full) is written in place, without checkpoints.
  * Memory is bounded by a few chunks per dataset (about
  * 25 MiB at most; chunks are 0.2-2 MiB) whatever the run length.

@@ -1,7 +1,10 @@
 /* cs_test.c -- the shared test harness. */
 #include "cs_test.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 long cs_test_pass, cs_test_fail;
 
@@ -26,4 +29,93 @@ void cs_test_hex(const uint8_t *b, size_t n, char *out)
         out[2 * i + 1] = hx[b[i] & 15];
     }
     out[2 * n] = '\0';
+}
+
+/* path with its directory part made canonical (the file itself may be gone,
+ * renamed), into out. */
+static void cs__test_canon(const char *path, char *out, size_t cap)
+{
+    const char *sl = strrchr(path, '/');
+    char dir[4096], real[PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", sl ? (int)(sl - path) : 1, sl ? path : ".");
+    if (sl == path) snprintf(dir, sizeof dir, "/");
+    if (!realpath(dir, real)) snprintf(real, sizeof real, "%s", dir);
+    snprintf(out, cap, "%s/%s", strcmp(real, "/") == 0 ? "" : real, sl ? sl + 1 : path);
+}
+
+long cs_test_publish_log(const char *log, long *renames)
+{
+    typedef struct {
+        int pid;
+        char kind[16];
+        char a[PATH_MAX + 256], b[PATH_MAX + 256];
+    } ent_t;
+    *renames = 0;
+    FILE *f = fopen(log, "r");
+    if (!f) {
+        fprintf(stderr, "publish log %s: %s\n", log, strerror(errno));
+        return 1;
+    }
+    size_t n = 0, cap = 0;
+    ent_t *e = NULL;
+    char line[2200];
+    while (fgets(line, sizeof line, f)) {
+        if (n == cap) {
+            cap = cap ? 2 * cap : 256;
+            ent_t *x = realloc(e, cap * sizeof *e);
+            if (!x) break;
+            e = x;
+        }
+        char a[1024], b[1024];
+        long num;
+        int k = sscanf(line, "%ld %d %15s %1023s %1023s", &num, &e[n].pid, e[n].kind, a, b);
+        if (k < 4) continue;
+        cs__test_canon(a, e[n].a, sizeof e[n].a);
+        if (k == 5) cs__test_canon(b, e[n].b, sizeof e[n].b);
+        else e[n].b[0] = '\0';
+        n++;
+    }
+    fclose(f);
+    long bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(e[i].kind, "rename") != 0) continue;
+        ++*renames;
+        /* Before: an fsync of the old name, no write to it after that. */
+        int ok = 0;
+        for (size_t j = i; j-- > 0;) {
+            if (e[j].pid != e[i].pid || strcmp(e[j].a, e[i].a) != 0) continue;
+            if (strcmp(e[j].kind, "fsync") == 0) ok = 1;
+            break;
+        }
+        if (!ok) {
+            fprintf(stderr, "publish log: call %zu renames %s to %s without an fsync of it after its last write\n",
+                    i + 1, e[i].a, e[i].b);
+            bad++;
+        }
+        /* After: at once an fsync of the new name's directory. */
+        char dir[1024];
+        const char *sl = strrchr(e[i].b, '/');
+        snprintf(dir, sizeof dir, "%.*s", sl && sl != e[i].b ? (int)(sl - e[i].b) : 1, sl ? e[i].b : "/");
+        size_t nx = i + 1;
+        while (nx < n && e[nx].pid != e[i].pid) nx++;
+        if (nx >= n || strcmp(e[nx].kind, "fsync") != 0 || strcmp(e[nx].a, dir) != 0) {
+            fprintf(stderr, "publish log: call %zu renames %s to %s; the next call is not an fsync of %s\n", i + 1,
+                    e[i].a, e[i].b, dir);
+            bad++;
+        }
+    }
+    free(e);
+    return bad;
+}
+
+int cs_test_finish(const char *suite, const char *dir)
+{
+    if (cs_test_fail == 0) {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd) != 0) fprintf(stderr, "%s: could not remove %s\n", suite, dir);
+    } else {
+        fprintf(stderr, "files kept in %s\n", dir);
+    }
+    return cs_test_done(suite);
 }

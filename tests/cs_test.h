@@ -37,6 +37,20 @@ int cs_test_done(const char *suite);
         else cs_test_failed(__FILE__, __LINE__, #a " == " #b, cs__a ? cs__a : "(null)"); \
     } while (0)
 
+/*
+ * Check a CS_KILL_LOG file of tests/cs_killshim.c against the publish rule
+ * (DESIGN-NOTES N48): every rename is preceded by an fsync of the file it
+ * renames, with no write to that file in between, and followed at once by
+ * an fsync of the directory of the new name (calls of one process; several
+ * processes may share the log).  Prints each violation on
+ * stderr; returns their number, and the number of renames in *renames.
+ */
+long cs_test_publish_log(const char *log, long *renames);
+
+/* End a test that kept its files in dir: remove dir if every check passed,
+ * else say where the files are; then cs_test_done(suite). */
+int cs_test_finish(const char *suite, const char *dir);
+
 /* Hex helpers. */
 void cs_test_hex(const uint8_t *b, size_t n, char *out); /* out: 2n+1 bytes */
 

@@ -22,6 +22,8 @@
  *   - /blocks holds exactly k = 25 (r - 1) rows (k = 300 when complete);
  *   - every dataset is a prefix of the finished run's, row for row (memcmp
  *     of the decoded rows), and complete files equal it whole;
+ *   - the attribute fires_seen (written at every checkpoint) is the sum of
+ *     /blocks.fired and the number of /fires rows (fires mode "all");
  *   - the rows belong to blocks 1..k: /fires and /weights hold exactly the
  *     finished run's rows with height <= k, /timers those with end_height
  *     <= k (a timer's row is written in the block it ends; the rows of
@@ -56,6 +58,7 @@ typedef struct kp_run {
     void *rows[CS_H5_NDS]; /* decoded rows of each dataset */
     size_t n[CS_H5_NDS];   /* their counts */
     int complete;          /* root attribute complete */
+    uint64_t fires_seen;   /* root attribute fires_seen (UINT64_MAX: absent) */
 } kp_run_t;
 
 static void kp_free(kp_run_t *k)
@@ -76,6 +79,7 @@ static int kp_load(const char *path, kp_run_t *k)
         return -1;
     }
     k->complete = cs_h5_info(r)->complete;
+    if (cs_h5_read_attr_u64(r, "fires_seen", &k->fires_seen) != CS_OK) k->fires_seen = UINT64_MAX;
     int rc = 0;
     for (int d = 0; d < CS_H5_NDS && rc == 0; d++)
         if (cs_h5_read_all(r, (cs_h5_ds)d, &k->rows[d], &k->n[d]) != CS_OK) {
@@ -140,9 +144,13 @@ static long kp_parse_log(const char *log, long *pub, int *npub)
     FILE *f = fopen(log, "r");
     if (!f) return -1;
     long n = 0, last = 0;
-    char kind[32], what[400];
+    char line[1200], kind[32], from[520], what[520];
     *npub = 0;
-    while (fscanf(f, "%ld %31s %399s", &n, kind, what) == 3) {
+    while (fgets(line, sizeof line, f)) {
+        int pid;
+        int k = sscanf(line, "%ld %d %31s %519s %519s", &n, &pid, kind, from, what);
+        if (k < 4) break;
+        if (k == 4) snprintf(what, sizeof what, "%s", from);
         last = n;
         size_t l = strlen(what);
         if (strcmp(kind, "rename") == 0 && l >= 8 && strcmp(what + l - 8, "/fifo.h5") == 0 && *npub < KP_MAXPUB)
@@ -188,6 +196,17 @@ static int kp_check(const char *what, const kp_run_t *got, const kp_run_t *ref, 
     if (got->n[CS_H5_BLOCKS] != k) {
         fprintf(stderr, "killpoints %s: %zu blocks, want %llu\n", what, got->n[CS_H5_BLOCKS],
                 (unsigned long long)k);
+        return -1;
+    }
+    /* Every checkpoint says how far it got: fires_seen, the fires offered
+     * to the writer, is the sum of /blocks.fired over blocks 1..k and, all
+     * fires being written (fires mode "all"), the number of /fires rows. */
+    uint64_t fired = 0;
+    const cs_h5_block_t *blk = got->rows[CS_H5_BLOCKS];
+    for (size_t i = 0; i < got->n[CS_H5_BLOCKS]; i++) fired += blk[i].fired;
+    if (got->fires_seen != fired || got->fires_seen != got->n[CS_H5_FIRES]) {
+        fprintf(stderr, "killpoints %s: fires_seen = %llu, /blocks.fired sums to %llu, /fires has %zu rows\n", what,
+                (unsigned long long)got->fires_seen, (unsigned long long)fired, got->n[CS_H5_FIRES]);
         return -1;
     }
     for (int d = 0; d < CS_H5_NDS; d++) {
@@ -256,6 +275,11 @@ int main(void)
     /* Publishes: creation, after each of the 300 / 25 = 12 flushes, close. */
     CS_CHECK_EQ_U64(m, KP_BLOCKS / KP_FLUSH + 2);
     CS_CHECK(total >= 150);
+    /* Each publish: the copy (or the closed work file) fsynced, renamed,
+     * its directory fsynced (cs_publish_commit). */
+    long renames = 0;
+    CS_CHECK_EQ_U64(cs_test_publish_log(log, &renames), 0);
+    CS_CHECK_EQ_U64(renames, m);
     kp_run_t ref;
     CS_CHECK(kp_load(out, &ref) == 0);
     CS_CHECK_EQ_U64(ref.complete, 1);
@@ -369,13 +393,5 @@ int main(void)
         CS_CHECK_EQ_U64(pn, files);
         printf("killpoints: the Python loader opened %ld of %ld files\n", pn, files);
     }
-    if (cs_test_fail == 0) {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
-        if (system(cmd) != 0) {
-        }
-    } else {
-        fprintf(stderr, "files kept in %s\n", g_tmp);
-    }
-    return cs_test_done("killpoints");
+    return cs_test_finish("killpoints", g_tmp);
 }

@@ -23,7 +23,11 @@
  *  4. Leftovers: a run killed in the middle of a checkpoint's copy leaves
  *     <out>.work and <out>.tmp; `compare` and `report` list both, one line
  *     each; the next run names each as it replaces it and leaves neither.
- *     Leftover sweep.h5.tmp and harm.h5.tmp are named by their writers too.
+ *     Leftover sweep.h5.tmp and harm.h5.tmp are named by their writers too,
+ *     and `compare` of a multi-seed run directory finds one in seed-<s>/.
+ *  5. fires_seen at checkpoints: a run with fires off (/fires empty) killed
+ *     after its checkpoint of block 50 says how many fires its blocks had
+ *     (the sum of /blocks.fired; killpoints checks fires mode "all").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -489,5 +493,49 @@ int main(void)
     CS_CHECK(pb_same_run(lout, refout));
     /* Nothing left: compare says nothing. */
     pb_expect(cmp_left, err2, "", 0);
+    /* A multi-seed run directory (seeds 11 and 12): a leftover in a
+     * seed-<s>/ below it is named too. */
+    char ms[400], msleft[460];
+    snprintf(ms, sizeof ms, "%s/seeds", g_tmp);
+    snprintf(msleft, sizeof msleft, "%s/seed-12/fifo.h5.work", ms);
+    char *run_ms[] = {"cowsim", "run", scn, "-o", ms, "--seeds", "2", "--quiet", NULL};
+    CS_CHECK_EQ_U64(pb_exit(pb_wait(pb_start(run_ms, 0, 0, 0, NULL, NULL, NULL))), 0);
+    pb_write(msleft, "left by a killed run");
+    char *cmp_ms[] = {"cowsim", "compare", ms, NULL};
+    snprintf(txt, sizeof txt, "cowsim compare: note: %s is left by an interrupted run\n", msleft);
+    pb_expect(cmp_ms, err2, txt, 1);
+
+    /* ---- 5. fires_seen at checkpoints ------------------------------------ */
+    /* With fires off (/fires empty) a run killed right after its third
+     * publish (blocks 1..50) says how many fires its blocks had. */
+    char off[400], offout[420], offlog[400];
+    snprintf(off, sizeof off, "%s/off", g_tmp);
+    snprintf(offout, sizeof offout, "%s/fifo.h5", off);
+    snprintf(offlog, sizeof offlog, "%s/off.log", g_tmp);
+    char *run_off[] = {"cowsim", "run", scn, "-o", off, "--quiet", "--set", "output.fires=off", NULL};
+    CS_CHECK_EQ_U64(pb_exit(pb_wait(pb_start(run_off, 0, 0, 0, offlog, NULL, NULL))), 0);
+    long offpub[16];
+    CS_CHECK_EQ_U64(pb_renames(offlog, "/fifo.h5", offpub, 16, &total), 6);
+    st = pb_wait(pb_start(run_off, offpub[2], 0, 0, NULL, NULL, NULL));
+    CS_CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    int oerr = 0;
+    cs_h5_reader_t *orr = cs_h5_open_read(offout, &oerr);
+    CS_CHECK(orr != NULL);
+    if (orr) {
+        cs_h5_block_t *blk = NULL;
+        size_t nb = 0;
+        uint64_t seen = UINT64_MAX, nf = UINT64_MAX, fired = 0;
+        CS_CHECK(cs_h5_read_blocks(orr, &blk, &nb) == CS_OK);
+        for (size_t i = 0; i < nb; i++) fired += blk[i].fired;
+        CS_CHECK(cs_h5_read_attr_u64(orr, "fires_seen", &seen) == CS_OK);
+        CS_CHECK(cs_h5_nrows(orr, CS_H5_FIRES, &nf) == CS_OK);
+        CS_CHECK_EQ_U64(nb, 50);
+        CS_CHECK_EQ_U64(nf, 0);
+        CS_CHECK_EQ_U64(seen, fired);
+        CS_CHECK(fired > 0);
+        CS_CHECK_EQ_U64(cs_h5_info(orr)->complete, 0);
+        free(blk);
+        cs_h5_close_read(orr);
+    }
     return cs_test_finish("publish", g_tmp);
 }

@@ -56,14 +56,17 @@ static uint64_t cs__bsm(uint64_t *s)
  * (tier 2), 0.3 % beyond it (tier 3) -- most timers are near-term; with
  * their lifetimes this keeps about 50 / 40 / 10 % of the pending timers in
  * the three tiers, which is the mix the initial fill uses directly. */
+/* One draw gives both choices: the tier from the high 32 bits, the offset
+ * from the low 32, each mapped to its range by a multiply and shift
+ * ((x * n) >> 32 is uniform on [0, n) up to n / 2^32). */
 static uint64_t cs__bench_delta(uint64_t *rng, int prefill)
 {
-    uint64_t r = cs__bsm(rng) % 1000;
-    uint64_t u = cs__bsm(rng);
+    uint64_t x = cs__bsm(rng);
+    uint64_t r = ((x >> 32) * 1000u) >> 32, u = x & 0xffffffffu;
     uint64_t near = prefill ? 500 : 962, mid = prefill ? 900 : 997;
-    if (r < near) return 1 + u % 4095;
-    if (r < mid) return 4096 + u % (86400 - 4096);
-    return 86400 + u % 86400;
+    if (r < near) return 1 + ((u * 4095u) >> 32);
+    if (r < mid) return 4096 + ((u * (86400u - 4096u)) >> 32);
+    return 86400 + ((u * 86400u) >> 32);
 }
 
 /* Deferred transaction built per fire: the fields of CIP-5 §5.2. */
@@ -90,6 +93,7 @@ typedef struct cs__bpool {
 
 static int cs__bpool_init(cs__bpool_t *p, size_t cap, size_t n_ids)
 {
+    CS_ASSERT(n_ids > 0 && (n_ids & (n_ids - 1)) == 0); /* cs__bnew masks by n_ids - 1 */
     memset(p, 0, sizeof *p);
     p->rec = calloc(cap, sizeof *p->rec);
     size_t hb = (cap * sizeof *p->hot + 63) / 64 * 64;
@@ -103,13 +107,11 @@ static int cs__bpool_init(cs__bpool_t *p, size_t cap, size_t n_ids)
     for (size_t i = 0; i < cap; i++) p->free[i] = (uint32_t)(cap - 1 - i);
     p->n_free = cap;
     for (size_t i = 0; i < 1024; i++) p->actors[i].b[19] = (uint8_t)i, p->actors[i].b[18] = (uint8_t)(i >> 8);
-    for (size_t i = 0; i < n_ids; i++) {
-        uint64_t x = cs__bsm(&p->rng);
-        memcpy(p->ids[i].b, &x, 8);
-        x = cs__bsm(&p->rng);
-        memcpy(p->ids[i].b + 8, &x, 8);
-        memset(p->ids[i].b + 16, 0x5a, 16);
-    }
+    for (size_t i = 0; i < n_ids; i++)
+        for (size_t k = 0; k < CS_ID_LEN; k += 8) {
+            uint64_t x = cs__bsm(&p->rng);
+            memcpy(p->ids[i].b + k, &x, 8);
+        }
     p->n_ids = n_ids;
     p->rng = 0x1234567;
     return 0;
@@ -134,9 +136,14 @@ static uint32_t cs__bnew(cs__bpool_t *p, uint64_t height)
     th->fifo_rank = p->rank;
     th->kind = CS_KIND_HEIGHT;
     th->flags = CS_TF_LIVE;
-    t->id = p->ids[p->rank % p->n_ids];
-    t->id.b[31] ^= (uint8_t)(p->rank >> 8); /* distinct keys for the tree */
-    t->id.b[30] ^= (uint8_t)(p->rank >> 16);
+    /* A keccak output looks random in every byte, the tree's key (the
+     * first four) and priority (the last four) included: a table id with
+     * its last eight bytes mixed with the rank (distinct for every timer). */
+    t->id = p->ids[p->rank & (p->n_ids - 1)];
+    uint64_t tail;
+    memcpy(&tail, t->id.b + CS_ID_LEN - 8, 8);
+    tail ^= p->rank * 0x9e3779b97f4a7c15ull;
+    memcpy(t->id.b + CS_ID_LEN - 8, &tail, 8);
     t->actor = (uint32_t)(p->rank & 1023);
     t->payload = NULL;
     t->payload_len = 0;
@@ -184,9 +191,12 @@ static uint64_t cs__bmixsum(uint64_t acc, const cs__bdeliv_t *d)
 }
 
 /* Bytes of a cold record the deferred transaction reads: the id at its
- * start through payload_len. */
+ * start through payload_len.  Records are a multiple of 16 bytes, so a
+ * record starts 0, 16, 32 or 48 bytes into a line and the span, at most 80
+ * bytes, covers at most two lines: its first and last byte name them. */
 #define CS__BCOLD_SPAN (offsetof(cs_timer_t, payload_len) + sizeof(uint32_t))
-CS_STATIC_ASSERT(CS__BCOLD_SPAN <= 128, "three prefetches 64 bytes apart or less cover the span");
+CS_STATIC_ASSERT(sizeof(cs_timer_t) % 16 == 0 && 48 + CS__BCOLD_SPAN <= 128,
+                 "two prefetches cover the span");
 
 /* Build the deferred transactions of one block's due slots, in the given
  * (FIFO) order, into the per-block buffer dv (reused every block, as the
@@ -203,7 +213,6 @@ CS_STATIC_ASSERT(CS__BCOLD_SPAN <= 128, "three prefetches 64 bytes apart or less
         const char *c_ = (const char *)&(p)->rec[s];                       \
         __builtin_prefetch(&(p)->hot[s], 1);                               \
         __builtin_prefetch(c_);                                            \
-        __builtin_prefetch(c_ + CS__BCOLD_SPAN / 2);                       \
         __builtin_prefetch(c_ + CS__BCOLD_SPAN - 1);                       \
     } while (0)
 

@@ -32,7 +32,7 @@ const char *cs_errname(int e)
     return cs__err_name[e];
 }
 
-void cs__assert_fail(const char *expr, const char *file, int line)
+_Noreturn void cs__assert_fail(const char *expr, const char *file, int line)
 {
     fprintf(stderr, "cowsim: assertion failed: %s (%s:%d)\n", expr, file, line);
     abort();

@@ -36,10 +36,11 @@
  *
  * Tier 1 and 2 buckets are growable uint32_t slot arrays.  Cancellation is
  * an O(1) swap-remove through the record's qpos, so a bucket's order is not
- * insertion order: cs_queue_collect sorts the due slots by fifo_rank (after
- * an O(m) check that usually finds them sorted already).  A timer inserted
- * into tier 1 waits in a staging array until the next advance files it in
- * its bucket (see cs__stage_push).  The ring may be
+ * insertion order: cs_queue_collect puts the due slots in fifo_rank order
+ * (usually by placing a few strays into an ascending run, see
+ * cs__merge_strays).  A timer inserted into tier 1 waits in a staging
+ * array until the next collection or advance files it in its bucket (see
+ * cs__stage_push).  The ring may be
  * smaller than the up-to-2E heights it holds; a bucket then mixes aliased
  * heights, and collection at h takes exactly the entries whose height is h.
  *
@@ -135,9 +136,10 @@ struct cs_queue {
     uint32_t cap_nodes;           /* nodes allocated */
     uint32_t free_node;           /* head of the free list (via l), CS_NIL if empty */
     uint32_t root;                /* treap root, CS_NIL if empty */
-    cs__pair_t *pairs;            /* collection scratch */
-    cs__pair_t *pairs_tmp;        /* radix-sort scratch, same size */
-    uint32_t pairs_cap;           /* capacity of both scratch arrays */
+    uint64_t *ranks;              /* collection scratch: ranks of the in-order run */
+    cs__pair_t *pairs;            /* collection scratch: the out-of-order entries */
+    cs__pair_t *pairs_tmp;        /* radix-sort scratch */
+    uint32_t pairs_cap;           /* capacity of the three scratch arrays, in entries */
     uint64_t n_ring;              /* entries in tier 1 */
     uint64_t n_ep;                /* entries in tier 2 */
     uint64_t n_tree;              /* entries in tier 3 */
@@ -520,9 +522,11 @@ static int cs__ring_push(cs_queue_t *q, cs_timer_hot_t *t, uint32_t slot)
 }
 
 /* Tier 1 through the staging area.  A timer bound for the ring is appended
- * to one array (q->stage) at insert and moved to its bucket at the next
- * advance, before anything can be due at its height (it is above the
- * current height, and collection follows the advance).  It is in tier 1
+ * to one array (q->stage) at insert and moved to its bucket at the start of
+ * the next collection (or advance, whichever comes first), before anything
+ * can be due at its height (it is above the current height).  Filing at the
+ * collection of the block that inserted it finds the new records still in
+ * the cache; the next advance is a block later.  It is in tier 1
  * from the insert on (tier RING, counted in n_ring); its qpos is the
  * staging index with the CS__STAGED flag.  Why: a bucket's tail is a
  * random cache line among ring_size; appended one insert at a time, among
@@ -532,11 +536,21 @@ static int cs__ring_push(cs_queue_t *q, cs_timer_hot_t *t, uint32_t slot)
  * pending).  Buckets receive the same entries in the same order as
  * inserting them one by one would. */
 
+/* Append slot to the full staging area after growing it (out of line, so
+ * the append below calls nothing).  CS_OK / CS_ENOMEM. */
+static int cs__stage_push(cs_queue_t *q, cs_timer_hot_t *t, uint32_t slot);
+static CS_NOINLINE int cs__stage_grow_push(cs_queue_t *q, cs_timer_hot_t *t, uint32_t slot)
+{
+    cs__rbucket_t *g = &q->stage;
+    if (cs__vec_grow(&g->v, &g->cap, (uint64_t)g->n + 1) != 0) return CS_ENOMEM;
+    return cs__stage_push(q, t, slot);
+}
+
 /* Append slot to the staging area.  CS_OK / CS_ENOMEM. */
 static int cs__stage_push(cs_queue_t *q, cs_timer_hot_t *t, uint32_t slot)
 {
     cs__rbucket_t *g = &q->stage;
-    if (g->n == g->cap && cs__vec_grow(&g->v, &g->cap, (uint64_t)g->n + 1) != 0) return CS_ENOMEM;
+    if (g->n == g->cap) return cs__stage_grow_push(q, t, slot);
     t->qpos = g->n | CS__STAGED;
     t->tier = CS_TIER_RING;
     g->v[g->n++] = slot;
@@ -654,28 +668,18 @@ void cs_queue_free(cs_queue_t *q)
     free(q->stage.v);
     free(q->nodes);
     free(q->hashes);
+    free(q->ranks);
     free(q->pairs);
     free(q->pairs_tmp);
     free(q);
 }
 
-/*
- * Insert slot in the tier its epoch selects (see the file comment; CIP-1
- * §2.1-2.3): O(1) in tiers 1-2, O(log n) in the tree.  The record must not
- * be queued already (tier NONE).  Returns CS_OK, CS_EHEIGHT_NOT_FUTURE
- * (height <= current height, CIP-5 §4.2) or CS_ENOMEM; on error the queue
- * and record are unchanged.
- */
-int cs_queue_insert(cs_queue_t *q, uint32_t slot)
+/* CIP-1 §2.3: a far-future timer goes to the overflow sorted set.  Kept
+ * out of line (as the growth paths below), so the common tier-1 insert is
+ * a leaf that saves no registers. */
+static CS_NOINLINE int cs__tree_push(cs_queue_t *q, cs_timer_hot_t *t, uint32_t slot)
 {
-    cs_timer_hot_t *t = &(*q->hot)[slot];
     const cs_hash_t *id = &(*q->cold)[slot].id;
-    CS_ASSERT(t->tier == CS_TIER_NONE);
-    if (t->height <= q->cur) return CS_EHEIGHT_NOT_FUTURE;
-    /* epoch <= c + 1: ring; epoch <= c + K + 1: tier 2 (file comment) */
-    if (t->height < q->ring_lim) return cs__stage_push(q, t, slot);
-    if (t->height < q->ep_lim) return cs__ep_push(q, t, slot);
-    /* CIP-1 §2.3: far-future timers go to the overflow sorted set. */
     uint32_t x = cs__node_alloc(q);
     if (x == CS_NIL) return CS_ENOMEM;
     cs__tnode_t *N = q->nodes;
@@ -692,6 +696,24 @@ int cs_queue_insert(cs_queue_t *q, uint32_t slot)
     t->qpos = x;
     q->n_tree++;
     return CS_OK;
+}
+
+/*
+ * Insert slot in the tier its epoch selects (see the file comment; CIP-1
+ * §2.1-2.3): O(1) in tiers 1-2, O(log n) in the tree.  The record must not
+ * be queued already (tier NONE).  Returns CS_OK, CS_EHEIGHT_NOT_FUTURE
+ * (height <= current height, CIP-5 §4.2) or CS_ENOMEM; on error the queue
+ * and record are unchanged.
+ */
+int cs_queue_insert(cs_queue_t *q, uint32_t slot)
+{
+    cs_timer_hot_t *t = &(*q->hot)[slot];
+    CS_ASSERT(t->tier == CS_TIER_NONE);
+    if (t->height <= q->cur) return CS_EHEIGHT_NOT_FUTURE;
+    /* epoch <= c + 1: ring; epoch <= c + K + 1: tier 2 (file comment) */
+    if (t->height < q->ring_lim) return cs__stage_push(q, t, slot);
+    if (t->height < q->ep_lim) return cs__ep_push(q, t, slot);
+    return cs__tree_push(q, t, slot);
 }
 
 /*
@@ -888,33 +910,62 @@ static void cs__sort_pairs(cs__pair_t *a, cs__pair_t *tmp, uint32_t m)
     if (src != a) memcpy(a, src, (size_t)m * sizeof *a);
 }
 
-/* Sort pairs[0..m) by rank, cheaply when they are nearly sorted -- the
- * usual case: a bucket is in arrival order except for entries migrated in
- * later than younger direct inserts, and for cancellation swaps.  One pass
- * keeps the longest-so-far ascending sequence in place and sets the
- * entries that break it aside; those are sorted alone and merged back from
- * the end.  Falls back to a full sort when more than a quarter stray. */
-static void cs__order_pairs(cs__pair_t *a, cs__pair_t *tmp, uint32_t m)
+/* Put the due entries of a collection in rank order.  On entry o[0..m)
+ * holds an ascending run (its ranks in rk[0..m)) and st[0..ns) the entries
+ * that broke it.  The usual bucket is in arrival order except for entries
+ * migrated in from tier 2 after younger direct inserts (and cancellation
+ * swaps), so strays are few: each, largest first, is placed by a binary
+ * search over the run and one move of the run's tail (O(ns log m) compares
+ * and at most ns block moves).  More than CS__INSERTION_MAX strays: one
+ * sort of everything.  Writes the ordered m + ns slots to o. */
+static void cs__merge_strays(uint32_t *o, const uint64_t *rk, uint32_t m, cs__pair_t *st, uint32_t ns,
+                             cs__pair_t *tmp)
 {
-    uint32_t na = 0, nb = 0;
-    for (uint32_t i = 0; i < m; i++) {
-        if (na == 0 || a[i].rank > a[na - 1].rank) a[na++] = a[i];
-        else tmp[nb++] = a[i];
-        if (nb > m / 4u + 1u) {
-            /* Too disordered: put the strays back (na + nb = i + 1, so
-             * they fill exactly the consumed prefix) and sort everything. */
-            memcpy(a + na, tmp, (size_t)nb * sizeof *a);
-            cs__sort_pairs(a, tmp, m);
-            return;
+    if (ns > CS__INSERTION_MAX) {
+        for (uint32_t k = 0; k < m; k++) {
+            st[ns + k].rank = rk[k];
+            st[ns + k].slot = o[k];
         }
+        cs__sort_pairs(st, tmp, m + ns);
+        for (uint32_t k = 0; k < m + ns; k++) o[k] = st[k].slot;
+        return;
     }
-    /* a[na..m) is free: the scratch for sorting the strays. */
-    cs__sort_pairs(tmp, a + na, nb);
-    uint32_t i = na, j = nb, k = m;
-    while (j > 0) {
-        if (i > 0 && a[i - 1].rank > tmp[j - 1].rank) a[--k] = a[--i];
-        else a[--k] = tmp[--j];
+    cs__sort_pairs(st, tmp, ns); /* insertion sort */
+    uint32_t hi = m; /* o[0..hi) is still the run's prefix */
+    for (uint32_t j = ns; j > 0; j--) {
+        uint64_t r = st[j - 1].rank;
+        uint32_t lo = 0, up = hi; /* first run index in [0, hi) whose rank exceeds r */
+        while (lo < up) {
+            uint32_t mid = lo + (up - lo) / 2u;
+            if (rk[mid] < r) lo = mid + 1u;
+            else up = mid;
+        }
+        memmove(o + lo + j, o + lo, (size_t)(hi - lo) * sizeof *o);
+        o[lo + j - 1u] = st[j - 1].slot;
+        hi = lo;
     }
+}
+
+/* Grow the collection scratch to n entries.  CS_OK or CS_ENOMEM (the old
+ * scratch kept). */
+static CS_NOINLINE int cs__scratch_grow(cs_queue_t *q, uint32_t n)
+{
+    uint64_t *rk = malloc((size_t)n * sizeof *rk);
+    cs__pair_t *p1 = malloc((size_t)n * sizeof *p1), *p2 = malloc((size_t)n * sizeof *p2);
+    if (!rk || !p1 || !p2) {
+        free(rk);
+        free(p1);
+        free(p2);
+        return CS_ENOMEM;
+    }
+    free(q->ranks);
+    free(q->pairs);
+    free(q->pairs_tmp);
+    q->ranks = rk;
+    q->pairs = p1;
+    q->pairs_tmp = p2;
+    q->pairs_cap = n;
+    return CS_OK;
 }
 
 /*
@@ -929,59 +980,54 @@ int cs_queue_collect(cs_queue_t *q, cs_slotvec_t *out)
 {
     uint64_t h = q->cur;
     cs__rbucket_t *b = &q->ring[cs__ring_idx(q, h)];
+    if (q->stage.n && cs__stage_flush(q) != CS_OK) return CS_ENOMEM;
     uint32_t n = b->n;
     if (n == 0) return CS_OK;
     if (out->cap - out->n < n) {
         size_t need = out->n + n, nc = out->cap * 2;
         if (cs_slotvec_reserve(out, nc > need ? nc : need) != CS_OK) return CS_ENOMEM;
     }
-    if (n > q->pairs_cap) {
-        cs__pair_t *p1 = malloc((size_t)n * sizeof *p1), *p2 = malloc((size_t)n * sizeof *p2);
-        if (!p1 || !p2) {
-            free(p1);
-            free(p2);
-            return CS_ENOMEM;
-        }
-        free(q->pairs);
-        free(q->pairs_tmp);
-        q->pairs = p1;
-        q->pairs_tmp = p2;
-        q->pairs_cap = n;
-    }
+    if (n > q->pairs_cap && cs__scratch_grow(q, n) != CS_OK) return CS_ENOMEM;
     cs_timer_hot_t *P = *q->hot;
-    cs__pair_t *pr = q->pairs;
-    uint32_t w = 0, m = 0;
-    int sorted = 1;
+    uint32_t *v = b->v, *o = out->v + out->n;
+    uint64_t *rk = q->ranks;
+    cs__pair_t *st = q->pairs;
+    uint32_t w = 0, m = 0, ns = 0;
     /* The hot records are random lines, usually in memory: the first
      * CS__PF are requested before the loop, then one CS__PF ahead, so the
      * misses overlap.  One hot record is half a cache line: a single
      * prefetch covers it.  (Prefetches stay inline: GCC drops calls to a
-     * function that only prefetches, as having no effect.) */
-    for (uint32_t i = 0; i < n && i < CS__PF; i++) __builtin_prefetch(&P[b->v[i]], 1);
+     * function that only prefetches, as having no effect.)  Due entries
+     * ascending in rank go straight to out; the others wait in st. */
+    for (uint32_t i = 0; i < n && i < CS__PF; i++) __builtin_prefetch(&P[v[i]], 1);
     for (uint32_t i = 0; i < n; i++) {
-        if (i + CS__PF < n) __builtin_prefetch(&P[b->v[i + CS__PF]], 1);
-        uint32_t s = b->v[i];
+        if (i + CS__PF < n) __builtin_prefetch(&P[v[i + CS__PF]], 1);
+        uint32_t s = v[i];
         cs_timer_hot_t *t = &P[s];
         if (t->height == h) {
-            pr[m].rank = t->fifo_rank;
-            pr[m].slot = s;
-            if (m > 0 && pr[m - 1].rank > pr[m].rank) sorted = 0;
-            m++;
+            uint64_t r = t->fifo_rank;
             t->tier = CS_TIER_NONE;
             t->qpos = CS_NIL;
+            if (m == 0 || r > rk[m - 1]) {
+                rk[m] = r;
+                o[m++] = s;
+            } else {
+                st[ns].rank = r;
+                st[ns++].slot = s;
+            }
         } else {
             if (w != i) {
-                b->v[w] = s;
+                v[w] = s;
                 t->qpos = w;
             }
             w++;
         }
     }
     b->n = w;
-    q->n_ring -= m;
+    q->n_ring -= m + ns;
     /* CIP-5 §5: due timers fire in insertion (fifo_rank) order. */
-    if (!sorted) cs__order_pairs(pr, q->pairs_tmp, m);
-    for (uint32_t k = 0; k < m; k++) out->v[out->n++] = pr[k].slot;
+    if (ns) cs__merge_strays(o, rk, m, st, ns, q->pairs_tmp);
+    out->n += m + ns;
     /* Keep the bucket's capacity from lap to lap: n (before collection) is
      * the peak of this lap. */
     cs__vec_trim(b, n);
@@ -1028,7 +1074,7 @@ size_t cs_queue_bytes(const cs_queue_t *q)
     for (uint32_t i = 0; i < q->cfg.ring_size; i++) s += (size_t)q->ring[i].cap * sizeof(uint32_t);
     for (uint32_t i = 0; i < q->nep; i++) s += (size_t)q->ep[i].cap * sizeof(uint32_t);
     s += (size_t)q->cap_nodes * (sizeof(cs__tnode_t) + sizeof(cs__thash_t));
-    s += (size_t)q->pairs_cap * 2u * sizeof(cs__pair_t);
+    s += (size_t)q->pairs_cap * (2u * sizeof(cs__pair_t) + sizeof(uint64_t));
     s += (size_t)q->stage.cap * sizeof(uint32_t);
     return s;
 }

@@ -12,7 +12,8 @@
  *           epoch 360, ring 8 with epoch 3): a bucket then mixes aliased
  *           heights, and collection takes only entries whose height is h.
  *           A timer inserted here waits in a staging array until the next
- *           cs_queue_advance files it in its bucket (DESIGN-NOTES N49).
+ *           cs_queue_collect or cs_queue_advance files it in its bucket
+ *           (DESIGN-NOTES N49).
  *   tier 2  one bucket per future epoch (epoch = height / epoch_blocks) for
  *           the next `epochs` epochs.
  *   tier 3  overflow treap ordered by (height, timer_id) whose priorities
@@ -86,9 +87,10 @@ void cs_queue_remove(cs_queue_t *q, uint32_t slot);
 int cs_queue_advance(cs_queue_t *q, uint64_t h);
 
 /*
- * Take every entry due at exactly the current height out of the queue and
- * append the slots to out in fifo_rank order.  Returns CS_OK or CS_ENOMEM
- * (nothing removed).
+ * File the staged tier-1 inserts into their buckets, then take every entry
+ * due at exactly the current height out of the queue and append the slots
+ * to out in fifo_rank order.  Returns CS_OK or CS_ENOMEM (nothing removed;
+ * some staged entries may have been filed, which changes nothing visible).
  */
 int cs_queue_collect(cs_queue_t *q, cs_slotvec_t *out);
 

@@ -30,10 +30,24 @@ typedef struct cs_hash {
     uint8_t b[CS_ID_LEN]; /* 32-byte digest */
 } cs_hash_t;
 
+/* Code-placement hints (GCC and clang; empty elsewhere): CS_NOINLINE keeps
+ * a rare path (growth, overflow) out of its caller, so the caller's common
+ * path stays a leaf that saves no registers; CS_COLD marks a function
+ * hardly ever called; CS_LIKELY tells which way a test usually goes. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CS_NOINLINE __attribute__((noinline))
+#define CS_COLD __attribute__((cold))
+#define CS_LIKELY(e) __builtin_expect(!!(e), 1)
+#else
+#define CS_NOINLINE
+#define CS_COLD
+#define CS_LIKELY(e) (e)
+#endif
+
 /* CS_ASSERT reports the expression, file and line, then aborts.  It guards
  * internal invariants only; input errors are returned as cs_err codes. */
-void cs__assert_fail(const char *expr, const char *file, int line);
-#define CS_ASSERT(e) ((e) ? (void)0 : cs__assert_fail(#e, __FILE__, __LINE__))
+_Noreturn CS_COLD void cs__assert_fail(const char *expr, const char *file, int line);
+#define CS_ASSERT(e) (CS_LIKELY(e) ? (void)0 : cs__assert_fail(#e, __FILE__, __LINE__))
 
 #define CS_STATIC_ASSERT(c, msg) _Static_assert(c, msg)
 

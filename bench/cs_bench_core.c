@@ -241,6 +241,12 @@ static int cs__run_tiered(size_t n, uint64_t blocks, cs__bres_t *res)
         uint32_t s = cs__bnew(&p, cs__bench_delta(&p.rng, 1));
         if (cs_queue_insert(q, s) != CS_OK) return -1;
     }
+    /* The fill is the state a validator starts from: block 0 scheduled it,
+     * and its end (collection, with nothing due, and the tier-3 root) has
+     * filed and linked it, outside the measured blocks. */
+    cs_hash_t root;
+    if (cs_queue_collect(q, &due) != CS_OK || due.n != 0) return -1;
+    cs_queue_root(q, &root);
     memset(res, 0, sizeof *res);
     uint64_t refill = 0;
     double t0 = cs_bench_now_ns(), c0 = cs_bench_cpu_ns();

@@ -19,6 +19,10 @@
  *   tier 3  overflow treap ordered by (height, timer_id) whose priorities
  *           are taken from the id (itself a keccak hash of the key), so its
  *           shape -- and its Merkle root -- depend only on the set held.
+ *           A timer inserted here gets its node at once and is linked
+ *           into the treap during the next collection (its walk spread
+ *           over the collection's loops), advance or root computation,
+ *           whichever comes first (DESIGN-NOTES N49).
  *
  * Maintenance is amortized (DESIGN §2.2): each cs_queue_advance() moves a
  * share of the next epoch's bucket into the ring and a share of the tree's
@@ -94,8 +98,9 @@ int cs_queue_advance(cs_queue_t *q, uint64_t h);
  */
 int cs_queue_collect(cs_queue_t *q, cs_slotvec_t *out);
 
-/* Recompute dirty tree hashes (once per block) and return the tier-3 root
- * digest; 32 zero bytes for an empty tree. */
+/* Link the staged tree inserts, recompute dirty tree hashes (once per
+ * block) and return the tier-3 root digest; 32 zero bytes for an empty
+ * tree. */
 void cs_queue_root(cs_queue_t *q, cs_hash_t *root);
 
 void cs_queue_stats(const cs_queue_t *q, cs_queue_stats_t *st);
@@ -103,7 +108,8 @@ uint64_t cs_queue_height(const cs_queue_t *q);
 uint64_t cs_queue_size(const cs_queue_t *q);
 /* Bytes the queue itself holds (buckets, tree nodes), excluding records. */
 size_t cs_queue_bytes(const cs_queue_t *q);
-/* Depth of the overflow tree (for the balance bound test). */
-unsigned cs_queue_tree_depth(const cs_queue_t *q);
+/* Depth of the overflow tree, staged inserts linked first (for the balance
+ * bound test). */
+unsigned cs_queue_tree_depth(cs_queue_t *q);
 
 #endif /* CS_QUEUE_H */

@@ -1137,8 +1137,8 @@ int cs_h5_close(cs_h5_t *h, int complete)
         memcpy(cs__h5_msg, first, sizeof first);
     if (h->out && rc == CS_OK) {
         /* The closed work file is the finished file: make it durable and
-         * rename it into place (no copy).  work_fd keeps the lock until
-         * cs__h5_free closes it, right after. */
+         * rename it into place (no copy); the lock is held up to the
+         * rename and dropped right after it. */
         if (cs_publish_commit(h->work_fd, h->work, h->out) != 0)
             rc = cs__h5_fail(CS_EIO, "cannot write '%s': %s", h->out, strerror(errno));
     }

@@ -58,6 +58,10 @@ int cs_publish_commit(int fd, const char *tmp, const char *out)
         return -1;
     }
     if (rename(tmp, out) != 0) return -1;
+    /* Renamed, the file is no longer the work file writers lock: drop a
+     * lock fd holds (cs_publish_lock) at once, so that a reader that locks
+     * what it opens (HDF5's default) is not refused the finished file. */
+    if (own < 0) flock(fd, LOCK_UN);
     return cs_publish_sync_dir(out);
 }
 

@@ -28,6 +28,9 @@
 /*
  * Publish tmp as out: fsync tmp (through fd, or through a descriptor opened
  * here when fd < 0), rename(tmp, out), fsync the directory holding out.
+ * A flock held through fd (a work file's, cs_publish_lock) is released
+ * right after the rename: out is no longer the path writers lock, and
+ * readers that lock what they open (HDF5 by default) must not be refused.
  * Returns 0, or -1 with errno set; tmp is then left for the caller to
  * remove (it may already be out, if only the directory fsync failed).
  */

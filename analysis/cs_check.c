@@ -21,6 +21,7 @@
 #include "cs_cli.h"
 #include "cs_error.h"
 #include "cs_metrics.h"
+#include "cs_publish.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -418,7 +419,8 @@ static int cs__add_num(cJSON *o, const char *k, double v)
     return cJSON_AddRawToObject(o, k, buf) ? 0 : -1;
 }
 
-/* Write text to path atomically (path.tmp, then rename).  Returns CS_OK,
+/* Write text to path atomically: path.tmp, then cs_publish_commit (fsync,
+ * rename, fsync of the directory; DESIGN-NOTES N48).  Returns CS_OK,
  * CS_ENOMEM (nothing written), or CS_EIO with errno. */
 static int cs__write_file(const char *path, const char *text)
 {
@@ -431,7 +433,7 @@ static int cs__write_file(const char *path, const char *text)
     int ok = f != NULL;
     if (ok) ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
     if (f && fclose(f) != 0) ok = 0;
-    if (ok && rename(tmp, path) != 0) ok = 0;
+    if (ok && cs_publish_commit(-1, tmp, path) != 0) ok = 0;
     if (!ok) {
         int e = errno;
         remove(tmp);

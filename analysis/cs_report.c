@@ -2795,7 +2795,7 @@ static void cs__md_title(FILE *f, const cs__run_t *runs, size_t nr, const cs__sw
  * `cowsim report RUN.h5|SWEEP.h5 ... [-o DIR]`: check every input, find
  * gnuplot and its PNG terminal, create DIR (default: the first input's
  * directory), write the data files, scripts and PNGs, then DIR/report.md
- * (through DIR/report.md.tmp, renamed when complete).  Prints the report
+ * (through DIR/report.md.tmp, published when complete: cs_publish_commit).  Prints the report
  * path on stdout.  Returns 0, CS_EXIT_USAGE or CS_EXIT_IO (file header).
  */
 int cs_cmd_report(int argc, char **argv)
@@ -2950,7 +2950,7 @@ int cs_cmd_report(int argc, char **argv)
         if (rc == 0) rc = cs__plot_sweep_diff(&g, &sweeps[i], prefix, ref, &plots);
         sweep_from[i + 1] = plots.n;
     }
-    /* 5. report.md (written to a temporary name, renamed when complete). */
+    /* 5. report.md (written to a temporary name, published when complete). */
     if (rc == 0) {
         size_t fig = 0;
         cs__md_title(out, runs, nr, sweeps, ns, nsr ? &sruns[0] : NULL);
@@ -2976,7 +2976,7 @@ int cs_cmd_report(int argc, char **argv)
             if (rc == 0) fprintf(stderr, "cowsim report: cannot write %s\n", tmp_md);
             if (rc == 0) rc = CS_EXIT_IO;
         }
-        if (rc == 0 && rename(tmp_md, md) != 0) {
+        if (rc == 0 && cs_publish_commit(-1, tmp_md, md) != 0) { /* fsync, rename, fsync the directory (N48) */
             fprintf(stderr, "cowsim report: cannot write %s: %s\n", md, strerror(errno));
             rc = CS_EXIT_IO;
         }

@@ -1,7 +1,7 @@
 /*
  * cs_publish.h -- publishing output files by rename, one way for every
- * writer (run files and their checkpoints, sweep.h5, harm.h5; DESIGN-NOTES
- * N48).
+ * writer (run files and their checkpoints, sweep.h5, harm.h5, a blessed
+ * baseline, report.md; DESIGN-NOTES N48).
  *
  * A writer never writes the path readers open.  It writes a temporary
  * beside it and publishes it with cs_publish_commit: fsync the temporary,

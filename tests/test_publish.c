@@ -5,7 +5,8 @@
  *
  *  1. The publish rule, from the shim's log of every write, copy, fsync and
  *     rename: each rename of an output (a run file at its checkpoints and
- *     close; sweep.h5; harm.h5) is preceded by an fsync of the renamed file,
+ *     close; sweep.h5; harm.h5; a blessed baseline; report.md) is preceded
+ *     by an fsync of the renamed file,
  *     with no write to it after, and followed at once by an fsync of the
  *     directory (cs_test_publish_log).  A run of 100 blocks with
  *     flush_every = 25 and checkpoint factor 0 renames 100 / 25 + 2 = 6
@@ -330,6 +331,24 @@ int main(void)
     int npub = pb_renames(log, "/fifo.h5", pub, 16, &total);
     CS_CHECK_EQ_U64(npub, 6);
     if (cs_test_fail) return cs_test_done("publish");
+
+    /* `check --bless` and `report` publish their one file the same way:
+     * the baseline and report.md, one rename each. */
+    char blog[400], bjson[420], rlog[400], rout[420];
+    snprintf(blog, sizeof blog, "%s/bless.log", g_tmp);
+    snprintf(bjson, sizeof bjson, "%s/base.json", g_tmp);
+    char *bless[] = {"cowsim", "check", "--bless", bjson, refout, NULL};
+    CS_CHECK_EQ_U64(pb_exit(pb_wait(pb_start(bless, 0, 0, 0, blog, NULL, NULL))), 0);
+    CS_CHECK_EQ_U64(cs_test_publish_log(blog, &renames), 0);
+    CS_CHECK_EQ_U64(renames, 1);
+    CS_CHECK_EQ_U64(pb_renames(blog, "/base.json", pub, 16, &total), 1);
+    snprintf(rlog, sizeof rlog, "%s/report.log", g_tmp);
+    snprintf(rout, sizeof rout, "%s/ref-report", g_tmp);
+    char *report[] = {"cowsim", "report", refout, "-o", rout, NULL};
+    CS_CHECK_EQ_U64(pb_exit(pb_wait(pb_start(report, 0, 0, 0, rlog, NULL, NULL))), 0);
+    CS_CHECK_EQ_U64(cs_test_publish_log(rlog, &renames), 0);
+    CS_CHECK_EQ_U64(renames, 1);
+    CS_CHECK_EQ_U64(pb_renames(rlog, "/report.md", pub, 16, &total), 1);
 
     /* A sweep (2 runs, -j 2: three processes share the log) over an old
      * sweep.h5.tmp, named as it is replaced. */

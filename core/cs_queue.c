@@ -533,22 +533,21 @@ static void cs__tlink_all(cs_queue_t *q)
 /* A walk linking the staged tree nodes, spread over the iterations of the
  * collection's loops (see cs__tree_push): every CS__TSTEP iterations one
  * step, which requests the node the next step reads, so that by then it
- * has arrived.  k: next staged index to link; n: staged count at the
- * start; cd: iterations left until the next step (UINT32_MAX: none, every
- * node is linked); link: where the current walk stands.  A loop keeps cd
- * in a local and counts it down. */
+ * has arrived.  k: next staged index to link (q->tstage does not change
+ * during a collection); cd: iterations left until the next step
+ * (UINT32_MAX: none, every node is linked); link: where the current walk
+ * stands.  A loop keeps cd in a local and counts it down. */
 typedef struct cs__tlinker {
-    uint32_t k, n, cd;
+    uint32_t k, cd;
     uint32_t *link;
 } cs__tlinker_t;
 
 static void cs__tl_start(cs_queue_t *q, cs__tlinker_t *L)
 {
     L->k = 0;
-    L->n = q->tstage.n;
-    L->cd = L->n ? CS__TSTEP : UINT32_MAX;
+    L->cd = q->tstage.n ? CS__TSTEP : UINT32_MAX;
     L->link = &q->root;
-    if (L->n && q->root != CS_NIL) __builtin_prefetch(&q->nodes[q->root], 1);
+    if (q->tstage.n && q->root != CS_NIL) __builtin_prefetch(&q->nodes[q->root], 1);
 }
 
 /* Take one step; return the new countdown. */
@@ -556,7 +555,7 @@ static CS_NOINLINE uint32_t cs__tl_tick(cs_queue_t *q, cs__tlinker_t *L)
 {
     if (cs__tlink_step(q, q->tstage.v[L->k], &L->link)) {
         L->link = &q->root;
-        if (++L->k == L->n) return UINT32_MAX;
+        if (++L->k == q->tstage.n) return UINT32_MAX;
     }
     return CS__TSTEP;
 }
@@ -564,7 +563,7 @@ static CS_NOINLINE uint32_t cs__tl_tick(cs_queue_t *q, cs__tlinker_t *L)
 /* Link what the walk has not: finish it and empty the staging area. */
 static void cs__tl_finish(cs_queue_t *q, cs__tlinker_t *L)
 {
-    if (L->n) cs__tlink_rest(q, L->k, L->link);
+    if (q->tstage.n) cs__tlink_rest(q, L->k, L->link);
 }
 
 /* ------------------------------------------------------ tiers 1 and 2 */
@@ -1083,14 +1082,9 @@ int cs_queue_collect(cs_queue_t *q, cs_slotvec_t *out)
         cs__tl_finish(q, &L);
         return CS_OK;
     }
-    if (out->cap - out->n < n) {
-        size_t need = out->n + n, nc = out->cap * 2;
-        if (cs_slotvec_reserve(out, nc > need ? nc : need) != CS_OK ||
-            (n > q->pairs_cap && cs__scratch_grow(q, n) != CS_OK)) {
-            cs__tl_finish(q, &L);
-            return CS_ENOMEM;
-        }
-    } else if (n > q->pairs_cap && cs__scratch_grow(q, n) != CS_OK) {
+    size_t need = out->n + n, nc = out->cap * 2;
+    if ((out->cap - out->n < n && cs_slotvec_reserve(out, nc > need ? nc : need) != CS_OK) ||
+        (n > q->pairs_cap && cs__scratch_grow(q, n) != CS_OK)) {
         cs__tl_finish(q, &L);
         return CS_ENOMEM;
     }

@@ -23,7 +23,9 @@
  * Files.  Each run writes DIR/runs/<run_id>/<mechanism>.h5; a task first
  * deletes the files it is about to write.  sweep.h5 is written to
  * sweep.h5.tmp and renamed over sweep.h5, so a killed sweep always leaves
- * either the previous or the new summary, both readable.
+ * either the previous or the new summary, both readable.  The sweep (rank 0
+ * under MPI) holds a lock on sweep.h5.work from before it touches DIR until
+ * it ends, so a second sweep into DIR exits 3 at once (cs__sweep_lock).
  */
 #include "cs_sweep.h"
 #include "cs_publish.h"
@@ -1911,6 +1913,28 @@ static int cs__probe_dir(const char *dir, char *err, size_t cap)
     return 0;
 }
 
+/*
+ * One sweep per output directory (DESIGN-NOTES N48): hold an exclusive
+ * flock on DIR/sweep.h5.work, the same lock as a run file's work file
+ * (cs_publish_lock), from before anything in DIR is touched until the last
+ * sweep.h5 is published.  The file holds no data: sweep.h5 itself goes
+ * through sweep.h5.tmp, whose leftover state is read from this lock
+ * (cs_publish_leftover_state).  Returns the descriptor, or -1 after the
+ * message (another sweep holds it, or it cannot be created).
+ */
+static int cs__sweep_lock(const char *outdir, char *work, size_t cap)
+{
+    snprintf(work, cap, "%s/sweep.h5.work", outdir);
+    int existed = 0;
+    int fd = cs_publish_lock(work, &existed);
+    if (fd < 0 && errno == EWOULDBLOCK)
+        fprintf(stderr, "cowsim sweep: %s/sweep.h5 is being written by another sweep (%s is locked)\n", outdir,
+                work);
+    else if (fd < 0) fprintf(stderr, "cowsim sweep: cannot create %s: %s\n", work, strerror(errno));
+    else if (existed) cs_publish_note_replacing(work);
+    return fd;
+}
+
 int cs_cmd_sweep(int argc, char **argv)
 {
     const char *path = NULL, *outdir = NULL;
@@ -1985,6 +2009,8 @@ int cs_cmd_sweep(int argc, char **argv)
     cs__ctx_t c;
     memset(&c, 0, sizeof c);
     size_t *tasks = NULL, ntasks = 0;
+    int lock_fd = -1; /* rank 0's lock on DIR/sweep.h5.work */
+    char lock[4608];
     if (code == CS_EXIT_OK) {
         c.sw = sw;
         c.outdir = outdir;
@@ -2018,6 +2044,8 @@ int cs_cmd_sweep(int argc, char **argv)
         } else if (cs__probe_dir(outdir, err, sizeof err) != 0 || cs__probe_dir(rdir, err, sizeof err) != 0) {
             fprintf(stderr, "cowsim sweep: %s\n", err);
             code = CS_EXIT_IO;
+        } else if ((lock_fd = cs__sweep_lock(outdir, lock, sizeof lock)) < 0) {
+            code = CS_EXIT_IO; /* all ranks end with it (MPI_Bcast below) */
         } else if (resume && access(fin, F_OK) == 0 && cs__same_sweep(fin, sw) == 0) {
             fprintf(stderr,
                     "cowsim sweep: --resume: %s was written by a different sweep or base scenario; "
@@ -2101,6 +2129,12 @@ int cs_cmd_sweep(int argc, char **argv)
     }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    if (lock_fd >= 0) {
+        /* Removed while still locked: a sweep waiting on this file finds it
+         * gone and locks a new one (cs_publish_lock). */
+        unlink(lock);
+        close(lock_fd);
+    }
 #ifdef CS_HAVE_MPI
     if (mpi) MPI_Finalize();
 #endif

@@ -20,11 +20,17 @@
  *     after its second publish holds <out>.work's lock; a second run to the
  *     same path exits 3 with the message naming the path, and `compare`
  *     says the work file is being written; the first run, continued,
- *     finishes with the same rows as an undisturbed run.
+ *     finishes with the same rows as an undisturbed run.  The same for
+ *     sweeps into one directory: a sweep stopped right after its first
+ *     write to sweep.h5.tmp holds sweep.h5.work's lock; a second sweep
+ *     exits 3 naming sweep.h5, leaves that sweep.h5.tmp byte for byte and
+ *     writes nothing; the first, continued, finishes with the run files of
+ *     an undisturbed sweep and a complete sweep.h5.
  *  4. Leftovers: a run killed in the middle of a checkpoint's copy leaves
  *     <out>.work and <out>.tmp; `compare` and `report` list both, one line
  *     each; the next run names each as it replaces it and leaves neither.
- *     Leftover sweep.h5.tmp and harm.h5.tmp are named by their writers too,
+ *     Leftover sweep.h5.work, sweep.h5.tmp and harm.h5.tmp are named by
+ *     their writers too,
  *     and `compare` of a multi-seed run directory finds one in seed-<s>/.
  *  5. fires_seen at checkpoints: a run with fires off (/fires empty) killed
  *     after its checkpoint of block 50 says how many fires its blocks had
@@ -262,6 +268,43 @@ static int pb_same_run(const char *a, const char *b)
     return ok;
 }
 
+/* 1 if the files a and b hold the same bytes. */
+static int pb_same_file(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    int same = fa && fb;
+    while (same) {
+        int ca = getc(fa), cb = getc(fb);
+        same = ca == cb;
+        if (ca == EOF) break;
+    }
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    return same;
+}
+
+/* Rows of /runs of a sweep.h5 and its attribute complete, or -1. */
+static long pb_sweep_rows(const char *path, int *complete)
+{
+    *complete = -1;
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_file_locking(fapl, 0, 1);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    H5Pclose(fapl);
+    if (f < 0) return -1;
+    long rows = -1;
+    hid_t d = H5Dopen2(f, "runs", H5P_DEFAULT);
+    hid_t sp = d >= 0 ? H5Dget_space(d) : -1;
+    if (sp >= 0) rows = (long)H5Sget_simple_extent_npoints(sp);
+    hid_t a = H5Aopen(f, "complete", H5P_DEFAULT);
+    if (a < 0 || H5Aread(a, H5T_NATIVE_INT, complete) < 0) rows = -1;
+    if (a >= 0) H5Aclose(a);
+    if (sp >= 0) H5Sclose(sp);
+    if (d >= 0) H5Dclose(d);
+    H5Fclose(f);
+    return rows;
+}
+
 /* Rows of /blocks of a run file, or -1. */
 static long pb_blocks(const char *path)
 {
@@ -359,17 +402,23 @@ int main(void)
     snprintf(err, sizeof err, "%s/sweep.err", g_tmp);
     mkdir(swout, 0755);
     pb_write(swtmp, "left by a killed sweep");
+    char swwork[420];
+    snprintf(swwork, sizeof swwork, "%s/sweep.h5.work", swout);
+    pb_write(swwork, "");
     char *run_sweep[] = {"cowsim", "sweep", sweep, "-o", swout, "-j", "2", "--quiet", NULL};
     CS_CHECK_EQ_U64(pb_exit(pb_wait(pb_start(run_sweep, 0, 0, 0, swlog, NULL, err))), 0);
+    CS_CHECK(!pb_exists(swwork) && !pb_exists(swtmp));
     CS_CHECK_EQ_U64(cs_test_publish_log(swlog, &renames), 0);
     long swpub[64];
     /* Each run: creation, 4 flushes, close; sweep.h5 at least at the start and the end. */
     CS_CHECK(renames >= 2 * 6 + 2);
     CS_CHECK(pb_renames(swlog, "/sweep.h5", swpub, 64, &total) >= 2);
     char *etext = pb_slurp(err);
-    snprintf(txt, sizeof txt, "cowsim: note: replacing %s, left by an interrupted run", swtmp);
-    CS_CHECK(pb_has_line(etext, txt));
-    CS_CHECK_EQ_U64(pb_notes(etext), 1);
+    /* The lock file as the sweep locks it, then the temporary. */
+    snprintf(txt, sizeof txt, "cowsim: note: replacing %s, left by an interrupted run\n"
+                              "cowsim: note: replacing %s, left by an interrupted run\n", swwork, swtmp);
+    CS_CHECK(strstr(etext, txt) == etext);
+    CS_CHECK_EQ_U64(pb_notes(etext), 2);
     free(etext);
 
     /* ---- 2. harm.h5 ------------------------------------------------------- */
@@ -479,6 +528,56 @@ int main(void)
     CS_CHECK_EQ_U64(pb_exit(pb_wait(a)), 0);
     CS_CHECK(pb_same_run(twout, refout));
     CS_CHECK(!pb_exists(twwork));
+
+    /* Two sweeps into one directory.  The reference (-j 1, logged) gives
+     * the call after which the first write to sweep.h5.tmp returns: it
+     * comes before any worker is forked, so it is the sweep process's.
+     * Stopped there, the first sweep holds sweep.h5.work's lock and a
+     * half-written sweep.h5.tmp, and no run has started. */
+    char s1[400], s1log[400], s2[400], s2tmp[420], s2snap[420], s2err[400], f1[460], f2[460];
+    snprintf(s1, sizeof s1, "%s/sweep1", g_tmp);
+    snprintf(s1log, sizeof s1log, "%s/sweep1.log", g_tmp);
+    snprintf(s2, sizeof s2, "%s/sweep2", g_tmp);
+    snprintf(s2tmp, sizeof s2tmp, "%s/sweep.h5.tmp", s2);
+    snprintf(s2snap, sizeof s2snap, "%s/sweep2.snap", g_tmp);
+    snprintf(s2err, sizeof s2err, "%s/sweep2.err", g_tmp);
+    char *sweep_one[] = {"cowsim", "sweep", sweep, "-o", s1, "-j", "1", "--quiet", NULL};
+    CS_CHECK_EQ_U64(pb_exit(pb_wait(pb_start(sweep_one, 0, 0, 0, s1log, NULL, NULL))), 0);
+    long sw_first = pb_first(s1log, "write", "/sweep.h5.tmp", 0);
+    CS_CHECK(sw_first > 0);
+    char *sweep_two[] = {"cowsim", "sweep", sweep, "-o", s2, "-j", "1", "--quiet", NULL};
+    a = pb_start(sweep_two, 0, sw_first, 0, NULL, NULL, NULL);
+    while (waitpid(a, &st, WUNTRACED) < 0 && errno == EINTR) {
+    }
+    CS_CHECK(WIFSTOPPED(st));
+    snprintf(txt, sizeof txt, "cp '%s' '%s'", s2tmp, s2snap);
+    CS_CHECK(pb_exists(s2tmp) && system(txt) == 0);
+    CS_CHECK_EQ_U64(pb_exit(pb_wait(pb_start(sweep_two, 0, 0, 0, NULL, NULL, s2err))), 3);
+    etext = pb_slurp(s2err);
+    snprintf(txt, sizeof txt, "cowsim sweep: %s/sweep.h5 is being written by another sweep (%s/sweep.h5.work is locked)\n",
+             s2, s2);
+    CS_CHECK(strcmp(etext, txt) == 0);
+    free(etext);
+    /* Nothing of the first's touched, nothing of the second's written. */
+    CS_CHECK(pb_same_file(s2tmp, s2snap));
+    snprintf(f2, sizeof f2, "%s/sweep.h5", s2);
+    CS_CHECK(!pb_exists(f2));
+    snprintf(f2, sizeof f2, "%s/runs/r0000", s2);
+    CS_CHECK(!pb_exists(f2));
+    kill(a, SIGCONT);
+    CS_CHECK_EQ_U64(pb_exit(pb_wait(a)), 0);
+    for (int r = 0; r < 2; r++) {
+        snprintf(f1, sizeof f1, "%s/runs/r%04d/fifo.h5", s1, r);
+        snprintf(f2, sizeof f2, "%s/runs/r%04d/fifo.h5", s2, r);
+        CS_CHECK(pb_same_run(f2, f1));
+    }
+    /* 2 runs x 1 mechanism, complete; no work file or temporary left. */
+    int cpl = -1;
+    snprintf(f2, sizeof f2, "%s/sweep.h5", s2);
+    CS_CHECK_EQ_U64(pb_sweep_rows(f2, &cpl), 2);
+    CS_CHECK_EQ_U64(cpl, 1);
+    snprintf(f2, sizeof f2, "%s/sweep.h5.work", s2);
+    CS_CHECK(!pb_exists(f2) && !pb_exists(s2tmp));
 
     /* ---- 4. leftovers of a killed run ------------------------------------ */
     char left[400], lout[420], lwork[420], ltmp[420], rdir[420];

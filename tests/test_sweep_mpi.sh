@@ -6,7 +6,11 @@
 #   2. mpirun -n 3: runs are spread over both worker ranks (dynamic
 #      distribution), same table again;
 #   3. --resume under mpirun collects finished runs without rerunning them;
-#   4. mpirun -n 1 behaves like a local sweep.
+#   4. mpirun -n 1 behaves like a local sweep;
+#   5. a second sweep into a directory whose sweep.h5.work another sweep
+#      locks (held here with flock): every rank ends with exit 3, rank 0
+#      says so once, and the directory's sweep.h5 and run files are
+#      untouched.
 set -u
 BIN=${1:?usage: test_sweep_mpi.sh PATH/TO/MPI/cowsim [mpirun]}
 MPIRUN=${2:-mpirun}
@@ -77,6 +81,23 @@ rc=$?
 check "[ $rc -eq 0 ] && grep -q '2 worker process(es)' '$T/m1.err'" "mpirun -n 1: local sweep (got $rc)"
 r=$(same_runs "$T/local/sweep.h5" "$T/m1/sweep.h5" 2>&1)
 check "[ '$r' = 'SAME 16' ]" "mpirun -n 1 /runs identical ($r)"
+
+# 5. another sweep holds the output directory's lock (fd 9 of this shell).
+sum_before=$(cd "$T/m3" && find . -type f | sort | xargs md5sum | md5sum)
+exec 9> "$T/m3/sweep.h5.work"
+flock -n 9 || bad "flock on $T/m3/sweep.h5.work"
+$MPI -n 3 "$BIN" sweep "$SW/grid.json" -o "$T/m3" > /dev/null 2> "$T/m5.err"
+rc=$?
+exec 9>&-
+want="cowsim sweep: $T/m3/sweep.h5 is being written by another sweep ($T/m3/sweep.h5.work is locked)"
+nl=$(grep -cxF "$want" "$T/m5.err")
+check "[ $rc -eq 3 ] && [ $nl -eq 1 ]" "mpirun -n 3 into a locked directory: exit 3, one message (got $rc, $nl: $(head -3 "$T/m5.err"))"
+check "! grep -q 'done in' '$T/m5.err'" "mpirun -n 3 into a locked directory: no run started"
+rm -f "$T/m3/sweep.h5.work"
+sum_after=$(cd "$T/m3" && find . -type f | sort | xargs md5sum | md5sum)
+check "[ '$sum_before' = '$sum_after' ]" "mpirun -n 3 into a locked directory: files untouched"
+r=$(same_runs "$T/local/sweep.h5" "$T/m3/sweep.h5" 2>&1)
+check "[ '$r' = 'SAME 16' ]" "mpirun -n 3 into a locked directory: /runs still readable and identical ($r)"
 
 echo "sweep_mpi: $pass passed, $fail failed"
 [ $fail -eq 0 ]

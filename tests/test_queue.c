@@ -218,6 +218,7 @@ typedef struct prop_cfg {
     uint64_t seed;
     long ops;
     unsigned pblock;    /* percent of operations that are blocks */
+    int tx_first;       /* inserts between advance and collection (see prop_block) */
 } prop_cfg_t;
 
 typedef struct prop {
@@ -286,7 +287,10 @@ static uint64_t pick_height(prop_t *P, uint64_t cur)
     }
     if (r < 75) return cur + 1 + rnd(&P->s) % ((c->epochs + 2ull) * E);
     if (r < 90 || P->n_pend == 0) return cur + 1 + rnd(&P->s) % c->far;
-    return P->p.hot[P->pend[rnd(&P->s) % P->n_pend]].height;
+    /* A pending timer's height; with tx_first one due now is not yet
+     * collected, and its height is no longer in the future. */
+    uint64_t ph = P->p.hot[P->pend[rnd(&P->s) % P->n_pend]].height;
+    return ph > cur ? ph : cur + 1;
 }
 
 /* A fresh id; sometimes sharing the key prefix, the priority bytes or the
@@ -348,13 +352,10 @@ static void check_root(prop_t *P)
     free(s);
 }
 
-static void prop_block(prop_t *P, cs_slotvec_t *out)
+/* Collect the current height and check the block against the model. */
+static void prop_collect(prop_t *P, cs_slotvec_t *out)
 {
-    uint64_t h = cs_queue_height(P->q) + 1;
-    if (cs_queue_advance(P->q, h) != CS_OK) {
-        P->mismatches++;
-        return;
-    }
+    uint64_t h = cs_queue_height(P->q);
     out->n = 0;
     if (cs_queue_collect(P->q, out) != CS_OK) {
         P->mismatches++;
@@ -383,6 +384,26 @@ static void prop_block(prop_t *P, cs_slotvec_t *out)
     uint64_t E = P->c->epoch;
     if (P->blocks % 1024 == 0 || (E >= 360 && h % E == E - 1)) check_tiers(P, h);
     if (P->blocks % 25000 == 0 || (P->blocks % 2000 == 0 && P->n_pend < 20000)) check_root(P);
+}
+
+static void prop_advance(prop_t *P)
+{
+    if (cs_queue_advance(P->q, cs_queue_height(P->q) + 1) != CS_OK) P->mismatches++;
+}
+
+/* One block.  Usually the operations before it are inserted before its
+ * advance; with tx_first they come between the previous advance and this
+ * collection, as a block's transactions do (CIP-5 §5: end of block after
+ * the TX phase), so the collection files and links them. */
+static void prop_block(prop_t *P, cs_slotvec_t *out)
+{
+    if (P->c->tx_first) {
+        prop_collect(P, out);
+        prop_advance(P);
+    } else {
+        prop_advance(P);
+        prop_collect(P, out);
+    }
 }
 
 static void prop_insert(prop_t *P)
@@ -446,6 +467,7 @@ static void prop_run(const prop_cfg_t *c)
     CS_CHECK(P.q != NULL);
     if (!P.q) return;
     cs_slotvec_t out = {0};
+    if (c->tx_first) prop_advance(&P);
     for (long op = 0; op < c->ops && P.mismatches == 0; op++) {
         uint64_t r = rnd(&P.s) % 100;
         if (r < 86u - c->pblock) prop_insert(&P);
@@ -458,6 +480,7 @@ static void prop_run(const prop_cfg_t *c)
         if (P.p.hot[P.pend[i]].height > maxh) maxh = P.p.hot[P.pend[i]].height;
     check_root(&P);
     while (P.mismatches == 0 && cs_queue_height(P.q) < maxh) prop_block(&P, &out);
+    if (c->tx_first && P.mismatches == 0) prop_collect(&P, &out); /* height maxh */
     printf("%s: %llu inserted, %llu cancelled, %llu fired, %llu blocks, max tree %llu, "
            "%llu root checks\n",
            c->name, (unsigned long long)P.inserted, (unsigned long long)P.cancelled,
@@ -485,13 +508,20 @@ static void prop_run(const prop_cfg_t *c)
 static void test_property(void)
 {
     static const prop_cfg_t cfgs[] = {
-        /* name, ring, epoch, epochs, start height, far delay, seed, ops, % blocks */
-        {"prop_r256_e360_k4_seed_0x1b873593", 256, 360, 4, 0, 8640, 0x1b873593ull, 1000000, 36},
-        {"prop_r8_e3_k2_seed_0x85ebca6b", 8, 3, 2, 1000001, 2000, 0x85ebca6bull, 1000000, 12},
+        /* name, ring, epoch, epochs, start height, far delay, seed, ops, % blocks, tx_first */
+        {"prop_r256_e360_k4_seed_0x1b873593", 256, 360, 4, 0, 8640, 0x1b873593ull, 1000000, 36, 0},
+        {"prop_r8_e3_k2_seed_0x85ebca6b", 8, 3, 2, 1000001, 2000, 0x85ebca6bull, 1000000, 12, 0},
         {"prop_r4096_e3600_k24_seed_0xc2b2ae35", 4096, 3600, 24, 7199, 300000, 0xc2b2ae35ull,
-         1000000, 36},
-        {"prop_r1_e1_k1_seed_0x27d4eb2f", 1, 1, 1, 5, 1000, 0x27d4eb2full, 1000000, 12},
-        {"prop_r7_e5_k1_seed_0x165667b1", 7, 5, 1, 33, 1500, 0x165667b1ull, 1000000, 12},
+         1000000, 36, 0},
+        {"prop_r1_e1_k1_seed_0x27d4eb2f", 1, 1, 1, 5, 1000, 0x27d4eb2full, 1000000, 12, 0},
+        {"prop_r7_e5_k1_seed_0x165667b1", 7, 5, 1, 33, 1500, 0x165667b1ull, 1000000, 12, 0},
+        /* Bursts: ~85 inserts a block, a dozen of them for the tree, so
+         * the collection links staged nodes inside its loops (several
+         * walks, top levels in one step) and not only after them. */
+        {"prop_r64_e16_k2_burst_seed_0x9e3779b9", 64, 16, 2, 0, 20000, 0x9e3779b9ull, 1000000, 1,
+         1},
+        {"prop_r4096_e3600_k24_tx_seed_0x7f4a7c15", 4096, 3600, 24, 7199, 300000, 0x7f4a7c15ull,
+         1000000, 4, 1},
     };
     for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) prop_run(&cfgs[i]);
 }

@@ -65,7 +65,9 @@
 #define CS__VEC_MIN 8u           /* smallest bucket allocation, in slots */
 #define CS__NODE_MIN 64u         /* smallest node pool allocation */
 #define CS__PF 256u              /* hot records are prefetched this many slots ahead */
-#define CS__TSTEP 24u             /* collection entries between two tree-linking steps */
+#define CS__THOT 8u              /* treap levels a linking walk takes in one step (cached) */
+#define CS__TGAP_MIN 4u          /* fewest collection entries between two linking steps */
+#define CS__TGAP_MAX 64u         /* most */
 #define CS__STAGED 0x80000000u   /* record qpos flag: index in the staging area, not a bucket */
 #define CS__POS_MAX (CS__STAGED - 1u) /* bucket and staging sizes stay below the flag */
 #define CS__INSERTION_MAX 32u    /* sorts of at most this many use insertion sort */
@@ -531,33 +533,50 @@ static void cs__tlink_all(cs_queue_t *q)
 }
 
 /* A walk linking the staged tree nodes, spread over the iterations of the
- * collection's loops (see cs__tree_push): every CS__TSTEP iterations one
- * step, which requests the node the next step reads, so that by then it
- * has arrived.  k: next staged index to link (q->tstage does not change
- * during a collection); cd: iterations left until the next step
- * (UINT32_MAX: none, every node is linked); link: where the current walk
- * stands.  A loop keeps cd in a local and counts it down. */
+ * collection's loops (see cs__tree_push): every gap iterations one step,
+ * which requests the node the next step reads, so that by then it has
+ * arrived.  The treap's top levels are read by every walk and stay cached,
+ * so a step goes down CS__THOT levels at once while it is above them.  The
+ * gap spreads the walks' expected steps over the collection's expected
+ * iterations (the staged ring entries and the due bucket), so the walks
+ * end inside the loops rather than after them, where each level waits for
+ * the last: a walk is about 2 ln n = 1.39 log2 n levels (n tree entries),
+ * estimated as 1.5 log2 n.  k: next staged index to link (q->tstage does
+ * not change during a collection); cd: iterations left until the next
+ * step (UINT32_MAX: none, every node is linked); depth: levels the current
+ * walk has gone down; link: where it stands.  A loop keeps cd in a local
+ * and counts it down. */
 typedef struct cs__tlinker {
-    uint32_t k, cd;
+    uint32_t k, cd, depth, gap;
     uint32_t *link;
 } cs__tlinker_t;
 
 static void cs__tl_start(cs_queue_t *q, cs__tlinker_t *L)
 {
+    unsigned lg = q->n_tree > 1 ? 63u - (unsigned)__builtin_clzll(q->n_tree) : 0u;
+    uint64_t lv = lg + lg / 2u, steps = (uint64_t)q->tstage.n * (lv > CS__THOT ? lv - CS__THOT : 1u) + 1u;
+    uint64_t gap = ((uint64_t)q->stage.n + q->ring[cs__ring_idx(q, q->cur)].n) / steps;
     L->k = 0;
-    L->cd = q->tstage.n ? CS__TSTEP : UINT32_MAX;
+    L->depth = 0;
+    L->gap = gap < CS__TGAP_MIN ? CS__TGAP_MIN : gap > CS__TGAP_MAX ? CS__TGAP_MAX : (uint32_t)gap;
+    L->cd = q->tstage.n ? L->gap : UINT32_MAX;
     L->link = &q->root;
     if (q->tstage.n && q->root != CS_NIL) __builtin_prefetch(&q->nodes[q->root], 1);
 }
 
-/* Take one step; return the new countdown. */
+/* Take one step (CS__THOT levels while the walk is above them); return
+ * the new countdown. */
 static CS_NOINLINE uint32_t cs__tl_tick(cs_queue_t *q, cs__tlinker_t *L)
 {
-    if (cs__tlink_step(q, q->tstage.v[L->k], &L->link)) {
-        L->link = &q->root;
-        if (++L->k == q->tstage.n) return UINT32_MAX;
+    for (;;) {
+        if (cs__tlink_step(q, q->tstage.v[L->k], &L->link)) {
+            L->link = &q->root;
+            L->depth = 0;
+            if (++L->k == q->tstage.n) return UINT32_MAX;
+        } else if (++L->depth >= CS__THOT) {
+            return L->gap;
+        }
     }
-    return CS__TSTEP;
 }
 
 /* Link what the walk has not: finish it and empty the staging area. */

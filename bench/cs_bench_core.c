@@ -43,8 +43,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The harness's per-timer helpers are inlined into the block loops, and
+ * the counters they advance (cs__bgen_t) are locals of those loops, never
+ * passed to a function that is not inlined: the compiler then keeps them
+ * in registers across the scheduler's calls.  Kept in the pool, they were
+ * reloaded and stored around every record write and call, and the
+ * checksum's multiply chain went through memory each fire (store
+ * forwarding on the critical path), a cost the harness paid and the
+ * schedulers did not cause. */
+#if defined(__GNUC__)
+#define CS__BINLINE static inline __attribute__((always_inline))
+#else
+#define CS__BINLINE static inline
+#endif
+
 /* splitmix64: the benchmark's own deterministic draws. */
-static uint64_t cs__bsm(uint64_t *s)
+CS__BINLINE uint64_t cs__bsm(uint64_t *s)
 {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -59,7 +73,7 @@ static uint64_t cs__bsm(uint64_t *s)
 /* One draw gives both choices: the tier from the high 32 bits, the offset
  * from the low 32, each mapped to its range by a multiply and shift
  * ((x * n) >> 32 is uniform on [0, n) up to n / 2^32). */
-static uint64_t cs__bench_delta(uint64_t *rng, int prefill)
+CS__BINLINE uint64_t cs__bench_delta(uint64_t *rng, int prefill)
 {
     uint64_t x = cs__bsm(rng);
     uint64_t r = ((x >> 32) * 1000u) >> 32, u = x & 0xffffffffu;
@@ -82,14 +96,27 @@ typedef struct cs__bdeliv {
 typedef struct cs__bpool {
     cs_timer_hot_t *hot; /* record pool, hot parts (64-byte aligned) */
     cs_timer_t *rec;   /* record pool, cold parts */
-    uint32_t *free;    /* free stack */
-    size_t n_free, cap;
+    uint32_t *free;    /* free stack, cap entries; its depth is cs__bgen_t.n_free */
+    size_t cap;
     cs_addr_t *actors; /* actor table (interned index -> address) */
     cs_hash_t *ids;    /* precomputed ids */
     size_t n_ids;
-    uint64_t rank;
-    uint64_t rng;
 } cs__bpool_t;
+
+/* What the harness advances per timer (see CS__BINLINE): a local of each
+ * run, started by cs__bgen_start. */
+typedef struct cs__bgen {
+    uint64_t rank;     /* next fifo_rank */
+    uint64_t rng;      /* splitmix state of the height draws */
+    size_t n_free;     /* free-stack depth */
+    uint64_t checksum; /* order-sensitive hash of the deliveries */
+} cs__bgen_t;
+
+static cs__bgen_t cs__bgen_start(const cs__bpool_t *p)
+{
+    cs__bgen_t g = {0, 0x1234567, p->cap, 0};
+    return g;
+}
 
 static int cs__bpool_init(cs__bpool_t *p, size_t cap, size_t n_ids)
 {
@@ -105,15 +132,14 @@ static int cs__bpool_init(cs__bpool_t *p, size_t cap, size_t n_ids)
     if (!p->rec || !p->hot || !p->free || !p->actors || !p->ids) return -1;
     p->cap = cap;
     for (size_t i = 0; i < cap; i++) p->free[i] = (uint32_t)(cap - 1 - i);
-    p->n_free = cap;
+    uint64_t rng = 0;
     for (size_t i = 0; i < 1024; i++) p->actors[i].b[19] = (uint8_t)i, p->actors[i].b[18] = (uint8_t)(i >> 8);
     for (size_t i = 0; i < n_ids; i++)
         for (size_t k = 0; k < CS_ID_LEN; k += 8) {
-            uint64_t x = cs__bsm(&p->rng);
+            uint64_t x = cs__bsm(&rng);
             memcpy(p->ids[i].b + k, &x, 8);
         }
     p->n_ids = n_ids;
-    p->rng = 0x1234567;
     return 0;
 }
 
@@ -127,33 +153,33 @@ static void cs__bpool_free(cs__bpool_t *p)
 }
 
 /* Fill a fresh record for a timer due at height. */
-static uint32_t cs__bnew(cs__bpool_t *p, uint64_t height)
+CS__BINLINE uint32_t cs__bnew(const cs__bpool_t *p, cs__bgen_t *g, uint64_t height)
 {
-    uint32_t slot = p->free[--p->n_free];
+    uint32_t slot = p->free[--g->n_free];
     cs_timer_t *t = &p->rec[slot];
     cs_timer_hot_t *th = &p->hot[slot];
     th->height = height;
-    th->fifo_rank = p->rank;
+    th->fifo_rank = g->rank;
     th->kind = CS_KIND_HEIGHT;
     th->flags = CS_TF_LIVE;
     /* A keccak output looks random in every byte, the tree's key (the
      * first four) and priority (the last four) included: a table id with
      * its last eight bytes mixed with the rank (distinct for every timer). */
-    t->id = p->ids[p->rank & (p->n_ids - 1)];
+    t->id = p->ids[g->rank & (p->n_ids - 1)];
     uint64_t tail;
     memcpy(&tail, t->id.b + CS_ID_LEN - 8, 8);
-    tail ^= p->rank * 0x9e3779b97f4a7c15ull;
+    tail ^= g->rank * 0x9e3779b97f4a7c15ull;
     memcpy(t->id.b + CS_ID_LEN - 8, &tail, 8);
-    t->actor = (uint32_t)(p->rank & 1023);
+    t->actor = (uint32_t)(g->rank & 1023);
     t->payload = NULL;
     t->payload_len = 0;
     t->gas_limit = 550000;
     t->max_cells = 550000;
-    p->rank++;
+    g->rank++;
     return slot;
 }
 
-static void cs__bdeliver(cs__bpool_t *p, uint32_t slot, cs__bdeliv_t *d)
+CS__BINLINE void cs__bdeliver(const cs__bpool_t *p, uint32_t slot, cs__bdeliv_t *d)
 {
     const cs_timer_t *t = &p->rec[slot];
     d->timer_id = t->id;
@@ -161,15 +187,15 @@ static void cs__bdeliver(cs__bpool_t *p, uint32_t slot, cs__bdeliv_t *d)
     d->payload = t->payload;
     d->payload_len = t->payload_len;
     d->handler = 0; /* the default handler (a custom one is in the money table) */
-    d->cycles_limit = 550000;
-    d->cells_limit = 550000;
+    d->cycles_limit = t->gas_limit;
+    d->cells_limit = t->max_cells;
     d->due = p->hot[slot].height;
 }
 
-static void cs__bremove(cs__bpool_t *p, uint32_t slot)
+CS__BINLINE void cs__bremove(const cs__bpool_t *p, cs__bgen_t *g, uint32_t slot)
 {
     p->hot[slot].flags = 0;
-    p->free[p->n_free++] = slot;
+    p->free[g->n_free++] = slot;
 }
 
 typedef struct cs__bres {
@@ -183,7 +209,7 @@ typedef struct cs__bres {
     cs_queue_stats_t tiers;/* pending per tier at the end */
 } cs__bres_t;
 
-static uint64_t cs__bmixsum(uint64_t acc, const cs__bdeliv_t *d)
+CS__BINLINE uint64_t cs__bmixsum(uint64_t acc, const cs__bdeliv_t *d)
 {
     uint64_t x;
     memcpy(&x, d->timer_id.b, 8);
@@ -216,15 +242,15 @@ CS_STATIC_ASSERT(sizeof(cs_timer_t) % 16 == 0 && 48 + CS__BCOLD_SPAN <= 128,
         __builtin_prefetch(c_ + CS__BCOLD_SPAN - 1);                       \
     } while (0)
 
-static void cs__bdeliver_block(cs__bpool_t *p, const uint32_t *slots, size_t n, cs__bdeliv_t *dv,
-                               uint64_t *checksum)
+CS__BINLINE void cs__bdeliver_block(const cs__bpool_t *p, cs__bgen_t *g, const uint32_t *slots, size_t n,
+                                    cs__bdeliv_t *dv)
 {
     for (size_t i = 0; i < n && i < CS__BPF; i++) CS__BPREFETCH(p, slots[i]);
     for (size_t i = 0; i < n; i++) {
         if (i + CS__BPF < n) CS__BPREFETCH(p, slots[i + CS__BPF]);
         cs__bdeliver(p, slots[i], &dv[i & 4095]);
-        *checksum = cs__bmixsum(*checksum, &dv[i & 4095]);
-        cs__bremove(p, slots[i]);
+        g->checksum = cs__bmixsum(g->checksum, &dv[i & 4095]);
+        cs__bremove(p, g, slots[i]);
     }
 }
 
@@ -232,13 +258,14 @@ static int cs__run_tiered(size_t n, uint64_t blocks, cs__bres_t *res)
 {
     cs__bpool_t p;
     if (cs__bpool_init(&p, n + n / 2 + 4096, 65536) != 0) return -1;
+    cs__bgen_t g = cs__bgen_start(&p);
     cs_queue_cfg_t cfg = {4096, 3600, 24};
     cs_queue_t *q = cs_queue_alloc(&cfg, &p.hot, &p.rec, 0);
     cs_slotvec_t due = {NULL, 0, 0};
     cs__bdeliv_t *dv = malloc(65536 * sizeof *dv);
     if (!q || !dv) return -1;
     for (size_t i = 0; i < n; i++) {
-        uint32_t s = cs__bnew(&p, cs__bench_delta(&p.rng, 1));
+        uint32_t s = cs__bnew(&p, &g, cs__bench_delta(&g.rng, 1));
         if (cs_queue_insert(q, s) != CS_OK) return -1;
     }
     /* The fill is the state a validator starts from: block 0 scheduled it,
@@ -257,16 +284,17 @@ static int cs__run_tiered(size_t n, uint64_t blocks, cs__bres_t *res)
         if (st.migrated_ring + st.migrated_epoch > res->max_migrated)
             res->max_migrated = st.migrated_ring + st.migrated_epoch;
         for (uint64_t k = 0; k < refill; k++) {
-            uint32_t s = cs__bnew(&p, h + cs__bench_delta(&p.rng, 0));
+            uint32_t s = cs__bnew(&p, &g, h + cs__bench_delta(&g.rng, 0));
             if (cs_queue_insert(q, s) != CS_OK) return -1;
         }
         due.n = 0;
         if (cs_queue_collect(q, &due) != CS_OK) return -1;
-        cs__bdeliver_block(&p, due.v, due.n, dv, &res->checksum);
+        cs__bdeliver_block(&p, &g, due.v, due.n, dv);
         res->fired += due.n;
         refill = due.n;
     }
     res->ns = cs_bench_now_ns() - t0;
+    res->checksum = g.checksum;
     res->cpu_ns = cs_bench_cpu_ns() - c0;
     res->queue_bytes = cs_queue_bytes(q);
     res->pending = cs_queue_size(q);
@@ -322,13 +350,14 @@ static int cs__run_heap(size_t n, uint64_t blocks, cs__bres_t *res)
 {
     cs__bpool_t p;
     if (cs__bpool_init(&p, n + n / 2 + 4096, 65536) != 0) return -1;
+    cs__bgen_t g = cs__bgen_start(&p);
     cs__hent_t *hp = malloc((n + n / 2 + 4096) * sizeof *hp);
     cs__bdeliv_t *dv = malloc(65536 * sizeof *dv);
     cs_slotvec_t due = {NULL, 0, 0};
     if (!hp || !dv) return -1;
     size_t hn = 0;
     for (size_t i = 0; i < n; i++) {
-        uint32_t s = cs__bnew(&p, cs__bench_delta(&p.rng, 1));
+        uint32_t s = cs__bnew(&p, &g, cs__bench_delta(&g.rng, 1));
         cs__hpush(hp, &hn, (cs__hent_t){p.hot[s].height, p.hot[s].fifo_rank, s});
     }
     memset(res, 0, sizeof *res);
@@ -336,18 +365,19 @@ static int cs__run_heap(size_t n, uint64_t blocks, cs__bres_t *res)
     double t0 = cs_bench_now_ns(), c0 = cs_bench_cpu_ns();
     for (uint64_t h = 1; h <= blocks; h++) {
         for (uint64_t k = 0; k < refill; k++) {
-            uint32_t s = cs__bnew(&p, h + cs__bench_delta(&p.rng, 0));
+            uint32_t s = cs__bnew(&p, &g, h + cs__bench_delta(&g.rng, 0));
             cs__hpush(hp, &hn, (cs__hent_t){p.hot[s].height, p.hot[s].fifo_rank, s});
         }
         /* The due timers, as the queue's collection hands them over. */
         due.n = 0;
         while (hn > 0 && hp[0].height == h)
             if (cs_slotvec_push(&due, cs__hpop(hp, &hn).slot) != CS_OK) return -1;
-        cs__bdeliver_block(&p, due.v, due.n, dv, &res->checksum);
+        cs__bdeliver_block(&p, &g, due.v, due.n, dv);
         res->fired += due.n;
         refill = due.n;
     }
     res->ns = cs_bench_now_ns() - t0;
+    res->checksum = g.checksum;
     res->cpu_ns = cs_bench_cpu_ns() - c0;
     res->queue_bytes = hn * sizeof *hp;
     res->pending = hn;
@@ -370,25 +400,27 @@ static int cs__run_harness(size_t n, uint64_t blocks, uint64_t per_block, cs__br
     cs__bpool_t p;
     size_t cap = n + n / 2 + 4096;
     if (cs__bpool_init(&p, cap, 65536) != 0) return -1;
+    cs__bgen_t g = cs__bgen_start(&p);
     uint32_t *fifo = malloc(cap * sizeof *fifo);
     cs__bdeliv_t *dv = malloc(65536 * sizeof *dv);
     cs_slotvec_t due = {NULL, 0, 0};
     if (!fifo || !dv) return -1;
     size_t head = 0, tail = 0; /* fifo[head % cap .. tail % cap) */
-    for (size_t i = 0; i < n; i++) fifo[tail++ % cap] = cs__bnew(&p, cs__bench_delta(&p.rng, 1));
+    for (size_t i = 0; i < n; i++) fifo[tail++ % cap] = cs__bnew(&p, &g, cs__bench_delta(&g.rng, 1));
     memset(res, 0, sizeof *res);
     uint64_t refill = 0;
     double t0 = cs_bench_now_ns(), c0 = cs_bench_cpu_ns();
     for (uint64_t h = 1; h <= blocks; h++) {
-        for (uint64_t k = 0; k < refill; k++) fifo[tail++ % cap] = cs__bnew(&p, h + cs__bench_delta(&p.rng, 0));
+        for (uint64_t k = 0; k < refill; k++) fifo[tail++ % cap] = cs__bnew(&p, &g, h + cs__bench_delta(&g.rng, 0));
         due.n = 0;
         while (due.n < per_block && head < tail)
             if (cs_slotvec_push(&due, fifo[head++ % cap]) != CS_OK) return -1;
-        cs__bdeliver_block(&p, due.v, due.n, dv, &res->checksum);
+        cs__bdeliver_block(&p, &g, due.v, due.n, dv);
         res->fired += due.n;
         refill = due.n;
     }
     res->ns = cs_bench_now_ns() - t0;
+    res->checksum = g.checksum;
     res->cpu_ns = cs_bench_cpu_ns() - c0;
     res->pending = tail - head;
     cs_slotvec_free(&due);

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 typedef struct cs_subcmd {
     const char *name;               /* subcommand word */
@@ -30,8 +33,29 @@ static void cs__usage(FILE *f)
         fprintf(f, "  %-10s %s\n", cs__cmds[i].name, cs__cmds[i].summary);
 }
 
+int cs_malloc_tune(void)
+{
+#if defined(__GLIBC__)
+    /* A run's large arrays grow by realloc.  glibc raises its mmap
+     * threshold (up to 32 MiB) whenever a mapped block is freed, after which
+     * such arrays come from the heap: realloc copies them (touching every
+     * page of the old size, used or not) and the copies they leave behind
+     * stay resident as holes; where each array lands then depends on every
+     * earlier allocation, HDF5's included (about 100 MB at 10^7 pending
+     * timers: `cowsim bench memory`, DESIGN-NOTES N46).  A fixed threshold
+     * keeps every block of 256 KiB or more in its own mapping, which realloc
+     * moves with mremap and free returns to the system.  (This test needs
+     * a C library header included before it: <features.h> defines
+     * __GLIBC__.) */
+    return mallopt(M_MMAP_THRESHOLD, CS_MMAP_THRESHOLD) == 1;
+#else
+    return 0;
+#endif
+}
+
 int cs_cli_main(int argc, char **argv)
 {
+    (void)cs_malloc_tune();
     if (argc < 2) {
         cs__usage(stderr);
         return CS_EXIT_USAGE;

@@ -10,7 +10,14 @@
 
 enum { CS_EXIT_OK = 0, CS_EXIT_CHECK = 1, CS_EXIT_USAGE = 2, CS_EXIT_IO = 3 };
 
+/* The cowsim entry point: tunes the allocator (cs_malloc_tune), then runs
+ * the subcommand argv[1]; returns the exit status. */
 int cs_cli_main(int argc, char **argv);
+/* Fixes glibc's mmap threshold at CS_MMAP_THRESHOLD bytes (DESIGN-NOTES
+ * N46).  Returns 1 when set; 0 where the allocator is not glibc's (or a
+ * sanitizer's, whose mallopt refuses). */
+int cs_malloc_tune(void);
+#define CS_MMAP_THRESHOLD (256 * 1024)
 /* mkdir -p; 0, or -1 with errno (shared by run, sweep and report). */
 int cs_mkdirs(const char *path);
 

@@ -97,7 +97,8 @@ for h in $HARNESSES; do
     fi
     if [ "$h" = h5 ]; then
         sb=$(sed -nE 's/.* ([0-9]+) crashed libhdf5 there.*/\1/p' "$log" | tail -1)
-        findings="$findings; libhdf5 crashes contained by the sandbox: ${sb:-?}"
+        tr=$(sed -nE 's/.*template reads retried after a timeout: ([0-9]+).*/\1/p' "$log" | tail -1)
+        findings="$findings; libhdf5 crashes contained by the sandbox: ${sb:-?}; template reads retried: ${tr:-?}"
     fi
     printf '%-14s %8s %12s %8s %8s %8s %s\n' "fuzz_$h" "$SECS" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$findings"
 done

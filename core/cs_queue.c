@@ -553,15 +553,20 @@ typedef struct cs__tlinker {
 
 static void cs__tl_start(cs_queue_t *q, cs__tlinker_t *L)
 {
+    L->k = 0;
+    L->depth = 0;
+    L->link = &q->root;
+    if (q->tstage.n == 0) { /* the usual block: nothing to link, no gap to work out */
+        L->gap = 0;
+        L->cd = UINT32_MAX;
+        return;
+    }
     unsigned lg = q->n_tree > 1 ? 63u - (unsigned)__builtin_clzll(q->n_tree) : 0u;
     uint64_t lv = lg + lg / 2u, steps = (uint64_t)q->tstage.n * (lv > CS__THOT ? lv - CS__THOT : 1u) + 1u;
     uint64_t gap = ((uint64_t)q->stage.n + q->ring[cs__ring_idx(q, q->cur)].n) / steps;
-    L->k = 0;
-    L->depth = 0;
     L->gap = gap < CS__TGAP_MIN ? CS__TGAP_MIN : gap > CS__TGAP_MAX ? CS__TGAP_MAX : (uint32_t)gap;
-    L->cd = q->tstage.n ? L->gap : UINT32_MAX;
-    L->link = &q->root;
-    if (q->tstage.n && q->root != CS_NIL) __builtin_prefetch(&q->nodes[q->root], 1);
+    L->cd = L->gap;
+    if (q->root != CS_NIL) __builtin_prefetch(&q->nodes[q->root], 1);
 }
 
 /* Take one step (CS__THOT levels while the walk is above them); return

@@ -397,9 +397,16 @@ uint64_t cs_fairness_recent(const cs_fairness_t *f, uint32_t ident)
  * W = clip(2 - ratio, w_min, w_max). */
 uint64_t cs_fairness_weight(const cs_fairness_t *f, uint32_t ident)
 {
-    cs_u128 recent = cs_fairness_recent(f, ident);
+    uint64_t recent = cs_fairness_recent(f, ident);
     cs_u128 denom = CS_MAX(f->median_fp, (cs_u128)CS__S); /* max(1, median) x 10^6 */
-    cs_u128 ratio = recent * CS__S * CS__S / denom;        /* ppm, floored; < 2^93 */
+    cs_u128 ratio;                                         /* ppm, floored; < 2^93 */
+    /* The same floor in 64 bits when the operands fit (recent < 2^24 keeps
+     * recent x 10^12 below 2^64): a hardware divide rather than the
+     * 128-bit library call, the usual case by far. */
+    if (recent < ((uint64_t)1 << 24) && denom <= UINT64_MAX)
+        ratio = recent * (CS__S * CS__S) / (uint64_t)denom;
+    else
+        ratio = (cs_u128)recent * CS__S * CS__S / denom;
     if (ratio > 2u * CS__S) ratio = 2u * CS__S;
     uint64_t w = 2u * CS__S - (uint64_t)ratio;
     return CS_MIN(CS_MAX(w, f->w_min), f->w_max);

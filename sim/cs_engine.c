@@ -155,6 +155,13 @@ struct cs_engine {
     cs_h5_timer_t *rt;
     size_t nrt;
     uint64_t blk_rejected;
+    /* a /weights sample's buffers, kept from one sample to the next (at
+     * 10^5 identities, allocating them each time cost the kernel as much
+     * as filling them) */
+    uint32_t *w_id;
+    uint64_t *w_rec, *w_w;
+    cs_h5_weight_t *w_rows;
+    size_t w_cap;
     /* statistics */
     cs__hist_t hist[CS_AK__COUNT + 1];
     uint64_t kind_timers[CS_AK__COUNT + 1], kind_fires[CS_AK__COUNT + 1];
@@ -1292,6 +1299,23 @@ static void cs__events(cs_engine_t *e, uint64_t h)
 
 static double cs__kind_sumq(cs_engine_t *e, int k, double q) { return cs__hist_q(&e->hist[k], q); }
 
+/* Make the /weights buffers hold cap rows.  CS_OK, or CS_ENOMEM with
+ * every buffer still holding the old capacity. */
+static int cs__weights_grow(cs_engine_t *e, size_t cap)
+{
+    uint32_t *id = realloc(e->w_id, cap * sizeof *id);
+    if (id) e->w_id = id;
+    uint64_t *rec = realloc(e->w_rec, cap * sizeof *rec);
+    if (rec) e->w_rec = rec;
+    uint64_t *w = realloc(e->w_w, cap * sizeof *w);
+    if (w) e->w_w = w;
+    cs_h5_weight_t *rows = realloc(e->w_rows, cap * sizeof *rows);
+    if (rows) e->w_rows = rows;
+    if (!id || !rec || !w || !rows) return CS_ENOMEM;
+    e->w_cap = cap;
+    return CS_OK;
+}
+
 int cs_sim_step(cs_engine_t *e)
 {
     if (e->failed) return CS_EIO;
@@ -1511,33 +1535,27 @@ int cs_sim_step(cs_engine_t *e)
     b->quota_actor = p->max_fires_per_actor > UINT32_MAX ? UINT32_MAX : (uint32_t)p->max_fires_per_actor;
     /* /weights every K blocks. */
     if (e->scn->output.weights_every && h % e->scn->output.weights_every == 0 && e->h5) {
-        uint32_t cap = (uint32_t)(e->n_actors + 64);
-        uint32_t *id = malloc(cap * sizeof *id);
-        uint64_t *rec = malloc(cap * sizeof *rec), *w = malloc(cap * sizeof *w);
-        cs_h5_weight_t *wr = malloc(cap * sizeof *wr);
-        if (id && rec && w && wr) {
-            uint32_t n = cs_sched_weights(e->s, id, rec, w, cap);
-            uint64_t med = 0;
+        size_t cap = e->n_actors + 64;
+        if (cap > UINT32_MAX) cap = UINT32_MAX;
+        if (cap > e->w_cap && cs__weights_grow(e, cap) != CS_OK) {
+            e->failed = 1; /* a /weights sample would be missing */
+            cs__seterr(e, "out of memory sampling /weights at block %llu", (unsigned long long)h);
+        } else {
+            cs_h5_weight_t *wr = e->w_rows;
+            uint32_t n = cs_sched_weights(e->s, e->w_id, e->w_rec, e->w_w, (uint32_t)cap);
+            /* the median W uses (the EMA-smoothed one when median_ema > 0) */
+            uint32_t med = (uint32_t)cs_sched_fair_median(e->s);
             for (uint32_t k = 0; k < n; k++) {
                 wr[k].height = h;
-                wr[k].ident = id[k];
-                wr[k].weight_ppm = (uint32_t)w[k];
-                wr[k].fires_in_window = (uint32_t)rec[k];
+                wr[k].ident = e->w_id[k];
+                wr[k].weight_ppm = (uint32_t)e->w_w[k];
+                wr[k].fires_in_window = (uint32_t)e->w_rec[k];
+                wr[k].median_fires = med;
             }
-            /* the median W uses (the EMA-smoothed one when median_ema > 0) */
-            med = cs_sched_fair_median(e->s);
-            for (uint32_t k = 0; k < n; k++) wr[k].median_fires = (uint32_t)med;
             uint64_t t0 = cs__now_ns();
             if (n && cs_h5_append_weights(e->h5, wr, n) != CS_OK) e->failed = 1;
             e->h5_ns += cs__now_ns() - t0;
-        } else {
-            e->failed = 1; /* a /weights sample would be missing */
-            cs__seterr(e, "out of memory sampling /weights at block %llu", (unsigned long long)h);
         }
-        free(id);
-        free(rec);
-        free(w);
-        free(wr);
     }
     /* DESIGN §2.6 invariants. */
     if (e->opts.check_invariants) {
@@ -1724,6 +1742,10 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
     free(e->hpend);
     free(e->bpend);
     free(e->pc);
+    free(e->w_id);
+    free(e->w_rec);
+    free(e->w_w);
+    free(e->w_rows);
     free(e->rb);
     free(e->rf);
     free(e->rt);

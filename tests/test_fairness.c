@@ -243,6 +243,43 @@ static void test_ema(void)
     cs_fairness_free(&f);
 }
 
+/* W takes its quotient in 64 bits when recent < 2^24 and the median
+ * (x 10^6) fits in 64 bits, in 128 otherwise: the same floor either way.
+ * The window sums and the median are set directly (the quotient reads
+ * nothing else); w_min = 0 shows W unclipped below 1.0.  Expected values
+ * are 2 x 10^6 - floor(recent x 10^12 / median_fp):
+ *   median_fp = 16,777,216 x 10^6 (2^24):
+ *     recent 16,777,215 (64 bits): floor(999,999.94) = 999,999 -> 1,000,001
+ *     recent 16,777,216 (128):     10^6                         -> 1,000,000
+ *     recent 20,000,000 (128):     floor(1,192,092.9) = 1,192,092 -> 807,908
+ *       (in 64 bits 2 x 10^19 would wrap to 1.553 x 10^18: W 1,907,419)
+ *   median_fp = 2^64 + 10^6 (128): recent 5 -> quotient 0 -> 2,000,000
+ *       (cut to 64 bits the divisor would be 10^6: ratio clipped, W 0) */
+static void test_wide_sums(void)
+{
+    cs_params_t p;
+    cs_fairness_t f;
+    cs_params_default(&p);
+    CS_CHECK_EQ_U64(cs_fairness_init(&f, &p), CS_OK);
+    CS_CHECK_EQ_U64(cs_fairness_begin_block(&f, 1), CS_OK);
+    fires(&f, 1, 1);
+    fires(&f, 2, 1);
+    fires(&f, 3, 1);
+    CS_CHECK_EQ_U64(cs_fairness_begin_block(&f, 2), CS_OK);
+    f.slots[f.slot_of[1]].sum = 16777215;
+    f.slots[f.slot_of[2]].sum = 16777216;
+    f.slots[f.slot_of[3]].sum = 20000000;
+    f.median_fp = (cs_u128)16777216 * 1000000u;
+    f.w_min = 0;
+    CS_CHECK_EQ_U64(cs_fairness_weight(&f, 1), 1000001);
+    CS_CHECK_EQ_U64(cs_fairness_weight(&f, 2), 1000000);
+    CS_CHECK_EQ_U64(cs_fairness_weight(&f, 3), 807908);
+    f.slots[f.slot_of[1]].sum = 5;
+    f.median_fp = ((cs_u128)1 << 64) + 1000000u;
+    CS_CHECK_EQ_U64(cs_fairness_weight(&f, 1), 2000000);
+    cs_fairness_free(&f);
+}
+
 static void test_snapshot_reserve(void)
 {
     cs_params_t p;
@@ -444,6 +481,7 @@ int main(void)
     test_pruning_and_gaps();
     test_deployer_identity();
     test_ema();
+    test_wide_sums();
     test_snapshot_reserve();
     test_select_seed_7781();
     test_model_seed_4242();

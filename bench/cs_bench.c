@@ -1,5 +1,5 @@
 /* cs_bench.c -- `cowsim bench [core|e2e|memory] [--json] [--quick]
- * [--pending N]` and the
+ * [--pending N] [--rounds R]` and the
  * result writer shared by the benchmarks. */
 #include "cs_bench.h"
 #include "cs_cli.h"
@@ -85,16 +85,30 @@ void cs_bench_close(cs_bench_out_t *o)
     fflush(o->f);
 }
 
+static int cs__bench_dcmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double cs_bench_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cs__bench_dcmp);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static void cs__bench_usage(FILE *f)
 {
-    fprintf(f, "usage: cowsim bench [core|e2e|memory] [--json] [--quick] [--pending N]\n"
+    fprintf(f, "usage: cowsim bench [core|e2e|memory] [--json] [--quick] [--pending N] [--rounds R]\n"
                "  core   scheduler core: tiered queue vs binary heap, mechanism clearing\n"
                "  e2e    end to end on scenarios/bench-large.json\n"
                "  memory peak RSS with 10^7 pending timers (10^6 with --quick)\n"
                "  --json machine-readable output\n"
                "  --quick smaller sizes (smoke test)\n"
                "  --pending N  core only: the queue lifecycle at N pending timers alone\n"
-               "               (1000..10^7, e.g. 1e6), without the other size and clearing\n");
+               "               (1000..10^7, e.g. 1e6), without the other size and clearing\n"
+               "  --rounds R   core only: rounds of queue, heap and harness runs per size\n"
+               "               (1..25; default 5, 3 with --quick); medians are reported\n");
 }
 
 int cs_cmd_bench(int argc, char **argv)
@@ -102,6 +116,7 @@ int cs_cmd_bench(int argc, char **argv)
     const char *what = "core";
     int json = 0, quick = 0;
     size_t pending = 0; /* 0: the default sizes */
+    int rounds = 0;     /* 0: the default count */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) json = 1;
         else if (strcmp(argv[i], "--quick") == 0) quick = 1;
@@ -114,6 +129,15 @@ int cs_cmd_bench(int argc, char **argv)
                 return CS_EXIT_USAGE;
             }
             pending = (size_t)v;
+        } else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end != '\0' || end == argv[i] || v < 1 || v > CS_BENCH_CORE_ROUNDS_MAX) {
+                fprintf(stderr, "cowsim bench: --rounds: must be a whole number in 1..%d\n", CS_BENCH_CORE_ROUNDS_MAX);
+                cs__bench_usage(stderr);
+                return CS_EXIT_USAGE;
+            }
+            rounds = (int)v;
         }
         else if (strcmp(argv[i], "--help") == 0) {
             cs__bench_usage(stdout);
@@ -130,7 +154,7 @@ int cs_cmd_bench(int argc, char **argv)
     cs_bench_out_t o;
     if (strcmp(what, "core") == 0) {
         cs_bench_open(&o, stdout, json, "cowsim bench core");
-        int rc = cs_bench_core(&o, quick, pending);
+        int rc = cs_bench_core(&o, quick, pending, rounds);
         if (rc == 0 && pending == 0) rc = cs_bench_clear(&o, quick);
         cs_bench_close(&o);
         return rc == 0 ? CS_EXIT_OK : CS_EXIT_IO;

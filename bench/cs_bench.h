@@ -26,9 +26,17 @@ void cs_bench_section(cs_bench_out_t *o, const char *name); /* nested object sta
 void cs_bench_end_section(cs_bench_out_t *o);
 void cs_bench_close(cs_bench_out_t *o);
 
+/* Median of v[0..n), n >= 1, sorting v in place: the middle value, or the
+ * mean of the two middle values when n is even. */
+double cs_bench_median(double *v, int n);
+
 /* Core benchmark: tiered queue lifecycle vs a binary heap (issue: core),
- * at 10^5 and 10^6 pending, or at `pending` alone when it is not 0. */
-int cs_bench_core(cs_bench_out_t *o, int quick, size_t pending);
+ * at 10^5 and 10^6 pending, or at `pending` alone when it is not 0, in
+ * `rounds` rounds (0: CS_BENCH_CORE_ROUNDS, 3 with quick) whose medians
+ * are reported. */
+#define CS_BENCH_CORE_ROUNDS 5
+#define CS_BENCH_CORE_ROUNDS_MAX 25
+int cs_bench_core(cs_bench_out_t *o, int quick, size_t pending, int rounds);
 /* Mechanism clearing figures, appended to the core benchmark. */
 int cs_bench_clear(cs_bench_out_t *o, int quick);
 /* End to end on scenarios/bench-large.json (bench/cs_bench_e2e.c). */

@@ -394,10 +394,10 @@ uint64_t cs_fairness_recent(const cs_fairness_t *f, uint32_t ident)
 }
 
 /* CIP-1 rev §8: ratio = recent / max(1, median) clipped to [0, 2];
- * W = clip(2 - ratio, w_min, w_max). */
-uint64_t cs_fairness_weight(const cs_fairness_t *f, uint32_t ident)
+ * W = clip(2 - ratio, w_min, w_max): W of an identity with `recent` fires
+ * in the window, at the current median. */
+static uint64_t cs__weight_of(const cs_fairness_t *f, uint64_t recent)
 {
-    uint64_t recent = cs_fairness_recent(f, ident);
     cs_u128 denom = CS_MAX(f->median_fp, (cs_u128)CS__S); /* max(1, median) x 10^6 */
     cs_u128 ratio;                                         /* ppm, floored; < 2^93 */
     /* The same floor in 64 bits when the operands fit (recent < 2^24 keeps
@@ -410,6 +410,11 @@ uint64_t cs_fairness_weight(const cs_fairness_t *f, uint32_t ident)
     if (ratio > 2u * CS__S) ratio = 2u * CS__S;
     uint64_t w = 2u * CS__S - (uint64_t)ratio;
     return CS_MIN(CS_MAX(w, f->w_min), f->w_max);
+}
+
+uint64_t cs_fairness_weight(const cs_fairness_t *f, uint32_t ident)
+{
+    return cs__weight_of(f, cs_fairness_recent(f, ident));
 }
 
 uint64_t cs_fairness_median(const cs_fairness_t *f)
@@ -427,16 +432,43 @@ uint32_t cs_fairness_count(const cs_fairness_t *f)
     return f->n_slots;
 }
 
+/* Slots the snapshot requests ahead of the one it reads, and the recent
+ * counts below which it keeps each W it computes for the rest of the
+ * snapshot (most identities have a few fires in the window). */
+#define CS__SNAP_AHEAD 16u
+#define CS__SNAP_MEMO 64u
+CS_STATIC_ASSERT(CS__SNAP_MEMO <= 64, "one bit of a uint64_t per memo entry");
+
 uint32_t cs_fairness_snapshot(const cs_fairness_t *f, uint32_t *ident, uint64_t *recent,
                               uint64_t *w_ppm, uint32_t cap)
 {
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < f->n_ident && k < cap; i++) {
+    /* W depends on the identity only through its recent count (the median
+     * and the clips are fixed during a snapshot), so the W of a small count
+     * is computed once: the same value cs_fairness_weight gives, without a
+     * divide per identity.  The slots are in no particular order: each is
+     * requested CS__SNAP_AHEAD identities before it is read, so their
+     * misses overlap. */
+    uint64_t memo[CS__SNAP_MEMO];
+    uint64_t known = 0; /* bit r: memo[r] holds W(r) */
+    uint32_t k = 0, n = f->n_ident;
+    for (uint32_t i = 0; i < n && k < cap; i++) {
+        if (i + CS__SNAP_AHEAD < n) {
+            uint32_t a = f->slot_of[i + CS__SNAP_AHEAD];
+            if (a != UINT32_MAX) __builtin_prefetch(&f->slots[a]);
+        }
         uint32_t s = f->slot_of[i];
         if (s == UINT32_MAX) continue;
+        uint64_t r = f->slots[s].sum;
         if (ident != NULL) ident[k] = i;
-        if (recent != NULL) recent[k] = f->slots[s].sum;
-        if (w_ppm != NULL) w_ppm[k] = cs_fairness_weight(f, i);
+        if (recent != NULL) recent[k] = r;
+        if (w_ppm != NULL) {
+            if (r >= CS__SNAP_MEMO) {
+                w_ppm[k] = cs__weight_of(f, r);
+            } else {
+                if (!(known >> r & 1u)) memo[r] = cs__weight_of(f, r), known |= (uint64_t)1 << r;
+                w_ppm[k] = memo[r];
+            }
+        }
         k++;
     }
     return k;

@@ -422,7 +422,7 @@ static void test_property_vs_ref_seed_90210(void)
     static const uint32_t windows[] = {1, 2, 3, 7, 64};
     static const uint32_t idents[] = {1, 5, 40, 300};
     static const uint64_t emas[] = {0, 300000, 1000000};
-    long bad = 0, checks = 0;
+    long bad = 0, checks = 0, small = 0, big = 0;
     rng_state = 90210;
     for (size_t wi = 0; wi < sizeof windows / sizeof windows[0]; wi++) {
         for (size_t ii = 0; ii < sizeof idents / sizeof idents[0]; ii++) {
@@ -450,6 +450,23 @@ static void test_property_vs_ref_seed_90210(void)
                         if (cs_fairness_recent(&f, id) != ref_recent(&r, id)) bad++;
                         if (cs_fairness_weight(&f, id) != ref_weight(&r, id)) bad++;
                     }
+                    /* The /weights snapshot: every tracked identity once,
+                     * ascending, with the reference's recent and W (it
+                     * keeps the W of small counts for the whole snapshot;
+                     * the counts here cross that bound). */
+                    uint32_t sid[302];
+                    uint64_t srec[302], sw[302];
+                    uint32_t ns = cs_fairness_snapshot(&f, sid, srec, sw, 302);
+                    if (ns != cs_fairness_count(&f)) bad++;
+                    uint32_t seen = 0;
+                    for (uint32_t j = 0; j < ns; j++) {
+                        if (j > 0 && sid[j] <= sid[j - 1]) bad++;
+                        if (srec[j] != ref_recent(&r, sid[j]) || sw[j] != ref_weight(&r, sid[j])) bad++;
+                        if (srec[j] >= 64) big++;
+                        else if (srec[j] > 0) small++;
+                    }
+                    for (uint32_t id = 0; id < ni; id++) seen += ref_recent(&r, id) > 0;
+                    if (seen > ns) bad++; /* an identity with fires in the window is missing */
                     /* This block's fires: a burst phase every 50 blocks
                      * makes many identities fire, otherwise a few. */
                     uint32_t k = (uint32_t)(blk % 50 < 5 ? rnd() % (ni + 1) : rnd() % 4);
@@ -472,6 +489,7 @@ static void test_property_vs_ref_seed_90210(void)
     }
     CS_CHECK_EQ_U64(bad, 0);
     CS_CHECK_EQ_U64(checks, 5 * 4 * 3 * 500); /* every configuration ran every block */
+    CS_CHECK(small > 1000 && big > 1000);      /* snapshots on both sides of the W memo's bound */
 }
 
 int main(void)

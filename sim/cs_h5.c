@@ -605,7 +605,7 @@ static void cs__h5_zip_free(cs__h5_zip_t *zp)
 
 /* ---- writer ------------------------------------------------------------------- */
 
-#define CS__H5_DEPTH 2 /* chunks in flight on the helper thread */
+#define CS__H5_DEPTH 8 /* chunks in flight on the helper thread (DESIGN-NOTES N26) */
 
 enum { CS__JOB_FREE, CS__JOB_QUEUED, CS__JOB_BUSY, CS__JOB_DONE };
 
@@ -623,7 +623,8 @@ typedef struct cs__h5_job {
 typedef struct cs__h5_wds {
     hid_t dset;        /* open dataset */
     uint8_t *cur;      /* chunk being filled (chunk_rows rows) */
-    uint8_t *spare;    /* a recycled chunk buffer, or NULL */
+    uint8_t *spare[CS__H5_DEPTH]; /* recycled chunk buffers, n_spare in use */
+    unsigned n_spare;  /* entries in spare */
     uint32_t fill;     /* rows in cur */
     uint32_t flushed;  /* rows of cur already written by a flush */
     uint64_t chunk;    /* index of the chunk cur holds */
@@ -753,8 +754,8 @@ static int cs__h5_retire(cs_h5_t *h)
     else
         rc = cs__h5_write_chunk(h, j->ds, j->chunk, d->chunk_rows, j->out, j->out_len);
     cs__h5_wds_t *w = &h->ds[j->ds];
-    if (!w->spare)
-        w->spare = j->raw;
+    if (w->n_spare < CS__H5_DEPTH)
+        w->spare[w->n_spare++] = j->raw;
     else
         free(j->raw);
     j->raw = NULL;
@@ -782,8 +783,7 @@ static int cs__h5_submit(cs_h5_t *h, int dsi)
         pthread_cond_signal(&h->cv_work);
         pthread_mutex_unlock(&h->mu);
         h->count++;
-        w->cur = w->spare ? w->spare : malloc(d->frow * d->chunk_rows);
-        w->spare = NULL;
+        w->cur = w->n_spare ? w->spare[--w->n_spare] : malloc(d->frow * d->chunk_rows);
         if (!w->cur) return cs__h5_set_err(h, cs__h5_fail(CS_ENOMEM, "chunk buffer for /%s", d->name));
     } else {
         rc = cs__h5_write_now(h, dsi, w->chunk, w->cur, d->chunk_rows);
@@ -1081,7 +1081,7 @@ static void cs__h5_free(cs_h5_t *h)
     }
     for (int i = 0; i < CS_H5_NDS; i++) {
         free(h->ds[i].cur);
-        free(h->ds[i].spare);
+        for (unsigned k = 0; k < h->ds[i].n_spare; k++) free(h->ds[i].spare[k]);
     }
     if (h->work_fd >= 0) close(h->work_fd);
     free(h->out);

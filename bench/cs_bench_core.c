@@ -462,13 +462,6 @@ static double cs__id_ns(size_t m)
     return acc == 0xffffffffffffull ? 0 : t / (double)m;
 }
 
-/* One round's figures per timer: the queue, the heap and the harness,
- * each by wall clock and by thread CPU time. */
-typedef struct cs__bround {
-    double q, h, f;    /* ns per timer: queue, heap, harness */
-    double qc, hc, fc; /* the same, CPU time */
-} cs__bround_t;
-
 /* Targets at 10^6 pending (issue "speed and memory at scale"). */
 #define CS__CORE_TARGET_NS 50.0
 #define CS__CORE_TARGET_SPEEDUP 8.0
@@ -483,14 +476,14 @@ static int cs__bround_run(size_t n, uint64_t blocks, int flip, cs__bres_t *t, cs
     /* The harness hands over as many timers per block as the queue fired
      * on average; the workload is deterministic, so every round fires the
      * same count, known before the first round from a short queue run. */
-    uint64_t per_block;
     if (!flip) {
         if (cs__run_tiered(n, blocks, t) != 0 || cs__run_heap(n, blocks, hp) != 0) return -1;
-        per_block = (t->fired + blocks / 2) / blocks;
-        return cs__run_harness(n, blocks, per_block, hr);
+        return cs__run_harness(n, blocks, (t->fired + blocks / 2) / blocks, hr);
     }
-    per_block = (t->fired + blocks / 2) / blocks; /* t holds the previous round's queue run */
-    if (cs__run_harness(n, blocks, per_block, hr) != 0 || cs__run_heap(n, blocks, hp) != 0) return -1;
+    /* t holds the previous round's queue run */
+    if (cs__run_harness(n, blocks, (t->fired + blocks / 2) / blocks, hr) != 0 ||
+        cs__run_heap(n, blocks, hp) != 0)
+        return -1;
     return cs__run_tiered(n, blocks, t);
 }
 
@@ -526,7 +519,10 @@ int cs_bench_core(cs_bench_out_t *o, int quick, size_t pending, int rounds)
         char name[32];
         snprintf(name, sizeof name, "pending_%zu", sizes[k]);
         cs__bres_t t, hp, hr, t0 = {0};
-        cs__bround_t r[CS_BENCH_CORE_ROUNDS_MAX];
+        /* Per-round figures (ns per timer, and ratios taken within the
+         * round), then the median of each series over the rounds. */
+        enum { Q, H, F, NET, HNET, SP, SPN, QC, HC, FC, SPC, SPNC, NV };
+        double v[NV][CS_BENCH_CORE_ROUNDS_MAX], sorted[CS_BENCH_CORE_ROUNDS_MAX], med[NV], lo_sp = 0, hi_sp = 0;
         int same = 1;
         for (int i = 0; i < rounds; i++) {
             if (cs__bround_run(sizes[k], blocks, i & 1, &t, &hp, &hr) != 0) {
@@ -539,36 +535,20 @@ int cs_bench_core(cs_bench_out_t *o, int quick, size_t pending, int rounds)
              * first's. */
             same &= t.checksum == hp.checksum && t.fired == hp.fired && t.checksum == t0.checksum &&
                     t.fired == t0.fired;
-            r[i].q = cs__per(t.ns, t.fired), r[i].h = cs__per(hp.ns, hp.fired), r[i].f = cs__per(hr.ns, hr.fired);
-            r[i].qc = cs__per(t.cpu_ns, t.fired), r[i].hc = cs__per(hp.cpu_ns, hp.fired);
-            r[i].fc = cs__per(hr.cpu_ns, hr.fired);
+            double q = cs__per(t.ns, t.fired), h = cs__per(hp.ns, hp.fired), f = cs__per(hr.ns, hr.fired);
+            double qc = cs__per(t.cpu_ns, t.fired), hc = cs__per(hp.cpu_ns, hp.fired);
+            double fc = cs__per(hr.cpu_ns, hr.fired);
+            v[Q][i] = q, v[H][i] = h, v[F][i] = f, v[NET][i] = q - f, v[HNET][i] = h - f;
+            v[SP][i] = h / q;
+            v[SPN][i] = q > f ? (h - f) / (q - f) : 0;
+            v[QC][i] = qc, v[HC][i] = hc, v[FC][i] = fc;
+            v[SPC][i] = qc > 0 ? hc / qc : 0;
+            v[SPNC][i] = qc > fc ? (hc - fc) / (qc - fc) : 0;
         }
-        /* Per-round figures, then their medians: a ratio is taken within
-         * its round (the two runs minutes apart at most by seconds) and
-         * the median of the rounds' ratios reported. */
-        double v[8][CS_BENCH_CORE_ROUNDS_MAX], sorted[CS_BENCH_CORE_ROUNDS_MAX];
-        enum { Q, H, F, SP, SPN, QC, HC, FC };
-        for (int i = 0; i < rounds; i++) {
-            v[Q][i] = r[i].q, v[H][i] = r[i].h, v[F][i] = r[i].f;
-            v[SP][i] = r[i].h / r[i].q;
-            v[SPN][i] = r[i].q > r[i].f ? (r[i].h - r[i].f) / (r[i].q - r[i].f) : 0;
-            v[QC][i] = r[i].qc, v[HC][i] = r[i].hc, v[FC][i] = r[i].fc;
-        }
-        double med[8], lo_sp = v[SP][0], hi_sp = v[SP][0];
-        for (int j = 0; j < 8; j++) {
+        for (int j = 0; j < NV; j++) {
             memcpy(sorted, v[j], (size_t)rounds * sizeof *sorted);
             med[j] = cs_bench_median(sorted, rounds);
-        }
-        for (int i = 1; i < rounds; i++) {
-            if (v[SP][i] < lo_sp) lo_sp = v[SP][i];
-            if (v[SP][i] > hi_sp) hi_sp = v[SP][i];
-        }
-        double net[CS_BENCH_CORE_ROUNDS_MAX], hnet[CS_BENCH_CORE_ROUNDS_MAX], spc[CS_BENCH_CORE_ROUNDS_MAX],
-            spnc[CS_BENCH_CORE_ROUNDS_MAX];
-        for (int i = 0; i < rounds; i++) {
-            net[i] = r[i].q - r[i].f, hnet[i] = r[i].h - r[i].f;
-            spc[i] = r[i].qc > 0 ? r[i].hc / r[i].qc : 0;
-            spnc[i] = r[i].qc > r[i].fc ? (r[i].hc - r[i].fc) / (r[i].qc - r[i].fc) : 0;
+            if (j == SP) lo_sp = sorted[0], hi_sp = sorted[rounds - 1];
         }
         char list[CS_BENCH_CORE_ROUNDS_MAX * 16];
         cs_bench_section(o, name);
@@ -584,16 +564,16 @@ int cs_bench_core(cs_bench_out_t *o, int quick, size_t pending, int rounds)
         cs__blist(list, sizeof list, v[SP], rounds);
         cs_bench_str(o, "speedup_vs_heap_rounds", list);
         cs_bench_num(o, "harness_ns_per_timer", med[F]);
-        cs_bench_num(o, "net_ns_per_timer", cs_bench_median(net, rounds));
-        cs_bench_num(o, "heap_net_ns_per_timer", cs_bench_median(hnet, rounds));
+        cs_bench_num(o, "net_ns_per_timer", med[NET]);
+        cs_bench_num(o, "heap_net_ns_per_timer", med[HNET]);
         cs_bench_num(o, "speedup_vs_heap_net", med[SPN]);
         cs__blist(list, sizeof list, v[SPN], rounds);
         cs_bench_str(o, "speedup_vs_heap_net_rounds", list);
         cs_bench_num(o, "cpu_ns_per_timer", med[QC]);
         cs_bench_num(o, "heap_cpu_ns_per_timer", med[HC]);
         cs_bench_num(o, "harness_cpu_ns_per_timer", med[FC]);
-        cs_bench_num(o, "speedup_vs_heap_cpu", cs_bench_median(spc, rounds));
-        cs_bench_num(o, "speedup_vs_heap_net_cpu", cs_bench_median(spnc, rounds));
+        cs_bench_num(o, "speedup_vs_heap_cpu", med[SPC]);
+        cs_bench_num(o, "speedup_vs_heap_net_cpu", med[SPNC]);
         cs_bench_num(o, "bytes_per_pending_timer", (double)t.queue_bytes / (double)(t.pending ? t.pending : 1));
         cs_bench_num(o, "heap_bytes_per_pending_timer", (double)hp.queue_bytes / (double)(hp.pending ? hp.pending : 1));
         cs_bench_int(o, "max_migrated_per_block", t.max_migrated);

@@ -18,7 +18,8 @@
  * a baseline for another scenario/mechanism/seed, a file that is not a run
  * file), 3 a file that cannot be read or written.
  */
-#include "cs_cli.h"
+#include "cs_check.h"
+#include "cs_exit.h"
 #include "cs_error.h"
 #include "cs_metrics.h"
 #include "cs_publish.h"

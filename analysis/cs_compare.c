@@ -8,7 +8,8 @@
  * 2 usage or a file that is not a cowsim run file; 3 a file that cannot be
  * read.  An incomplete run (complete = 0) is shown, with a warning.
  */
-#include "cs_cli.h"
+#include "cs_compare.h"
+#include "cs_exit.h"
 #include "cs_error.h"
 #include "cs_h5.h"
 #include "cs_harm.h"

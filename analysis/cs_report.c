@@ -40,7 +40,8 @@
  * cannot be written, gnuplot missing (it is a declared run-time dependency,
  * DESIGN §1) or failing.
  */
-#include "cs_cli.h"
+#include "cs_exit.h"
+#include "cs_report.h"
 #include "cs_error.h"
 #include "cs_h5.h"
 #include "cs_mech.h"

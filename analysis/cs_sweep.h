@@ -142,10 +142,5 @@ int cs_sweep_point_scenario(const cs_sweep_t *sw, size_t p, uint64_t seed, cs_sc
 /* "r0007": the run_id (directory name) of run r into buf; returns buf. */
 char *cs_sweep_run_id(const cs_sweep_t *sw, size_t r, char *buf, size_t cap);
 
-/* `cowsim sweep SWEEP.json [-j N] [--resume] [-o DIR] [--quiet]`.
- * Exit codes: 0 every run finished; 1 a run failed (invariant or engine
- * error; the other runs still run); 2 bad usage, sweep or scenario;
- * 3 I/O failure (names the path); 130 interrupted. */
-int cs_cmd_sweep(int argc, char **argv);
 
 #endif /* CS_SWEEP_H */

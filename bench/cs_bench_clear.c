@@ -80,7 +80,7 @@
  * (minimum 5); CS_BENCH_CLEAR_NOBASE=1 skips the qsort baseline (its
  * figures and check are then reported as 0 / "skipped").
  */
-#include "cs_bench.h"
+#include "cs_bench_clear.h"
 #include "cs_fixed.h"
 #include "cs_ledger.h"
 #include "cs_mech.h"

@@ -49,7 +49,7 @@
  * machine disturbs much less than wall time (waiting for a core is not
  * counted; cache interference from other processes still is).
  */
-#include "cs_bench.h"
+#include "cs_bench_core.h"
 #include "cs_queue.h"
 #include "cs_sched.h"
 #include "cs_timer.h"

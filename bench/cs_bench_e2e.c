@@ -34,8 +34,7 @@
  * scenarios/bench-large.json under the current directory.  --quick runs
  * 2,000 blocks (a smoke test, not a measurement).
  */
-#include "cs_bench.h"
-#include "cs_cli.h"
+#include "cs_bench_e2e.h"
 #include "cs_engine.h"
 #include "cs_scenario.h"
 #include "cs_sched.h"

@@ -197,3 +197,31 @@ size_t cs_publish_scan(const char *cmd, const char *const *inputs, size_t n)
     }
     return lines;
 }
+
+/* mkdir -p path: create every missing directory.  Returns 0, or -1 with
+ * errno set (ENOTDIR when path exists and is not a directory). */
+int cs_mkdirs(const char *path)
+{
+    char buf[4096];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(buf, path, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] == '/' || buf[i] == '\0') {
+            char c = buf[i];
+            buf[i] = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+            buf[i] = c;
+        }
+    }
+    struct stat sb;
+    if (stat(path, &sb) != 0) return -1;
+    if (!S_ISDIR(sb.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}

@@ -92,4 +92,9 @@ int cs_publish_leftover_state(const char *path);
  */
 size_t cs_publish_scan(const char *cmd, const char *const *inputs, size_t n);
 
+/* mkdir -p path: create every missing directory.  Returns 0, or -1 with
+ * errno set (ENOTDIR when path exists and is not a directory).  Shared by
+ * run, sweep and report. */
+int cs_mkdirs(const char *path);
+
 #endif

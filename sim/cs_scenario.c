@@ -33,7 +33,7 @@
 
 #include <gsl/gsl_randist.h>
 
-#include "cs_cli.h"
+#include "cs_exit.h"
 #include "cs_mech.h"
 
 /* ------------------------------------------------------------ limits */
@@ -1693,7 +1693,7 @@ static void cs__output(cs__ctx_t *c, const cJSON *j)
 
 /* "seeds": a count N (the seeds seed, seed + 1, ..., seed + N - 1: see
  * cs_scenario_seed) or a list of distinct u64 seeds, at most CS_MAX_SEEDS.
- * `cowsim run` runs every mechanism once per seed (sim/cs_run.c). */
+ * `cowsim run` runs every mechanism once per seed (cli/cs_cmd_run.c). */
 static void cs__seeds(cs__ctx_t *c, const cJSON *j, cs_scenario_t *s)
 {
     uint64_t n;

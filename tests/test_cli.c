@@ -1,5 +1,5 @@
 /*
- * test_cli.c -- the cowsim entry point (sim/cs_cli.c): cs_cli_main fixes
+ * test_cli.c -- the cowsim entry point (cli/cs_cli.c): cs_cli_main fixes
  * glibc's mmap threshold at 256 KiB before it runs a subcommand
  * (DESIGN-NOTES N46).  Seen from where glibc puts blocks afterwards:
  * mallinfo2().hblks counts the blocks that have their own mapping.  Left

@@ -23,8 +23,8 @@
  *     byte past a too-long payload is read and nothing is allocated),
  *     handler 256 bytes, timer_id 256 bytes, 16 watch keys of 256 bytes,
  *     MAX_TIMERS_PER_ACTOR;
- *   `cowsim clear` input (sim/cs_clear.c): 64 MiB, 1,000,000 timers;
- *   `cowsim run --max-memory` (sim/cs_run.c): the printed estimate equals
+ *   `cowsim clear` input (cli/cs_cmd_clear.c): 64 MiB, 1,000,000 timers;
+ *   `cowsim run --max-memory` (cli/cs_cmd_run.c): the printed estimate equals
  *     the formula computed here by hand, a limit one byte below it is
  *     refused with exit 2 before the run starts, the estimate itself is
  *     accepted.
@@ -397,7 +397,7 @@ static void test_max_memory(void)
     if (!f) return;
     fputs(text, f);
     fclose(f);
-    /* By hand (sim/cs_run.c): pending <= 3 actors x 10 = 30 timers, each
+    /* By hand (cli/cs_cmd_run.c): pending <= 3 actors x 10 = 30 timers, each
      * 2 x CS_TIMER_RECORD_MAX_BYTES (32 + 80 + 64 + 4 = 180) + 160 bytes
      * (heartbeat payload_len 0);
      * actors 3 x (16 x 16 + 256: the fairness window log, 16 x window) + 3 x

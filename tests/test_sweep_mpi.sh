@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_sweep_mpi.sh BIN [MPIRUN] -- cowsim sweep under mpirun (analysis/cs_sweep.c):
+# test_sweep_mpi.sh BIN [MPIRUN] -- cowsim sweep under mpirun (cli/cs_cmd_sweep.c):
 # BIN must be a cowsim built with -DCS_MPI=ON (registered in ctest only then).
 #   1. mpirun -n 2 (rank 0 hands out runs, one worker rank) runs in MPI mode
 #      and gives a /runs table identical to a local -j 1 sweep;

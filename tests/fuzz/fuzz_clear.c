@@ -1,7 +1,7 @@
 /*
  * fuzz_clear.c -- libFuzzer harness: the `cowsim clear AUCTION.json` input.
  *
- * sim/cs_clear.c has no callable parse function, so the harness drives the
+ * cli/cs_cmd_clear.c has no callable parse function, so the harness drives the
  * command itself: the input bytes are written to a memfd, which is passed
  * to cs_cmd_clear as /proc/self/fd/N (with --json when the input length is
  * odd, so both printers run).  stdout goes to /dev/null; run with

@@ -1,5 +1,5 @@
 /*
- * cs_clear.c -- `cowsim clear AUCTION.json [--json]` (DESIGN §5): clear one
+ * cs_cmd_clear.c -- `cowsim clear AUCTION.json [--json]` (DESIGN §5): clear one
  * block's auction with a registered mechanism and show the allocation,
  * priorities, payments, critical bids and why each loser lost.
  *

@@ -1,10 +1,11 @@
 /*
- * cs_bench.h -- benchmarks behind `cowsim bench` (bench/).  Every figure is
+ * cs_bench_out.h -- what every benchmark of `cowsim bench` shares: clocks,
+ * the result writer (aligned text or JSON) and the median.  Every figure is
  * reported next to a baseline measured in the same run, because the
  * machines this runs on are shared and noisy.
  */
-#ifndef CS_BENCH_H
-#define CS_BENCH_H
+#ifndef CS_BENCH_OUT_H
+#define CS_BENCH_OUT_H
 
 #include <stdio.h>
 
@@ -30,18 +31,4 @@ void cs_bench_close(cs_bench_out_t *o);
  * mean of the two middle values when n is even. */
 double cs_bench_median(double *v, int n);
 
-/* Core benchmark: tiered queue lifecycle vs a binary heap (issue: core),
- * at 10^5 and 10^6 pending, or at `pending` alone when it is not 0, in
- * `rounds` rounds (0: CS_BENCH_CORE_ROUNDS, 3 with quick) whose medians
- * are reported. */
-#define CS_BENCH_CORE_ROUNDS 5
-#define CS_BENCH_CORE_ROUNDS_MAX 25
-int cs_bench_core(cs_bench_out_t *o, int quick, size_t pending, int rounds);
-/* Mechanism clearing figures, appended to the core benchmark. */
-int cs_bench_clear(cs_bench_out_t *o, int quick);
-/* End to end on scenarios/bench-large.json (bench/cs_bench_e2e.c). */
-int cs_bench_e2e(cs_bench_out_t *o, int quick);
-/* Peak RSS with 10^7 pending timers (bench/cs_bench_e2e.c). */
-int cs_bench_memory(cs_bench_out_t *o, int quick);
-
-#endif
+#endif /* CS_BENCH_OUT_H */

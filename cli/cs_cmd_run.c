@@ -1,5 +1,5 @@
 /*
- * cs_run.c -- `cowsim run SCENARIO.json [-o DIR] [--seed N] [--seeds N]
+ * cs_cmd_run.c -- `cowsim run SCENARIO.json [-o DIR] [--seed N] [--seeds N]
  * [--mechanism M[,M...]] [--set PATH=VALUE]... [--check-invariants]
  * [--max-memory BYTES] [--quiet]` (DESIGN §5): one HDF5 file per mechanism
  * on identical demand, then a summary table comparing them.
@@ -39,6 +39,7 @@
 #include "cs_cli.h"
 #include "cs_engine.h"
 #include "cs_harm.h"
+#include "cs_publish.h"
 #include "cs_scenario.h"
 #include "cs_seeds.h"
 

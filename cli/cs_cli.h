@@ -2,13 +2,19 @@
  * cs_cli.h -- subcommand dispatch for the cowsim binary (DESIGN §5).
  *
  * Each subcommand is a function cs_cmd_<name>(argc, argv) with argv[0] the
- * subcommand name.  Exit codes: 0 ok, 1 check failed, 2 bad input or usage,
+ * subcommand name: run, sweep, clear, bench and validate are defined here in
+ * cli/, compare, check and report are library entries of analysis/
+ * (cs_compare.h, cs_check.h, cs_report.h).  Exit codes: 0 ok, 1 check failed, 2 bad input or usage,
  * 3 I/O failure (DESIGN §2.9).
  */
 #ifndef CS_CLI_H
 #define CS_CLI_H
 
-enum { CS_EXIT_OK = 0, CS_EXIT_CHECK = 1, CS_EXIT_USAGE = 2, CS_EXIT_IO = 3 };
+#include "cs_check.h"
+#include "cs_compare.h"
+#include "cs_exit.h"
+#include "cs_report.h"
+#include "cs_scenario.h"
 
 /* The cowsim entry point: tunes the allocator (cs_malloc_tune), then runs
  * the subcommand argv[1]; returns the exit status. */
@@ -18,16 +24,10 @@ int cs_cli_main(int argc, char **argv);
  * sanitizer's, whose mallopt refuses). */
 int cs_malloc_tune(void);
 #define CS_MMAP_THRESHOLD (256 * 1024)
-/* mkdir -p; 0, or -1 with errno (shared by run, sweep and report). */
-int cs_mkdirs(const char *path);
 
 int cs_cmd_bench(int argc, char **argv);
-int cs_cmd_check(int argc, char **argv);
 int cs_cmd_clear(int argc, char **argv);
-int cs_cmd_compare(int argc, char **argv);
-int cs_cmd_report(int argc, char **argv);
 int cs_cmd_run(int argc, char **argv);
 int cs_cmd_sweep(int argc, char **argv);
-int cs_cmd_validate(int argc, char **argv);
 
 #endif

@@ -32,7 +32,6 @@
 #include <string.h>
 
 #define CS__BASELINE_MAX (16u << 20) /* largest baseline file read, bytes */
-#define CS__DEFAULT_REL 0.05         /* tolerance of a newly blessed metric without --abs/--rel */
 
 /* One baseline entry. */
 typedef struct cs__bent {
@@ -52,19 +51,6 @@ typedef struct cs__base {
     cs__bent_t *e;       /* entries in file order */
     size_t n;            /* entries */
 } cs__base_t;
-
-/* Usage text of `cowsim check` on f. */
-static void cs__check_usage(FILE *f)
-{
-    fprintf(f, "usage: cowsim check --baseline BASELINE.json RUN.h5 [--greedy GREEDY.h5]\n"
-               "       cowsim check --bless BASELINE.json RUN.h5 [--abs X] [--rel X] [--metrics A,B,...]\n"
-               "                    [--comment TEXT] [--greedy GREEDY.h5]\n"
-               "  --baseline: compare every metric of the baseline with the run; exit 1 on a regression.\n"
-               "  --bless: write or refresh the baseline from the run (values replaced; tolerances kept\n"
-               "  unless --abs/--rel are given; --metrics adds or selects metrics; a new baseline holds\n"
-               "  every metric with --rel %g unless told otherwise).\n",
-            CS__DEFAULT_REL);
-}
 
 /* Free what a parsed baseline owns and zero it. */
 static void cs__base_free(cs__base_t *b)
@@ -364,7 +350,7 @@ static int cs__run_metrics(const char *run, const char *greedy, cs_metrics_t *m)
 }
 
 /* --baseline: print one line per check; 0 all pass, 1 a regression. */
-static int cs__do_check(const char *bpath, const char *run, const char *greedy)
+int cs_check_baseline(const char *bpath, const char *run, const char *greedy)
 {
     cs__base_t b;
     int st = cs__base_load(bpath, &b, 1);
@@ -477,7 +463,7 @@ static int cs__add_list(const char *list, cs__bent_t **e, size_t *n, double abs_
             snprintf(g[j].name, sizeof g[j].name, "%s", name);
             g[j].abs_tol = abs_tol;
             g[j].rel_tol = rel_tol;
-            if (abs_tol < 0 && rel_tol < 0) g[j].rel_tol = CS__DEFAULT_REL;
+            if (abs_tol < 0 && rel_tol < 0) g[j].rel_tol = CS_CHECK_DEFAULT_REL;
             (*n)++;
         } else if (abs_tol >= 0 || rel_tol >= 0) {
             (*e)[j].abs_tol = abs_tol;
@@ -522,8 +508,8 @@ static char *cs__bless_text(const cs__base_t *b, const cs_metrics_t *m, const ch
 
 /* --bless: write or refresh the baseline from the run; print what changed
  * once the file is written. */
-static int cs__do_bless(const char *bpath, const char *run, const char *greedy, double abs_tol, double rel_tol,
-                        const char *list, const char *comment)
+int cs_check_bless(const char *bpath, const char *run, const char *greedy, double abs_tol, double rel_tol,
+                   const char *list, const char *comment)
 {
     cs__base_t b;
     memset(&b, 0, sizeof b);
@@ -617,64 +603,4 @@ static int cs__do_bless(const char *bpath, const char *run, const char *greedy, 
     if (exists) printf(", %zu value%s changed\n", changed, changed == 1 ? "" : "s");
     cs__base_free(&b);
     return CS_EXIT_OK;
-}
-
-/* Parse a tolerance option value: a finite number >= 0. */
-static int cs__parse_tol(const char *opt, const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double d = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(d) || d < 0) {
-        fprintf(stderr, "cowsim check: %s needs a number >= 0, got '%s'\n", opt, s);
-        return -1;
-    }
-    *out = d;
-    return 0;
-}
-
-/* `cowsim check`: parse arguments and run --baseline or --bless.  Returns
- * the exit status (0 pass, 1 regression, 2 bad input, 3 I/O). */
-int cs_cmd_check(int argc, char **argv)
-{
-    const char *baseline = NULL, *bless = NULL, *run = NULL, *greedy = NULL, *list = NULL, *comment = NULL;
-    double abs_tol = -1, rel_tol = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            cs__check_usage(stdout);
-            return CS_EXIT_OK;
-        } else if (strcmp(a, "--baseline") == 0 && i + 1 < argc) {
-            baseline = argv[++i];
-        } else if (strcmp(a, "--bless") == 0 && i + 1 < argc) {
-            bless = argv[++i];
-        } else if (strcmp(a, "--greedy") == 0 && i + 1 < argc) {
-            greedy = argv[++i];
-        } else if (strcmp(a, "--metrics") == 0 && i + 1 < argc) {
-            list = argv[++i];
-        } else if (strcmp(a, "--comment") == 0 && i + 1 < argc) {
-            comment = argv[++i];
-        } else if (strcmp(a, "--abs") == 0 && i + 1 < argc) {
-            if (cs__parse_tol(a, argv[++i], &abs_tol) != 0) return CS_EXIT_USAGE;
-        } else if (strcmp(a, "--rel") == 0 && i + 1 < argc) {
-            if (cs__parse_tol(a, argv[++i], &rel_tol) != 0) return CS_EXIT_USAGE;
-        } else if (a[0] != '-' && !run) {
-            run = a;
-        } else {
-            fprintf(stderr, "cowsim check: unexpected argument '%s'\n", a);
-            cs__check_usage(stderr);
-            return CS_EXIT_USAGE;
-        }
-    }
-    if (!run || (!baseline == !bless)) {
-        if (baseline && bless) fprintf(stderr, "cowsim check: give either --baseline or --bless, not both\n");
-        cs__check_usage(stderr);
-        return CS_EXIT_USAGE;
-    }
-    if (baseline && (abs_tol >= 0 || rel_tol >= 0 || list || comment)) {
-        fprintf(stderr, "cowsim check: --abs, --rel, --metrics and --comment go with --bless\n");
-        return CS_EXIT_USAGE;
-    }
-    if (baseline) return cs__do_check(baseline, run, greedy);
-    return cs__do_bless(bless, run, greedy, abs_tol, rel_tol, list, comment);
 }

@@ -26,31 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { CS__FMT_TEXT = 0, CS__FMT_CSV = 1, CS__FMT_JSON = 2 };
-
-/* Usage text of `cowsim compare` on f. */
-static void cs__compare_usage(FILE *f)
-{
-    fprintf(f, "usage: cowsim compare RUN.h5 ... [--csv|--json] [--harm] [--greedy GREEDY.h5] [--burn-in N|--no-warmup]\n"
-               "       cowsim compare RUNDIR [--ref MECHANISM] [--csv|--json]\n"
-               "  Prints the metrics of analysis/README.md, one column per run, one row per metric.\n"
-               "  efficiency and poa compare with the offline welfare optimum of the run's own demand\n"
-               "  (exact ILP, or an LP / Lagrangian upper bound: the header says which);\n"
-               "  efficiency_greedy uses --greedy, else a greedy.h5 next to each run.\n"
-               "  Then the steady state of each run: MSER-5 cuts the warm-up (--burn-in N: the\n"
-               "  first N blocks; --no-warmup: nothing), and per-block basefee, utilisation, fires,\n"
-               "  backlog, paid and welfare are averaged over the rest with 95 %% batch-means\n"
-               "  intervals.\n"
-               "  --harm (text or JSON): then the harm to honest actors of each run against the\n"
-               "  <mechanism>.noattack.h5 beside it (cowsim run --harm), and per mechanism across\n"
-               "  the runs' seeds the mean with its 95 %% t and BCa (10 seeds or more) intervals.\n"
-               "  RUNDIR, a multi-seed run (RUNDIR/seed-<s>/<mechanism>.h5): per metric and mechanism\n"
-               "  the mean over seeds with its 95 %% Student-t interval, and the paired difference\n"
-               "  to --ref (default: the scenario's first mechanism) on the same seed with t and\n"
-               "  BCa bootstrap intervals (no bootstrap below 10 seeds, with a warning).\n"
-               "  Exit 2 if a file is not a cowsim run file, 3 if it cannot be read.\n");
-}
-
 /* Exit status for a cs_metrics_compute error code. */
 static int cs__exit_for(int rc)
 {
@@ -538,8 +513,8 @@ static int cs__compare_seeds(const char *dir, const char *refname, int fmt)
         }
     }
     if (status == CS_EXIT_OK) {
-        if (fmt == CS__FMT_TEXT) cs__seeds_text(dir, &s, ref, names, nn, cell);
-        else if (fmt == CS__FMT_CSV) cs__seeds_csv(&s, ref, names, nn, cell);
+        if (fmt == CS_COMPARE_TEXT) cs__seeds_text(dir, &s, ref, names, nn, cell);
+        else if (fmt == CS_COMPARE_CSV) cs__seeds_csv(&s, ref, names, nn, cell);
         else if (cs__seeds_json(dir, &s, ref, names, nn, cell) != 0) status = CS_EXIT_IO;
     }
     if (status != CS_EXIT_OK) fprintf(stderr, "cowsim compare: out of memory\n");
@@ -642,51 +617,15 @@ static int cs__ss_json(cJSON *o, const cs_steady_t *ss)
 /* `cowsim compare`: parse arguments, compute every run's metrics (all
  * errors reported before any table), print the table.  Returns the exit
  * status (cs_cli.h). */
-int cs_cmd_compare(int argc, char **argv)
+int cs_compare_runs(const cs_compare_opts_t *o)
 {
-    int fmt = CS__FMT_TEXT;
-    const char *greedy = NULL, *ref = NULL;
-    int harm = 0; /* --harm: the harm table of each run and its .noattack.h5 (cs_harm.h) */
-    int ss_mode = CS_STEADY_MSER5;
-    uint64_t burn_in = 0;
-    char **paths = calloc((size_t)argc + 1, sizeof *paths);
-    size_t np = 0;
-    if (!paths) {
-        fprintf(stderr, "cowsim compare: out of memory\n");
-        return CS_EXIT_IO;
-    }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            cs__compare_usage(stdout);
-            free(paths);
-            return CS_EXIT_OK;
-        } else if (strcmp(a, "--csv") == 0) {
-            fmt = CS__FMT_CSV;
-        } else if (strcmp(a, "--json") == 0) {
-            fmt = CS__FMT_JSON;
-        } else if (strcmp(a, "--greedy") == 0 && i + 1 < argc) {
-            greedy = argv[++i];
-        } else if (strcmp(a, "--ref") == 0 && i + 1 < argc) {
-            ref = argv[++i];
-        } else if (strcmp(a, "--harm") == 0) {
-            harm = 1;
-        } else if (cs_steady_arg(argc, argv, &i, &ss_mode, &burn_in)) {
-            continue;
-        } else if (a[0] != '-' || strcmp(a, "-") == 0) {
-            paths[np++] = argv[i];
-        } else {
-            fprintf(stderr, "cowsim compare: unexpected argument '%s'\n", a);
-            cs__compare_usage(stderr);
-            free(paths);
-            return CS_EXIT_USAGE;
-        }
-    }
-    if (np == 0 || (harm && fmt == CS__FMT_CSV)) {
-        cs__compare_usage(stderr);
-        free(paths);
-        return CS_EXIT_USAGE;
-    }
+    int fmt = o->fmt;
+    const char *greedy = o->greedy, *ref = o->ref;
+    int harm = o->harm;
+    int ss_mode = o->ss_mode;
+    uint64_t burn_in = o->burn_in;
+    char **paths = o->paths;
+    size_t np = o->n_paths;
     /* A work file beside the inputs means a run there was interrupted (N48). */
     cs_publish_scan("compare", (const char *const *)paths, np);
     int seeds_dir = np == 1 && !greedy && cs_seeds_is_dir(paths[0]);
@@ -698,9 +637,8 @@ int cs_cmd_compare(int argc, char **argv)
         else {
             fprintf(stderr, "cowsim compare: --ref needs one multi-seed run directory (RUNDIR/seed-<s>/)%s\n",
                     greedy ? ", without --greedy" : "");
-            cs__compare_usage(stderr);
+            st = CS_COMPARE_USAGE;
         }
-        free(paths);
         return st;
     }
     cs_metrics_t *ms = calloc(np, sizeof *ms);
@@ -713,7 +651,6 @@ int cs_cmd_compare(int argc, char **argv)
         free(ss);
         free(obuf);
         free(greedy_files);
-        free(paths);
         return CS_EXIT_IO;
     }
     int status = CS_EXIT_OK;
@@ -773,14 +710,14 @@ int cs_cmd_compare(int argc, char **argv)
             status = CS_EXIT_IO;
         } else {
             cs__labels(ms, np, lab);
-            if (fmt == CS__FMT_TEXT) {
+            if (fmt == CS_COMPARE_TEXT) {
                 cs__print_text(ms, paths, greedy_files, np, names, nn, lab);
                 cs__ss_text(ss, np, lab);
                 if (hm) {
                     cs_harm_print(stdout, hm, np);
                     cs_harm_print_summary(stdout, hsum, nhsum);
                 }
-            } else if (fmt == CS__FMT_CSV) {
+            } else if (fmt == CS_COMPARE_CSV) {
                 cs__print_csv(ms, np, names, nn, lab);
                 cs__ss_csv(ss, np);
             } else if (cs__print_json(ms, ss, paths, greedy_files, np, hm, hsum, nhsum) != 0) status = CS_EXIT_IO;
@@ -797,6 +734,5 @@ int cs_cmd_compare(int argc, char **argv)
     free(ss);
     free(obuf);
     free(greedy_files);
-    free(paths);
     return status;
 }

@@ -2,16 +2,13 @@
  * cs_cli.h -- subcommand dispatch for the cowsim binary (DESIGN §5).
  *
  * Each subcommand is a function cs_cmd_<name>(argc, argv) with argv[0] the
- * subcommand name: run, sweep, clear, bench and validate are defined here in
- * cli/, compare, check and report are library entries of analysis/
- * (cs_compare.h, cs_check.h, cs_report.h).  Exit codes: 0 ok, 1 check failed, 2 bad input or usage,
- * 3 I/O failure (DESIGN §2.9).
+ * subcommand name, defined in cli/cs_cmd_<name>.c: it parses the command
+ * line and calls the libraries below (analysis/, bench/, sim/).  Exit
+ * statuses: sim/cs_exit.h.
  */
 #ifndef CS_CLI_H
 #define CS_CLI_H
 
-#include "cs_check.h"
-#include "cs_compare.h"
 #include "cs_exit.h"
 #include "cs_report.h"
 #include "cs_scenario.h"
@@ -26,7 +23,9 @@ int cs_malloc_tune(void);
 #define CS_MMAP_THRESHOLD (256 * 1024)
 
 int cs_cmd_bench(int argc, char **argv);
+int cs_cmd_check(int argc, char **argv);
 int cs_cmd_clear(int argc, char **argv);
+int cs_cmd_compare(int argc, char **argv);
 int cs_cmd_run(int argc, char **argv);
 int cs_cmd_sweep(int argc, char **argv);
 

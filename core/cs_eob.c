@@ -2,6 +2,8 @@
  * cs_eob.c -- the end-of-block pipeline, steps 3-9 of DESIGN §2.3
  * (CIP-1 rev §3, CIP-5 §5, CIP-5 CN §5, §8-11).
  */
+#include "cs_sched.h"
+#include "cs_fees.h"
 #include "cs_sched_int.h"
 
 #include <stdlib.h>

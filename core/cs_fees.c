@@ -10,6 +10,8 @@
  *   CS_MF_BID   a bid escrowed at schedule and settled at fire (bias-*, score)
  *   neither     no execution fee (fifo, fifo-capped: CIP-5 §6.3)
  */
+#include "cs_fees.h"
+
 #include "cs_basefee.h"
 #include "cs_fairness.h"
 #include "cs_gba.h"

@@ -3,6 +3,7 @@
  * pipeline.  See cs_sched.h for the contract and DESIGN §2.3 for the steps.
  */
 #include "cs_sched.h"
+#include "cs_fees.h"
 #include "cs_hmap.h"
 #include "cs_sched_int.h"
 
@@ -11,21 +12,6 @@
 #include <string.h>
 
 /* ---------------------------------------------------------------- helpers */
-
-static uint64_t cs__load64(const uint8_t *b)
-{
-    uint64_t v;
-    memcpy(&v, b, 8);
-    return v;
-}
-
-static uint64_t cs__addr_key(const cs_addr_t *a)
-{
-    uint64_t k = cs__load64(a->b) ^ cs__mix64(cs__load64(a->b + 8));
-    uint32_t t;
-    memcpy(&t, a->b + 16, 4);
-    return cs__mix64(k ^ ((uint64_t)t << 17));
-}
 
 /* Little-endian 64-bit load and store (Keccak lanes). */
 static uint64_t cs__le64(const uint8_t *p)
@@ -54,18 +40,7 @@ static void cs__be64(uint8_t *out, uint64_t v)
     }
 }
 
-static int cs__grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 16;
-    while (c < need) c *= 2;
-    void *p = realloc(*arr, c * elem);
-    if (!p) return -1;
-    *arr = p;
-    *cap = c;
-    return 0;
-}
-#define CS__GROW(arr, cap, need) cs__grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+#define CS__GROW(arr, cap, need) cs__sched_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
 
 /*
  * CIP-5 CN §10.1 / §14: deliver_id = keccak256(h[8 BE] || parent_root ||
@@ -119,41 +94,6 @@ void cs_deliver_id_many(uint64_t h, const cs_hash_t *parent_root, cs_delivery_t 
         for (size_t j = 0; j < m; j++)
             for (unsigned i = 0; i < 4; i++) cs__le64_put(d[k0 + j].deliver_id.b + 8 * i, st[j][i]);
     }
-}
-
-/* ------------------------------------------------------------- actors */
-
-int cs__actor_intern(cs_sched_t *s, const cs_addr_t *a, uint32_t *out)
-{
-    uint64_t k = cs__addr_key(a);
-    size_t it = SIZE_MAX;
-    for (uint32_t v; (v = cs__hmap_next(&s->actor_map, k, &it)) != CS__HEMPTY;)
-        if (memcmp(s->actors[v].addr.b, a->b, CS_ADDR_LEN) == 0) {
-            *out = v;
-            return CS_OK;
-        }
-    if (CS__GROW(s->actors, s->actors_cap, s->n_actors + 1) != 0) return CS_ENOMEM;
-    uint32_t idx = (uint32_t)s->n_actors;
-    if (cs__hmap_put(&s->actor_map, k, idx) != 0) return CS_ENOMEM;
-    cs_actor_rec_t *r = &s->actors[idx];
-    memset(r, 0, sizeof *r);
-    r->addr = *a;
-    r->deployer = idx;
-    s->n_actors++;
-    *out = idx;
-    return CS_OK;
-}
-
-int cs__actor_lookup(const cs_sched_t *s, const cs_addr_t *a, uint32_t *out)
-{
-    uint64_t k = cs__addr_key(a);
-    size_t it = SIZE_MAX;
-    for (uint32_t v; (v = cs__hmap_next(&s->actor_map, k, &it)) != CS__HEMPTY;)
-        if (memcmp(s->actors[v].addr.b, a->b, CS_ADDR_LEN) == 0) {
-            *out = v;
-            return CS_OK;
-        }
-    return CS_ETIMER_NOT_FOUND;
 }
 
 /* Intern a handler name; index 0 is the default handler. */

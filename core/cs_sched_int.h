@@ -1,14 +1,23 @@
 /*
  * cs_sched_int.h -- internals of the scheduler shared by cs_sched.c (store,
- * indices, transactions), cs_eob.c (end-of-block pipeline) and cs_fees.c
- * (fees, ledger and fairness glue).  Not a public header.
+ * indices, transactions), cs_eob.c (end-of-block pipeline), cs_fees.c
+ * (fees, ledger and fairness glue) and cs_actors.c (the actor table).  Not
+ * a public header.  It needs only the scheduler's types
+ * (cs_sched_types.h), not its functions (cs_sched.h).
  */
 #ifndef CS_SCHED_INT_H
 #define CS_SCHED_INT_H
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "cs_hmap.h"
 #include "cs_ledger.h"
-#include "cs_sched.h"
+#include "cs_mech.h"
+#include "cs_params.h"
+#include "cs_queue.h"
+#include "cs_sched_types.h"
+#include "cs_timer.h"
 
 #define CS_MAX_WATCH_KEYS 16u     /* keys per STATE_WATCH timer (CIP-5 CN §15) */
 #define CS_MAX_WATCH_KEY_LEN 256u /* bytes per watch key */
@@ -127,6 +136,31 @@ struct cs_sched {
     struct cs_fees *fees;     /* fees, ledger, fairness state */
 };
 
+/* Unaligned native-endian 64-bit load (hash keys from id and address bytes). */
+static inline uint64_t cs__load64(const uint8_t *b)
+{
+    uint64_t v;
+    memcpy(&v, b, 8);
+    return v;
+}
+
+/* Grow *arr to at least need elements of size elem (capacity from 16,
+ * doubling); 0 on success, -1 with *arr untouched when realloc fails. */
+static inline int cs__sched_grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < need) c *= 2;
+    void *p = realloc(*arr, c * elem);
+    if (!p) return -1;
+    *arr = p;
+    *cap = c;
+    return 0;
+}
+
+/* cs_actors.c: the actor table.  cs__actor_intern returns the index of
+ * address a, adding it (deployer = itself) when new: CS_OK or CS_ENOMEM;
+ * cs__actor_lookup only finds it: CS_OK or CS_ETIMER_NOT_FOUND. */
 int cs__actor_intern(cs_sched_t *s, const cs_addr_t *a, uint32_t *out);
 int cs__actor_lookup(const cs_sched_t *s, const cs_addr_t *a, uint32_t *out);
 uint32_t cs__id_lookup(const cs_sched_t *s, const cs_hash_t *id);
@@ -168,29 +202,13 @@ static inline cs_timer_money_t *cs__rec_money(const cs_sched_t *s, uint32_t slot
     return m == CS_NIL ? NULL : &s->money[m];
 }
 
-/* cs_fees.c: the money side of the pipeline. */
-int cs__fees_init(cs_sched_t *s);
-void cs__fees_free(cs_sched_t *s);
-void cs__fees_begin_block(cs_sched_t *s, uint64_t h);
-int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_hot_t *hot, cs_timer_t *rec,
-                      cs_timer_money_t *m);
-void cs__fees_on_destroy(cs_sched_t *s, uint32_t slot);
-int cs__fees_on_insert(cs_sched_t *s, uint32_t slot);
-
-#endif
-
 #define CS_TF_INSET 0x10u /* candidate of the block being cleared */
 #define CS_TF_GC 0x20u    /* waiting in the GC queue */
 #define CS_TF_GC_FUNDS 0x40u /* ... for insufficient funds (else TTL) */
 
-int cs__fees_classify(cs_sched_t *s, uint32_t slot, cs_cand_t *c);
-int cs__fees_precharge(cs_sched_t *s, const cs_cand_t *c, cs_cand_row_t *row);
-void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles,
-                     uint64_t used_cells, cs_cand_row_t *row);
-void cs__fees_ctx(cs_sched_t *s, cs_clear_ctx_t *ctx);
-/* CS_OK, or CS_ENOMEM when the fairness counters or the tip list could not grow. */
-int cs__fees_end_block(cs_sched_t *s, const cs_cand_t *c, size_t n, cs_block_stats_t *st);
 void cs__setsum_update(cs_sched_t *s, uint32_t slot, int add);
 void cs__remove_record(cs_sched_t *s, uint32_t slot);
 int cs__requeue(cs_sched_t *s, uint32_t slot);
 void cs__retired_release(cs_sched_t *s);
+
+#endif /* CS_SCHED_INT_H */

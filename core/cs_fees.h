@@ -1,0 +1,71 @@
+/*
+ * cs_fees.h -- the money side of the scheduler (cs_fees.c): balances,
+ * escrowed bids, per-cycle fees, W(actor), the lane basefee and the
+ * previous-block p50 tip (CIP-1 rev §3 steps 4-10, §5-§9; CIP-5 §9.7;
+ * DESIGN §2.3-2.6).
+ *
+ * The public part is the scheduler's money API (cs_sched.h includes this
+ * header, so callers see one interface).  The cs__fees_* part is internal:
+ * the hooks the store (cs_sched.c) and the end-of-block pipeline
+ * (cs_eob.c) call; it needs only the scheduler's types
+ * (cs_sched_types.h), so the money side stands below the scheduler.
+ *
+ * Ownership: cs__fees_init allocates the state behind s->fees and
+ * cs__fees_free releases it (cs_sched_alloc / cs_sched_free call them).
+ */
+#ifndef CS_FEES_H
+#define CS_FEES_H
+
+#include "cs_error.h"
+#include "cs_mech.h"
+#include "cs_sched_types.h"
+#include "cs_timer.h"
+#include "cs_types.h"
+
+/* Money and fairness (cs_fees.c).  Actors are interned on first use; the
+ * ledger account of an actor is its index. */
+int cs_sched_actor_index(cs_sched_t *s, const cs_addr_t *a, uint32_t *idx);
+int cs_sched_fund(cs_sched_t *s, const cs_addr_t *a, cs_u128 amount);
+int cs_sched_set_deployer(cs_sched_t *s, const cs_addr_t *actor, const cs_addr_t *deployer);
+cs_u128 cs_sched_balance(const cs_sched_t *s, uint32_t actor);
+/* D13: the CIP-3 environment for the next block (the cycle basefee is
+ * stored as timer fires are charged it, cs_basefee_cycle_charged, N38). */
+void cs_sched_set_env(cs_sched_t *s, cs_u128 basefee_cycle, cs_u128 basefee_cell);
+cs_u128 cs_sched_lane_basefee(const cs_sched_t *s);
+/* The lane basefee actually charged (lane_fee_multiplier applied, §5). */
+cs_u128 cs_sched_lane_basefee_charged(const cs_sched_t *s);
+/* The fire-count median W(actor) uses in this block (CIP-1 rev §8, D12). */
+uint64_t cs_sched_fair_median(const cs_sched_t *s);
+cs_u128 cs_sched_p50_tip(const cs_sched_t *s);
+struct cs_ledger;
+const struct cs_ledger *cs_sched_ledger(const cs_sched_t *s);
+/* W(actor) in ppm for the block being built (CIP-1 rev §8). */
+uint64_t cs_sched_weight(const cs_sched_t *s, uint32_t actor);
+/* Snapshot of tracked identities: returns the count written (<= cap). */
+uint32_t cs_sched_weights(const cs_sched_t *s, uint32_t *ident, uint64_t *recent, uint64_t *w_ppm,
+                          uint32_t cap);
+/* Run totals of TimerPriorityClampedAtSchedule and TimerRejectedBelowBasefee. */
+void cs_sched_counters(const cs_sched_t *s, uint64_t *clamped, uint64_t *rejected_below);
+/* DESIGN §2.6 invariants; CS_EINVARIANT with a description in msg. */
+int cs_sched_check_invariants(const cs_sched_t *s, char *msg, size_t cap);
+
+/* ------------------------------------------------- internal (cs_sched.c, cs_eob.c) */
+
+/* Allocate the money state of s (ledger, fairness, lane basefee);
+ * CS_OK, CS_ENOMEM or CS_EINVAL. */
+int cs__fees_init(cs_sched_t *s);
+void cs__fees_free(cs_sched_t *s);
+void cs__fees_begin_block(cs_sched_t *s, uint64_t h);
+int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_hot_t *hot, cs_timer_t *rec,
+                      cs_timer_money_t *m);
+void cs__fees_on_destroy(cs_sched_t *s, uint32_t slot);
+int cs__fees_on_insert(cs_sched_t *s, uint32_t slot);
+int cs__fees_classify(cs_sched_t *s, uint32_t slot, cs_cand_t *c);
+int cs__fees_precharge(cs_sched_t *s, const cs_cand_t *c, cs_cand_row_t *row);
+void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles,
+                     uint64_t used_cells, cs_cand_row_t *row);
+void cs__fees_ctx(cs_sched_t *s, cs_clear_ctx_t *ctx);
+/* CS_OK, or CS_ENOMEM when the fairness counters or the tip list could not grow. */
+int cs__fees_end_block(cs_sched_t *s, const cs_cand_t *c, size_t n, cs_block_stats_t *st);
+
+#endif /* CS_FEES_H */

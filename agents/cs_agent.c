@@ -74,13 +74,19 @@ double cs_agent_value_default(const cs_timer_info_t *t, uint64_t delay)
     return v > 0.0 ? v : 0.0;
 }
 
-/* Fire-time fees with the value cap (cs_agent.h). */
+/* Index of parameter name of a's kind, or -1. */
+static int cs__agent_param(const cs_agent_t *a, const char *name)
+{
+    for (size_t k = 0; k < a->ops->n_params; k++)
+        if (strcmp(a->ops->params[k].name, name) == 0) return (int)k;
+    return -1;
+}
+
 /* Parameter name of a's kind: its mean (distribution or scalar), or 0. */
 static double cs__agent_pmean(const cs_agent_t *a, const char *name)
 {
-    for (size_t k = 0; k < a->ops->n_params; k++)
-        if (strcmp(a->ops->params[k].name, name) == 0) return cs__agent_mean(a, k);
-    return 0.0;
+    int k = cs__agent_param(a, name);
+    return k >= 0 ? cs__agent_mean(a, (size_t)k) : 0.0;
 }
 
 double cs_agent_fire_price(const cs_agent_t *a, const cs_obs_t *o)
@@ -98,16 +104,70 @@ double cs_agent_fire_price(const cs_agent_t *a, const cs_obs_t *o)
     return o->basefee_cycle * cyc + cells;
 }
 
-double cs_obs_competing(const cs_obs_t *o, const cs_agent_t *a)
+double cs_obs_competing(const cs_obs_t *o, const cs_agent_t *a) { return cs_obs_competing_of(o, a->index); }
+
+double cs_obs_threshold(const cs_obs_t *o, const cs_agent_t *a) { return cs_obs_threshold_of(o, a->index); }
+
+/* ------------------------------------------------------------ strategy */
+
+/* The value distribution of a's kind as a bidder knows it: the
+ * distribution object given for "value", else the default lognormal
+ * (value, value_sigma); a parameter the kind lacks counts as 0. */
+static void cs__agent_value_dist(const cs_agent_t *a, cs_dist_t *vd)
 {
-    return o->top_bid_agent == a->index ? o->top_bid_other : o->top_bid;
+    int kv = cs__agent_param(a, "value"), ks = cs__agent_param(a, "value_sigma");
+    memset(vd, 0, sizeof *vd);
+    if (kv >= 0 && a->dists && a->dists[kv].kind != CS_DIST_NONE) {
+        *vd = a->dists[kv];
+    } else {
+        vd->kind = CS_DIST_LOGNORMAL;
+        vd->p[0] = kv >= 0 ? a->params[kv] : 0.0;
+        vd->p[1] = ks >= 0 ? a->params[ks] : 0.0;
+    }
 }
 
-double cs_obs_threshold(const cs_obs_t *o, const cs_agent_t *a)
+int cs_strategy_attach(cs_agent_t *a, const cs_strategy_t *s, gsl_rng *rng)
 {
-    return o->thresh_agent == a->index ? o->thresh_win : o->thresh;
+    cs_dist_t vd;
+    int shade = s != NULL && s->kind == CS_STRAT_SHADE;
+    a->strat = NULL;
+    a->ss = NULL;
+    if (shade) cs__agent_value_dist(a, &vd); /* only shade reads it */
+    int rc = cs_strat_new(s, shade ? &vd : NULL, rng, &a->ss);
+    if (a->ss != NULL) a->strat = s;
+    return rc;
 }
 
+void cs_strategy_detach(cs_agent_t *a)
+{
+    cs_strat_free(a->ss);
+    a->ss = NULL;
+    a->strat = NULL;
+}
+
+void cs_strategy_observe(cs_agent_t *a, const cs_obs_t *o)
+{
+    if (a->strat == NULL) return;
+    cs_strat_observe(a->strat, a->ss, a->index, cs__agent_mclass(o->mechanism), o);
+}
+
+void cs_strategy_bid(cs_agent_t *a, const cs_obs_t *o, cs_timer_req_t *q)
+{
+    if (a->strat == NULL) return;
+    cs_strat_bid(a->strat, a->ss, a->index, cs__agent_mclass(o->mechanism), o, q);
+}
+
+int cs_strategy_fees(cs_agent_t *a, const cs_timer_info_t *t, const cs_obs_t *o, double *max_fee, double *max_prio)
+{
+    return cs_strat_fees(a->strat, a->ss, a->index, t, o, max_fee, max_prio);
+}
+
+size_t cs_strategy_probs(const cs_agent_t *a, double *p, size_t cap)
+{
+    return cs_strat_probs(a->strat, a->ss, p, cap);
+}
+
+/* Fire-time fees with the value cap (cs_agent.h). */
 int cs_agent_gba(cs_agent_t *a, const cs_timer_info_t *t, const cs_obs_t *o, double *max_fee, double *max_prio)
 {
     /* A strategy's fees replace the kind's; else its custom GBA, else the

@@ -20,6 +20,7 @@
 
 #include "cs_dist.h"
 #include "cs_error.h"
+#include "cs_obs.h"
 #include "cs_strategy.h"
 #include "cs_types.h"
 
@@ -40,96 +41,6 @@ typedef enum cs_agent_kind {
     CS_AK_DEMAND_CURVE,
     CS_AK__COUNT
 } cs_agent_kind;
-
-/* What an agent can observe at the start of a block: public chain data of
- * the previous block only. */
-typedef struct cs_obs {
-    uint64_t height;            /* block being built */
-    const char *mechanism;      /* mechanism name */
-    double basefee_lane;        /* lane basefee per cycle */
-    double basefee_cycle;       /* CIP-3 cycle basefee */
-    double basefee_cell;        /* CIP-3 cell basefee */
-    double p50_tip;             /* previous-block median tip per cycle */
-    double clearing_price;      /* previous block: lowest winning payment per fire (bid mechs) or tip per cycle */
-    double utilisation;         /* previous block lane utilisation in [0, 1] */
-    uint64_t last_fired;        /* fires in the previous block */
-    double reserve_price;       /* reserve (bias mechanisms) */
-    double demand_mult;         /* demand-shock multiplier for this agent now (1 = none) */
-    int paused;                 /* the timer lane is paused this block */
-    double vol_mult;            /* volatility multiplier (scenario event; 1 = none) */
-    /* Bids of the previous block's candidates (fired or deferred; bid
-     * mechanisms), public in their transactions: */
-    double top_bid;             /* the highest bid */
-    uint32_t top_bid_agent;     /* the agent instance that made it */
-    double top_bid_other;       /* the highest bid of any other agent instance */
-    /* The previous block's clearing threshold (bias-vcg, bias-fp, eip1559,
-     * gba-tip), in the mechanism's priority per cycle: bias (bid +
-     * Bias(n)) / gas_limit (CIP-5 §9.2), eip1559 tip x W(actor) (CIP-1
-     * rev §3 step 6), gba-tip the tip (the mechanism's own fixed-point
-     * priority as a double): the highest among the candidates deferred on
-     * the lane budget or the block quota, 0 when none was (every eligible
-     * timer fired); with it the lowest among the timers that fired (0 when
-     * none was deferred). */
-    double thresh;
-    uint32_t thresh_agent;      /* the agent instance of the highest deferred one (UINT32_MAX:
-                                 * none; fee mechanisms count one with priority 0 too) */
-    double thresh_win;          /* the lowest fired one (fee mechanisms: whenever one fired) */
-    double fee_weight;          /* this agent's W(actor) in the previous block as a fraction
-                                 * (eip1559, its last candidate; 1 otherwise) */
-    double lane_left;           /* previous block: lane cycles left unused */
-    double fires_left;          /* previous block: fires left under max_fires_per_block
-                                 * (INFINITY when it is 0 = off) */
-    double bias0;               /* Bias(0) = bias_scale (bias mechanisms), a timer's Bias in its due block */
-    uint64_t fire_cycles;       /* gas_limit of a request that states none (max_cycles_per_fire) */
-} cs_obs_t;
-
-/* A timer an agent wants scheduled. */
-typedef struct cs_timer_req {
-    uint32_t actor;            /* which of the agent's actors (0..n_actors-1) */
-    uint8_t kind;              /* cs_timer_kind: HEIGHT, INTERVAL, WATCH */
-    uint64_t delay;            /* due = current height + delay (>= 1) */
-    uint32_t every_blocks;     /* INTERVAL period */
-    const char *watch_key;     /* WATCH: the key (NUL-terminated) */
-    uint32_t payload_len;      /* synthetic payload bytes (cells metering) */
-    uint64_t gas_limit;        /* 0 = mechanism default */
-    uint64_t cycles_used;      /* what the handler will use (<= gas_limit) */
-    uint64_t ttl;              /* expires_at = due + ttl; 0 = none */
-    int has_bid;               /* bias/score mechanisms: bid given */
-    double bid;                /* bid per fire, base units */
-    int has_fees;              /* fee mechanisms: explicit fees */
-    double max_fee;            /* max_fee_per_cycle */
-    double max_prio;           /* max_priority_fee_per_cycle */
-    uint8_t tier;              /* cs_ptier hint (priority_tier agents) */
-    double value;              /* private value of a fire at zero delay */
-    double decay;              /* value lost per block of delay (linear) */
-    uint64_t deadline;         /* value is 0 after this many blocks of delay (0 = none) */
-    uint32_t tag;              /* agent-private tag returned in callbacks */
-} cs_timer_req_t;
-
-/* A timer of this agent as the engine reports it back. */
-typedef struct cs_timer_info {
-    cs_hash_t id;              /* timer_id */
-    uint32_t actor;            /* the agent's actor index */
-    uint32_t tag;              /* from the request */
-    uint64_t due_height;       /* due height */
-    uint64_t sched_height;     /* scheduled at */
-    double value, decay;       /* from the request */
-    uint64_t deadline;
-    uint64_t gas_limit;
-    uint64_t cycles_used;
-    /* Fee mechanisms, filled only for the GBA call at fire time of a
-     * value-aware agent or one with a strategy: */
-    double fire_value;         /* value of the fire now (value model at this delay) */
-    double fire_cycles;        /* cycles its handler uses (>= 1) */
-    double fire_fixed;         /* its cost besides max_fee: cells x basefee_cell + cycles x
-                                * cycle basefee rate (D3) */
-    int has_fees;              /* the request stated max_fee / max_prio */
-    double max_fee, max_prio;  /* those, per cycle */
-    double dflt_fee, dflt_prio;/* what the default GBA would set (CIP-1 rev §7.1, §7.3) */
-    double fire_budget;        /* most max_fee per cycle with which the fire's cost stays
-                                * <= its value now: (fire_value - fire_fixed) / fire_cycles
-                                * (may be < 0) */
-} cs_timer_info_t;
 
 typedef enum cs_agent_outcome {
     CS_AO_FIRED = 0,       /* fired at delay */
@@ -259,6 +170,36 @@ double cs_agent_value_default(const cs_timer_info_t *t, uint64_t delay);
  * default GBA" (only when not value-aware and nothing else applies).
  */
 int cs_agent_gba(cs_agent_t *a, const cs_timer_info_t *t, const cs_obs_t *o, double *max_fee, double *max_prio);
+
+/*
+ * The bidding strategy of a (cs_strategy.h), bound to the instance: these
+ * hold its state in a->strat and a->ss and hand the strategy what it needs
+ * of a as values (a->index and the family of o->mechanism).
+ *
+ * cs_strategy_attach attaches strategy s (NULL or kind NONE: nothing) to a
+ * with its own stream rng, whose ownership passes to the call (freed on
+ * every path); shade learns a's value distribution (the distribution
+ * object given for "value", else the default lognormal (value,
+ * value_sigma)).  Returns CS_OK or CS_ENOMEM (a then holds nothing to
+ * detach).  cs_strategy_detach frees the state and the stream.
+ */
+int cs_strategy_attach(cs_agent_t *a, const cs_strategy_t *s, gsl_rng *rng);
+void cs_strategy_detach(cs_agent_t *a);
+
+/* Start of a block (before the agent acts): learning updates its weights
+ * from the previous block's competing price (full information). */
+void cs_strategy_observe(cs_agent_t *a, const cs_obs_t *o);
+
+/* Bid mechanisms: set q's bid by the strategy (no-op otherwise). */
+void cs_strategy_bid(cs_agent_t *a, const cs_obs_t *o, cs_timer_req_t *q);
+
+/* Fee mechanisms at fire time: 1 with the strategy's max_fee / max_prio
+ * for timer t (its fire_* fields filled), 0 when it has none. */
+int cs_strategy_fees(cs_agent_t *a, const cs_timer_info_t *t, const cs_obs_t *o, double *max_fee, double *max_prio);
+
+/* Learning: the current probabilities of the grid multipliers into p (at
+ * most cap entries); returns the number of multipliers (0 if none). */
+size_t cs_strategy_probs(const cs_agent_t *a, double *p, size_t cap);
 
 /*
  * The expected cost of one fire of a now, from its parameters and the

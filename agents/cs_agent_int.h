@@ -33,14 +33,8 @@ extern const cs_agent_ops_t cs__agent_affine_user;
 extern const cs_agent_ops_t cs__agent_watcher;
 extern const cs_agent_ops_t cs__agent_demand_curve;
 
-/* Mechanism families, by what an agent has to state to take part. */
-typedef enum cs__mclass {
-    CS__MC_NONE = 0, /* fifo, fifo-capped (and unknown names): no price at all */
-    CS__MC_BID = 1,  /* bias-vcg, bias-fp, score: a bid per fire (CIP-5 §9.7) */
-    CS__MC_FEE = 2   /* eip1559, gba-tip: fee params per cycle (CIP-1 rev §6-7) */
-} cs__mclass;
-
-/* The family of the mechanism named m (NULL counts as CS__MC_NONE). */
+/* The family (cs__mclass, cs_obs.h) of the mechanism named m (NULL counts
+ * as CS__MC_NONE). */
 int cs__agent_mclass(const char *m);
 
 /*

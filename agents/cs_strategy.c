@@ -10,7 +10,7 @@
 
 #include <gsl/gsl_integration.h>
 
-#include "cs_agent_int.h"
+#include "cs_error.h"
 
 #define CS__SR_PEND 256 /* learning: timers awaiting their block's outcome */
 
@@ -54,18 +54,9 @@ int cs_strategy_find(const char *name)
     return CS_STRAT_NONE;
 }
 
-/* Index of parameter name of a's kind, or -1. */
-static int cs__sr_param(const cs_agent_t *a, const char *name)
+int cs_strat_new(const cs_strategy_t *s, const cs_dist_t *vd, gsl_rng *rng, struct cs_strat_state **out)
 {
-    for (size_t k = 0; k < a->ops->n_params; k++)
-        if (strcmp(a->ops->params[k].name, name) == 0) return (int)k;
-    return -1;
-}
-
-int cs_strategy_attach(cs_agent_t *a, const cs_strategy_t *s, gsl_rng *rng)
-{
-    a->strat = NULL;
-    a->ss = NULL;
+    *out = NULL;
     if (s == NULL || s->kind == CS_STRAT_NONE) {
         if (rng) gsl_rng_free(rng);
         return CS_OK;
@@ -83,32 +74,17 @@ int cs_strategy_attach(cs_agent_t *a, const cs_strategy_t *s, gsl_rng *rng)
         free(ss);
         return CS_ENOMEM;
     }
-    if (s->kind == CS_STRAT_SHADE) {
-        /* The value distribution of the kind: the distribution object given
-         * for "value", else its default lognormal (value, value_sigma). */
-        int kv = cs__sr_param(a, "value"), ks = cs__sr_param(a, "value_sigma");
-        if (kv >= 0 && a->dists && a->dists[kv].kind != CS_DIST_NONE) {
-            ss->vd = a->dists[kv];
-        } else {
-            ss->vd.kind = CS_DIST_LOGNORMAL;
-            ss->vd.p[0] = kv >= 0 ? a->params[kv] : 0.0;
-            ss->vd.p[1] = ks >= 0 ? a->params[ks] : 0.0;
-        }
-    }
-    a->strat = s;
-    a->ss = ss;
+    if (s->kind == CS_STRAT_SHADE) ss->vd = *vd;
+    *out = ss;
     return CS_OK;
 }
 
-void cs_strategy_detach(cs_agent_t *a)
+void cs_strat_free(struct cs_strat_state *ss)
 {
-    if (a->ss) {
-        gsl_rng_free(a->ss->rng);
-        if (a->ss->iw) gsl_integration_workspace_free(a->ss->iw);
-        free(a->ss);
-    }
-    a->ss = NULL;
-    a->strat = NULL;
+    if (ss == NULL) return;
+    gsl_rng_free(ss->rng);
+    if (ss->iw) gsl_integration_workspace_free(ss->iw);
+    free(ss);
 }
 
 /* ------------------------------------------------------------ shading */
@@ -180,11 +156,11 @@ static void cs__sr_probs(const struct cs_strat_state *ss, const cs_strategy_t *s
     for (size_t k = 0; k < s->n_grid; k++) p[k] /= z;
 }
 
-size_t cs_strategy_probs(const cs_agent_t *a, double *p, size_t cap)
+size_t cs_strat_probs(const cs_strategy_t *s, const struct cs_strat_state *ss, double *p, size_t cap)
 {
-    if (a->strat == NULL || a->strat->kind != CS_STRAT_LEARNING || cap < a->strat->n_grid) return 0;
-    cs__sr_probs(a->ss, a->strat, p);
-    return a->strat->n_grid;
+    if (s == NULL || s->kind != CS_STRAT_LEARNING || cap < s->n_grid) return 0;
+    cs__sr_probs(ss, s, p);
+    return s->n_grid;
 }
 
 /* Fee mechanisms: the fees of multiplier k for a fire of value v, fixed
@@ -217,7 +193,7 @@ static void cs__sr_push(struct cs_strat_state *ss, const cs__sr_pend_t *pd)
  * the utility of a first-price win.
  *   bias-vcg, bias-fp: m wins iff m v >= reserve (CIP-5 §9.5, N16) and its
  *     priority per cycle beats the block's clearing threshold T
- *     (cs_obs_threshold: the highest priority per cycle among the
+ *     (cs_obs_threshold_of: the highest priority per cycle among the
  *     candidates deferred on the budget or the block quota, or the lowest
  *     winner's when that candidate was its own; 0 if none was deferred):
  *     (m v + Bias(0)) / gas_limit > T (§9.2, §9.5 step 1; the timer is in
@@ -232,7 +208,7 @@ static void cs__sr_push(struct cs_strat_state *ss, const cs__sr_pend_t *pd)
  * tip x W(actor), W = o->fee_weight, the learner's own W in block h;
  * gba-tip: the tip, W = 1):
  *   - a candidate was deferred on the lane budget or the block quota (the
- *     lane was full): tip(m) W > T = cs_obs_threshold, the first excluded
+ *     lane was full): tip(m) W > T = cs_obs_threshold_of, the first excluded
  *     one's, or the lowest winner's when that one was the learner's own;
  *   - none was: every valid candidate fired, so m fires when the fees
  *     actually given were valid too; when they were not (below the
@@ -242,15 +218,16 @@ static void cs__sr_push(struct cs_strat_state *ss, const cs__sr_pend_t *pd)
  * Then r(m) = (v - cost(m)) / v with cost(m) = F + c (b + tip(m)), the
  * fire's charge (§3 step 8); else 0.
  */
-/* The reward of multiplier m for round pd judged against o (see above). */
-static double cs__sr_reward(const cs_agent_t *a, const cs_obs_t *o, const cs__sr_pend_t *pd, double m)
+/* The reward of multiplier m for round pd judged against o (see above),
+ * for the bidder that is agent instance self under mechanism family mc. */
+static double cs__sr_reward(uint32_t self, int mc, const cs_obs_t *o, const cs__sr_pend_t *pd, double m)
 {
-    if (cs__agent_mclass(o->mechanism) == CS__MC_FEE) {
+    if (mc == CS__MC_FEE) {
         double fee, prio, W = o->fee_weight > 0 ? o->fee_weight : 1.0;
         cs__sr_rates(m, pd->v, pd->fixed, pd->cycles, pd->bf, &fee, &prio);
         if (pd->paused || !(fee >= pd->bf)) return 0.0;
         double tip = prio < fee - pd->bf ? prio : fee - pd->bf;
-        if (o->thresh_agent != UINT32_MAX ? !(tip * W > cs_obs_threshold(o, a))
+        if (o->thresh_agent != UINT32_MAX ? !(tip * W > cs_obs_threshold_of(o, self))
                                           : !pd->valid && (o->fires_left < 1 || pd->gas > o->lane_left) &&
                                                 !(tip * W > o->thresh_win))
             return 0.0;
@@ -258,24 +235,23 @@ static double cs__sr_reward(const cs_agent_t *a, const cs_obs_t *o, const cs__sr
     }
     double b = m * pd->v;
     int win = strncmp(o->mechanism, "bias-", 5) == 0
-                  ? b >= o->reserve_price && (b + o->bias0) / pd->cycles > cs_obs_threshold(o, a)
-                  : b > cs_obs_competing(o, a);
+                  ? b >= o->reserve_price && (b + o->bias0) / pd->cycles > cs_obs_threshold_of(o, self)
+                  : b > cs_obs_competing_of(o, self);
     return win ? 1.0 - m : 0.0;
 }
 
-void cs_strategy_observe(cs_agent_t *a, const cs_obs_t *o)
+void cs_strat_observe(const cs_strategy_t *s, struct cs_strat_state *ss, uint32_t self, int mc, const cs_obs_t *o)
 {
-    const cs_strategy_t *s = a->strat;
-    if (s == NULL || s->kind != CS_STRAT_LEARNING || cs__agent_mclass(o->mechanism) == CS__MC_NONE) return;
-    struct cs_strat_state *ss = a->ss;
+    if (s == NULL || s->kind != CS_STRAT_LEARNING || mc == CS__MC_NONE) return;
     size_t keep = 0;
     for (size_t i = 0; i < ss->np; i++) {
         cs__sr_pend_t *pd = &ss->pend[i];
         if (pd->due + 1 == o->height) {
             if (s->bandit) /* EXP3: the loss of the multiplier played, importance-weighted */
-                ss->logw[pd->k] -= s->eta * (1.0 - cs__sr_reward(a, o, pd, s->grid[pd->k])) / pd->pk;
+                ss->logw[pd->k] -= s->eta * (1.0 - cs__sr_reward(self, mc, o, pd, s->grid[pd->k])) / pd->pk;
             else
-                for (size_t k = 0; k < s->n_grid; k++) ss->logw[k] += s->eta * cs__sr_reward(a, o, pd, s->grid[k]);
+                for (size_t k = 0; k < s->n_grid; k++)
+                    ss->logw[k] += s->eta * cs__sr_reward(self, mc, o, pd, s->grid[k]);
         } else if (pd->due + 1 > o->height) {
             ss->pend[keep++] = *pd; /* not yet due */
         }
@@ -297,10 +273,10 @@ static size_t cs__sr_draw(struct cs_strat_state *ss, const cs_strategy_t *s, dou
 
 /* ------------------------------------------------------------ pricing */
 
-void cs_strategy_bid(cs_agent_t *a, const cs_obs_t *o, cs_timer_req_t *q)
+void cs_strat_bid(const cs_strategy_t *s, struct cs_strat_state *ss, uint32_t self, int mc, const cs_obs_t *o,
+                  cs_timer_req_t *q)
 {
-    const cs_strategy_t *s = a->strat;
-    if (s == NULL || cs__agent_mclass(o->mechanism) != CS__MC_BID) return;
+    if (s == NULL || mc != CS__MC_BID) return;
     double v = q->value, b = 0;
     switch (s->kind) {
     case CS_STRAT_FIXED_SHARE: b = s->share * v; break;
@@ -308,19 +284,19 @@ void cs_strategy_bid(cs_agent_t *a, const cs_obs_t *o, cs_timer_req_t *q)
     case CS_STRAT_BEST_RESPONSE: {
         /* Outbid the highest competing bid, never its own; floor at the
          * reserve; drop to the reserve when outbidding exceeds the value. */
-        double c = cs_obs_competing(o, a), r = o->reserve_price;
+        double c = cs_obs_competing_of(o, self), r = o->reserve_price;
         if (c + s->epsilon <= v) b = c + s->epsilon > r ? c + s->epsilon : r;
         else b = r <= v ? r : 0.0;
         break;
     }
-    case CS_STRAT_SHADE: b = cs__sr_shade(&a->ss->vd, s->n, v, a->ss->iw); break;
+    case CS_STRAT_SHADE: b = cs__sr_shade(&ss->vd, s->n, v, ss->iw); break;
     case CS_STRAT_LEARNING: {
         double pk;
-        size_t j = cs__sr_draw(a->ss, s, &pk);
+        size_t j = cs__sr_draw(ss, s, &pk);
         b = s->grid[j] * v;
         cs__sr_pend_t pd = {.due = o->height + (q->delay ? q->delay : 1), .v = v, .k = j, .pk = pk};
         pd.cycles = (double)(q->gas_limit ? q->gas_limit : o->fire_cycles ? o->fire_cycles : 1);
-        cs__sr_push(a->ss, &pd);
+        cs__sr_push(ss, &pd);
         break;
     }
     default: return;
@@ -335,10 +311,10 @@ void cs_strategy_bid(cs_agent_t *a, const cs_obs_t *o, cs_timer_req_t *q)
  * k times its value: truthful max_fee = B(1), max_prio = B(1) - basefee;
  * fixed_share k = share; shade k = beta(v) / v; learning k = a multiplier
  * drawn from its weights, each pricing a round it learns from
- * (cs_strategy_observe); max_prio = max_fee - basefee for these.
+ * (cs_strat_observe); max_prio = max_fee - basefee for these.
  * best_response max_fee = B(1) and max_prio the tip that outbids the first
  * competitor excluded from the previous block, never itself: with T =
- * cs_obs_threshold (that candidate's priority per cycle, or the lowest
+ * cs_obs_threshold_of (that candidate's priority per cycle, or the lowest
  * winner's when it was its own; CIP-1 rev §3 steps 6-7) and W its own
  * weight, T / W + epsilon_prio, 0 when nobody was excluded (the lane had
  * room: the basefee suffices), and 0 as well when that tip exceeds
@@ -346,18 +322,18 @@ void cs_strategy_bid(cs_agent_t *a, const cs_obs_t *o, cs_timer_req_t *q)
  * basefee, as the bid version drops to the reserve).  With fee_rule "p50":
  * clip(p50_tip + epsilon_prio, 0, B(1) - basefee).
  */
-int cs_strategy_fees(cs_agent_t *a, const cs_timer_info_t *t, const cs_obs_t *o, double *max_fee, double *max_prio)
+int cs_strat_fees(const cs_strategy_t *s, struct cs_strat_state *ss, uint32_t self, const cs_timer_info_t *t,
+                  const cs_obs_t *o, double *max_fee, double *max_prio)
 {
-    const cs_strategy_t *s = a->strat;
     if (s == NULL) return 0;
     double k = 1.0;
     double cyc = t->fire_cycles > 0 ? t->fire_cycles : 1.0;
     switch (s->kind) {
     case CS_STRAT_FIXED_SHARE: k = s->share; break;
-    case CS_STRAT_SHADE: k = t->value > 0 ? cs__sr_shade(&a->ss->vd, s->n, t->value, a->ss->iw) / t->value : 0; break;
+    case CS_STRAT_SHADE: k = t->value > 0 ? cs__sr_shade(&ss->vd, s->n, t->value, ss->iw) / t->value : 0; break;
     case CS_STRAT_LEARNING: {
         double pk;
-        size_t j = cs__sr_draw(a->ss, s, &pk);
+        size_t j = cs__sr_draw(ss, s, &pk);
         k = s->grid[j];
         if (t->fire_value > 0) {
             double fee, prio;
@@ -365,7 +341,7 @@ int cs_strategy_fees(cs_agent_t *a, const cs_timer_info_t *t, const cs_obs_t *o,
             cs__sr_pend_t pd = {.due = o->height, .v = t->fire_value, .cycles = cyc, .fixed = t->fire_fixed,
                                 .bf = o->basefee_lane, .gas = (double)t->gas_limit, .paused = o->paused,
                                 .valid = fee >= o->basefee_lane, .k = j, .pk = pk};
-            cs__sr_push(a->ss, &pd);
+            cs__sr_push(ss, &pd);
         }
         break;
     }
@@ -377,7 +353,7 @@ int cs_strategy_fees(cs_agent_t *a, const cs_timer_info_t *t, const cs_obs_t *o,
         *max_prio = pr < *max_prio ? pr : *max_prio;
     } else if (s->kind == CS_STRAT_BEST_RESPONSE) {
         double W = o->fee_weight > 0 ? o->fee_weight : 1.0;
-        double pr = o->thresh_agent == UINT32_MAX ? 0.0 : cs_obs_threshold(o, a) / W + s->epsilon_prio;
+        double pr = o->thresh_agent == UINT32_MAX ? 0.0 : cs_obs_threshold_of(o, self) / W + s->epsilon_prio;
         *max_prio = pr <= *max_prio ? pr : 0.0;
     }
     return 1;

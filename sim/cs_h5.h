@@ -4,7 +4,7 @@
  * A run file holds seven one-dimensional, chunked, compressed, extendible
  * datasets of compound rows: /blocks, /fires, /timers, /actors, /weights,
  * /summary and /identities.  Each row type below is generated from one X-macro field table;
- * the same table builds the HDF5 compound type in cs_h5.c, so the C struct
+ * the same table builds the HDF5 compound type in cs_h5_layout.c, so the C struct
  * and the file type cannot drift.  Rows have no padding (checked by
  * _Static_assert), so the file type is byte-for-byte the memory type: no
  * conversion on write or read, and no uninitialised padding bytes can leak

@@ -1,0 +1,145 @@
+/*
+ * cs_engine_output.c -- rows the engine writes while the run goes: the
+ * flush of the row buffers to the HDF5 writer, the /timers row of each
+ * timer that ends (with its value model) and /identities.  The /blocks,
+ * /fires and /weights rows are filled in the block loop and /actors and
+ * /summary at the close, in cs_engine.c.
+ */
+#include "cs_engine_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ output */
+
+int cs__flush_rows(cs_engine_t *e)
+{
+    if (!e->h5) {
+        e->nrb = e->nrf = e->nrt = 0;
+        return CS_OK;
+    }
+    int rc = CS_OK;
+    uint64_t t0 = cs__now_ns();
+    if (e->nrb && cs_h5_append_blocks(e->h5, e->rb, e->nrb) != CS_OK) rc = CS_EIO;
+    if (e->nrf && cs_h5_append_fires(e->h5, e->rf, e->nrf) != CS_OK) rc = CS_EIO;
+    if (e->nrt && cs_h5_append_timers(e->h5, e->rt, e->nrt) != CS_OK) rc = CS_EIO;
+    e->h5_ns += cs__now_ns() - t0;
+    e->nrb = e->nrf = e->nrt = 0;
+    if (rc != CS_OK) cs__seterr(e, "cannot write %s: %s", e->opts.out_path, cs_h5_last_error());
+    return rc;
+}
+
+/*
+ * The value-model columns of a /timers row: the agent's value of a fire
+ * at delay d in the closed form v(d) = max(0, value e^(-decay_rate d) -
+ * decay d), 0 past a nonzero deadline (analysis/cs_optimum.h).  Agents
+ * without their own value function use the linear default, which is this
+ * form with rate 0, bit for bit.  For an agent with its own, the rate is
+ * fitted from v(0) and v(1) (decay 0) and checked at further delays;
+ * decay_rate is NaN when the form does not reproduce it within 1e-9 of v(0).
+ */
+static void cs__value_model(const cs_engine_t *e, uint32_t slot, const cs_timer_t *t, cs_h5_timer_t *r)
+{
+    const cs__tinfo_t *ti = &e->ti[slot];
+    uint32_t ag;
+    (void)cs__ti_owner(e, slot, &ag, NULL);
+    const cs_agent_t *a = &e->agents[ag];
+    uint64_t deadline = cs__ti_deadline(e, slot);
+    r->deadline = deadline;
+    r->value = ti->value;
+    r->decay = ti->decay;
+    r->decay_rate = 0;
+    if (!a->ops->value) return;
+    cs_timer_info_t in = cs__info(e, slot, t);
+    double v0 = cs__value(e, a, &in, 0), v1 = cs__value(e, a, &in, 1);
+    r->value = v0;
+    r->decay = 0;
+    r->decay_rate = v0 > 0 && v1 > 0 ? log(v0 / v1) : v0 > 0 ? (double)NAN : 0;
+    static const uint64_t probe[] = {2, 3, 5, 10, 30, 100};
+    for (size_t i = 0; i < sizeof probe / sizeof probe[0] + 2 && !isnan(r->decay_rate); i++) {
+        uint64_t d = i < sizeof probe / sizeof probe[0] ? probe[i] : deadline + (i - sizeof probe / sizeof probe[0]);
+        double want = cs__value(e, a, &in, d), got = 0;
+        if (!(deadline != 0 && d > deadline)) got = v0 * exp(-r->decay_rate * (double)d);
+        if (fabs(got - want) > 1e-9 * (v0 > 1 ? v0 : 1)) r->decay_rate = NAN;
+    }
+}
+
+/* A /timers row for a timer that ended (or is pending at the close). */
+void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t end_h)
+{
+    if (!cs__ti_live(e, slot)) return;
+    const cs_timer_t *t = cs_sched_record(e->s, slot);
+    cs__tinfo_t *ti = &e->ti[slot];
+    uint32_t ag;
+    if (e->nrt == CS__ROWBUF && cs__flush_rows(e) != CS_OK) e->failed = 1;
+    cs_h5_timer_t *r = &e->rt[e->nrt++];
+    memset(r, 0, sizeof *r);
+    r->timer_id = cs__id64(&t->id);
+    r->actor = cs__ti_owner(e, slot, &ag, NULL);
+    r->agent = ag;
+    r->kind = e->agent_kind[ag];
+    r->trigger = cs_sched_hot(e->s, slot)->kind;
+    r->outcome = (uint32_t)outcome;
+    r->every_blocks = r->trigger == CS_KIND_WATCH ? 0 : t->every_blocks; /* agents give watch timers none */
+    r->sched_height = t->sched_height;
+    r->due_height = cs__ti_first_due(e, slot);
+    r->end_height = end_h;
+    r->deferrals = ti->deferrals;
+    r->fires = ti->fires;
+    r->gas_limit = t->gas_limit;
+    r->expires_at = cs_sched_expires_at(e->s, slot);
+    r->bid = cs_h5_money(cs_sched_bid(e->s, slot)); /* for the starved actors of CIP-5 §9.6 (N43) */
+    cs__value_model(e, slot, t, r);
+    if (r->fires == 0 && r->due_height <= end_h &&
+        (outcome == CS_H5_OUTCOME_PENDING || outcome == CS_H5_OUTCOME_EXPIRED ||
+         outcome == CS_H5_OUTCOME_INSUFFICIENT))
+        e->actors[r->actor].starved++;
+    if (outcome != CS_H5_OUTCOME_PENDING) cs__ti_end(e, slot);
+}
+
+/* /identities: actors 0..n_actors-1 (ident == actor), then each named
+ * deployer once, in order of first appearance (its scheduler index, which
+ * the two-pass interning in cs_sim_init makes n_actors, n_actors + 1, ...).
+ * Written in pieces so memory does not grow with actors.  CS_OK, CS_EIO or
+ * CS_ENOMEM. */
+int cs__write_idents(cs_engine_t *e)
+{
+    enum { PIECE = 1024 };
+    cs_h5_ident_t *rows = calloc(PIECE, sizeof *rows);
+    if (!rows) return CS_ENOMEM;
+    int rc = CS_OK;
+    size_t n = 0;
+    for (size_t k = 0; k < e->n_actors && rc == CS_OK; k++) {
+        memset(&rows[n], 0, sizeof rows[n]);
+        rows[n].ident = (uint32_t)k;
+        rows[n].kind = CS_H5_IDENT_ACTOR;
+        rows[n].actor = (uint32_t)k;
+        if (++n == PIECE) {
+            rc = cs_h5_append_idents(e->h5, rows, n);
+            n = 0;
+        }
+    }
+    uint32_t next = (uint32_t)e->n_actors;
+    for (size_t i = 0; i < e->scn->n_agents && rc == CS_OK; i++) {
+        const char *name = e->scn->agents[i].deployer;
+        cs_addr_t dep;
+        uint32_t di;
+        if (!name) continue;
+        cs__deployer_addr(name, &dep);
+        if ((rc = cs_sched_actor_index(e->s, &dep, &di)) != CS_OK || di != next) continue; /* seen */
+        next++;
+        memset(&rows[n], 0, sizeof rows[n]);
+        rows[n].ident = di;
+        rows[n].kind = CS_H5_IDENT_DEPLOYER;
+        rows[n].actor = UINT32_MAX;
+        memcpy(rows[n].name, name, strnlen(name, sizeof rows[n].name)); /* the loader caps names at 128 bytes */
+        if (++n == PIECE) {
+            rc = cs_h5_append_idents(e->h5, rows, n);
+            n = 0;
+        }
+    }
+    if (rc == CS_OK && n) rc = cs_h5_append_idents(e->h5, rows, n);
+    free(rows);
+    return rc;
+}

@@ -1,0 +1,478 @@
+/*
+ * cs_engine_world.c -- the engine's side of the timers and the agents: the
+ * per-slot side table and its extras (DESIGN-NOTES N46), the world ops an
+ * agent calls (schedule, with the arrival batch; cancel; write a key;
+ * height; balance), and the hooks the scheduler core calls at a fire (the
+ * handler, the fire-time GBA).  See cs_engine_int.h.
+ */
+#include "cs_engine_int.h"
+
+#include "cs_basefee.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ world ops */
+
+/* Room for one more element in the array p of n used out of *cap (elem
+ * bytes each), doubling from 64: returns the array (moved or not), or
+ * NULL when out of memory (p and *cap are then unchanged). */
+static void *cs__room(void *p, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap) return p;
+    size_t c = *cap ? *cap * 2 : 64;
+    void *q = realloc(p, c * elem);
+    if (q) *cap = c;
+    return q;
+}
+
+/* Make slots [0, n) of the side table usable.  The table follows the
+ * scheduler's slot high-water mark: capacity grows by half (untouched pages
+ * cost no memory), and only the slots newly in use are zeroed, so a slot
+ * below ti_n that never held a timer reads as not live. */
+static int cs__ti_reserve(cs_engine_t *e, size_t n)
+{
+    if (n <= e->ti_n) return CS_OK;
+    if (n > e->ti_cap) {
+        size_t c = e->ti_cap ? e->ti_cap + e->ti_cap / 2 : 4096;
+        if (c < n) c = n;
+        cs__tinfo_t *p = realloc(e->ti, c * sizeof *p);
+        if (!p) return CS_ENOMEM;
+        e->ti = p;
+        e->ti_cap = c;
+    }
+    memset(e->ti + e->ti_n, 0, (n - e->ti_n) * sizeof *e->ti);
+    e->ti_n = n;
+    return CS_OK;
+}
+
+/* A zeroed extras entry for the live timer in slot (which has none), or
+ * NULL when out of memory. */
+cs__textra_t *cs__ti_extra_new(cs_engine_t *e, uint32_t slot)
+{
+    uint32_t k;
+    if (e->n_tex_free > 0) {
+        k = e->tex_free[--e->n_tex_free];
+    } else {
+        if (e->n_tex == e->tex_cap) {
+            /* The free list holds distinct entries, so with capacity
+             * tex_cap it never overflows; grown first, like the table. */
+            size_t c = e->tex_cap ? e->tex_cap + e->tex_cap / 2 : 1024;
+            if (c > (size_t)UINT32_MAX - CS__TI_X0) return NULL;
+            uint32_t *nf = realloc(e->tex_free, c * sizeof *nf);
+            if (!nf) return NULL;
+            e->tex_free = nf;
+            cs__textra_t *nx = realloc(e->tex, c * sizeof *nx);
+            if (!nx) return NULL;
+            e->tex = nx;
+            e->tex_cap = c;
+        }
+        k = (uint32_t)e->n_tex++;
+    }
+    cs__textra_t *x = &e->tex[k];
+    memset(x, 0, sizeof *x);
+    e->ti[slot].x = k + CS__TI_X0;
+    return x;
+}
+
+/* Bind slot (reserved) to a new timer of agent a made from req, first due
+ * at due: its side-table slot and, when it needs them, its extras (a value
+ * deadline; a value-aware agent's requested fees for the fire-time GBA,
+ * which reads them only when the request has fees).  A value-aware timer
+ * without either gets its entry when first priced out.  CS_OK or
+ * CS_ENOMEM (the slot is then free). */
+static int cs__ti_set(cs_engine_t *e, uint32_t slot, const cs_agent_t *a, const cs_timer_req_t *req, uint64_t due)
+{
+    cs__ti_end(e, slot); /* the slot's previous timer, if it ended without a row */
+    cs__tinfo_t *ti = &e->ti[slot];
+    ti->tag = req->tag;
+    ti->fires = 0;
+    uint64_t sh = cs_sched_record(e->s, slot)->sched_height;
+    int wide_c = req->cycles_used >= CS__TI_WIDE, wide_d = due < sh || due - sh >= CS__TI_WIDE;
+    ti->cycles = wide_c ? CS__TI_WIDE : (uint32_t)req->cycles_used;
+    ti->due_off = wide_d ? CS__TI_WIDE : (uint32_t)(due - sh);
+    ti->value = req->value;
+    ti->decay = req->decay;
+    ti->deferrals = 0;
+    ti->x = CS__TI_LIVE;
+    int fees = a->pol.value_aware && req->has_fees;
+    if (req->deadline == 0 && !fees && !wide_c && !wide_d) return CS_OK;
+    cs__textra_t *x = cs__ti_extra_new(e, slot);
+    if (!x) {
+        ti->x = CS__TI_FREE;
+        return CS_ENOMEM;
+    }
+    x->deadline = req->deadline;
+    x->cycles = req->cycles_used;
+    x->first_due = due;
+    x->req_fees = (uint8_t)fees;
+    x->req_fee = fees ? req->max_fee : 0;
+    x->req_prio = fees ? req->max_prio : 0;
+    return CS_OK;
+}
+
+static void cs__bind(cs_engine_t *e, uint32_t slot, const cs_timer_req_t *req, uint32_t agent, uint64_t due);
+
+/*
+ * Commit the arrival batch: consecutive schedules of the TX phase that
+ * did not ask for their id share one core transaction, so their CIP-5
+ * §3.3 ids are derived together at commit (cs_timer_id_many) instead of
+ * one permutation at a time.  Merging them is exact: a commit changes
+ * nothing a later schedule's validation reads (per-actor counts are
+ * pending + staged either way, balances move only with bid escrow, which
+ * mechanisms with CS_MF_BID do not batch), and every other world call
+ * commits the batch first, so effects keep their order.  Then each
+ * landed timer gets its engine record.  CS_OK, or the commit's error
+ * (the run stops).
+ */
+int cs__batch_flush(cs_engine_t *e)
+{
+    if (!e->batch_open) return CS_OK;
+    e->batch_open = 0;
+    int rc = cs_sched_tx_commit(e->s);
+    for (size_t k = 0; k < e->n_bpend; k++) {
+        uint32_t slot = cs_sched_tx_slot(e->s, k);
+        if (slot != CS_NIL) cs__bind(e, slot, &e->bpend[k].req, e->bpend[k].agent, e->bpend[k].due);
+    }
+    e->n_bpend = 0;
+    if (rc != CS_OK) {
+        e->failed = 1;
+        cs__seterr(e, "%s scheduling the timers of block %llu", rc == CS_ENOMEM ? "out of memory" : cs_strerror(rc),
+                   (unsigned long long)e->h + 1);
+    }
+    return rc;
+}
+
+/* Stage sa in the arrival batch (opening it); on success remember the
+ * request for its record.  The core's error otherwise (nothing staged).
+ * A batch holds at most CS__BATCH_MAX schedules: a full one is committed
+ * first, which is exact for the reason merging is (cs__batch_flush), and
+ * keeps the staging arrays small when a block brings 10^5 arrivals. */
+static int cs__batch_schedule(cs_engine_t *e, cs_sched_args_t *sa, const cs_timer_req_t *req, uint32_t agent)
+{
+    if (e->n_bpend >= CS__BATCH_MAX) {
+        int rc = cs__batch_flush(e);
+        if (rc != CS_OK) return rc;
+    }
+    if (!e->batch_open) {
+        int rc = cs_sched_tx_begin(e->s);
+        if (rc != CS_OK) return rc;
+        e->batch_open = 1;
+    }
+    cs__hpend_t *bp = cs__room(e->bpend, &e->cap_bpend, e->n_bpend, sizeof *e->bpend);
+    if (!bp) return CS_ENOMEM;
+    e->bpend = bp;
+    sa->id_at_commit = 1;
+    int rc = cs_sched_schedule(e->s, sa, NULL, NULL);
+    if (rc != CS_OK) return rc;
+    e->bpend[e->n_bpend].req = *req;
+    e->bpend[e->n_bpend].agent = agent;
+    e->bpend[e->n_bpend].due = sa->height;
+    e->n_bpend++;
+    return CS_OK;
+}
+
+static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0, cs_hash_t *id_out)
+{
+    cs_engine_t *e = impl;
+    cs_timer_req_t req = *req0;
+    if (a->ops->bid) a->ops->bid(a, &e->obs, &req);
+    if (a->strat) cs_strategy_bid(a, &e->obs, &req);
+    if (req.actor >= a->n_actors) return CS_EINVAL;
+    uint32_t gact = a->first_actor + req.actor;
+    uint64_t cur = e->h + 1;
+    if (a->pol.value_aware && (cs_sched_mech(e->s)->ops->flags & CS_MF_FEES)) {
+        /* A value-aware agent whose payer cannot cover the fire's
+         * pre-charge at today's prices (CIP-1 rev §3 step 8 max_cost with
+         * the default GBA's headroom) does not send it: it would only be
+         * destroyed through the GC lane. */
+        const cs_params_t *pp = cs_sched_params(e->s);
+        double gl = (double)(req.gas_limit ? req.gas_limit : pp->max_cycles_per_fire);
+        double cost = gl * (e->obs.basefee_cycle + (double)pp->gba_headroom / 1e6 * e->obs.basefee_lane) +
+                      (double)pp->fifo_fire_cells * e->obs.basefee_cell;
+        if (cs__u128d(cs_sched_balance(e->s, e->actors[gact].payer_idx)) < cost) return CS_EINSUFFICIENT_FUNDS;
+    }
+    cs_sched_args_t sa;
+    memset(&sa, 0, sizeof sa);
+    sa.actor = e->addr[gact];
+    sa.kind = req.kind;
+    sa.height = cur + (req.delay ? req.delay : 1);
+    sa.every_blocks = req.every_blocks;
+    static const uint8_t zeros[4096];
+    uint32_t plen = req.payload_len > sizeof zeros ? (uint32_t)sizeof zeros : req.payload_len;
+    sa.payload = plen ? zeros : NULL;
+    sa.payload_len = plen;
+    sa.gas_limit = req.gas_limit;
+    sa.expires_at = req.ttl ? sa.height + req.ttl : 0;
+    sa.has_bid = req.has_bid;
+    sa.bid = cs__d2u(req.bid);
+    sa.has_fees = req.has_fees;
+    sa.max_fee = cs__d2u(req.max_fee);
+    sa.max_prio = cs__d2u(req.max_prio);
+    /* A value-aware agent's fees are applied at fire time, capped by what
+     * the fire is then worth (cs_agent_gba; CIP-1 rev §7.2 custom GBA) --
+     * unless D4 = schedule, where no fire-time GBA runs for timers without
+     * fees and the stated ones must stand. */
+    if (a->pol.value_aware && (cs_sched_mech(e->s)->ops->flags & CS_MF_FEES) &&
+        cs_sched_params(e->s)->default_gba_eval != CS_GBA_EVAL_SCHEDULE)
+        sa.has_fees = 0;
+    if (cs_sched_mech(e->s)->ops->flags & CS_MF_REFERENCE) {
+        /* The reference allocator ranks by true value (never charged). */
+        sa.has_bid = 1;
+        sa.bid = cs__d2u(req.value);
+        sa.has_fees = 0;
+    }
+    sa.tier_hint = req.tier;
+    const uint8_t *wk[1];
+    size_t wl[1];
+    if (req.kind == CS_KIND_WATCH) {
+        wk[0] = (const uint8_t *)(req.watch_key ? req.watch_key : "");
+        wl[0] = strlen((const char *)wk[0]);
+        sa.watch_keys = wk;
+        sa.watch_key_lens = wl;
+        sa.n_watch = 1;
+    }
+    cs_hash_t id;
+    int rc;
+    int batched = e->in_arrivals && !e->in_handler && id_out == NULL &&
+                  !(cs_sched_mech(e->s)->ops->flags & CS_MF_BID);
+    if (batched) {
+        rc = cs__batch_schedule(e, &sa, &req, a->index);
+    } else if (e->in_handler) {
+        rc = cs_sched_schedule(e->s, &sa, &id, NULL);
+    } else if ((rc = cs__batch_flush(e)) != CS_OK) {
+        return rc;
+    } else {
+        rc = cs_sched_tx_begin(e->s);
+        if (rc != CS_OK) return rc;
+        rc = cs_sched_schedule(e->s, &sa, &id, NULL);
+        if (rc == CS_OK) rc = cs_sched_tx_commit(e->s);
+        else cs_sched_tx_rollback(e->s);
+    }
+    if (rc == CS_ENOMEM) {
+        /* Out of memory is not a rejection the agent could react to: the
+         * run stops (exit 3) instead of silently losing the timer. */
+        e->failed = 1;
+        cs__seterr(e, "out of memory scheduling a timer at block %llu", (unsigned long long)cur);
+        return rc;
+    }
+    if (rc != CS_OK) {
+        e->blk_rejected++;
+        return rc;
+    }
+    /* Engine-side record of the timer.  Inside a handler the record lands
+     * at commit, so it is found then (cs__bind_pending). */
+    e->actors[gact].scheduled++;
+    e->kind_timers[e->agent_kind[a->index]]++;
+    e->kind_timers[CS_AK__COUNT]++;
+    if (batched) return CS_OK; /* its record is made when the batch commits */
+    const cs_timer_t *t = cs_sched_find(e->s, &id);
+    if (t == NULL && !e->in_handler) return CS_OK; /* landed and vanished: impossible */
+    if (t) {
+        uint32_t slot = (uint32_t)(t - cs_sched_record(e->s, 0));
+        if (cs__ti_reserve(e, (size_t)slot + 1) != CS_OK || cs__ti_set(e, slot, a, &req, sa.height) != CS_OK) {
+            e->failed = 1; /* the timer landed but its record could not be kept */
+            cs__seterr(e, "out of memory at block %llu", (unsigned long long)cur);
+            return CS_ENOMEM;
+        }
+    } else {
+        /* Staged inside a handler: remember the request until commit. */
+        if (e->n_hpend == e->cap_hpend) {
+            size_t c = e->cap_hpend ? e->cap_hpend * 2 : 16;
+            void *p = realloc(e->hpend, c * sizeof *e->hpend);
+            if (!p) {
+                e->failed = 1; /* the staged timer would land without its record */
+                cs__seterr(e, "out of memory at block %llu", (unsigned long long)cur);
+                return CS_ENOMEM;
+            }
+            e->hpend = p;
+            e->cap_hpend = c;
+        }
+        e->hpend[e->n_hpend].id = id;
+        e->hpend[e->n_hpend].req = req;
+        e->hpend[e->n_hpend].agent = a->index;
+        e->hpend[e->n_hpend].due = sa.height;
+        e->n_hpend++;
+    }
+    if (id_out) *id_out = id;
+    return CS_OK;
+}
+
+/* Queue a cancel of the timer in slot for the next block. */
+int cs__pc_push(cs_engine_t *e, const cs_hash_t *id, uint32_t slot)
+{
+    cs__pcancel_t *pc = cs__room(e->pc, &e->cap_pc, e->n_pc, sizeof *e->pc);
+    if (!pc) return CS_ENOMEM;
+    e->pc = pc;
+    e->pc[e->n_pc].id = *id;
+    (void)cs__ti_owner(e, slot, &e->pc[e->n_pc].agent, &e->pc[e->n_pc].actor);
+    e->n_pc++;
+    return CS_OK;
+}
+
+static void cs__bind(cs_engine_t *e, uint32_t slot, const cs_timer_req_t *req, uint32_t agent, uint64_t due)
+{
+    if (cs__ti_reserve(e, (size_t)slot + 1) != CS_OK || cs__ti_set(e, slot, &e->agents[agent], req, due) != CS_OK) {
+        e->failed = 1; /* a timer without its record: stop rather than lose its rows */
+        cs__seterr(e, "out of memory at block %llu", (unsigned long long)e->h + 1);
+    }
+}
+
+void cs__bind_pending(cs_engine_t *e)
+{
+    const cs_timer_t *base = cs_sched_record(e->s, 0);
+    for (size_t i = 0; i < e->n_hpend; i++) {
+        const cs_timer_t *t = cs_sched_find(e->s, &e->hpend[i].id);
+        if (t) cs__bind(e, (uint32_t)(t - base), &e->hpend[i].req, e->hpend[i].agent, e->hpend[i].due);
+    }
+    e->n_hpend = 0;
+}
+
+int cs__w_cancel(void *impl, cs_agent_t *a, uint32_t actor, const cs_hash_t *id)
+{
+    cs_engine_t *e = impl;
+    if (actor >= a->n_actors) return CS_EINVAL;
+    int rc = cs__batch_flush(e);
+    if (rc != CS_OK) return rc;
+    const cs_addr_t *ad = &e->addr[a->first_actor + actor];
+    const cs_timer_t *t = cs_sched_find(e->s, id);
+    uint32_t slot = t ? (uint32_t)(t - cs_sched_record(e->s, 0)) : CS_NIL;
+    if (e->in_handler) {
+        rc = cs_sched_cancel(e->s, ad, id, NULL);
+    } else {
+        rc = cs_sched_tx_begin(e->s);
+        if (rc != CS_OK) return rc;
+        rc = cs_sched_cancel(e->s, ad, id, NULL);
+        if (rc == CS_OK) rc = cs_sched_tx_commit(e->s);
+        else cs_sched_tx_rollback(e->s);
+    }
+    if (rc == CS_OK && slot != CS_NIL && !e->in_handler) cs__timer_row(e, slot, CS_H5_OUTCOME_CANCELLED, e->h + 1);
+    return rc;
+}
+
+static int cs__w_write_key(void *impl, cs_agent_t *a, uint32_t actor, const char *key)
+{
+    cs_engine_t *e = impl;
+    (void)a;
+    (void)actor;
+    if (e->in_handler) return cs_sched_write_key(e->s, (const uint8_t *)key, strlen(key));
+    int rc = cs__batch_flush(e);
+    if (rc != CS_OK) return rc;
+    rc = cs_sched_tx_begin(e->s);
+    if (rc != CS_OK) return rc;
+    rc = cs_sched_write_key(e->s, (const uint8_t *)key, strlen(key));
+    if (rc == CS_OK) rc = cs_sched_tx_commit(e->s);
+    else cs_sched_tx_rollback(e->s);
+    return rc;
+}
+
+static uint64_t cs__w_height(const void *impl)
+{
+    const cs_engine_t *e = impl;
+    return e->h + 1;
+}
+
+static double cs__w_balance(const void *impl, const cs_agent_t *a, uint32_t actor)
+{
+    const cs_engine_t *e = impl;
+    if (actor >= a->n_actors) return 0;
+    return cs__u128d(cs_sched_balance(e->s, e->actors[a->first_actor + actor].sched_idx));
+}
+
+static const cs_world_ops_t cs__world_ops = {cs__w_schedule, cs__w_cancel, cs__w_write_key,
+                                             cs__w_height, cs__w_balance};
+
+cs_world_t cs__mkworld(cs_engine_t *e)
+{
+    cs_world_t w = {&cs__world_ops, e};
+    return w;
+}
+
+/* ------------------------------------------------------------ core hooks */
+
+cs_timer_info_t cs__info(const cs_engine_t *e, uint32_t slot, const cs_timer_t *t)
+{
+    const cs__tinfo_t *ti = &e->ti[slot];
+    cs_timer_info_t in;
+    memset(&in, 0, sizeof in);
+    in.id = t->id;
+    (void)cs__ti_owner(e, slot, NULL, &in.actor);
+    in.tag = ti->tag;
+    const cs_timer_hot_t *th = cs_sched_hot(e->s, slot);
+    in.due_height = th->kind == CS_KIND_WATCH ? e->h + 1 : th->height;
+    in.sched_height = t->sched_height;
+    in.value = ti->value;
+    in.decay = ti->decay;
+    in.deadline = cs__ti_deadline(e, slot);
+    in.gas_limit = t->gas_limit;
+    in.cycles_used = cs__ti_cycles(e, slot);
+    return in;
+}
+
+/* A fire's handler: the agent's on_outcome(FIRED) runs inside the fire's
+ * transaction, so a heartbeat can reschedule itself (CIP-5 Appendix B). */
+void cs__hook_execute(void *user, cs_sched_t *s, const cs_delivery_t *d, uint64_t *uc, uint64_t *ue)
+{
+    cs_engine_t *e = user;
+    (void)s;
+    *uc = d->cycles_limit;
+    *ue = d->payload_len;
+    if (!cs__ti_live(e, d->slot)) return;
+    uint64_t cyc = cs__ti_cycles(e, d->slot);
+    if (cyc && cyc < *uc) *uc = cyc;
+    uint32_t ag;
+    (void)cs__ti_owner(e, d->slot, &ag, NULL);
+    cs_agent_t *a = &e->agents[ag];
+    if (!a->ops->on_outcome) return;
+    const cs_timer_t *t = cs_sched_record(e->s, d->slot);
+    cs_timer_info_t in = cs__info(e, d->slot, t);
+    in.due_height = d->due_height;
+    e->in_handler = 1;
+    a->ops->on_outcome(a, &e->world, &in, CS_AO_FIRED, e->h + 1 - d->due_height, 0);
+    e->in_handler = 0;
+}
+
+int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t *ctx, cs_u128 *max_fee,
+                 cs_u128 *max_prio)
+{
+    cs_engine_t *e = user;
+    const cs_timer_t *base = cs_sched_record(e->s, 0);
+    uint32_t slot = (uint32_t)(t - base);
+    if (!cs__ti_live(e, slot)) return 0;
+    uint32_t ag;
+    (void)cs__ti_owner(e, slot, &ag, NULL);
+    cs_agent_t *a = &e->agents[ag];
+    if (!a->ops->gba && !a->pol.value_aware && !a->strat) return 0;
+    cs_timer_info_t in = cs__info(e, slot, t);
+    cs_obs_t o = e->obs;
+    o.basefee_lane = cs__u128d(ctx->basefee_lane_timer);
+    if (a->pol.value_aware || a->strat) {
+        /* What the fire is worth now, less what it costs besides max_fee,
+         * per cycle its handler uses: the fire is charged used_cycles x
+         * (cycle rate + lane + tip) + used_cells x basefee_cell (CIP-1 rev
+         * §3 step 8; D3 fire rates), tip <= max_fee - lane, and the agent
+         * knows its handler's cycles and cells (the payload). */
+        const cs_params_t *p = cs_sched_params(e->s);
+        uint64_t now = e->h + 1;
+        double v = cs__value(e, a, &in, now > in.due_height ? now - in.due_height : 0);
+        cs_u128 cyc_rate = 0, lane_rate = 0;
+        cs_basefee_fire_rates(p, ctx->basefee_cycle, ctx->basefee_lane_timer, &cyc_rate, &lane_rate);
+        uint64_t cyc = cs__ti_cycles(e, slot);
+        uint64_t uc = cyc && cyc < t->gas_limit ? cyc : t->gas_limit;
+        in.fire_value = v;
+        in.fire_cycles = uc ? (double)uc : 1.0;
+        in.fire_fixed = (double)t->payload_len * cs__u128d(ctx->basefee_cell) + in.fire_cycles * cs__u128d(cyc_rate);
+        in.fire_budget = (v - in.fire_fixed) / in.fire_cycles;
+        in.dflt_fee = cs__u128d(ctx->dflt_max_fee);
+        in.dflt_prio = cs__u128d(ctx->dflt_max_prio);
+        const cs__textra_t *x = cs__ti_extra(e, slot); /* max_fee, max_prio are read with has_fees */
+        in.has_fees = x ? x->req_fees : 0;
+        in.max_fee = x ? x->req_fee : 0;
+        in.max_prio = x ? x->req_prio : 0;
+    }
+    double mf = 0, mp = 0;
+    if (!cs_agent_gba(a, &in, &o, &mf, &mp)) return 0;
+    *max_fee = cs__d2u(mf);
+    *max_prio = cs__d2u(mp);
+    return 1;
+}

@@ -6,7 +6,10 @@
  * core's hooks are in cs_engine_world.c, the /timers and /identities rows
  * in cs_engine_output.c; the engine's state is in cs_engine_int.h.
  */
+#include "cs_engine.h"
 #include "cs_engine_int.h"
+#include "cs_engine_output.h"
+#include "cs_engine_world.h"
 
 #include "cs_effective.h"
 
@@ -49,14 +52,6 @@ static double cs__cycle_obs(const cs_params_t *p, double bc)
     cs_u128 c;
     if (p->lane_fee_multiplier_scope != CS_LFM_FIRE) return bc;
     return cs_basefee_cycle_charged(p, cs__d2u(bc), &c) == CS_OK ? cs__u128d(c) : 1e300;
-}
-
-void cs__seterr(cs_engine_t *e, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->err, sizeof e->err, fmt, ap);
-    va_end(ap);
 }
 
 /* Actor address: "c0 57" tag, then the run-wide actor index, big-endian. */
@@ -169,15 +164,6 @@ static cs__ev_t cs__ev_pop(cs_engine_t *e)
 }
 
 /* ------------------------------------------------------------ init */
-
-/* The address of a named deployer: one address shared by all its actors. */
-void cs__deployer_addr(const char *name, cs_addr_t *dep)
-{
-    uint8_t hsh[32];
-    cs_keccak256(name, strlen(name), hsh);
-    memset(dep, 0, sizeof *dep);
-    memcpy(dep->b, hsh, 20);
-}
 
 /* Initial balance of one of sa's actors: base units, or {"fires": N} as N x
  * the agent's expected price of a fire at the start (cs_agent_fire_price). */

@@ -19,38 +19,7 @@
 #include "cs_scenario.h"
 #include "cs_sched.h"
 
-typedef struct cs_engine cs_engine_t;
-
-typedef struct cs_sim_opts {
-    const char *out_path;     /* HDF5 file to write; NULL = no file */
-    uint64_t seed;            /* run seed (scenario's unless overridden) */
-    int check_invariants;     /* check DESIGN §2.6 invariants every block */
-    int drop_attackers;       /* agents with role attacker never act (run --harm, N44); the
-                               * others keep their indices, streams and addresses */
-} cs_sim_opts_t;
-
-/* Per-kind and run-level results, for the summary table. */
-typedef struct cs_kind_stats {
-    uint32_t actors;          /* actors of this kind */
-    uint64_t timers, fires, censored;
-    double delay_p50, delay_p95, delay_p99, delay_max;
-    double value, paid;       /* sums, base units */
-} cs_kind_stats_t;
-
-typedef struct cs_run_stats {
-    const char *mechanism;
-    uint64_t blocks;
-    cs_kind_stats_t kind[CS_AK__COUNT + 1]; /* last = all kinds */
-    double burn, proposer;    /* revenue split: burned, to proposer */
-    double sched_fees;        /* scheduling costs metered (cycles) */
-    double util_mean;         /* time-average lane utilisation */
-    double jain;              /* Jain's index over per-actor service 1/(1+mean delay) */
-    double basefee_final;     /* lane basefee at the close */
-    uint64_t invariant_checks;/* blocks checked with --check-invariants */
-    uint64_t h5_ns;           /* wall time inside HDF5 writer calls (cs_h5_*), ns */
-    int complete;             /* ran every block */
-    char error[512];          /* last error message, "" if none */
-} cs_run_stats_t;
+#include "cs_engine_types.h"
 
 int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechanism,
                 const cs_sim_opts_t *opts, char *err, size_t errcap);

@@ -11,9 +11,10 @@
 #ifndef CS_ENGINE_INT_H
 #define CS_ENGINE_INT_H
 
-#include "cs_engine.h"
-
+#include "cs_engine_types.h"
 #include "cs_h5.h"
+#include "cs_scenario.h"
+#include "cs_sched.h"
 
 #include <gsl/gsl_rng.h>
 #include <string.h>
@@ -267,28 +268,10 @@ static inline double cs__value(const cs_engine_t *e, const cs_agent_t *a, const 
     return cs_agent_value_default(in, delay);
 }
 
-/* ------------------------------------------------------------ cs_engine.c */
+/* ------------------------------------------------------------ cs_engine_int.c */
 
-void cs__seterr(cs_engine_t *e, const char *fmt, ...);
+void cs__seterr(cs_engine_t *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cs__deployer_addr(const char *name, cs_addr_t *dep);
-
-/* ------------------------------------------------------------ cs_engine_world.c */
-
-cs__textra_t *cs__ti_extra_new(cs_engine_t *e, uint32_t slot);
-int cs__batch_flush(cs_engine_t *e);
-int cs__pc_push(cs_engine_t *e, const cs_hash_t *id, uint32_t slot);
-void cs__bind_pending(cs_engine_t *e);
-int cs__w_cancel(void *impl, cs_agent_t *a, uint32_t actor, const cs_hash_t *id);
-cs_world_t cs__mkworld(cs_engine_t *e);
 cs_timer_info_t cs__info(const cs_engine_t *e, uint32_t slot, const cs_timer_t *t);
-void cs__hook_execute(void *user, cs_sched_t *s, const cs_delivery_t *d, uint64_t *uc, uint64_t *ue);
-int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t *ctx, cs_u128 *max_fee,
-                 cs_u128 *max_prio);
-
-/* ------------------------------------------------------------ cs_engine_output.c */
-
-int cs__flush_rows(cs_engine_t *e);
-void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t end_h);
-int cs__write_idents(cs_engine_t *e);
 
 #endif /* CS_ENGINE_INT_H */

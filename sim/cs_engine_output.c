@@ -6,6 +6,7 @@
  * /summary at the close, in cs_engine.c.
  */
 #include "cs_engine_int.h"
+#include "cs_engine_output.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,6 +6,8 @@
  * handler, the fire-time GBA).  See cs_engine_int.h.
  */
 #include "cs_engine_int.h"
+#include "cs_engine_output.h"
+#include "cs_engine_world.h"
 
 #include "cs_basefee.h"
 
@@ -389,25 +391,6 @@ cs_world_t cs__mkworld(cs_engine_t *e)
 }
 
 /* ------------------------------------------------------------ core hooks */
-
-cs_timer_info_t cs__info(const cs_engine_t *e, uint32_t slot, const cs_timer_t *t)
-{
-    const cs__tinfo_t *ti = &e->ti[slot];
-    cs_timer_info_t in;
-    memset(&in, 0, sizeof in);
-    in.id = t->id;
-    (void)cs__ti_owner(e, slot, NULL, &in.actor);
-    in.tag = ti->tag;
-    const cs_timer_hot_t *th = cs_sched_hot(e->s, slot);
-    in.due_height = th->kind == CS_KIND_WATCH ? e->h + 1 : th->height;
-    in.sched_height = t->sched_height;
-    in.value = ti->value;
-    in.decay = ti->decay;
-    in.deadline = cs__ti_deadline(e, slot);
-    in.gas_limit = t->gas_limit;
-    in.cycles_used = cs__ti_cycles(e, slot);
-    return in;
-}
 
 /* A fire's handler: the agent's on_outcome(FIRED) runs inside the fire's
  * transaction, so a heartbeat can reschedule itself (CIP-5 Appendix B). */

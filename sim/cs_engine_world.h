@@ -1,0 +1,21 @@
+/*
+ * cs_engine_world.h -- the engine's world side (cs_engine_world.c): the
+ * timer side table's extras, arrival batches, pending cancels, the world
+ * ops agents call and the core's hooks.  Internal to the engine.
+ */
+#ifndef CS_ENGINE_WORLD_H
+#define CS_ENGINE_WORLD_H
+
+#include "cs_engine_int.h"
+
+cs__textra_t *cs__ti_extra_new(cs_engine_t *e, uint32_t slot);
+int cs__batch_flush(cs_engine_t *e);
+int cs__pc_push(cs_engine_t *e, const cs_hash_t *id, uint32_t slot);
+void cs__bind_pending(cs_engine_t *e);
+int cs__w_cancel(void *impl, cs_agent_t *a, uint32_t actor, const cs_hash_t *id);
+cs_world_t cs__mkworld(cs_engine_t *e);
+void cs__hook_execute(void *user, cs_sched_t *s, const cs_delivery_t *d, uint64_t *uc, uint64_t *ue);
+int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t *ctx, cs_u128 *max_fee,
+                 cs_u128 *max_prio);
+
+#endif /* CS_ENGINE_WORLD_H */

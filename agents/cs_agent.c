@@ -25,7 +25,7 @@ CS_STATIC_ASSERT(sizeof cs_agent_registry / sizeof cs_agent_registry[0] == CS_AK
                  "one registry entry per agent kind");
 
 /* The kind names in enum order (HDF5 enum values, DESIGN §5); they equal
- * the registry names and sim/cs_h5.c's cs_h5_kind_names (checked in
+ * the registry names and sim/cs_h5_layout.c's cs_h5_kind_names (checked in
  * tests/test_agents.c). */
 const char *const cs_agent_kind_names[] = {
     "default_gba", "priority_tier",    "liquidation_bot", "oracle",      "heartbeat",

@@ -117,7 +117,7 @@ typedef struct cs_agent_ops {
     void (*fini)(cs_agent_t *a);
 } cs_agent_ops_t;
 
-/* World interface: implemented by the engine (sim/cs_engine.c) and by
+/* World interface: implemented by the engine (sim/cs_engine_world.c) and by
  * mock worlds in tests.  Calls go through the wrappers below. */
 typedef struct cs_world_ops {
     /* Schedule req for agent a; CS_OK with the id in *id_out, or the core's

@@ -10,8 +10,6 @@
 #define CS_CLI_H
 
 #include "cs_exit.h"
-#include "cs_report.h"
-#include "cs_scenario.h"
 
 /* The cowsim entry point: tunes the allocator (cs_malloc_tune), then runs
  * the subcommand argv[1]; returns the exit status. */
@@ -26,7 +24,9 @@ int cs_cmd_bench(int argc, char **argv);
 int cs_cmd_check(int argc, char **argv);
 int cs_cmd_clear(int argc, char **argv);
 int cs_cmd_compare(int argc, char **argv);
+int cs_cmd_report(int argc, char **argv);
 int cs_cmd_run(int argc, char **argv);
 int cs_cmd_sweep(int argc, char **argv);
+int cs_cmd_validate(int argc, char **argv);
 
 #endif

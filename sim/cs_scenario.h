@@ -134,7 +134,4 @@ void cs_scenario_free(cs_scenario_t *s);
  * walk draws from its own stream derived from the scenario seed). */
 double cs_proc_value(const cs_proc_t *p, uint64_t h, double *walk_state, gsl_rng *r);
 
-/* `cowsim validate SCENARIO.json [--set PATH=VALUE]...`. */
-int cs_cmd_validate(int argc, char **argv);
-
 #endif /* CS_SCENARIO_H */

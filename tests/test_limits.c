@@ -14,7 +14,7 @@
  * agent entries legitimately builds their records (factor 24 there).
  * CS_LIMITS_VERBOSE=1 prints every measured peak.
  *
- *   scenario loader (sim/cs_scenario.c): blocks 10^9, agents[i].count 10^6,
+ *   scenario loader (sim/cs_scenario_*.c): blocks 10^9, agents[i].count 10^6,
  *     10^7 actors in total, 65,536 agent entries, 100,000 events, nesting
  *     depth 32, 64 MiB of text, name 128 bytes, balances up to 2^128 - 1 per
  *     actor and in total, payload_len 1 MiB, non-finite and negative values;

@@ -1,5 +1,5 @@
 /*
- * test_scenario.c -- scenario JSON loading and validation (sim/cs_scenario.c,
+ * test_scenario.c -- scenario JSON loading and validation (sim/cs_scenario_*.c,
  * DESIGN §5 "Scenario JSON").
  *
  * Checks: a scenario using every section loads with exact values (FP

@@ -1,5 +1,5 @@
 /*
- * test_sidetable.c -- the engine's per-timer side table (sim/cs_engine.c,
+ * test_sidetable.c -- the engine's per-timer side table (sim/cs_engine*.c,
  * DESIGN-NOTES N46) with values too wide for its 32-bit fields: a handler's
  * cycles and the first due height (kept as an offset from the scheduling
  * height) of 2^32 - 1 and more go to the extras table, with value deadlines.

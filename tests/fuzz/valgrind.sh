@@ -7,7 +7,7 @@
 # lost block (--error-exitcode=99 separates valgrind's verdict from cowsim's
 # own exit codes).  "Still reachable" memory is allowed: libhdf5 keeps its
 # global state until exit (cowsim opts out of HDF5's atexit handler, see
-# sim/cs_h5.c).  Runs from the source root.
+# sim/cs_h5_layout.c).  Runs from the source root.
 set -u
 BIN=${1:?usage: valgrind.sh COWSIM [VALGRIND]}
 VG=${2:-valgrind}

@@ -1,0 +1,248 @@
+/*
+ * cs_report_util.c -- shared pieces of `cowsim report` (cs_report.c): the
+ * colour and metric-name tables, small text and number helpers, running
+ * gnuplot (find it, write a script, draw it and record the plot) and the
+ * data files beside the plots.
+ */
+#include "cs_report_int.h"
+
+#include "cs_exit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Category-10 colours; run i draws in colour i % 10 with dash type i / 10 + 1. */
+const char *const cs__colors[10] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+
+/* Run-level metric names, indexed by CS_M_*. */
+const char *const cs__mnames[CS_M__COUNT] = {
+#define CS__METRIC_NAME(name, doc) #name,
+    CS_METRIC_MAP(CS__METRIC_NAME)
+#undef CS__METRIC_NAME
+};
+
+/* ---- small helpers ---------------------------------------------------- */
+
+/* malloc'd copy of s (NULL stays NULL); NULL on allocation failure too. */
+char *cs__strdup(const char *s)
+{
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p) memcpy(p, s, n);
+    return p;
+}
+
+/* Copy src into dst (cap bytes) keeping [A-Za-z0-9._-] and turning every
+ * other byte into '_', so the result is a safe file-name part. */
+void cs__sanitize(char *dst, size_t cap, const char *src)
+{
+    size_t j = 0;
+    for (size_t i = 0; src[i] && j + 1 < cap; i++) {
+        char c = src[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                 c == '-' || c == '_';
+        dst[j++] = ok ? c : '_';
+    }
+    dst[j] = '\0';
+}
+
+/* Write s to f as a gnuplot single-quoted string ('' stands for '). */
+void cs__gp_quote(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'') fputc('\'', f);
+        if (*s == '\n' || *s == '\r') continue;
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+/* Format value v for report.md: 6 significant digits ("%.6g"; integers
+ * below 10^6 print exactly).  NaN and infinities, which `cowsim compare
+ * --json` writes as JSON null, print as CS__NUM_NAN (compare's text table
+ * shows "-" too). */
+const char *cs__fmt_num(char *buf, size_t cap, double v)
+{
+    if (!isfinite(v)) snprintf(buf, cap, "%s", CS__NUM_NAN);
+    else snprintf(buf, cap, "%.6g", v);
+    return buf;
+}
+
+/* Write v to a data file: "NaN" (which gnuplot skips) for non-finite. */
+void cs__dat_num(FILE *f, double v)
+{
+    if (isfinite(v)) fprintf(f, " %.10g", v);
+    else fputs(" NaN", f);
+}
+
+/* qsort comparators: doubles ascending (total order on the values, NaN
+ * never reaches them); uint32 ascending. */
+int cs__cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int cs__cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Append x; returns 0 or -1 when out of memory. */
+int cs__dvec_push(cs__dvec_t *d, double x)
+{
+    if (d->n == d->cap) {
+        size_t nc = d->cap ? 2 * d->cap : 64;
+        double *p = realloc(d->v, nc * sizeof *p);
+        if (!p) return -1;
+        d->v = p;
+        d->cap = nc;
+    }
+    d->v[d->n++] = x;
+    return 0;
+}
+
+/* ---- gnuplot ------------------------------------------------------------ */
+
+/* Find gnuplot on PATH into g->exe.  Returns 0, or -1 if there is none. */
+int cs__gp_find(cs__gp_t *g)
+{
+    const char *path = getenv("PATH");
+    if (!path || !*path) path = "/usr/bin:/bin";
+    const char *p = path;
+    while (*p) {
+        const char *e = strchr(p, ':');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len > 0 && len + 10 < sizeof g->exe) {
+            memcpy(g->exe, p, len);
+            memcpy(g->exe + len, "/gnuplot", 9);
+            struct stat sb;
+            if (stat(g->exe, &sb) == 0 && S_ISREG(sb.st_mode) && access(g->exe, X_OK) == 0) return 0;
+        }
+        if (!e) break;
+        p = e + 1;
+    }
+    g->exe[0] = '\0';
+    return -1;
+}
+
+/*
+ * Run gnuplot with arguments args (NULL-terminated, args[0] unused) in
+ * g->dir, stdin and stdout on /dev/null, stderr appended to g->log.
+ * Returns gnuplot's exit status, or -1 if it could not be started.
+ */
+int cs__gp_exec(const cs__gp_t *g, const char *a1, const char *a2)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDWR);
+        int lg = open(g->log, O_WRONLY | O_CREAT | O_APPEND, 0666);
+        if (nul >= 0) {
+            dup2(nul, 0);
+            dup2(nul, 1);
+        }
+        if (lg >= 0) dup2(lg, 2);
+        if (chdir(g->dir) != 0) _exit(126);
+        char *args[4] = {(char *)"gnuplot", (char *)a1, (char *)a2, NULL};
+        execv(g->exe, args);
+        _exit(127);
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR) return -1;
+    }
+    if (WIFEXITED(st)) return WEXITSTATUS(st) == 127 ? -1 : WEXITSTATUS(st);
+    return 128 + WTERMSIG(st);
+}
+
+/* Begin plot `base`: create DIR/base.gp with the terminal and output lines
+ * and common settings.  Returns the open script or NULL (errno set). */
+FILE *cs__gp_begin(const cs__gp_t *g, const char *base, int w, int h)
+{
+    char path[CS__PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s.gp", g->dir, base);
+    FILE *f = fopen(path, "w");
+    if (!f) return NULL;
+    fprintf(f, "# %s.gp -- generated by cowsim report; run `gnuplot %s.gp` in this directory.\n", base, base);
+    if (g->cairo) fprintf(f, "set terminal pngcairo noenhanced size %d,%d font 'sans,10'\n", w, h);
+    else fprintf(f, "set terminal png noenhanced size %d,%d\n", w, h);
+    fprintf(f, "set output '%s.png'\n", base);
+    fprintf(f, "set grid lc rgb '#dddddd'\nset border lc rgb '#444444'\nset key noautotitle\n");
+    return f;
+}
+
+/*
+ * Close script f of plot `base`, run gnuplot on it and check that
+ * DIR/base.png was written; then record it with alt text and caption in
+ * plots.  Returns 0, or CS_EXIT_IO with a message on stderr.
+ */
+int cs__gp_end(const cs__gp_t *g, FILE *f, const char *base, cs__plots_t *plots, const char *alt,
+               const char *caption)
+{
+    char path[CS__PATH_MAX];
+    int werr = ferror(f);
+    if (fclose(f) != 0 || werr) {
+        fprintf(stderr, "cowsim report: cannot write %s/%s.gp\n", g->dir, base);
+        return CS_EXIT_IO;
+    }
+    snprintf(path, sizeof path, "%s.gp", base);
+    int rc = cs__gp_exec(g, path, NULL);
+    snprintf(path, sizeof path, "%s/%s.png", g->dir, base);
+    struct stat sb;
+    if (rc != 0 || stat(path, &sb) != 0 || sb.st_size == 0) {
+        fprintf(stderr, "cowsim report: gnuplot (%s) failed on %s/%s.gp (exit %d); see %s\n", g->exe, g->dir,
+                base, rc, g->log);
+        return CS_EXIT_IO;
+    }
+    if (plots->n == plots->cap) {
+        size_t nc = plots->cap ? 2 * plots->cap : 16;
+        cs__plot_t *p = realloc(plots->p, nc * sizeof *p);
+        if (!p) {
+            fprintf(stderr, "cowsim report: out of memory\n");
+            return CS_EXIT_IO;
+        }
+        plots->p = p;
+        plots->cap = nc;
+    }
+    cs__plot_t *pl = &plots->p[plots->n++];
+    snprintf(pl->file, sizeof pl->file, "%s.png", base);
+    snprintf(pl->alt, sizeof pl->alt, "%s", alt);
+    snprintf(pl->caption, sizeof pl->caption, "%s", caption);
+    return 0;
+}
+
+/* Open DIR/name for writing; on failure print a message naming it. */
+FILE *cs__open_out(const char *dir, const char *name)
+{
+    char path[CS__PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) fprintf(stderr, "cowsim report: cannot write %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+/* Close a data file; CS_EXIT_IO with a message if any write failed. */
+int cs__close_out(FILE *f, const char *dir, const char *name)
+{
+    int werr = ferror(f);
+    if (fclose(f) != 0 || werr) {
+        fprintf(stderr, "cowsim report: cannot write %s/%s\n", dir, name);
+        return CS_EXIT_IO;
+    }
+    return 0;
+}

@@ -325,6 +325,7 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
         meta.scenario_json = scn->text;
         meta.seed = opts->seed;
         meta.mechanism = mechanism;
+        meta.blocks_hint = scn->blocks;
         int herr = 0;
         uint64_t t0 = cs__now_ns();
         e->h5 = cs_h5_create(opts->out_path, &meta, &herr);

@@ -370,6 +370,7 @@ typedef struct cs_h5_meta {
     uint64_t seed;             /* run seed */
     const char *mechanism;     /* mechanism name, e.g. "eip1559" */
     int sync_compress;         /* nonzero: compress on the caller's thread; 0 (default): one helper thread */
+    uint64_t blocks_hint;      /* the run's block count, for smaller chunks in short runs; 0: unknown (storage only, never values) */
 } cs_h5_meta_t;
 
 typedef struct cs_h5 cs_h5_t;

@@ -95,16 +95,20 @@ typedef struct cs__h5_zip {
  * receives whole cache lines.  (An 8x8 in-register byte transpose measured
  * no faster: the cost is the scattered stores, not the byte moves.)
  */
-static void cs__h5_shuffle(uint8_t *dst, const uint8_t *src, size_t es, size_t n)
+static void cs__h5_shuffle(uint8_t *dst, const uint8_t *src, size_t es, size_t n, size_t used)
 {
-    for (size_t i0 = 0; i0 < n; i0 += 64) {
-        size_t i1 = n - i0 < 64 ? n : i0 + 64;
+    for (size_t i0 = 0; i0 < used; i0 += 64) {
+        size_t i1 = used - i0 < 64 ? used : i0 + 64;
         for (size_t j = 0; j < es; j++) {
             uint8_t *d = dst + j * n;
             const uint8_t *s = src + j;
             for (size_t i = i0; i < i1; i++) d[i] = s[i * es];
         }
     }
+    /* Rows past `used` are zero in src (a partial chunk): their bytes in
+     * every plane are zero, set without the scattered loads. */
+    if (used < n)
+        for (size_t j = 0; j < es; j++) memset(dst + j * n + used, 0, n - used);
 }
 
 /* Nonzero when a byte plane looks uniformly random: more than 128 distinct
@@ -132,14 +136,14 @@ static size_t cs__h5_out_bound(size_t nbytes, size_t es)
 }
 
 /*
- * Compress one chunk (nrows rows of es bytes) into out (cap bytes, at least
+ * Compress one chunk (nrows rows of es bytes, rows from `used` on zero) into out (cap bytes, at least
  * cs__h5_out_bound): shuffle, then one zlib stream, level 1 with the RLE
  * strategy, switching to level 0 (stored blocks) for random-looking byte
  * planes.  The output is a standard zlib stream, so HDF5's deflate filter
  * inflates it.  Deterministic.  Returns CS_OK or CS_ENOMEM / CS_EIO, with
  * the message in *why (static text).
  */
-static int cs__h5_compress(cs__h5_zip_t *zp, const uint8_t *raw, size_t es, size_t nrows,
+static int cs__h5_compress(cs__h5_zip_t *zp, const uint8_t *raw, size_t es, size_t nrows, size_t used,
                            uint8_t *out, size_t cap, size_t *len, const char **why)
 {
     size_t nbytes = es * nrows;
@@ -152,7 +156,7 @@ static int cs__h5_compress(cs__h5_zip_t *zp, const uint8_t *raw, size_t es, size
         zp->shuf = s;
         zp->cap = nbytes;
     }
-    cs__h5_shuffle(zp->shuf, raw, es, nrows);
+    cs__h5_shuffle(zp->shuf, raw, es, nrows, used);
     if (!zp->ready) {
         memset(&zp->z, 0, sizeof zp->z);
         if (deflateInit2(&zp->z, 1, Z_DEFLATED, 15, 8, Z_RLE) != Z_OK) {
@@ -223,6 +227,7 @@ typedef struct cs__h5_wds {
     uint8_t *cur;      /* chunk being filled (chunk_rows rows) */
     uint8_t *spare[CS__H5_DEPTH]; /* recycled chunk buffers, n_spare in use */
     unsigned n_spare;  /* entries in spare */
+    uint32_t crows;    /* rows per chunk of this file (cs__h5_chunk_rows) */
     uint32_t fill;     /* rows in cur */
     uint32_t flushed;  /* rows of cur already written by a flush */
     uint64_t chunk;    /* index of the chunk cur holds */
@@ -278,7 +283,8 @@ static void *cs__h5_worker(void *arg)
         const cs__h5_dsdesc_t *d = &cs__h5_desc[j->ds];
         size_t len = 0;
         const char *why = NULL;
-        int rc = cs__h5_compress(&h->wzip, j->raw, d->frow, d->chunk_rows, j->out, h->out_cap, &len,
+        uint32_t cr = h->ds[j->ds].crows;
+        int rc = cs__h5_compress(&h->wzip, j->raw, d->frow, cr, cr, j->out, h->out_cap, &len,
                                  &why);
         pthread_mutex_lock(&h->mu);
         j->rc = rc;
@@ -309,7 +315,7 @@ static int cs__h5_write_chunk(cs_h5_t *h, int dsi, uint64_t chunk, uint32_t nrow
 {
     cs__h5_wds_t *w = &h->ds[dsi];
     const cs__h5_dsdesc_t *d = &cs__h5_desc[dsi];
-    hsize_t off = (hsize_t)chunk * d->chunk_rows;
+    hsize_t off = (hsize_t)chunk * h->ds[dsi].crows;
     hsize_t end = off + nrows;
     if (end > w->extent) {
         if (H5Dset_extent(w->dset, &end) < 0)
@@ -333,7 +339,7 @@ static int cs__h5_write_now(cs_h5_t *h, int dsi, uint64_t chunk, const uint8_t *
     const cs__h5_dsdesc_t *d = &cs__h5_desc[dsi];
     size_t len = 0;
     const char *why = NULL;
-    int rc = cs__h5_compress(&h->mzip, raw, d->frow, d->chunk_rows, h->mout, h->out_cap, &len, &why);
+    int rc = cs__h5_compress(&h->mzip, raw, d->frow, h->ds[dsi].crows, nrows, h->mout, h->out_cap, &len, &why);
     if (rc != CS_OK) return cs__h5_fail(rc, "compressing /%s: %s", d->name, why);
     return cs__h5_write_chunk(h, dsi, chunk, nrows, h->mout, len);
 }
@@ -350,7 +356,7 @@ static int cs__h5_retire(cs_h5_t *h)
     if (rc != CS_OK)
         rc = cs__h5_fail(rc, "compressing /%s: %s", d->name, j->why ? j->why : "?");
     else
-        rc = cs__h5_write_chunk(h, j->ds, j->chunk, d->chunk_rows, j->out, j->out_len);
+        rc = cs__h5_write_chunk(h, j->ds, j->chunk, h->ds[j->ds].crows, j->out, j->out_len);
     cs__h5_wds_t *w = &h->ds[j->ds];
     if (w->n_spare < CS__H5_DEPTH)
         w->spare[w->n_spare++] = j->raw;
@@ -381,10 +387,10 @@ static int cs__h5_submit(cs_h5_t *h, int dsi)
         pthread_cond_signal(&h->cv_work);
         pthread_mutex_unlock(&h->mu);
         h->count++;
-        w->cur = w->n_spare ? w->spare[--w->n_spare] : malloc(d->frow * d->chunk_rows);
+        w->cur = w->n_spare ? w->spare[--w->n_spare] : malloc(d->frow * w->crows);
         if (!w->cur) return cs__h5_set_err(h, cs__h5_fail(CS_ENOMEM, "chunk buffer for /%s", d->name));
     } else {
-        rc = cs__h5_write_now(h, dsi, w->chunk, w->cur, d->chunk_rows);
+        rc = cs__h5_write_now(h, dsi, w->chunk, w->cur, w->crows);
         if (rc != CS_OK) return cs__h5_set_err(h, rc);
     }
     w->chunk++;
@@ -399,7 +405,7 @@ static int cs__h5_push(cs_h5_t *h, int dsi, const uint8_t *src, size_t n)
     cs__h5_wds_t *w = &h->ds[dsi];
     const cs__h5_dsdesc_t *d = &cs__h5_desc[dsi];
     while (n > 0) {
-        size_t room = d->chunk_rows - w->fill;
+        size_t room = w->crows - w->fill;
         size_t take = n < room ? n : room;
         if (d->encoded)
             cs__h5_encode(d, w->cur + (size_t)w->fill * d->frow, src, take);
@@ -409,7 +415,7 @@ static int cs__h5_push(cs_h5_t *h, int dsi, const uint8_t *src, size_t n)
         w->rows += take;
         src += take * d->row;
         n -= take;
-        if (w->fill == d->chunk_rows) {
+        if (w->fill == w->crows) {
             int rc = cs__h5_submit(h, dsi);
             if (rc != CS_OK) return rc;
         }
@@ -582,7 +588,7 @@ static int cs__h5_flush_work(cs_h5_t *h)
         const cs__h5_dsdesc_t *d = &cs__h5_desc[i];
         if (w->fill <= w->flushed) continue;
         /* Zero the unused tail so the partial chunk's bytes are deterministic. */
-        memset(w->cur + (size_t)w->fill * d->frow, 0, (size_t)(d->chunk_rows - w->fill) * d->frow);
+        memset(w->cur + (size_t)w->fill * d->frow, 0, (size_t)(w->crows - w->fill) * d->frow);
         int rc = cs__h5_write_now(h, i, w->chunk, w->cur, w->fill);
         if (rc != CS_OK) return cs__h5_set_err(h, rc);
         w->flushed = w->fill;
@@ -730,13 +736,32 @@ int cs_h5_close(cs_h5_t *h, int complete)
     return rc;
 }
 
+/*
+ * Rows per chunk of dataset dsi in a file for a run of `blocks` blocks (0:
+ * unknown).  A partial chunk is stored, and compressed at every flush, at
+ * its full size, zeros included, so a short run with the long-run chunks
+ * spends most of its time compressing zeros (a 40-block run: ~60 % of its
+ * CPU).  Short runs therefore get smaller chunks: /blocks one row a block,
+ * the other tables 16 rows a block, as powers of two, never below 64 rows
+ * nor above the layout's chunk (cs__h5_desc).  The chunk size changes how
+ * the file is stored, never a value in it.
+ */
+static uint32_t cs__h5_chunk_rows(const cs__h5_dsdesc_t *d, int dsi, uint64_t blocks)
+{
+    if (blocks == 0) return d->chunk_rows;
+    uint64_t want = dsi == CS_H5_BLOCKS ? blocks : blocks * 16;
+    uint32_t r = 64;
+    while (r < want && r < d->chunk_rows) r <<= 1;
+    return r < d->chunk_rows ? r : d->chunk_rows;
+}
+
 /* Create dataset dsi (empty, extendible, chunked, shuffle + deflate) with
  * its "description" attribute. */
 static int cs__h5_make_ds(cs_h5_t *h, int dsi)
 {
     const cs__h5_dsdesc_t *d = &cs__h5_desc[dsi];
     int rc = CS_OK;
-    hsize_t zero = 0, unlim = H5S_UNLIMITED, chunk = d->chunk_rows;
+    hsize_t zero = 0, unlim = H5S_UNLIMITED, chunk = h->ds[dsi].crows;
     hid_t type = cs__h5_row_type(d, NULL);
     hid_t space = H5Screate_simple(1, &zero, &unlim);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
@@ -767,7 +792,7 @@ static int cs__h5_make_ds(cs_h5_t *h, int dsi)
     }
     rc = cs__h5_put_str(h->ds[dsi].dset, "description", desc);
     if (rc == CS_OK) {
-        h->ds[dsi].cur = malloc(d->frow * d->chunk_rows);
+        h->ds[dsi].cur = malloc(d->frow * h->ds[dsi].crows);
         if (!h->ds[dsi].cur) rc = cs__h5_fail(CS_ENOMEM, "chunk buffer for /%s", d->name);
     }
 out:
@@ -898,7 +923,8 @@ cs_h5_t *cs_h5_create(const char *path, const cs_h5_meta_t *meta, int *err)
     size_t maxb = 0;
     for (int i = 0; i < CS_H5_NDS; i++) {
         const cs__h5_dsdesc_t *d = &cs__h5_desc[i];
-        size_t b = cs__h5_out_bound(d->frow * d->chunk_rows, d->frow);
+        h->ds[i].crows = cs__h5_chunk_rows(d, i, meta->blocks_hint);
+        size_t b = cs__h5_out_bound(d->frow * h->ds[i].crows, d->frow);
         if (b > maxb) maxb = b;
     }
     h->out_cap = maxb;

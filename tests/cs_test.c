@@ -119,3 +119,9 @@ int cs_test_finish(const char *suite, const char *dir)
     }
     return cs_test_done(suite);
 }
+
+const char *cs_test_tmpdir(void)
+{
+    const char *t = getenv("TMPDIR");
+    return t && *t ? t : "/tmp";
+}

@@ -53,6 +53,9 @@ int cs_test_finish(const char *suite, const char *dir);
 
 /* Hex helpers. */
 void cs_test_hex(const uint8_t *b, size_t n, char *out); /* out: 2n+1 bytes */
+/* The directory for a test's scratch files: $TMPDIR when set and not
+ * empty (CMakeLists.txt points it at a tmpfs, CS_TEST_TMPDIR), else /tmp. */
+const char *cs_test_tmpdir(void);
 
 #include <stdio.h>
 #endif

@@ -591,7 +591,7 @@ int main(void)
     const char *one = getenv("CS_FAILALLOC");
     cs__one_k = one ? atoi(one) : 0;
     cs_aw_hook_cjson();
-    snprintf(cs__dir, sizeof cs__dir, "/tmp/cs_failalloc_%d", (int)getpid());
+    snprintf(cs__dir, sizeof cs__dir, "%s/cs_failalloc_%d", cs_test_tmpdir(), (int)getpid());
     mkdir(cs__dir, 0755);
     const char *src = getenv("CS_SRC");
     if (!src) src = ".";

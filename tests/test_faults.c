@@ -246,7 +246,7 @@ int main(void)
         fprintf(stderr, "test_faults: CS_BIN and CS_SRC must be set (ctest sets them)\n");
         return 1;
     }
-    snprintf(cs__tmp, sizeof cs__tmp, "/tmp/cs_faults_%d", (int)getpid());
+    snprintf(cs__tmp, sizeof cs__tmp, "%s/cs_faults_%d", cs_test_tmpdir(), (int)getpid());
     mkdir(cs__tmp, 0755);
     char scn[400];
     snprintf(scn, sizeof scn, "%s/scenarios/minimal.json", src);

@@ -249,7 +249,7 @@ int main(void)
         return 1;
     }
     const char *src = getenv("CS_SRC");
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/cs_killpoints_%d", (int)getpid());
+    snprintf(g_tmp, sizeof g_tmp, "%s/cs_killpoints_%d", cs_test_tmpdir(), (int)getpid());
     mkdir(g_tmp, 0755);
     snprintf(g_scn, sizeof g_scn, "%s/kp.json", g_tmp);
     FILE *f = fopen(g_scn, "w");

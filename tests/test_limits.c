@@ -441,7 +441,7 @@ int main(void)
     cs_aw_hook_cjson();
     cs_aw_reset(0);
     cs__bin = getenv("CS_BIN");
-    snprintf(cs__tmp, sizeof cs__tmp, "/tmp/cs_limits_%d", (int)getpid());
+    snprintf(cs__tmp, sizeof cs__tmp, "%s/cs_limits_%d", cs_test_tmpdir(), (int)getpid());
     mkdir(cs__tmp, 0755);
     test_scenario_scalars();
     test_scenario_sizes();

@@ -348,7 +348,7 @@ int main(void)
         return 1;
     }
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/cs_publish_%d", (int)getpid());
+    snprintf(g_tmp, sizeof g_tmp, "%s/cs_publish_%d", cs_test_tmpdir(), (int)getpid());
     mkdir(g_tmp, 0755);
     char scn[400], sweep[400], harm[400];
     snprintf(scn, sizeof scn, "%s/pb.json", g_tmp);

@@ -194,7 +194,7 @@ static int st_by_id(uint64_t id64)
 int main(void)
 {
     char dir[256], path[300];
-    snprintf(dir, sizeof dir, "/tmp/cs_sidetable_%d", (int)getpid());
+    snprintf(dir, sizeof dir, "%s/cs_sidetable_%d", cs_test_tmpdir(), (int)getpid());
     mkdir(dir, 0755);
     snprintf(path, sizeof path, "%s/fifo.h5", dir);
     /* One heartbeat actor whose ops become the script; a balance far above

@@ -56,7 +56,12 @@ static cs__memalign_fn cs__real_memalign;
 static _Alignas(16) unsigned char cs__boot[1 << 16];
 static size_t cs__boot_used;
 
+/* Slots of the tracking set, a power of two: 2^21 (64 MiB) unless the
+ * including test asks for fewer before the include.  A smaller set keeps a
+ * forking test's parent small: each fork copies its page tables. */
+#ifndef CS__SET_BITS
 #define CS__SET_BITS 21
+#endif
 #define CS__SET_CAP (1u << CS__SET_BITS)
 /* Tracked allocation: pointer, sequence number, size, caller. */
 typedef struct cs__slot {

@@ -60,6 +60,9 @@
 
 #include <cjson/cJSON.h>
 
+/* 2^16 slots: a command here holds at most a few thousand allocations of
+ * ours at once, and each of the ~3,000 children is a fork of this process. */
+#define CS__SET_BITS 16
 #include "cs_allocwrap.h"
 #include "cs_cli.h"
 #include "cs_h5.h"

@@ -46,6 +46,8 @@
     X(gc_cycles_per_timer, U64, 1, 1, 1ull << 40, 5000, NULL, "GC cost per destroyed timer (D11)") \
     /* Lane basefee (CIP-1 rev §5, D2, D3) */                                                     \
     X(basefee_rule, ENUM, 1, 0, 2, 0, "cip1|eip1559|additive", "lane basefee update rule (D2)")   \
+    X(eip1559_rounding, ENUM, 1, 0, 1, 0, "delta-floor|value-floor", "eip1559 rule: floor the change as EIP-1559 does, or floor the new value (the rounding cowsim used before)") \
+    X(basefee_window, U64, 1, 1, 1u << 15, 1, NULL, "blocks whose mean lane utilisation the basefee rule reads, 1 = the last block") \
     X(target_utilisation, FP, CS_PPM, 1, 1000000, 500000, NULL, "lane target utilisation")       \
     X(basefee_max_change, FP, CS_PPM, 0, 1000000, 125000, NULL, "clip / d of the basefee update")  \
     X(lane_basefee_initial, U128, 1, 0, 0, 1000, NULL, "initial lane basefee per cycle")           \
@@ -132,6 +134,7 @@ const char *cs_param_choice_name(const cs_param_desc_t *d, uint32_t i, char *buf
 /* Enum values, in the order of the choice lists above. */
 enum { CS_OVER_CAP_REJECT = 0, CS_OVER_CAP_DEFER = 1 };
 enum { CS_BASEFEE_CIP1 = 0, CS_BASEFEE_EIP1559 = 1, CS_BASEFEE_ADDITIVE = 2 };
+enum { CS_EIP_DELTA_FLOOR = 0, CS_EIP_VALUE_FLOOR = 1 };
 enum { CS_LANE_ADDITIONAL = 0, CS_LANE_REPLACE = 1 };
 enum { CS_LFM_LANE = 0, CS_LFM_FIRE = 1 };
 enum { CS_IDENTITY_ACTOR = 0, CS_IDENTITY_DEPLOYER = 1 };

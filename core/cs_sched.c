@@ -411,7 +411,7 @@ void cs_sched_set_hooks(cs_sched_t *s, const cs_sched_hooks_t *h)
 int cs_sched_set_params(cs_sched_t *s, const cs_params_t *p)
 {
     if (p->ring_size != s->p.ring_size || p->epoch_blocks != s->p.epoch_blocks ||
-        p->epochs != s->p.epochs)
+        p->epochs != s->p.epochs || p->basefee_window != s->p.basefee_window)
         return CS_EINVAL;
     s->p = *p;
     return CS_OK;

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# test_rules.sh -- the rule examples of scenarios/rules/ (issue 24's
+# missing rules), each run briefly and its figures recomputed from the run
+# files by formulas written here.  Usage: test_rules.sh [path/to/cowsim]
+set -u
+cd "$(dirname "$0")/.."
+. tests/cs_test_lib.sh
+R=scenarios/rules
+run() { "$BIN" run "$@" --quiet >/dev/null 2>"$T/err" || bad "cowsim run $*: $(cat "$T/err")"; }
+
+# Windowed basefee (N51): basefee_lane[h+1] is EIP-1559's integer update
+# (N50) of basefee_lane[h] at the mean of the last w blocks' lane cycles
+# (each clipped to L, fewer at the start): with S their sum, n their count,
+# T = L/2, delta = b * |S - nT| // (8 nT); up: b + max(delta, 1), down:
+# b - delta; floor 1.  w = 8 from the file, and w = 1 must give another path.
+run $R/basefee-window.json -o "$T/bw"
+run $R/basefee-window.json -o "$T/bw1" --set params.basefee_window=1
+check '"$PY" - "$T/bw/eip1559.h5" 8 <<"PYEOF"
+import sys, h5py
+b = h5py.File(sys.argv[1])["blocks"][:]
+w, L = int(sys.argv[2]), 2000000
+T = L // 2
+bf = [int(x) for x in b["basefee_lane"]]
+cy = [min(int(x), L) for x in b["lane_cycles"]]
+ok = bf[0] == 1000 and len(bf) == 240
+for h in range(len(bf) - 1):
+    win = cy[max(0, h - w + 1):h + 1]
+    s, n = sum(win), len(win)
+    x = bf[h]
+    if s > n * T: x += max(x * (s - n * T) // (8 * n * T), 1)
+    elif s < n * T: x -= x * (n * T - s) // (8 * n * T)
+    ok = ok and bf[h + 1] == max(x, 1)
+ok = ok and len(set(cy)) > 3 and max(bf) > 2 * min(bf)
+sys.exit(0 if ok else 1)
+PYEOF' "windowed basefee: w = 8 path equals the windowed EIP-1559 map over the recorded lane cycles"
+check '"$PY" - "$T/bw/eip1559.h5" "$T/bw1/eip1559.h5" <<"PYEOF"
+import sys, h5py
+a = [int(x) for x in h5py.File(sys.argv[1])["blocks"]["basefee_lane"]]
+b = [int(x) for x in h5py.File(sys.argv[2])["blocks"]["basefee_lane"]]
+sys.exit(0 if a != b and a[:2] == b[:2] else 1)
+PYEOF' "windowed basefee: w = 1 gives another path"
+
+finish rules

@@ -130,7 +130,9 @@ typedef struct cs_world_ops {
     /* Write a state key as actor (ModifiedKeySet, watch triggers). */
     int (*write_key)(void *impl, cs_agent_t *a, uint32_t actor, const char *key);
     uint64_t (*height)(const void *impl);
-    /* Balance of one of a's actors, base units as a double. */
+    /* Balance that pays one of a's actors' fires, base units as a double:
+     * the actor's own, or its deployer's under fee_payer = "deployer"
+     * (CIP-1 rev §6, §3 step 4). */
     double (*balance)(const void *impl, const cs_agent_t *a, uint32_t actor);
 } cs_world_ops_t;
 

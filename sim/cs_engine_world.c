@@ -197,6 +197,13 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     cs_sched_args_t sa;
     memset(&sa, 0, sizeof sa);
     sa.actor = e->addr[gact];
+    /* CIP-1 rev §6 fee_payer (§3 step 4, §13.1): with fee_payer = deployer
+     * the deployer is charged every fee, bid escrow and payment. */
+    cs_addr_t payer;
+    if (e->actors[gact].payer_idx != e->actors[gact].sched_idx) {
+        payer = *cs_sched_actor_addr(e->s, e->actors[gact].payer_idx);
+        sa.fee_payer = &payer;
+    }
     sa.kind = req.kind;
     sa.height = cur + (req.delay ? req.delay : 1);
     sa.every_blocks = req.every_blocks;
@@ -374,11 +381,12 @@ static uint64_t cs__w_height(const void *impl)
     return e->h + 1;
 }
 
+/* The fee payer's balance (CIP-1 rev §6): value-aware entry tests it. */
 static double cs__w_balance(const void *impl, const cs_agent_t *a, uint32_t actor)
 {
     const cs_engine_t *e = impl;
     if (actor >= a->n_actors) return 0;
-    return cs__u128d(cs_sched_balance(e->s, e->actors[a->first_actor + actor].sched_idx));
+    return cs__u128d(cs_sched_balance(e->s, e->actors[a->first_actor + actor].payer_idx));
 }
 
 static const cs_world_ops_t cs__world_ops = {cs__w_schedule, cs__w_cancel, cs__w_write_key,

@@ -32,6 +32,7 @@
     X(epochs, U64, 1, 1, 1u << 16, 24, NULL, "future epochs held in tier 2")                     \
     /* CIP-5 §3-6 limits and metering */                                                          \
     X(max_timers_per_actor, U64, 1, 1, 1u << 30, 1024, NULL, "MAX_TIMERS_PER_ACTOR (CIP-5 §8)")  \
+    X(min_gas_limit_per_timer, U64, 1, 0, 1ull << 48, 0, NULL, "MIN_GAS_LIMIT_PER_TIMER, 0 = none (CIP-5 CN §13, §15)") \
     X(schedule_cycles, U64, 1, 0, 1u << 30, 1000, NULL, "schedule_timer cost in cycles (CIP-5 §6.1)") \
     X(cancel_cycles, U64, 1, 0, 1u << 30, 500, NULL, "cancel_timer cost in cycles (CIP-5 §6.1)")  \
     X(fifo_fire_cycles, U64, 1, 1, 1ull << 40, 550000, NULL, "FIFO per-fire cycles budget (CIP-5 §6.2)") \

@@ -799,6 +799,10 @@ int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out
     /* Fees, bids and caps: the mechanism family decides (CIP-1 rev §6, D5). */
     rc = cs__fees_validate(s, a, &hrec, &rec, &money);
     if (rc != CS_OK) return rc;
+    /* CIP-5 CN §13, §15 "gas suicide": a handler budget below
+     * MIN_GAS_LIMIT_PER_TIMER is refused (the gas limit in force: the
+     * stated one, else the mechanism's default budget). */
+    if (rec.gas_limit < s->p.min_gas_limit_per_timer) return CS_EGAS_LIMIT_TOO_LOW;
 
     /* Handler: explicit, or the payload's custom-handler convention (CIP-5 §4.2). */
     const uint8_t *body = a->payload;

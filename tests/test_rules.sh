@@ -40,4 +40,23 @@ b = [int(x) for x in h5py.File(sys.argv[2])["blocks"]["basefee_lane"]]
 sys.exit(0 if a != b and a[:2] == b[:2] else 1)
 PYEOF' "windowed basefee: w = 1 gives another path"
 
+# MIN_GAS_LIMIT_PER_TIMER 30,000: agents 0-1 ask for 20,000-cycle handlers
+# (refused each block they try: 2 rejections a block, no timer), agents 2-3
+# for 50,000 (a tick due every block from 2: 19 fires each in 20 blocks).
+# With the minimum off, all four fire 19 times and nothing is refused.
+run $R/min-gas-limit.json -o "$T/mg"
+run $R/min-gas-limit.json -o "$T/mg0" --set params.min_gas_limit_per_timer=0
+check '"$PY" - "$T/mg" "$T/mg0" <<"PYEOF"
+import sys, h5py
+ok = True
+for d, want_rej, want_fires in ((sys.argv[1], 2, [0, 0, 19, 19]), (sys.argv[2], 0, [19, 19, 19, 19])):
+    for m in ("fifo", "eip1559"):
+        f = h5py.File(f"{d}/{m}.h5")
+        b, t, fi = f["blocks"][:], f["timers"][:], f["fires"][:]
+        ok = ok and all(int(x) == want_rej for x in b["rejected"]) and len(b) == 20
+        ok = ok and [int((fi["agent"] == a).sum()) for a in range(4)] == want_fires
+        ok = ok and (want_rej == 0 or int((t["agent"] <= 1).sum()) == 0)
+sys.exit(0 if ok else 1)
+PYEOF' "min gas limit: 20,000-cycle timers refused (2 a block), 50,000 fire; all fire with the minimum off"
+
 finish rules

@@ -30,6 +30,7 @@
     X(ring_size, U64, 1, 1, 1u << 24, 4096, NULL, "tier-1 ring buffer buckets (RING_BUFFER_SIZE)") \
     X(epoch_blocks, U64, 1, 1, 1u << 24, 3600, NULL, "blocks per epoch (EPOCH_BLOCKS)")           \
     X(epochs, U64, 1, 1, 1u << 16, 24, NULL, "future epochs held in tier 2")                     \
+    X(param_changes, ENUM, 1, 0, 1, 0, "block|epoch", "a params event takes effect at its block, or at the next epoch boundary (CIP-5 CN §13)") \
     /* CIP-5 §3-6 limits and metering */                                                          \
     X(max_timers_per_actor, U64, 1, 1, 1u << 30, 1024, NULL, "MAX_TIMERS_PER_ACTOR (CIP-5 §8)")  \
     X(min_gas_limit_per_timer, U64, 1, 0, 1ull << 48, 0, NULL, "MIN_GAS_LIMIT_PER_TIMER, 0 = none (CIP-5 CN §13, §15)") \
@@ -134,6 +135,7 @@ const char *cs_param_choice_name(const cs_param_desc_t *d, uint32_t i, char *buf
 
 /* Enum values, in the order of the choice lists above. */
 enum { CS_OVER_CAP_REJECT = 0, CS_OVER_CAP_DEFER = 1 };
+enum { CS_PCHANGE_BLOCK = 0, CS_PCHANGE_EPOCH = 1 };
 enum { CS_BASEFEE_CIP1 = 0, CS_BASEFEE_EIP1559 = 1, CS_BASEFEE_ADDITIVE = 2 };
 enum { CS_EIP_DELTA_FLOOR = 0, CS_EIP_VALUE_FLOOR = 1 };
 enum { CS_LANE_ADDITIONAL = 0, CS_LANE_REPLACE = 1 };

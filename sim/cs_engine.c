@@ -403,11 +403,26 @@ static void cs__events(cs_engine_t *e, uint64_t h)
         const cs_scn_event_t *se = &scn->events[ev.idx];
         int end = ev.type >= 100;
         switch (se->type) {
-        case CS_EV_PARAMS:
+        case CS_EV_PARAMS: {
+            /* CIP-5 CN §13: governance updates take effect at the next
+             * epoch (param_changes = epoch, DESIGN-NOTES N54): a change
+             * inside an epoch waits for the first block of the next one
+             * (epoch k starts at k x epoch_blocks); end marks that wait. */
+            const cs_params_t *cur = cs_sched_params(e->s);
+            uint64_t E = cur->epoch_blocks;
+            if (!end && cur->param_changes == CS_PCHANGE_EPOCH && h % E != 0) {
+                if (cs__ev_push(e, (h / E + 1) * E, 100 + (int)se->type, ev.idx) != CS_OK) {
+                    e->failed = 1;
+                    cs__seterr(e, "out of memory deferring the parameter change at %llu",
+                               (unsigned long long)se->at);
+                }
+                break;
+            }
             if (cs_sched_set_params(e->s, &se->params) != CS_OK)
                 cs__seterr(e, "events: parameter change at %llu cannot alter the queue geometry",
                            (unsigned long long)se->at);
             break;
+        }
         case CS_EV_DEMAND_SHOCK:
         case CS_EV_VOLATILITY:
             for (size_t i = 0; i < e->n_agents; i++) {

@@ -59,4 +59,23 @@ for d, want_rej, want_fires in ((sys.argv[1], 2, [0, 0, 19, 19]), (sys.argv[2], 
 sys.exit(0 if ok else 1)
 PYEOF' "min gas limit: 20,000-cycle timers refused (2 a block), 50,000 fire; all fire with the minimum off"
 
+# Parameter changes at epoch boundaries (N54), epochs of 10 blocks: changes
+# at 13, 30 and 41 take effect at 20, 30 and 50 (block mode: 13, 30, 41).
+# /blocks.quota_block is 0 (none), then 2, then 3; fire_cap 250,000 then
+# 200,000; eight heartbeats a block, so fired = min(8, quota) from block 2.
+run $R/param-epoch.json -o "$T/pe"
+run $R/param-epoch.json -o "$T/pe0" --set params.param_changes=block
+check '"$PY" - "$T/pe/fifo-capped.h5" "$T/pe0/fifo-capped.h5" <<"PYEOF"
+import sys, h5py
+ok = True
+for path, (q2, q3, c2) in ((sys.argv[1], (20, 30, 50)), (sys.argv[2], (13, 30, 41))):
+    b = h5py.File(path)["blocks"][:]
+    ok = ok and [int(x) for x in b["height"]] == list(range(1, 61))
+    for h, q, fired, cap in zip(b["height"], b["quota_block"], b["fired"], b["fire_cap"]):
+        want_q = 3 if h >= q3 else 2 if h >= q2 else 0
+        want_f = 0 if h == 1 else min(8, want_q or 8)
+        ok = ok and int(q) == want_q and int(fired) == want_f and int(cap) == (200000 if h >= c2 else 250000)
+sys.exit(0 if ok else 1)
+PYEOF' "parameter changes: at epoch boundaries 20, 30, 50 (epoch), at 13, 30, 41 (block)"
+
 finish rules

@@ -61,6 +61,12 @@ typedef struct cs_agent_policy {
                         * entry, stop when the payer cannot cover a fire */
     uint64_t patience; /* a timer priced out in more than this many consecutive blocks is
                         * cancelled (0: after its first priced-out block) */
+    /* The system deployers' opcodes on this agent's timers (CIP-1 rev §12,
+     * DESIGN-NOTES N55), applied at the start of the next block; 0 = off. */
+    uint64_t sys_cancel_after;  /* SYS_CANCEL_TIMER (48) a timer deferred this many times */
+    uint64_t sys_extend_within; /* SYS_EXTEND_TIMER (50) a deferred timer whose TTL ends
+                                 * within this many blocks ... */
+    uint64_t sys_extend_by;     /* ... to expires_at + this many blocks (>= 2) */
 } cs_agent_policy_t;
 
 /* Agent instance as the engine holds it. */

@@ -496,14 +496,12 @@ int cs_sim_step(cs_engine_t *e)
     e->obs.fire_cycles = cs_sched_params(e->s)->max_cycles_per_fire;
     e->obs.paused = e->pause_depth > 0;
     e->blk_rejected = 0;
+
     /* TX phase: first the cancels of timers priced out for longer than
-     * their agent's patience (the real, metered cancel path, CIP-5 §6.1),
-     * then every active agent acts, in index order. */
-    for (size_t i = 0; i < e->n_pc; i++) {
-        cs__pcancel_t *pc = &e->pc[i];
-        if (cs_sched_find(e->s, &pc->id) != NULL)
-            (void)cs__w_cancel(e, &e->agents[pc->agent], pc->actor, &pc->id);
-    }
+     * their agent's patience (the real, metered cancel path, CIP-5 §6.1)
+     * and the system deployers' opcodes (N55), then every active agent
+     * acts, in index order. */
+    for (size_t i = 0; i < e->n_pc; i++) cs__pc_apply(e, &e->pc[i]);
     e->n_pc = 0;
     e->in_arrivals = 1;
     for (size_t i = 0; i < e->n_agents; i++) {
@@ -566,6 +564,9 @@ int cs_sim_step(cs_engine_t *e)
             /* The common case under congestion: no timer info needed unless
              * the agent listens. */
             ti->deferrals++;
+            if ((a->pol.sys_cancel_after || a->pol.sys_extend_within) &&
+                cs__sys_note(e, a, slot, &t->id, ti->deferrals, h) != CS_OK)
+                return CS_ENOMEM;
             if (a->pol.value_aware) {
                 /* Priced out: below the basefee, the reserve or the funds;
                  * for a bidder with a strategy under a bid mechanism also

@@ -78,4 +78,29 @@ for path, (q2, q3, c2) in ((sys.argv[1], (20, 30, 50)), (sys.argv[2], (13, 30, 4
 sys.exit(0 if ok else 1)
 PYEOF' "parameter changes: at epoch boundaries 20, 30, 50 (epoch), at 13, 30, 41 (block)"
 
+# SYS opcodes (N55), one fire a block for eight heartbeats.  Agents 0-3
+# (sys_cancel_after 4): each timer cancelled (outcome 3) was deferred
+# exactly 4 times and ended at due + 4 (cancelled at the start of the block
+# after its 4th deferral); none waited longer.  Agents 4-7 (TTL 3, extended
+# by 3 within 1 block of the end): nothing expires although fires wait up to
+# more than 3 blocks past due.  Without the policies: nothing is cancelled
+# and TTL 3 timers expire.
+run $R/sys-opcodes.json -o "$T/sy"
+run $R/sys-opcodes.json -o "$T/sy0" --set "agents[0].sys_cancel_after=0" --set "agents[1].sys_extend_within=0"
+check '"$PY" - "$T/sy/fifo-capped.h5" "$T/sy0/fifo-capped.h5" <<"PYEOF"
+import sys, h5py
+f = h5py.File(sys.argv[1])
+t, fi, b = f["timers"][:], f["fires"][:], f["blocks"][:]
+c = t[t["outcome"] == 3]
+ok = len(c) >= 1 and int(b["cancelled"].sum()) == len(c) and all(int(a) <= 3 for a in c["agent"])
+ok = ok and all(int(x["deferrals"]) == 4 and int(x["end_height"]) == int(x["due_height"]) + 4 for x in c)
+ok = ok and int(t[t["agent"] <= 3]["deferrals"].max()) == 4
+ok = ok and int(b["expired"].sum()) == 0 and int((t["outcome"] == 1).sum()) == 0
+ok = ok and int(fi[fi["agent"] >= 4]["delay"].max()) > 3
+g = h5py.File(sys.argv[2])
+t0, b0 = g["timers"][:], g["blocks"][:]
+ok = ok and int(b0["cancelled"].sum()) == 0 and int(b0["expired"].sum()) > 0
+sys.exit(0 if ok else 1)
+PYEOF' "SYS_CANCEL_TIMER after 4 deferrals, SYS_EXTEND_TIMER keeps TTL-3 timers alive; neither without the policy"
+
 finish rules

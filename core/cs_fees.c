@@ -92,6 +92,13 @@ int cs__fees_init(cs_sched_t *s)
     return CS_OK;
 }
 
+int cs__fees_activate(cs_sched_t *s)
+{
+    struct cs_fees *f = s->fees;
+    cs_fairness_free(&f->fair);
+    return cs_fairness_init(&f->fair, &s->p) == CS_OK ? CS_OK : CS_EINVAL;
+}
+
 void cs__fees_free(cs_sched_t *s)
 {
     struct cs_fees *f = s->fees;

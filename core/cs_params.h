@@ -30,6 +30,7 @@
     X(ring_size, U64, 1, 1, 1u << 24, 4096, NULL, "tier-1 ring buffer buckets (RING_BUFFER_SIZE)") \
     X(epoch_blocks, U64, 1, 1, 1u << 24, 3600, NULL, "blocks per epoch (EPOCH_BLOCKS)")           \
     X(epochs, U64, 1, 1, 1u << 16, 24, NULL, "future epochs held in tier 2")                     \
+    X(activation_height, U64, 1, 0, 1ull << 48, 0, NULL, "H_activation: fifo clears the blocks below it, the run's mechanism from it on (CIP-1 rev §13.2); 0 = from the start") \
     X(param_changes, ENUM, 1, 0, 1, 0, "block|epoch", "a params event takes effect at its block, or at the next epoch boundary (CIP-5 CN §13)") \
     /* CIP-5 §3-6 limits and metering */                                                          \
     X(max_timers_per_actor, U64, 1, 1, 1u << 30, 1024, NULL, "MAX_TIMERS_PER_ACTOR (CIP-5 §8)")  \

@@ -61,6 +61,12 @@ typedef struct cs_agent_policy {
                         * entry, stop when the payer cannot cover a fire */
     uint64_t patience; /* a timer priced out in more than this many consecutive blocks is
                         * cancelled (0: after its first priced-out block) */
+    /* The system deployers' opcodes on this agent's timers (CIP-1 rev §12,
+     * DESIGN-NOTES N55), applied at the start of the next block; 0 = off. */
+    uint64_t sys_cancel_after;  /* SYS_CANCEL_TIMER (48) a timer deferred this many times */
+    uint64_t sys_extend_within; /* SYS_EXTEND_TIMER (50) a deferred timer whose TTL ends
+                                 * within this many blocks ... */
+    uint64_t sys_extend_by;     /* ... to expires_at + this many blocks (>= 2) */
 } cs_agent_policy_t;
 
 /* Agent instance as the engine holds it. */
@@ -130,7 +136,9 @@ typedef struct cs_world_ops {
     /* Write a state key as actor (ModifiedKeySet, watch triggers). */
     int (*write_key)(void *impl, cs_agent_t *a, uint32_t actor, const char *key);
     uint64_t (*height)(const void *impl);
-    /* Balance of one of a's actors, base units as a double. */
+    /* Balance that pays one of a's actors' fires, base units as a double:
+     * the actor's own, or its deployer's under fee_payer = "deployer"
+     * (CIP-1 rev §6, §3 step 4). */
     double (*balance)(const void *impl, const cs_agent_t *a, uint32_t actor);
 } cs_world_ops_t;
 

@@ -1,6 +1,8 @@
 /* cs_basefee.c -- timer-lane basefee update rules (CIP-1 rev §5, D2, D3). */
 #include "cs_basefee.h"
 
+#include <stdlib.h>
+
 #define CS__S ((cs_u128)CS_PPM)
 #define CS__LO64 ((cs_u128)UINT64_MAX)
 
@@ -67,17 +69,51 @@ static int cs__scale_up_round(cs_u128 b, cs_u128 num, cs_u128 den, cs_u128 *x)
     return 0;
 }
 
-/* CIP-1 rev §5: basefee_{H+1} from basefee_H and utilisation_H (rule per D2). */
-int cs_basefee_next(const cs_params_t *p, cs_u128 b, uint64_t cycles_used, cs_u128 *next)
+/*
+ * EIP-1559's update (the EIP's "expected_base_fee_per_gas"), with gas used
+ * and the gas target replaced by the lane cycles and t*L, and its
+ * BASE_FEE_MAX_CHANGE_DENOMINATOR 8 by S/d:
+ *   delta = floor(b * |used - target| * d / (target * S))
+ *   increase: b + max(delta, 1)     decrease: b - delta     at target: b
+ * dev = ±mag/den is the exact |used - target|/target, so with d = S/8 and an
+ * integer target this is floor(floor(b*Δ/target)/8), the EIP's nested floor.
+ * Returns 0 or -1 on overflow.
+ */
+static int cs__eip1559_delta_floor(cs_u128 b, cs_u128 d, cs_u128 mag, cs_u128 den, int up,
+                                   cs_u128 *x)
+{
+    cs_u128 dm, sden, delta;
+    if (mag == 0) {
+        *x = b;
+        return 0;
+    }
+    if (cs_u128_mul(d, mag, &dm) != 0 || cs_u128_mul(den, CS__S, &sden) != 0) return -1;
+    if (cs__muldiv_u128(b, dm, sden, &delta, NULL) != 0) return -1;
+    if (!up) {
+        *x = delta >= b ? 0 : b - delta; /* d <= S keeps delta <= b */
+        return 0;
+    }
+    return cs_u128_add(b, delta == 0 ? 1u : delta, x);
+}
+
+/*
+ * CIP-1 rev §5: basefee_{H+1} from basefee_H and the utilisation (rule per
+ * D2).  The utilisation is the mean over n blocks whose lane cycles, each
+ * clipped to L, sum to sum_clipped (n = 1: the last block, as §5 states).
+ */
+int cs_basefee_next_mean(const cs_params_t *p, cs_u128 b, uint64_t sum_clipped, uint64_t n,
+                         cs_u128 *next)
 {
     uint64_t L = p->lane_timer_cycles, t = p->target_utilisation;
     cs_u128 den, pos, mag, x;
     int up;
 
-    if (L == 0 || t == 0 || t > CS_PPM) return CS_EINVAL;
-    /* utilisation_H = cycles_consumed_in_lane_H / LANE_TIMER_CYCLES ∈ [0, 1] */
-    den = (cs_u128)t * L;                      /* t*L, t in ppm: < 2^128 */
-    pos = (cs_u128)CS_MIN(cycles_used, L) * CS__S; /* u*S*L */
+    if (L == 0 || t == 0 || t > CS_PPM || n == 0 || n > CS_BASEFEE_WINDOW_MAX) return CS_EINVAL;
+    if (sum_clipped > (cs_u128)L * n) return CS_EINVAL;
+    /* utilisation = mean(cycles_consumed_in_lane) / LANE_TIMER_CYCLES ∈ [0, 1];
+     * dev = (u - t)/t = (sum*S - n*t*L) / (n*t*L). */
+    den = (cs_u128)t * L * n;                  /* < 2^20 * 2^64 * 2^16 */
+    pos = (cs_u128)sum_clipped * CS__S;        /* u*S*L*n, < 2^100 */
     up = pos > den;
     mag = up ? pos - den : den - pos;          /* |num|; dev = ±mag/den */
 
@@ -85,7 +121,7 @@ int cs_basefee_next(const cs_params_t *p, cs_u128 b, uint64_t cycles_used, cs_u1
     case CS_BASEFEE_CIP1: {
         /* b * (1 + clip((u - t)/t, -m, +m)); the clip binds when mag/den > m/S. */
         cs_u128 m = CS_MIN((cs_u128)p->basefee_max_change, CS__S);
-        int sat = mag * CS__S > m * den; /* both < 2^105: t <= S, L < 2^64 */
+        int sat = mag * CS__S > m * den; /* both < 2^120 */
         if (sat) {
             if (cs__scale_up_round(b, up ? CS__S + m : CS__S - m, CS__S, &x) != 0)
                 return CS_EOVERFLOW;
@@ -96,8 +132,13 @@ int cs_basefee_next(const cs_params_t *p, cs_u128 b, uint64_t cycles_used, cs_u1
         break;
     }
     case CS_BASEFEE_EIP1559: {
-        /* b * (1 + d*(u - t)/t) = b * (S*den ± d*mag) / (S*den) */
         cs_u128 d = p->basefee_max_change, sden, dm, num;
+        if (p->eip1559_rounding == CS_EIP_DELTA_FLOOR) {
+            if (cs__eip1559_delta_floor(b, d, mag, den, up, &x) != 0) return CS_EOVERFLOW;
+            break;
+        }
+        /* value-floor: b * (1 + d*(u - t)/t) = b * (S*den ± d*mag) / (S*den),
+         * floored, an exact increase at least +1 (cs__scale_up_round). */
         if (cs_u128_mul(den, CS__S, &sden) != 0 || cs_u128_mul(d, mag, &dm) != 0)
             return CS_EOVERFLOW;
         if (up) {
@@ -126,6 +167,46 @@ int cs_basefee_next(const cs_params_t *p, cs_u128 b, uint64_t cycles_used, cs_u1
     }
     *next = CS_MAX(x, p->lane_basefee_min);
     return CS_OK;
+}
+
+/* CIP-1 rev §5: basefee_{H+1} from basefee_H and utilisation_H. */
+int cs_basefee_next(const cs_params_t *p, cs_u128 b, uint64_t cycles_used, cs_u128 *next)
+{
+    return cs_basefee_next_mean(p, b, CS_MIN(cycles_used, p->lane_timer_cycles), 1, next);
+}
+
+int cs_basefee_win_init(cs_basefee_win_t *w, const cs_params_t *p)
+{
+    uint64_t cap = p->basefee_window;
+    w->ring = NULL;
+    w->cap = w->n = w->pos = w->sum = 0;
+    if (cap == 0 || cap > CS_BASEFEE_WINDOW_MAX) return CS_EINVAL;
+    w->ring = calloc((size_t)cap, sizeof *w->ring);
+    if (w->ring == NULL) return CS_ENOMEM;
+    w->cap = cap;
+    return CS_OK;
+}
+
+void cs_basefee_win_free(cs_basefee_win_t *w)
+{
+    free(w->ring);
+    w->ring = NULL;
+    w->cap = w->n = w->pos = w->sum = 0;
+}
+
+/* The windowed rule: the block's clipped cycles enter the ring (the oldest
+ * leaves once w are held), then the rule reads their mean. */
+int cs_basefee_win_step(cs_basefee_win_t *w, const cs_params_t *p, cs_u128 b, uint64_t cycles_used,
+                        cs_u128 *next)
+{
+    uint64_t c = CS_MIN(cycles_used, p->lane_timer_cycles);
+    if (w->cap == 0) return CS_EINVAL;
+    if (w->n == w->cap) w->sum -= w->ring[w->pos];
+    else w->n++;
+    w->ring[w->pos] = c;
+    w->sum += c;
+    w->pos = w->pos + 1 == w->cap ? 0 : w->pos + 1;
+    return cs_basefee_next_mean(p, b, w->sum, w->n, next);
 }
 
 /* CIP-1 rev §5: per-lane fee multiplier applied to the charged basefee. */

@@ -18,9 +18,23 @@
  *            saturates at u >= 0.5625 or u <= 0.4375 (D2).
  *   eip1559  b' = b * (1 + d * dev)               EIP-1559's proportional rule;
  *            with t = 0.5, d = 0.125 the factor ranges over [0.875, 1.125].
+ *            Evaluated with EIP-1559's own integer arithmetic by default
+ *            (eip1559_rounding = delta-floor, DESIGN-NOTES N50): the change
+ *            delta = floor(b * |used - target| * d / (target * S)) is floored,
+ *            an increase is b + max(delta, 1) (so 0 rises to 1 on a block
+ *            above target), a decrease b - delta.  With d = 1/8 and an integer
+ *            target that is the EIP's floor(floor(b*Δ/target)/8).
+ *            value-floor keeps the rounding below (the new value floored).
  *   additive b' = b + additive_step * dev         A fixed step per unit of
  *            relative deviation: +additive_step at u = 2t (full lane when
  *            t = 0.5), -additive_step at u = 0.  Not clipped.
+ *
+ * Window (basefee_window = w, DESIGN-NOTES N51).  Every rule reads the
+ * mean utilisation of the last w blocks, each block's cycles clipped to L
+ * before averaging (the window holds fewer blocks at the start of a run:
+ * the mean is over those there are).  w = 1 is CIP-1 rev §5's prior-block
+ * utilisation; w > 1 is the averaged-utilisation variant of the EIP-1559
+ * stability literature.  dev = (sum*S - n*t*L) / (n*t*L), exact.
  *
  * Integer evaluation and rounding.  With num = cycles_used*S - t*L and
  * den = t*L, dev = num/den exactly, and every rule is evaluated on that
@@ -65,6 +79,37 @@ uint64_t cs_basefee_util_ppm(const cs_params_t *p, uint64_t cycles_used);
  * untouched on error.
  */
 int cs_basefee_next(const cs_params_t *p, cs_u128 b, uint64_t cycles_used, cs_u128 *next);
+
+/* Largest basefee_window: with L <= 2^48 the clipped sum stays below 2^64. */
+#define CS_BASEFEE_WINDOW_MAX (1u << 15)
+
+/*
+ * The same with the mean utilisation of n blocks (1 <= n <=
+ * CS_BASEFEE_WINDOW_MAX) whose lane cycles, each clipped to L, sum to
+ * sum_clipped (<= n*L).  CS_EINVAL otherwise; as cs_basefee_next() else.
+ */
+int cs_basefee_next_mean(const cs_params_t *p, cs_u128 b, uint64_t sum_clipped, uint64_t n,
+                         cs_u128 *next);
+
+/*
+ * The window of the last basefee_window blocks' clipped lane cycles.  init
+ * allocates the ring (CS_ENOMEM, or CS_EINVAL for a window outside
+ * [1, CS_BASEFEE_WINDOW_MAX]); free releases it (the struct is the caller's).
+ * step adds a block's lane cycles and gives the next basefee from the mean
+ * over the window (cs_basefee_next_mean); it does not allocate.
+ */
+typedef struct cs_basefee_win {
+    uint64_t *ring; /* clipped lane cycles of the last cap blocks */
+    uint64_t cap;   /* w = p->basefee_window at init */
+    uint64_t n;     /* blocks held, <= cap */
+    uint64_t pos;   /* next slot to write */
+    uint64_t sum;   /* sum of the n held values */
+} cs_basefee_win_t;
+
+int cs_basefee_win_init(cs_basefee_win_t *w, const cs_params_t *p);
+void cs_basefee_win_free(cs_basefee_win_t *w);
+int cs_basefee_win_step(cs_basefee_win_t *w, const cs_params_t *p, cs_u128 b, uint64_t cycles_used,
+                        cs_u128 *next);
 
 /* The lane basefee charged per cycle: floor(b * lane_fee_multiplier / S)
  * (CIP-1 rev §5 per-lane multiplier).  CS_EOVERFLOW if it does not fit. */

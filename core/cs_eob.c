@@ -22,11 +22,6 @@ static int cs__grow2(void **arr, size_t *cap, size_t need, size_t elem)
 }
 #define CS__GROW(arr, cap, need) cs__grow2((void **)&(arr), &(cap), (need), sizeof *(arr))
 
-/* Effective due height of a candidate: a watch timer is due when triggered. */
-static uint64_t cs__due(const cs_sched_t *s, const cs_timer_hot_t *t)
-{
-    return t->kind == CS_KIND_WATCH ? s->cur : t->height;
-}
 
 /* Put a record that left its queue tier back in the queue (interval roll). */
 int cs__requeue(cs_sched_t *s, uint32_t slot)
@@ -86,6 +81,13 @@ static int cs__collect(cs_sched_t *s, size_t *n_out)
             if (!hit) continue;
             if (CS__GROW(s->trig, s->trig_cap, n + 1) != 0) return CS_ENOMEM;
             th->flags |= CS_TF_INSET;
+            /* CIP-5 CN §8.2, §9.3: a watch timer is due in the block its key
+             * is modified; that trigger height stays its due height while
+             * it is deferred (it is carried, so not re-triggered), so its
+             * delay and age grow as a height timer's do. */
+            cs__setsum_update(s, slot, 0);
+            th->height = s->cur;
+            cs__setsum_update(s, slot, 1);
             s->trig[n++] = slot;
         }
     }
@@ -187,7 +189,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
         cs_timer_hot_t *th = &s->hot[slot];
         const cs_timer_t *t = &s->pool[slot];
         th->flags &= (uint8_t)~CS_TF_INSET;
-        uint64_t due = cs__due(s, th);
+        uint64_t due = th->height; /* a watch timer's trigger height (cs__collect) */
         cs_cand_row_t *row = &s->rows[nr++];
         /* Every other field zero (a compound literal: no memset call). */
         *row = (cs_cand_row_t){.slot = slot, .due_height = due, .deferrals = th->deferrals};

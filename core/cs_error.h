@@ -37,7 +37,8 @@
     X(EINVARIANT, "ledger or timer-accounting invariant violated")                   \
     X(EPARSE, "malformed input")                                                     \
     X(EIO, "input/output error")                                                     \
-    X(EINTERRUPTED, "interrupted")
+    X(EINTERRUPTED, "interrupted")                                                   \
+    X(EGAS_LIMIT_TOO_LOW, "gas limit below MIN_GAS_LIMIT_PER_TIMER (CIP-5 CN §13, §15)")
 
 typedef enum cs_err {
 #define CS__ERR_ENUM(name, msg) CS_##name,

@@ -26,6 +26,7 @@ struct cs_fees {
     cs_ledger_t ledger;       /* balances, escrow, burn, proposer */
     cs_fairness_t fair;       /* W(actor) over the fairness identity */
     cs_u128 basefee_lane;     /* lane basefee of the block being built */
+    cs_basefee_win_t bwin;    /* the last basefee_window blocks' lane cycles */
     cs_u128 basefee_cycle;    /* CIP-3 environment (D13), as charged (N38) */
     cs_u128 basefee_cell;
     uint64_t last_usage;      /* last_block_cycle_usage (CIP-1 §4.2) */
@@ -81,8 +82,21 @@ int cs__fees_init(cs_sched_t *s)
         return CS_EINVAL;
     }
     f->basefee_lane = cs_basefee_initial(&s->p);
+    int rc = cs_basefee_win_init(&f->bwin, &s->p);
+    if (rc != CS_OK) {
+        cs_fairness_free(&f->fair);
+        free(f);
+        return rc;
+    }
     s->fees = f;
     return CS_OK;
+}
+
+int cs__fees_activate(cs_sched_t *s)
+{
+    struct cs_fees *f = s->fees;
+    cs_fairness_free(&f->fair);
+    return cs_fairness_init(&f->fair, &s->p) == CS_OK ? CS_OK : CS_EINVAL;
 }
 
 void cs__fees_free(cs_sched_t *s)
@@ -91,6 +105,7 @@ void cs__fees_free(cs_sched_t *s)
     if (!f) return;
     cs_ledger_free(&f->ledger);
     cs_fairness_free(&f->fair);
+    cs_basefee_win_free(&f->bwin);
     free(f->tips);
     free(f->pre);
     free(f);
@@ -456,7 +471,8 @@ int cs__fees_end_block(cs_sched_t *s, const cs_cand_t *c, size_t n, cs_block_sta
     /* CIP-1 rev §5: the lane basefee for h+1 from this block's lane usage. */
     if (s->mech.ops->flags & CS_MF_FEES) {
         cs_u128 next;
-        if (cs_basefee_next(&s->p, f->basefee_lane, st->lane_cycles, &next) == CS_OK) f->basefee_lane = next;
+        if (cs_basefee_win_step(&f->bwin, &s->p, f->basefee_lane, st->lane_cycles, &next) == CS_OK)
+            f->basefee_lane = next;
     }
     f->last_usage = st->eob_cycles;
     return err;

@@ -56,6 +56,9 @@ int cs_sched_check_invariants(const cs_sched_t *s, char *msg, size_t cap);
 int cs__fees_init(cs_sched_t *s);
 void cs__fees_free(cs_sched_t *s);
 void cs__fees_begin_block(cs_sched_t *s, uint64_t h);
+/* CIP-1 rev §13.2 activation: a freshly initialised fairness window (every
+ * actor at W = w_max).  CS_EINVAL / CS_ENOMEM. */
+int cs__fees_activate(cs_sched_t *s);
 int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_hot_t *hot, cs_timer_t *rec,
                       cs_timer_money_t *m);
 void cs__fees_on_destroy(cs_sched_t *s, uint32_t slot);

@@ -30,8 +30,11 @@
     X(ring_size, U64, 1, 1, 1u << 24, 4096, NULL, "tier-1 ring buffer buckets (RING_BUFFER_SIZE)") \
     X(epoch_blocks, U64, 1, 1, 1u << 24, 3600, NULL, "blocks per epoch (EPOCH_BLOCKS)")           \
     X(epochs, U64, 1, 1, 1u << 16, 24, NULL, "future epochs held in tier 2")                     \
+    X(activation_height, U64, 1, 0, 1ull << 48, 0, NULL, "H_activation: fifo clears the blocks below it, the run's mechanism from it on (CIP-1 rev §13.2); 0 = from the start") \
+    X(param_changes, ENUM, 1, 0, 1, 0, "block|epoch", "a params event takes effect at its block, or at the next epoch boundary (CIP-5 CN §13)") \
     /* CIP-5 §3-6 limits and metering */                                                          \
     X(max_timers_per_actor, U64, 1, 1, 1u << 30, 1024, NULL, "MAX_TIMERS_PER_ACTOR (CIP-5 §8)")  \
+    X(min_gas_limit_per_timer, U64, 1, 0, 1ull << 48, 0, NULL, "MIN_GAS_LIMIT_PER_TIMER, 0 = none (CIP-5 CN §13, §15)") \
     X(schedule_cycles, U64, 1, 0, 1u << 30, 1000, NULL, "schedule_timer cost in cycles (CIP-5 §6.1)") \
     X(cancel_cycles, U64, 1, 0, 1u << 30, 500, NULL, "cancel_timer cost in cycles (CIP-5 §6.1)")  \
     X(fifo_fire_cycles, U64, 1, 1, 1ull << 40, 550000, NULL, "FIFO per-fire cycles budget (CIP-5 §6.2)") \
@@ -46,6 +49,8 @@
     X(gc_cycles_per_timer, U64, 1, 1, 1ull << 40, 5000, NULL, "GC cost per destroyed timer (D11)") \
     /* Lane basefee (CIP-1 rev §5, D2, D3) */                                                     \
     X(basefee_rule, ENUM, 1, 0, 2, 0, "cip1|eip1559|additive", "lane basefee update rule (D2)")   \
+    X(eip1559_rounding, ENUM, 1, 0, 1, 0, "delta-floor|value-floor", "eip1559 rule: floor the change as EIP-1559 does, or floor the new value (the rounding cowsim used before)") \
+    X(basefee_window, U64, 1, 1, 1u << 15, 1, NULL, "blocks whose mean lane utilisation the basefee rule reads, 1 = the last block") \
     X(target_utilisation, FP, CS_PPM, 1, 1000000, 500000, NULL, "lane target utilisation")       \
     X(basefee_max_change, FP, CS_PPM, 0, 1000000, 125000, NULL, "clip / d of the basefee update")  \
     X(lane_basefee_initial, U128, 1, 0, 0, 1000, NULL, "initial lane basefee per cycle")           \
@@ -131,7 +136,9 @@ const char *cs_param_choice_name(const cs_param_desc_t *d, uint32_t i, char *buf
 
 /* Enum values, in the order of the choice lists above. */
 enum { CS_OVER_CAP_REJECT = 0, CS_OVER_CAP_DEFER = 1 };
+enum { CS_PCHANGE_BLOCK = 0, CS_PCHANGE_EPOCH = 1 };
 enum { CS_BASEFEE_CIP1 = 0, CS_BASEFEE_EIP1559 = 1, CS_BASEFEE_ADDITIVE = 2 };
+enum { CS_EIP_DELTA_FLOOR = 0, CS_EIP_VALUE_FLOOR = 1 };
 enum { CS_LANE_ADDITIONAL = 0, CS_LANE_REPLACE = 1 };
 enum { CS_LFM_LANE = 0, CS_LFM_FIRE = 1 };
 enum { CS_IDENTITY_ACTOR = 0, CS_IDENTITY_DEPLOYER = 1 };

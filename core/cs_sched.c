@@ -348,6 +348,13 @@ int cs_sched_alloc(cs_sched_t **out, const cs_params_t *p, const char *mechanism
         rc = CS_EINVAL;
         goto fail;
     }
+    /* CIP-1 rev §13.2: FIFO (CIP-5 as implemented) until H_activation. */
+    if (p->activation_height > height + 1 && strcmp(ops->name, "fifo") != 0) {
+        rc = cs_mech_open(&s->mech_next, ops, p);
+        if (rc != CS_OK) goto fail;
+        s->mech_next_open = 1;
+        ops = cs_mech_find("fifo");
+    }
     rc = cs_mech_open(&s->mech, ops, p);
     if (rc != CS_OK) goto fail;
     s->mech_open = 1;
@@ -371,6 +378,7 @@ void cs_sched_free(cs_sched_t *s)
     for (size_t i = 0; i < s->n_handlers; i++) free(s->handlers[i]);
     cs__fees_free(s);
     if (s->mech_open) cs_mech_close(&s->mech);
+    if (s->mech_next_open) cs_mech_close(&s->mech_next);
     cs_queue_free(s->q);
     cs__hmap_free(&s->id_map);
     cs__hmap_free(&s->actor_map);
@@ -411,7 +419,7 @@ void cs_sched_set_hooks(cs_sched_t *s, const cs_sched_hooks_t *h)
 int cs_sched_set_params(cs_sched_t *s, const cs_params_t *p)
 {
     if (p->ring_size != s->p.ring_size || p->epoch_blocks != s->p.epoch_blocks ||
-        p->epochs != s->p.epochs)
+        p->epochs != s->p.epochs || p->basefee_window != s->p.basefee_window)
         return CS_EINVAL;
     s->p = *p;
     return CS_OK;
@@ -503,6 +511,17 @@ int cs_sched_begin_block(cs_sched_t *s, uint64_t h)
     int rc = cs_queue_advance(s->q, h);
     if (rc != CS_OK) return rc;
     s->cur = h;
+    if (s->mech_next_open && h >= s->p.activation_height) {
+        /* CIP-1 rev §13.2 at H_activation: the run's mechanism replaces
+         * FIFO; pending timers stay in their buckets and compete under it
+         * from this block; the fairness window starts afresh. */
+        cs_mech_close(&s->mech);
+        s->mech = s->mech_next;
+        s->mech_next_open = 0;
+        memset(&s->mech_next, 0, sizeof s->mech_next);
+        rc = cs__fees_activate(s);
+        if (rc != CS_OK) return rc;
+    }
     s->blk_sched_cycles = 0;
     s->blk_scheduled = 0;
     s->blk_cancelled = 0;
@@ -765,6 +784,16 @@ int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out
     /* CIP-5 §4.2 / §5.3: strictly future height -- the same-block prohibition. */
     if (a->kind != CS_KIND_WATCH && a->height <= s->cur) return CS_EHEIGHT_NOT_FUTURE;
     if (a->tier_hint > 3) return CS_EINVALID_PARAM;
+    /* CIP-1 rev §13.2: before activation a bid is accepted and ignored (FIFO
+     * neither escrows nor reads it), so a pending timer carries none into
+     * the auction. */
+    cs_sched_args_t pre;
+    if (s->mech_next_open && a->has_bid) {
+        pre = *a;
+        pre.has_bid = 0;
+        pre.bid = 0;
+        a = &pre;
+    }
 
     uint32_t actor;
     int rc = cs__actor_intern(s, &a->actor, &actor);
@@ -799,6 +828,10 @@ int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out
     /* Fees, bids and caps: the mechanism family decides (CIP-1 rev §6, D5). */
     rc = cs__fees_validate(s, a, &hrec, &rec, &money);
     if (rc != CS_OK) return rc;
+    /* CIP-5 CN §13, §15 "gas suicide": a handler budget below
+     * MIN_GAS_LIMIT_PER_TIMER is refused (the gas limit in force: the
+     * stated one, else the mechanism's default budget). */
+    if (rec.gas_limit < s->p.min_gas_limit_per_timer) return CS_EGAS_LIMIT_TOO_LOW;
 
     /* Handler: explicit, or the payload's custom-handler convention (CIP-5 §4.2). */
     const uint8_t *body = a->payload;

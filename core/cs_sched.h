@@ -36,7 +36,8 @@ void cs_sched_free(cs_sched_t *s);
 void cs_sched_set_hooks(cs_sched_t *s, const cs_sched_hooks_t *h);
 
 /* Replace parameters between blocks (governance, SYS_UPDATE_TIMER_CONFIG).
- * Queue geometry (ring_size, epoch_blocks, epochs) cannot change. */
+ * Queue geometry (ring_size, epoch_blocks, epochs) and basefee_window
+ * (its ring is sized at alloc) cannot change: CS_EINVAL. */
 int cs_sched_set_params(cs_sched_t *s, const cs_params_t *p);
 const cs_params_t *cs_sched_params(const cs_sched_t *s);
 

@@ -113,6 +113,8 @@ struct cs_sched {
     size_t n_mbox, mbox_cap;
     cs_mech_t mech;           /* the mechanism instance */
     int mech_open;
+    cs_mech_t mech_next;      /* the run's mechanism before activation_height (mech is fifo) */
+    int mech_next_open;
     cs_sched_hooks_t hooks;   /* outside world */
     cs__acct_t acct;          /* timer accounting */
     cs_hash_t digest;         /* state digest of the last block = parent root */

@@ -95,7 +95,10 @@ static int cs__agent(cJSON *o, const cs_scn_agent_t *a)
         cs__put(o, "fee_payer", cJSON_CreateString(a->fee_payer_deployer ? "deployer" : "self")) != 0 ||
         cs__put(o, "enter_at", cs__u64(a->enter_at)) != 0 || cs__put(o, "exit_at", cs__u64(a->exit_at)) != 0 ||
         cs__put(o, "value_aware", cJSON_CreateBool(a->pol.value_aware)) != 0 ||
-        cs__put(o, "patience", cs__u64(a->pol.patience)) != 0)
+        cs__put(o, "patience", cs__u64(a->pol.patience)) != 0 ||
+        cs__put(o, "sys_cancel_after", cs__u64(a->pol.sys_cancel_after)) != 0 ||
+        cs__put(o, "sys_extend_within", cs__u64(a->pol.sys_extend_within)) != 0 ||
+        (a->pol.sys_extend_by && cs__put(o, "sys_extend_by", cs__u64(a->pol.sys_extend_by)) != 0))
         return -1;
     if (a->deployer && cs__put(o, "deployer", cJSON_CreateString(a->deployer)) != 0) return -1;
     cJSON *pr = cs__obj(o, "params");

@@ -404,11 +404,26 @@ static void cs__events(cs_engine_t *e, uint64_t h)
         const cs_scn_event_t *se = &scn->events[ev.idx];
         int end = ev.type >= 100;
         switch (se->type) {
-        case CS_EV_PARAMS:
+        case CS_EV_PARAMS: {
+            /* CIP-5 CN §13: governance updates take effect at the next
+             * epoch (param_changes = epoch, DESIGN-NOTES N54): a change
+             * inside an epoch waits for the first block of the next one
+             * (epoch k starts at k x epoch_blocks); end marks that wait. */
+            const cs_params_t *cur = cs_sched_params(e->s);
+            uint64_t E = cur->epoch_blocks;
+            if (!end && cur->param_changes == CS_PCHANGE_EPOCH && h % E != 0) {
+                if (cs__ev_push(e, (h / E + 1) * E, 100 + (int)se->type, ev.idx) != CS_OK) {
+                    e->failed = 1;
+                    cs__seterr(e, "out of memory deferring the parameter change at %llu",
+                               (unsigned long long)se->at);
+                }
+                break;
+            }
             if (cs_sched_set_params(e->s, &se->params) != CS_OK)
                 cs__seterr(e, "events: parameter change at %llu cannot alter the queue geometry",
                            (unsigned long long)se->at);
             break;
+        }
         case CS_EV_DEMAND_SHOCK:
         case CS_EV_VOLATILITY:
             for (size_t i = 0; i < e->n_agents; i++) {
@@ -482,14 +497,12 @@ int cs_sim_step(cs_engine_t *e)
     e->obs.fire_cycles = cs_sched_params(e->s)->max_cycles_per_fire;
     e->obs.paused = e->pause_depth > 0;
     e->blk_rejected = 0;
+
     /* TX phase: first the cancels of timers priced out for longer than
-     * their agent's patience (the real, metered cancel path, CIP-5 §6.1),
-     * then every active agent acts, in index order. */
-    for (size_t i = 0; i < e->n_pc; i++) {
-        cs__pcancel_t *pc = &e->pc[i];
-        if (cs_sched_find(e->s, &pc->id) != NULL)
-            (void)cs__w_cancel(e, &e->agents[pc->agent], pc->actor, &pc->id);
-    }
+     * their agent's patience (the real, metered cancel path, CIP-5 §6.1)
+     * and the system deployers' opcodes (N55), then every active agent
+     * acts, in index order. */
+    for (size_t i = 0; i < e->n_pc; i++) cs__pc_apply(e, &e->pc[i]);
     e->n_pc = 0;
     e->in_arrivals = 1;
     for (size_t i = 0; i < e->n_agents; i++) {
@@ -552,6 +565,9 @@ int cs_sim_step(cs_engine_t *e)
             /* The common case under congestion: no timer info needed unless
              * the agent listens. */
             ti->deferrals++;
+            if ((a->pol.sys_cancel_after || a->pol.sys_extend_within) &&
+                cs__sys_note(e, a, slot, &t->id, ti->deferrals, h) != CS_OK)
+                return CS_ENOMEM;
             if (a->pol.value_aware) {
                 /* Priced out: below the basefee, the reserve or the funds;
                  * for a bidder with a strategy under a bid mechanism also

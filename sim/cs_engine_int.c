@@ -28,7 +28,8 @@ void cs__deployer_addr(const char *name, cs_addr_t *dep)
 }
 
 /* What agents see of the timer in slot: its id, owner, tag, due height (a
- * watch is due at the next block), value, decay, deadline and cycles. */
+ * watch is due at the next block, or, triggered and deferred, at its
+ * trigger height: CIP-5 CN §9.3), value, decay, deadline and cycles. */
 cs_timer_info_t cs__info(const cs_engine_t *e, uint32_t slot, const cs_timer_t *t)
 {
     const cs__tinfo_t *ti = &e->ti[slot];
@@ -38,7 +39,7 @@ cs_timer_info_t cs__info(const cs_engine_t *e, uint32_t slot, const cs_timer_t *
     (void)cs__ti_owner(e, slot, NULL, &in.actor);
     in.tag = ti->tag;
     const cs_timer_hot_t *th = cs_sched_hot(e->s, slot);
-    in.due_height = th->kind == CS_KIND_WATCH ? e->h + 1 : th->height;
+    in.due_height = th->kind == CS_KIND_WATCH && !(th->flags & CS_TF_CARRIED) ? e->h + 1 : th->height;
     in.sched_height = t->sched_height;
     in.value = ti->value;
     in.decay = ti->decay;

@@ -62,12 +62,16 @@ typedef struct cs__textra {
     uint8_t req_fees;   /* value-aware: the request's fees, applied (capped) at fire time */
 } cs__textra_t;
 
-/* A cancel a value-aware agent sends at the start of the next block. */
+/* A cancel a value-aware agent sends at the start of the next block, or a
+ * system deployers' opcode on an agent's timer (N55). */
 typedef struct cs__pcancel {
     cs_hash_t id;        /* timer id */
     uint32_t agent;      /* agent instance */
     uint32_t actor;      /* its actor index */
+    uint32_t op;         /* CS__PC_OWNER, CS__PC_SYS_CANCEL or CS__PC_SYS_EXTEND */
+    uint64_t new_expires_at; /* SYS_EXTEND_TIMER's argument */
 } cs__pcancel_t;
+enum { CS__PC_OWNER = 0, CS__PC_SYS_CANCEL = 48, CS__PC_SYS_EXTEND = 50 };
 
 /* Per-kind delay histogram (exact quantiles).  The bucket array grows on
  * demand to the largest delay seen (powers of two, at most CS__HIST_MAX),

@@ -197,6 +197,13 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     cs_sched_args_t sa;
     memset(&sa, 0, sizeof sa);
     sa.actor = e->addr[gact];
+    /* CIP-1 rev §6 fee_payer (§3 step 4, §13.1): with fee_payer = deployer
+     * the deployer is charged every fee, bid escrow and payment. */
+    cs_addr_t payer;
+    if (e->actors[gact].payer_idx != e->actors[gact].sched_idx) {
+        payer = *cs_sched_actor_addr(e->s, e->actors[gact].payer_idx);
+        sa.fee_payer = &payer;
+    }
     sa.kind = req.kind;
     sa.height = cur + (req.delay ? req.delay : 1);
     sa.every_blocks = req.every_blocks;
@@ -300,16 +307,58 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     return CS_OK;
 }
 
-/* Queue a cancel of the timer in slot for the next block. */
-int cs__pc_push(cs_engine_t *e, const cs_hash_t *id, uint32_t slot)
+/* Queue an operation on the timer in slot for the next block. */
+static int cs__pc_op(cs_engine_t *e, const cs_hash_t *id, uint32_t slot, uint32_t op, uint64_t new_exp)
 {
     cs__pcancel_t *pc = cs__room(e->pc, &e->cap_pc, e->n_pc, sizeof *e->pc);
     if (!pc) return CS_ENOMEM;
     e->pc = pc;
     e->pc[e->n_pc].id = *id;
     (void)cs__ti_owner(e, slot, &e->pc[e->n_pc].agent, &e->pc[e->n_pc].actor);
+    e->pc[e->n_pc].op = op;
+    e->pc[e->n_pc].new_expires_at = new_exp;
     e->n_pc++;
     return CS_OK;
+}
+
+/* Queue a cancel of the timer in slot for the next block. */
+int cs__pc_push(cs_engine_t *e, const cs_hash_t *id, uint32_t slot)
+{
+    return cs__pc_op(e, id, slot, CS__PC_OWNER, 0);
+}
+
+/* CIP-1 rev §12 (N55): the system deployers cancel a timer deferred
+ * sys_cancel_after times (SYS_CANCEL_TIMER, opcode 48) or, failing that,
+ * extend one whose TTL ends within sys_extend_within blocks by
+ * sys_extend_by (SYS_EXTEND_TIMER, opcode 50), at the next block. */
+int cs__sys_note(cs_engine_t *e, const cs_agent_t *a, uint32_t slot, const cs_hash_t *id, uint64_t deferrals,
+                 uint64_t h)
+{
+    if (a->pol.sys_cancel_after && deferrals >= a->pol.sys_cancel_after)
+        return cs__pc_op(e, id, slot, CS__PC_SYS_CANCEL, 0);
+    if (a->pol.sys_extend_within) {
+        uint64_t exp = cs_sched_expires_at(e->s, slot);
+        if (exp != 0 && exp >= h && exp - h <= a->pol.sys_extend_within)
+            return cs__pc_op(e, id, slot, CS__PC_SYS_EXTEND, exp + a->pol.sys_extend_by);
+    }
+    return CS_OK;
+}
+
+void cs__pc_apply(cs_engine_t *e, const cs__pcancel_t *pc)
+{
+    const cs_timer_t *t = cs_sched_find(e->s, &pc->id);
+    if (t == NULL) return;
+    if (pc->op == CS__PC_OWNER) {
+        (void)cs__w_cancel(e, &e->agents[pc->agent], pc->actor, &pc->id);
+        return;
+    }
+    if (cs__batch_flush(e) != CS_OK) return;
+    uint32_t slot = (uint32_t)(t - cs_sched_record(e->s, 0));
+    if (pc->op == CS__PC_SYS_CANCEL) {
+        if (cs_sched_sys_cancel(e->s, &pc->id) == CS_OK) cs__timer_row(e, slot, CS_H5_OUTCOME_CANCELLED, e->h + 1);
+    } else {
+        (void)cs_sched_sys_extend(e->s, &pc->id, pc->new_expires_at);
+    }
 }
 
 static void cs__bind(cs_engine_t *e, uint32_t slot, const cs_timer_req_t *req, uint32_t agent, uint64_t due)
@@ -374,11 +423,12 @@ static uint64_t cs__w_height(const void *impl)
     return e->h + 1;
 }
 
+/* The fee payer's balance (CIP-1 rev §6): value-aware entry tests it. */
 static double cs__w_balance(const void *impl, const cs_agent_t *a, uint32_t actor)
 {
     const cs_engine_t *e = impl;
     if (actor >= a->n_actors) return 0;
-    return cs__u128d(cs_sched_balance(e->s, e->actors[a->first_actor + actor].sched_idx));
+    return cs__u128d(cs_sched_balance(e->s, e->actors[a->first_actor + actor].payer_idx));
 }
 
 static const cs_world_ops_t cs__world_ops = {cs__w_schedule, cs__w_cancel, cs__w_write_key,

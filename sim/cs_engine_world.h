@@ -11,6 +11,13 @@
 cs__textra_t *cs__ti_extra_new(cs_engine_t *e, uint32_t slot);
 int cs__batch_flush(cs_engine_t *e);
 int cs__pc_push(cs_engine_t *e, const cs_hash_t *id, uint32_t slot);
+/* N55: after a's timer in slot was deferred in block h (deferrals so far),
+ * queue SYS_CANCEL_TIMER or SYS_EXTEND_TIMER per a's policy.  CS_ENOMEM. */
+int cs__sys_note(cs_engine_t *e, const cs_agent_t *a, uint32_t slot, const cs_hash_t *id, uint64_t deferrals,
+                 uint64_t h);
+/* Apply one queued entry at the start of a block (the owner's cancel or
+ * the system opcode); a timer gone meanwhile is skipped. */
+void cs__pc_apply(cs_engine_t *e, const cs__pcancel_t *pc);
 void cs__bind_pending(cs_engine_t *e);
 int cs__w_cancel(void *impl, cs_agent_t *a, uint32_t actor, const cs_hash_t *id);
 cs_world_t cs__mkworld(cs_engine_t *e);

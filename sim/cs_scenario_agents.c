@@ -401,6 +401,17 @@ typedef struct cs__agent_tot {
     int bal_overflow;  /* balance sum overflowed */
 } cs__agent_tot_t;
 
+/* agents[i].<key>: an integer in [lo, CS__MAX_PATIENCE] into *dst when
+ * present; returns whether it was. */
+static int cs__agent_uint(cs__ctx_t *c, const cJSON *j, const char *path, const char *key, uint64_t lo, uint64_t *dst)
+{
+    char p[CS__PATH];
+    const cJSON *x = cs__item(j, key);
+    cs__pkey(p, path, key);
+    if (x) cs__get_uint(c, x, p, lo, CS__MAX_PATIENCE, dst);
+    return x != NULL;
+}
+
 /* One agents[i] entry. */
 static void cs__agent(cs__ctx_t *c, const cJSON *j, size_t i, cs_scn_agent_t *ag, cs__agent_tot_t *tot)
 {
@@ -488,9 +499,14 @@ static void cs__agent(cs__ctx_t *c, const cJSON *j, size_t i, cs_scn_agent_t *ag
                           "is worth to it (omit value_aware or set it false)");
         else ag->pol.value_aware = cJSON_IsTrue(x);
     }
-    x = cs__item(j, "patience");
-    cs__pkey(p, path, "patience");
-    if (x) cs__get_uint(c, x, p, 0, CS__MAX_PATIENCE, &ag->pol.patience);
+    cs__agent_uint(c, j, path, "patience", 0, &ag->pol.patience);
+    /* SYS opcodes on this agent's timers (CIP-1 rev §12, N55). */
+    cs__agent_uint(c, j, path, "sys_cancel_after", 0, &ag->pol.sys_cancel_after);
+    cs__agent_uint(c, j, path, "sys_extend_within", 0, &ag->pol.sys_extend_within);
+    if (!cs__agent_uint(c, j, path, "sys_extend_by", 2, &ag->pol.sys_extend_by) && ag->pol.sys_extend_within > 0) {
+        cs__pkey(p, path, "sys_extend_within");
+        cs__err(c, p, "needs sys_extend_by: the blocks added to the TTL (>= 2)");
+    }
     /* Who `run --harm` removes (DESIGN-NOTES N44): spammers and fragmenters
      * attack unless told otherwise, every other kind is honest. */
     ag->attacker = ag->ops != NULL && (ag->ops->kind == CS_AK_SPAMMER || ag->ops->kind == CS_AK_FRAGMENTER);

@@ -15,8 +15,10 @@
 #include "cs_mech.h"
 
 /* Parameters fixed for a whole run: the queue geometry (cs_sched_set_params
- * refuses to change it) and the fairness window (its ring is sized once). */
-static const char *const cs__fixed_params[] = {"ring_size", "epoch_blocks", "epochs", "fairness_window"};
+ * refuses to change it), the fairness window and the basefee window (their
+ * rings are sized once), and when parameter changes take effect. */
+static const char *const cs__fixed_params[] = {"ring_size",      "epoch_blocks", "epochs", "fairness_window",
+                                               "basefee_window", "param_changes", "activation_height"};
 
 /* The exact decimal value of v / scale (scale a power of ten), trailing
  * zeros dropped: cs__fmtfix(1, 1000000) = "0.000001". */

@@ -51,6 +51,15 @@ long cs_test_publish_log(const char *log, long *renames);
  * else say where the files are; then cs_test_done(suite). */
 int cs_test_finish(const char *suite, const char *dir);
 
+/* splitmix64: a test's own deterministic generator (state advanced). */
+static inline uint64_t cs_test_rand64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
 /* Hex helpers. */
 void cs_test_hex(const uint8_t *b, size_t n, char *out); /* out: 2n+1 bytes */
 /* The directory for a test's scratch files: $TMPDIR when set and not

@@ -106,7 +106,20 @@ static void test_eip1559(void)
     cs_params_t p;
     cs_params_default(&p);
     p.basefee_rule = CS_BASEFEE_EIP1559;
-    /* b * (1 + 0.125 * (u - 0.5)/0.5) from 1,000:
+    /* EIP-1559's arithmetic (delta-floor, the default; N50): the change
+     * floor(b * |u - 0.5|/0.5 * 0.125) is floored, an increase at least 1:
+     * u=0.6    floor(1000 * 0.025)   = 25   -> 1025
+     * u=0.4    floor(1025 * 0.025)   = 25   -> 1000
+     * u=0      floor(1000 * 0.125)   = 125  -> 875
+     * u=1      floor(875 * 0.125)    = 109  -> 984
+     * u=0.53   floor(984 * 0.0075)   = 7    -> 991
+     * u=0.5                                  -> 991
+     * u=0.5625 floor(991 * 0.015625) = 15   -> 1006
+     * u=0.45   floor(1006 * 0.0125)  = 12   -> 994 */
+    static const uint64_t want_eip[8] = {1025, 1000, 875, 984, 991, 991, 1006, 994};
+    run(&p, 1000, want_eip, __LINE__);
+    p.eip1559_rounding = CS_EIP_VALUE_FLOOR;
+    /* value-floor, b * (1 + 0.125 * (u - 0.5)/0.5) floored, from 1,000:
      * u=0.6    factor 1.025     -> 1025
      * u=0.4    factor 0.975     -> 1025 * 0.975    = 999.375   -> 999
      * u=0      factor 0.875     -> 999 * 0.875     = 874.125   -> 874

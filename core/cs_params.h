@@ -85,6 +85,7 @@
     X(w_bid, U64, 1, 0, 1ull << 32, 1, NULL, "score weight on bid")                               \
     X(w_fifo, U64, 1, 0, 1ull << 32, 0, NULL, "score weight on fifo_rank (subtracted, D8)")       \
     X(score_payment, ENUM, 1, 0, 1, 0, "bid|none", "score rule payment")                          \
+    X(score_budget, ENUM, 1, 0, 1, 0, "lane|none", "score rule lane budget: lane_timer_cycles, or none as in the CN text (N50)") \
     /* GBA-tip first draft (CIP-1 first draft §3) */                                              \
     X(ema_lambda, FP, CS_PPM, 0, 1000000, 200000, NULL, "EMA weight of the per-actor score S")     \
     X(weight_min, FP, CS_PPM, 0, 100000000, 500000, NULL, "gba-tip weight clamp low")              \
@@ -141,5 +142,6 @@ enum { CS_PAY_PROPOSER = 0, CS_PAY_BURN = 1 };
 enum { CS_VCG_SPEC = 0, CS_VCG_CRITICAL = 1 };
 enum { CS_LAMBDA_OFF = 0, CS_LAMBDA_ON = 1 };
 enum { CS_SCORE_PAY_BID = 0, CS_SCORE_PAY_NONE = 1 };
+enum { CS_SCORE_BUDGET_LANE = 0, CS_SCORE_BUDGET_NONE = 1 };
 
 #endif /* CS_PARAMS_H */

@@ -588,6 +588,7 @@ int cs_sim_step(cs_engine_t *e)
             e->kind_value[CS_AK__COUNT] += val;
             e->kind_paid[kind] += paid128;
             e->kind_paid[CS_AK__COUNT] += paid128;
+            e->fire_gas += t->gas_limit;
             if (cs__hist_add(&e->hist[kind], delay) != 0 || cs__hist_add(&e->hist[CS_AK__COUNT], delay) != 0)
                 return CS_ENOMEM;
             double per = (mflags & CS_MF_FEES) ? cs__u128d(row->tip_rate) : paid;
@@ -799,6 +800,7 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
         rs->jain = nx == 0 ? 1.0 : sxx > 0 ? (sx * sx) / ((double)nx * sxx) : (double)NAN; /* all starved: undefined */
         const cs_ledger_t *lg = cs_sched_ledger(e->s);
         rs->burn = cs__u128d(lg->tot.burned);
+        rs->fire_gas = e->fire_gas;
         rs->proposer = cs__u128d(lg->tot.proposer);
         rs->util_mean = e->h ? e->util_sum / (double)e->h : 0;
         rs->basefee_final = cs__u128d(cs_sched_lane_basefee(e->s));

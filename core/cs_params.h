@@ -70,6 +70,7 @@
     X(legacy_bid, ENUM, 1, 0, 1, 0, "accept|reject", "legacy bid argument (CIP-1 rev §6)")        \
     /* Payments (D6, D9) */                                                                       \
     X(payments_to, ENUM, 1, 0, 1, 0, "proposer|burn", "where tips and auction payments go (D9)")  \
+    X(execution_fees, ENUM, 1, 0, 1, 0, "cip3|none", "every fire pays the CIP-3 cycle and cell basefees for what it used (cip3), or only fee mechanisms do (none: CIP-5 §6.3 as implemented; N51)") \
     X(vcg_payment, ENUM, 1, 0, 1, 0, "spec|critical", "bias-vcg payment rule (D6)")               \
     X(reserve_price, U128, 1, 0, 0, 0, NULL, "minimum payment per fire (CIP-5 §9.5)")            \
     /* Exponential bias (CIP-5 §9.2-9.3, D7) */                                                   \
@@ -139,6 +140,7 @@ enum { CS_IDENTITY_ACTOR = 0, CS_IDENTITY_DEPLOYER = 1 };
 enum { CS_GBA_EVAL_FIRE = 0, CS_GBA_EVAL_SCHEDULE = 1 };
 enum { CS_LEGACY_ACCEPT = 0, CS_LEGACY_REJECT = 1 };
 enum { CS_PAY_PROPOSER = 0, CS_PAY_BURN = 1 };
+enum { CS_EXEC_FEES_CIP3 = 0, CS_EXEC_FEES_NONE = 1 };
 enum { CS_VCG_SPEC = 0, CS_VCG_CRITICAL = 1 };
 enum { CS_LAMBDA_OFF = 0, CS_LAMBDA_ON = 1 };
 enum { CS_SCORE_PAY_BID = 0, CS_SCORE_PAY_NONE = 1 };

@@ -47,6 +47,9 @@
  * reduction, DESIGN-NOTES F3).  value_aware with patience 0
  * and a strategy make a lost bid disappear before the next block, so each
  * block is a one-shot auction and a deviation cannot move later blocks.
+ * The CIP-3 basefees are 0: the payment rule alone is under test (with
+ * them, every fire also pays its execution fee, N51, and a truthful bid is
+ * the value less that fee).
  * Returns the deviator's utility (value - paid over its fires), or NAN.
  */
 static double vcg_world_r(const char *mech, uint64_t seed, const char *dev_strategy, const char *rate)
@@ -56,6 +59,7 @@ static double vcg_world_r(const char *mech, uint64_t seed, const char *dev_strat
     snprintf(txt, sizeof txt,
              "{\"name\": \"vcg-dev\", \"blocks\": 30, \"mechanism\": \"%s\",\n"
              " \"params\": {\"lane_timer_cycles\": 500000, \"vcg_payment\": \"critical\"},\n"
+             " \"environment\": {\"basefee_cycle\": {\"type\": \"constant\", \"value\": 0}, \"basefee_cell\": 0},\n"
              " \"agents\": [\n"
              "  {\"kind\": \"default_gba\", \"count\": 2, \"value_aware\": true, \"patience\": 0, \"strategy\": \"truthful\",\n"
              "   \"params\": {\"rate\": %s, \"delay_mean\": {\"dist\": \"constant\", \"value\": 1}, \"decay_frac\": 0,\n"
@@ -406,6 +410,7 @@ static int lane_run(uint64_t blocks, int rate, double *paid, double *value)
     snprintf(txt, sizeof txt,
              "{\"name\": \"lane-learn\", \"blocks\": %llu, \"mechanism\": \"bias-fp\",\n"
              " \"params\": {\"lane_timer_cycles\": 1000000, \"reserve_price\": 25000000},\n"
+             " \"environment\": {\"basefee_cycle\": {\"type\": \"constant\", \"value\": 0}, \"basefee_cell\": 0},\n"
              " \"agents\": [{\"kind\": \"default_gba\", \"count\": 4, \"value_aware\": false,\n"
              "   \"strategy\": {\"name\": \"learning\", \"grid\": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1], "
              "\"eta\": 0.25},\n"

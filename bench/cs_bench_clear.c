@@ -18,8 +18,9 @@
  *     target; W(target) 1.0 for 40 % of the targets, else uniform in
  *     [1.0, 2.0] (ppm);
  *   - 32-byte random timer ids, unique fifo ranks, due heights h - n.
- * Parameters: defaults, except bias_scale 1,000 and reserve_price 500 (so
- * Bias and the reserve both matter) and vcg_payment = critical for
+ * Parameters: defaults, except bias_scale 1,000, reserve_price 500 and
+ * reserve_mode = bid-gate (so Bias and the reserve both matter; D14) and
+ * vcg_payment = critical for
  * bias-vcg.  The quotas stay at their default 0 (off).
  *
  * Two budgets: budget_cycles = 3 % of the cycles of the candidates within
@@ -672,6 +673,7 @@ static int cs__bc_one(cs_bench_out_t *o, cs__bc_run_t *R, const cs__bc_mech_t *m
     cs_params_default(&p);
     p.bias_scale = 1000;
     p.reserve_price = 500;
+    p.reserve_mode = CS_RESERVE_BID_GATE; /* the baseline below gates bids (N16's reading) */
     p.vcg_payment = CS_VCG_CRITICAL;
     cs_clear_ctx_t ctx = {.p = &p,
                           .height = CS__BC_HEIGHT,

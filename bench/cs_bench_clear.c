@@ -394,10 +394,12 @@ static size_t cs__bc_base_fifo(const cs__bc_block_t *b, const cs_clear_ctx_t *ct
     return cs__bc_fill(w->e, b->n, why0, ctx->budget_cycles, res);
 }
 
-/* Baseline score (CIP-5 CN §9): two sorts, no budget, quotas off, pays the
- * bid. */
+/* Baseline score (CIP-5 CN §9): two sorts, quotas off, the lane budget
+ * first fit (score_budget = lane, DESIGN-NOTES N50; none: every candidate
+ * wins), the winners pay the bid. */
 static size_t cs__bc_base_score(const cs__bc_block_t *b, const cs_params_t *p,
-                                const cs_clear_ctx_t *ctx, cs__bc_base_t *w, cs__bc_res_t *res)
+                                const cs_clear_ctx_t *ctx, cs__bc_base_t *w, uint8_t *why0,
+                                cs__bc_res_t *res)
 {
     size_t n = b->n;
     for (size_t i = 0; i < n; i++) {
@@ -418,13 +420,14 @@ static size_t cs__bc_base_score(const cs__bc_block_t *b, const cs_params_t *p,
     for (size_t k = 0; k < n; k++) w->rr[w->e[k].idx] = w->cnt[w->e[k].c->target]++;
     for (size_t k = 0; k < n; k++) w->e[k].k2 = w->rr[w->e[k].idx];
     qsort(w->e, n, sizeof *w->e, cs__bc_cmp_score);
+    for (size_t i = 0; i < n; i++) why0[i] = CS_WHY_NONE;
+    size_t fired =
+        cs__bc_fill(w->e, n, why0, p->score_budget == CS_SCORE_BUDGET_LANE ? ctx->budget_cycles : UINT64_MAX, res);
     for (size_t k = 0; k < n; k++) {
         cs__bc_res_t *r = &res[w->e[k].idx];
-        r->rank = (uint32_t)k;
-        r->selected = 1;
-        r->payment = p->score_payment == CS_SCORE_PAY_BID ? w->e[k].c->bid : 0;
+        r->payment = r->selected && p->score_payment == CS_SCORE_PAY_BID ? w->e[k].c->bid : 0;
     }
-    return n;
+    return fired;
 }
 
 /* Baseline bias-vcg / bias-fp: priorities, qsort, greedy, exact critical
@@ -660,7 +663,7 @@ static size_t cs__bc_base_run(cs__bc_run_t *R, const char *name, const cs_params
         return cs__bc_base_bias(&R->blk, p, ctx, 0, &R->base, R->why0, R->res);
     if (strcmp(name, "bias-fp") == 0)
         return cs__bc_base_bias(&R->blk, p, ctx, 1, &R->base, R->why0, R->res);
-    if (strcmp(name, "score") == 0) return cs__bc_base_score(&R->blk, p, ctx, &R->base, R->res);
+    if (strcmp(name, "score") == 0) return cs__bc_base_score(&R->blk, p, ctx, &R->base, R->why0, R->res);
     return cs__bc_base_fifo(&R->blk, ctx, &R->base, R->why0, R->res);
 }
 

@@ -104,16 +104,22 @@ static void cs__labels(const cs_metrics_t *ms, size_t nrun, char (*lab)[48])
     }
 }
 
-/* Which benchmark efficiency and poa used (README "Welfare optimum"). */
+/* Which benchmark efficiency and poa used (README "Welfare optimum"):
+ * the optimum's method and the constraints it applied (DESIGN-NOTES N57:
+ * one benchmark for every mechanism that faces the lane). */
 static void cs__bench_text(const cs_metrics_t *m, char *buf, size_t cap)
 {
+    int budget = 0, fcap = 0, quotas = 0;
+    const char *under = cs_opt_rules(m->mechanism, &budget, &fcap, &quotas) == 0 && budget
+                            ? "under the lane budget, per-fire cap and quotas"
+                            : "with no lane budget (unbounded reference)";
     if (m->opt_method < 0) snprintf(buf, cap, "nothing (welfare_opt not computed)");
     else if (cs_opt_exact(m->opt_method))
-        snprintf(buf, cap, "the exact optimum (%s, %llu variables)", cs_opt_method_name(m->opt_method),
+        snprintf(buf, cap, "the exact optimum %s (%s, %llu variables)", under, cs_opt_method_name(m->opt_method),
                  (unsigned long long)m->opt_vars);
     else
-        snprintf(buf, cap, "an upper bound of the optimum (%s, %llu variables)", cs_opt_method_name(m->opt_method),
-                 (unsigned long long)m->opt_vars);
+        snprintf(buf, cap, "an upper bound of the optimum %s (%s, %llu variables)", under,
+                 cs_opt_method_name(m->opt_method), (unsigned long long)m->opt_vars);
 }
 
 /* Text table on stdout: a header line per run (path, scenario, seed,
@@ -123,7 +129,7 @@ static void cs__print_text(const cs_metrics_t *ms, char **paths, const char **gr
 {
     printf("cowsim compare: %zu run%s\n", nrun, nrun == 1 ? "" : "s");
     for (size_t r = 0; r < nrun; r++) {
-        char bench[128];
+        char bench[192];
         cs__bench_text(&ms[r], bench, sizeof bench);
         printf("  %-14s %s (scenario %s, seed %llu; efficiency vs %s%s%s%s)\n", lab[r], paths[r],
                ms[r].scenario[0] ? ms[r].scenario : "?", (unsigned long long)ms[r].seed, bench,
@@ -271,6 +277,10 @@ static int cs__print_json(const cs_metrics_t *ms, const cs_steady_t *ss, char **
         char sb[24];
         snprintf(sb, sizeof sb, "%llu", (unsigned long long)ms[r].seed);
         int fm = ms[r].fires_mode >= 0 && ms[r].fires_mode <= 2 ? ms[r].fires_mode : 0;
+        int bb = 0, bc = 0, bq = 0; /* the benchmark's constraints (N57) */
+        if (cs_opt_rules(ms[r].mechanism, &bb, &bc, &bq) != 0) bb = bc = bq = 0;
+        char cons[64];
+        snprintf(cons, sizeof cons, "%s", bb && bc && bq ? "lane budget, per-fire cap, quotas" : "none");
         ok = cJSON_AddStringToObject(o, "path", paths[r]) && cJSON_AddStringToObject(o, "mechanism", ms[r].mechanism) &&
              cJSON_AddStringToObject(o, "scenario", ms[r].scenario) && cJSON_AddRawToObject(o, "seed", sb) &&
              cJSON_AddBoolToObject(o, "complete", ms[r].v[CS_M_complete] == 1.0) &&
@@ -279,6 +289,7 @@ static int cs__print_json(const cs_metrics_t *ms, const cs_steady_t *ss, char **
              (ms[r].opt_method >= 0
                   ? cJSON_AddStringToObject(o, "benchmark", cs_opt_method_name(ms[r].opt_method)) != NULL
                   : cJSON_AddNullToObject(o, "benchmark") != NULL) &&
+             cJSON_AddStringToObject(o, "benchmark_constraints", cons) &&
              cJSON_AddStringToObject(o, "fires_mode", modes[fm]) && cJSON_AddStringToObject(o, "note", ms[r].note);
         cJSON *mm = ok ? cJSON_AddObjectToObject(o, "metrics") : NULL;
         ok = mm != NULL;

@@ -118,8 +118,9 @@ int cs_opt_solve(const cs_opt_problem_t *p, const cs_opt_limits_t *limits, cs_op
  *         due by the last block; each may fire from its due height to its
  *         expires_at (TTL), the last block, and -- when cancelled -- the
  *         block before the cancel;
- *   blocks: /blocks.lane_budget, fire_cap, quota_block, quota_actor, each
- *         applied when the run's mechanism enforces it (cs_opt_rules).
+ *   blocks: /blocks.lane_budget, fire_cap, quota_block, quota_actor, all
+ *         applied for every mechanism that faces the lane, none for the
+ *         unbounded `fifo` reference (cs_opt_rules, DESIGN-NOTES N57).
  * The realised allocation is one feasible solution, so welfare <= the
  * result.  *usable = 0 with the reason in why (and CS_OK) when the file
  * cannot give the optimum: fires not all recorded, a file written before
@@ -133,9 +134,11 @@ int cs_opt_run(const char *mechanism, const struct cs_h5_block *b, size_t nb, co
                size_t nf, const struct cs_h5_timer *t, size_t nt, const cs_opt_limits_t *limits,
                cs_opt_result_t *out, int *usable, char *why, size_t whycap);
 
-/* Which per-block constraints mechanism name enforces (its clearing code,
- * core/mech_*.c): the lane budget, the per-fire cap, the quotas.  Returns
- * 0, or -1 for an unknown mechanism. */
+/* Which per-block constraints the benchmark of mechanism name applies:
+ * the lane budget, the per-fire cap and the quotas together for every
+ * mechanism with the CS_MF_BUDGET flag (one benchmark for a comparison),
+ * none for the unbounded `fifo` reference (DESIGN-NOTES N57).  Returns 0,
+ * or -1 for an unknown mechanism. */
 int cs_opt_rules(const char *mechanism, int *budget, int *cap, int *quotas);
 
 #endif /* CS_OPTIMUM_H */

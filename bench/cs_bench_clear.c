@@ -18,8 +18,9 @@
  *     target; W(target) 1.0 for 40 % of the targets, else uniform in
  *     [1.0, 2.0] (ppm);
  *   - 32-byte random timer ids, unique fifo ranks, due heights h - n.
- * Parameters: defaults, except bias_scale 1,000 and reserve_price 500 (so
- * Bias and the reserve both matter) and vcg_payment = critical for
+ * Parameters: defaults, except bias_scale 1,000, reserve_price 500 and
+ * reserve_mode = bid-gate (so Bias and the reserve both matter; D14) and
+ * vcg_payment = critical for
  * bias-vcg.  The quotas stay at their default 0 (off).
  *
  * Two budgets: budget_cycles = 3 % of the cycles of the candidates within
@@ -393,10 +394,12 @@ static size_t cs__bc_base_fifo(const cs__bc_block_t *b, const cs_clear_ctx_t *ct
     return cs__bc_fill(w->e, b->n, why0, ctx->budget_cycles, res);
 }
 
-/* Baseline score (CIP-5 CN §9): two sorts, no budget, quotas off, pays the
- * bid. */
+/* Baseline score (CIP-5 CN §9): two sorts, quotas off, the lane budget
+ * first fit (score_budget = lane, DESIGN-NOTES N57; none: every candidate
+ * wins), the winners pay the bid. */
 static size_t cs__bc_base_score(const cs__bc_block_t *b, const cs_params_t *p,
-                                const cs_clear_ctx_t *ctx, cs__bc_base_t *w, cs__bc_res_t *res)
+                                const cs_clear_ctx_t *ctx, cs__bc_base_t *w, uint8_t *why0,
+                                cs__bc_res_t *res)
 {
     size_t n = b->n;
     for (size_t i = 0; i < n; i++) {
@@ -417,13 +420,14 @@ static size_t cs__bc_base_score(const cs__bc_block_t *b, const cs_params_t *p,
     for (size_t k = 0; k < n; k++) w->rr[w->e[k].idx] = w->cnt[w->e[k].c->target]++;
     for (size_t k = 0; k < n; k++) w->e[k].k2 = w->rr[w->e[k].idx];
     qsort(w->e, n, sizeof *w->e, cs__bc_cmp_score);
+    for (size_t i = 0; i < n; i++) why0[i] = CS_WHY_NONE;
+    size_t fired =
+        cs__bc_fill(w->e, n, why0, p->score_budget == CS_SCORE_BUDGET_LANE ? ctx->budget_cycles : UINT64_MAX, res);
     for (size_t k = 0; k < n; k++) {
         cs__bc_res_t *r = &res[w->e[k].idx];
-        r->rank = (uint32_t)k;
-        r->selected = 1;
-        r->payment = p->score_payment == CS_SCORE_PAY_BID ? w->e[k].c->bid : 0;
+        r->payment = r->selected && p->score_payment == CS_SCORE_PAY_BID ? w->e[k].c->bid : 0;
     }
-    return n;
+    return fired;
 }
 
 /* Baseline bias-vcg / bias-fp: priorities, qsort, greedy, exact critical
@@ -659,7 +663,7 @@ static size_t cs__bc_base_run(cs__bc_run_t *R, const char *name, const cs_params
         return cs__bc_base_bias(&R->blk, p, ctx, 0, &R->base, R->why0, R->res);
     if (strcmp(name, "bias-fp") == 0)
         return cs__bc_base_bias(&R->blk, p, ctx, 1, &R->base, R->why0, R->res);
-    if (strcmp(name, "score") == 0) return cs__bc_base_score(&R->blk, p, ctx, &R->base, R->res);
+    if (strcmp(name, "score") == 0) return cs__bc_base_score(&R->blk, p, ctx, &R->base, R->why0, R->res);
     return cs__bc_base_fifo(&R->blk, ctx, &R->base, R->why0, R->res);
 }
 
@@ -672,6 +676,7 @@ static int cs__bc_one(cs_bench_out_t *o, cs__bc_run_t *R, const cs__bc_mech_t *m
     cs_params_default(&p);
     p.bias_scale = 1000;
     p.reserve_price = 500;
+    p.reserve_mode = CS_RESERVE_BID_GATE; /* the baseline below gates bids (N16's reading) */
     p.vcg_payment = CS_VCG_CRITICAL;
     cs_clear_ctx_t ctx = {.p = &p,
                           .height = CS__BC_HEIGHT,

@@ -164,11 +164,35 @@ static void cs__progress(const char *mech, uint64_t h, uint64_t n)
     if (h == n) fputc('\n', stderr);
 }
 
+/* The capacity every compared mechanism faces, the load it carries and
+ * the efficiency benchmark (DESIGN-NOTES N57), on stdout above a table.
+ * The load is the first run's: timers scheduled a block times the mean
+ * gas limit of its fires, against the lane budget. */
+static void cs__capacity(const cs_scenario_t *scn, const cs_run_stats_t *rs, size_t n)
+{
+    const cs_params_t *p = &scn->params;
+    printf("lane: %llu cycles a block, per-fire cap %llu cycles, at most %llu fires a block and %llu per actor "
+           "(0 = no limit), for every mechanism but fifo (the unbounded reference)\n",
+           (unsigned long long)p->lane_timer_cycles, (unsigned long long)p->max_cycles_per_fire,
+           (unsigned long long)p->max_fires_per_block, (unsigned long long)p->max_fires_per_actor);
+    if (n > 0 && rs[0].blocks > 0 && rs[0].kind[CS_AK__COUNT].fires > 0) {
+        const cs_kind_stats_t *all = &rs[0].kind[CS_AK__COUNT];
+        double per = (double)all->timers / (double)rs[0].blocks;
+        double gas = (double)rs[0].fire_gas / (double)all->fires;
+        printf("load (%s): %.2f timers scheduled a block x %.0f cycles (mean gas limit of its fires) = %.2f x the lane\n",
+               rs[0].mechanism, per, gas, per * gas / (double)p->lane_timer_cycles);
+    }
+    printf("efficiency: welfare against the welfare optimum of each run's own demand under that same lane budget, "
+           "per-fire cap and quotas (one benchmark; fifo's has no lane)\n");
+}
+
 /* Print the comparison table (stdout). */
 static void cs__table(const cs_scenario_t *scn, const cs_run_stats_t *rs, size_t n)
 {
-    printf("\ncowsim run: %s -- %llu blocks, seed %llu\n\n", scn->name, (unsigned long long)scn->blocks,
+    printf("\ncowsim run: %s -- %llu blocks, seed %llu\n", scn->name, (unsigned long long)scn->blocks,
            (unsigned long long)scn->seed);
+    cs__capacity(scn, rs, n);
+    putchar('\n');
     printf("%-12s %-17s %7s %9s %9s %7s %7s %7s %14s\n", "mechanism", "agent kind", "actors", "timers", "fires",
            "d_p50", "d_p99", "d_max", "paid");
     for (size_t m = 0; m < n; m++) {
@@ -492,6 +516,8 @@ int cs_cmd_run(int argc, char **argv)
             exit_code = CS_EXIT_IO;
         } else {
             for (size_t si = 0; si < ns; si++) seeds[si] = cs_scenario_seed(scn, si);
+            putchar('\n');
+            cs__capacity(scn, rs, done);
             rc = cs_seeds_table(scn->name, scn->blocks, outdir, seeds, ns, list, nm, stdout, err, sizeof err);
             if (rc != CS_OK) {
                 fprintf(stderr, "cowsim run: %s\n", err);

@@ -375,9 +375,16 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
         st->burn += row->burn;
         st->tips += row->tip;
         st->payments += row->payment;
+        st->exec_fee += row->exec_fee;
+        st->lane_burn += row->lane_burn;
     }
     st->lane_cycles = (ops->flags & CS_MF_BUDGET) ? used_sum : 0;
     st->eob_cycles = used_sum;
+    /* Schedule and cancel costs of h: its transactions' and its handlers'
+     * (which ran just above), N58. */
+    st->sched_cost = s->blk_sched_cost;
+    st->cancel_cost = s->blk_cancel_cost;
+    st->burn += st->sched_cost + st->cancel_cost; /* burned at h too */
 
     /* Step 9: fairness counters, lane basefee, p50 tip, mechanism feedback. */
     s->n_rows_last = nr;

@@ -8,7 +8,12 @@
  * Which money rules apply follows the mechanism's flags:
  *   CS_MF_FEES  per-cycle fees from the fee payer (eip1559, gba-tip)
  *   CS_MF_BID   a bid escrowed at schedule and settled at fire (bias-*, score)
- *   neither     no execution fee (fifo, fifo-capped: CIP-5 §6.3)
+ * and under every mechanism (DESIGN §2.4, DESIGN-NOTES N58) each fire pays
+ * the CIP-3 execution fees -- used cycles x the cycle basefee + used cells
+ * x the cell basefee, burned -- from its fee payer, pre-charged at its
+ * limits and refunded (execution_fees = none: only the fee mechanisms, the
+ * CIP-5 §6.3 text), and every schedule and cancel call pays its CIP-5 §6.1
+ * cycles and cells at those basefees when it is made.
  */
 #include "cs_fees.h"
 
@@ -177,6 +182,64 @@ static int cs__gba_default_fees(struct cs_fees *f, const cs_params_t *p, const c
     return rc;
 }
 
+/* 1 when fires of this mechanism pay the CIP-3 execution fees through an
+ * execution-only charge (every mechanism without CS_MF_FEES, whose charge
+ * already holds them), N58. */
+static int cs__exec_only(const cs_sched_t *s)
+{
+    return !(s->mech.ops->flags & CS_MF_FEES) && s->p.execution_fees == CS_EXEC_FEES_CIP3;
+}
+
+/* The execution-only charge of one fire (N58; CIP-3 via CIP-5 CN §12): the
+ * cycle basefee as charged (N38) and the cell basefee, no lane basefee, no
+ * tip, no lump (an allocation payment is settled from the bid escrow). */
+static void cs__exec_charge(const cs_sched_t *s, const cs_timer_t *t, cs_fire_charge_t *ch)
+{
+    *ch = (cs_fire_charge_t){.gas_limit = t->gas_limit,
+                             .max_cells = t->max_cells,
+                             .basefee_cycle = s->fees->basefee_cycle,
+                             .basefee_cell = s->fees->basefee_cell,
+                             .payments_to = s->p.payments_to};
+}
+
+int cs__fees_op_check(cs_sched_t *s, uint32_t actor, uint64_t cycles, uint64_t cells, cs_u128 reserve,
+                      cs_u128 *cost)
+{
+    struct cs_fees *f = s->fees;
+    cs_u128 a = 0, b = 0, c = 0, need = 0;
+    if (cs_u128_mul(f->basefee_cycle, cycles, &a) != 0 || cs_u128_mul(f->basefee_cell, cells, &b) != 0 ||
+        cs_u128_add(a, b, &c) != 0)
+        return CS_EOVERFLOW;
+    *cost = c;
+    if (c == 0) return CS_OK;
+    if (cs_u128_add(c, reserve, &need) != 0) return CS_EINSUFFICIENT_FUNDS;
+    if (actor >= f->ledger.n || cs_ledger_balance(&f->ledger, actor) < need) return CS_EINSUFFICIENT_FUNDS;
+    return CS_OK;
+}
+
+void cs__fees_op_debit(cs_sched_t *s, uint32_t actor, cs_u128 cost, int is_cancel)
+{
+    if (cost == 0) return;
+    /* cs__fees_op_check saw the balance cover it and nothing was debited
+     * since, so the charge cannot fail. */
+    if (cs_ledger_charge_burn(&s->fees->ledger, actor, cost) != CS_OK) return;
+    cs_actor_rec_t *ar = &s->actors[actor];
+    if (is_cancel) {
+        ar->cancel_paid += cost;
+        s->blk_cancel_cost += cost;
+    } else {
+        ar->sched_paid += cost;
+        s->blk_sched_cost += cost;
+    }
+}
+
+void cs_sched_actor_costs(const cs_sched_t *s, uint32_t actor, cs_u128 *sched, cs_u128 *cancel)
+{
+    int ok = actor < s->n_actors;
+    *sched = ok ? s->actors[actor].sched_paid : 0;
+    *cancel = ok ? s->actors[actor].cancel_paid : 0;
+}
+
 static int cs__auction(const cs_sched_t *s)
 {
     unsigned fl = s->mech.ops->flags;
@@ -340,11 +403,17 @@ int cs__fees_classify(cs_sched_t *s, uint32_t slot, cs_cand_t *c)
         if (cs_ledger_max_cost(&ch, &cost) != CS_OK || c->balance < cost) return CS_EINSUFFICIENT_FUNDS;
         return CS_OK;
     }
-    if (fl & CS_MF_BID) {
-        c->balance = cs__rec_bid(s, slot); /* what the escrow can pay */
-        return CS_OK;
+    c->balance = (fl & CS_MF_BID) ? cs__rec_bid(s, slot) /* what the escrow can pay */ : CS_U128_MAX;
+    if (cs__exec_only(s)) {
+        /* N58, CIP-1 rev §3 step 4 applied to the execution fee: a payer
+         * who cannot cover it at the limits is insufficient. */
+        cs_fire_charge_t ch;
+        cs_u128 cost = 0;
+        cs__exec_charge(s, t, &ch);
+        if (cs_ledger_max_cost(&ch, &cost) != CS_OK ||
+            cs_ledger_balance(&f->ledger, cs__rec_payer(s, slot)) < cost)
+            return CS_EINSUFFICIENT_FUNDS;
     }
-    c->balance = CS_U128_MAX;
     return CS_OK;
 }
 
@@ -353,11 +422,14 @@ int cs__fees_precharge(cs_sched_t *s, const cs_cand_t *c, cs_cand_row_t *row)
     struct cs_fees *f = s->fees;
     const cs_timer_t *t = &s->pool[c->slot];
     row->tip_rate = c->prio_rate;
-    if (!(s->mech.ops->flags & CS_MF_FEES)) return CS_OK;
+    int fees = (s->mech.ops->flags & CS_MF_FEES) != 0;
+    if (!fees && !cs__exec_only(s)) return CS_OK;
     /* CIP-1 rev §3 step 8: pre-charge max_cost; held in escrow until the
-     * handler returns and the unused part is refunded. */
+     * handler returns and the unused part is refunded (the execution fees
+     * alone under the other mechanisms, N58). */
     cs_fire_charge_t ch;
-    cs__charge(s, t, c->prio_rate, c->payment, &ch);
+    if (fees) cs__charge(s, t, c->prio_rate, c->payment, &ch);
+    else cs__exec_charge(s, t, &ch);
     cs_u128 cost;
     if (cs_ledger_max_cost(&ch, &cost) != CS_OK) return CS_EINSUFFICIENT_FUNDS;
     if (cs_ledger_escrow_lock(&f->ledger, cs__rec_payer(s, c->slot), cost) != CS_OK) return CS_EINSUFFICIENT_FUNDS;
@@ -394,7 +466,7 @@ void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles, ui
     const cs_timer_t *t = &s->pool[c->slot];
     unsigned fl = s->mech.ops->flags;
     cs_ledger_dest dest = cs_ledger_dest_of(s->p.payments_to);
-    if (fl & CS_MF_FEES) {
+    if ((fl & CS_MF_FEES) || cs__exec_only(s)) {
         cs_fire_charge_t ch;
         cs_u128 cost = 0;
         int have = 0;
@@ -405,7 +477,8 @@ void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles, ui
             cost = pc->cost;
             have = 1;
         } else {
-            cs__charge(s, t, c->prio_rate, c->payment, &ch);
+            if (fl & CS_MF_FEES) cs__charge(s, t, c->prio_rate, c->payment, &ch);
+            else cs__exec_charge(s, t, &ch);
             have = cs_ledger_max_cost(&ch, &cost) == CS_OK;
         }
         ch.used_cycles = used_cycles;
@@ -417,8 +490,10 @@ void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles, ui
             row->burn = bill.burned;
             row->tip = bill.tip;
             row->payment = bill.lump;
+            row->exec_fee = bill.burn_cycle + bill.burn_cell;
+            row->lane_burn = bill.burn_lane;
         }
-        return;
+        if (fl & CS_MF_FEES) return;
     }
     cs_timer_money_t *m = cs__rec_money(s, c->slot);
     if ((fl & CS_MF_BID) && m != NULL && m->bid > 0) {
@@ -426,7 +501,7 @@ void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles, ui
         cs_u128 pay = c->payment > m->bid ? m->bid : c->payment;
         if (cs_ledger_escrow_settle(&f->ledger, cs__rec_payer(s, c->slot), m->bid, pay, dest) == CS_OK) {
             row->payment = pay;
-            if (dest == CS_DEST_BURN) row->burn = pay;
+            if (dest == CS_DEST_BURN) row->burn += pay;
         }
         /* An interval or watch timer re-locks its bid for the next fire. */
         const cs_timer_hot_t *thw = &s->hot[c->slot];

@@ -44,6 +44,8 @@ uint64_t cs_sched_weight(const cs_sched_t *s, uint32_t actor);
 /* Snapshot of tracked identities: returns the count written (<= cap). */
 uint32_t cs_sched_weights(const cs_sched_t *s, uint32_t *ident, uint64_t *recent, uint64_t *w_ppm,
                           uint32_t cap);
+/* Schedule and cancel costs actor has paid so far (CIP-5 §6.1, N58). */
+void cs_sched_actor_costs(const cs_sched_t *s, uint32_t actor, cs_u128 *sched, cs_u128 *cancel);
 /* Run totals of TimerPriorityClampedAtSchedule and TimerRejectedBelowBasefee. */
 void cs_sched_counters(const cs_sched_t *s, uint64_t *clamped, uint64_t *rejected_below);
 /* DESIGN §2.6 invariants; CS_EINVARIANT with a description in msg. */
@@ -61,6 +63,16 @@ void cs__fees_begin_block(cs_sched_t *s, uint64_t h);
 int cs__fees_activate(cs_sched_t *s);
 int cs__fees_validate(cs_sched_t *s, const cs_sched_args_t *a, cs_timer_hot_t *hot, cs_timer_t *rec,
                       cs_timer_money_t *m);
+/* CIP-5 §6.1 costs of a schedule or cancel call (N58): *cost = cycles x
+ * the cycle basefee + cells x the cell basefee.  CS_OK when actor's
+ * balance covers *cost + reserve (a bid the schedule will lock),
+ * CS_EINSUFFICIENT_FUNDS otherwise, CS_EOVERFLOW if the cost does not fit. */
+int cs__fees_op_check(cs_sched_t *s, uint32_t actor, uint64_t cycles, uint64_t cells, cs_u128 reserve,
+                      cs_u128 *cost);
+/* Debit a cost cs__fees_op_check accepted (burned, like the basefees it
+ * prices) and count it for the block and the actor: a cancel when
+ * is_cancel, else a schedule. */
+void cs__fees_op_debit(cs_sched_t *s, uint32_t actor, cs_u128 cost, int is_cancel);
 void cs__fees_on_destroy(cs_sched_t *s, uint32_t slot);
 int cs__fees_on_insert(cs_sched_t *s, uint32_t slot);
 int cs__fees_classify(cs_sched_t *s, uint32_t slot, cs_cand_t *c);

@@ -75,8 +75,10 @@
     X(legacy_bid, ENUM, 1, 0, 1, 0, "accept|reject", "legacy bid argument (CIP-1 rev §6)")        \
     /* Payments (D6, D9) */                                                                       \
     X(payments_to, ENUM, 1, 0, 1, 0, "proposer|burn", "where tips and auction payments go (D9)")  \
+    X(execution_fees, ENUM, 1, 0, 1, 0, "cip3|none", "every fire pays the CIP-3 cycle and cell basefees for what it used (cip3), or only fee mechanisms do (none: CIP-5 §6.3 as implemented; N58)") \
     X(vcg_payment, ENUM, 1, 0, 1, 0, "spec|critical", "bias-vcg payment rule (D6)")               \
     X(reserve_price, U128, 1, 0, 0, 0, NULL, "minimum payment per fire (CIP-5 §9.5)")            \
+    X(reserve_mode, ENUM, 1, 0, 1, 0, "payment-floor|bid-gate", "the reserve floors a winner's payment, never above its bid (CIP-5 §9.5 payment rule, §9.7, D14), or gates bids below it (§9.5 \"minimum bid floor\", N16)") \
     /* Exponential bias (CIP-5 §9.2-9.3, D7) */                                                   \
     X(lambda, FP, CS_PPB, 0, 10000000000ull, 50000000, NULL, "bias growth rate per deferred block") \
     X(bias_scale, U128, 1, 0, 0, 1, NULL, "Bias(n) = bias_scale * e^(n*lambda) (D7)")              \
@@ -90,6 +92,7 @@
     X(w_bid, U64, 1, 0, 1ull << 32, 1, NULL, "score weight on bid")                               \
     X(w_fifo, U64, 1, 0, 1ull << 32, 0, NULL, "score weight on fifo_rank (subtracted, D8)")       \
     X(score_payment, ENUM, 1, 0, 1, 0, "bid|none", "score rule payment")                          \
+    X(score_budget, ENUM, 1, 0, 1, 0, "lane|none", "score rule lane budget: lane_timer_cycles, or none as in the CN text (N57)") \
     /* GBA-tip first draft (CIP-1 first draft §3) */                                              \
     X(ema_lambda, FP, CS_PPM, 0, 1000000, 200000, NULL, "EMA weight of the per-actor score S")     \
     X(weight_min, FP, CS_PPM, 0, 100000000, 500000, NULL, "gba-tip weight clamp low")              \
@@ -145,8 +148,11 @@ enum { CS_IDENTITY_ACTOR = 0, CS_IDENTITY_DEPLOYER = 1 };
 enum { CS_GBA_EVAL_FIRE = 0, CS_GBA_EVAL_SCHEDULE = 1 };
 enum { CS_LEGACY_ACCEPT = 0, CS_LEGACY_REJECT = 1 };
 enum { CS_PAY_PROPOSER = 0, CS_PAY_BURN = 1 };
+enum { CS_EXEC_FEES_CIP3 = 0, CS_EXEC_FEES_NONE = 1 };
+enum { CS_RESERVE_PAYMENT_FLOOR = 0, CS_RESERVE_BID_GATE = 1 };
 enum { CS_VCG_SPEC = 0, CS_VCG_CRITICAL = 1 };
 enum { CS_LAMBDA_OFF = 0, CS_LAMBDA_ON = 1 };
 enum { CS_SCORE_PAY_BID = 0, CS_SCORE_PAY_NONE = 1 };
+enum { CS_SCORE_BUDGET_LANE = 0, CS_SCORE_BUDGET_NONE = 1 };
 
 #endif /* CS_PARAMS_H */

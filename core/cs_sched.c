@@ -523,6 +523,8 @@ int cs_sched_begin_block(cs_sched_t *s, uint64_t h)
         if (rc != CS_OK) return rc;
     }
     s->blk_sched_cycles = 0;
+    s->blk_sched_cost = 0;
+    s->blk_cancel_cost = 0;
     s->blk_scheduled = 0;
     s->blk_cancelled = 0;
     /* The mailbox holds one height's materialized entries (CIP-5 CN §10.2);
@@ -832,6 +834,13 @@ int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out
      * MIN_GAS_LIMIT_PER_TIMER is refused (the gas limit in force: the
      * stated one, else the mechanism's default budget). */
     if (rec.gas_limit < s->p.min_gas_limit_per_timer) return CS_EGAS_LIMIT_TOO_LOW;
+    /* CIP-5 §6.1: the caller pays 1,000 cycles + payload cells at the
+     * CIP-3 basefees when the call is made (N58); it must cover them on
+     * top of a bid it locks. */
+    cs_u128 op_cost = 0;
+    rc = cs__fees_op_check(s, actor, s->p.schedule_cycles, a->payload_len,
+                           (s->mech.ops->flags & CS_MF_BID) ? money.bid : 0, &op_cost);
+    if (rc != CS_OK) return rc;
 
     /* Handler: explicit, or the payload's custom-handler convention (CIP-5 §4.2). */
     const uint8_t *body = a->payload;
@@ -924,6 +933,7 @@ int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out
         meter->cells = body_len;
     }
     s->blk_sched_cycles += s->p.schedule_cycles;
+    cs__fees_op_debit(s, actor, op_cost, 0);
     return CS_OK;
 }
 
@@ -932,6 +942,11 @@ int cs_sched_cancel(cs_sched_t *s, const cs_addr_t *caller, const cs_hash_t *id,
     if (!s->tx_open) return CS_ENO_TX;
     uint32_t actor;
     if (cs__actor_lookup(s, caller, &actor) != CS_OK) return CS_ETIMER_NOT_FOUND;
+    /* CIP-5 §6.1: 500 cycles at the CIP-3 cycle basefee, paid by the caller
+     * when the call succeeds (N58). */
+    cs_u128 op_cost = 0;
+    int crc = cs__fees_op_check(s, actor, s->p.cancel_cycles, 0, 0, &op_cost);
+    if (crc != CS_OK) return crc;
     /* A timer staged in this same transaction can be cancelled before it lands. */
     cs__staged_ids(s);
     for (size_t i = 0; i < s->n_staged; i++) {
@@ -955,6 +970,7 @@ metered:
         meter->cells = 0;
     }
     s->blk_sched_cycles += s->p.cancel_cycles;
+    cs__fees_op_debit(s, actor, op_cost, 1);
     return CS_OK;
 }
 

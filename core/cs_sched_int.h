@@ -28,6 +28,8 @@ typedef struct cs_actor_rec {
     uint32_t staged;   /* net timers staged by the open transaction */
     uint64_t nonce;    /* schedule counter used as the id nonce (CIP-5 §3.3) */
     uint32_t deployer; /* fairness identity under fairness_identity=deployer */
+    cs_u128 sched_paid;  /* schedule costs debited so far (CIP-5 §6.1, N58) */
+    cs_u128 cancel_paid; /* cancel costs debited so far */
 } cs_actor_rec_t;
 
 enum { CS__OP_SCHEDULE = 0, CS__OP_CANCEL = 1 };
@@ -134,6 +136,7 @@ struct cs_sched {
     uint32_t *trig;           /* candidate slots of this block */
     size_t trig_cap;
     uint64_t blk_sched_cycles, blk_scheduled, blk_cancelled;
+    cs_u128 blk_sched_cost, blk_cancel_cost; /* schedule / cancel costs debited this block (N58) */
     size_t n_rows_last;       /* rows of the block being settled */
     struct cs_fees *fees;     /* fees, ledger, fairness state */
 };

@@ -85,6 +85,8 @@ typedef struct cs_cand_row {
     cs_u128 burn;             /* base units burned for this fire */
     cs_u128 tip;              /* priority tips to the proposer */
     cs_u128 payment;          /* auction payment */
+    cs_u128 exec_fee;         /* CIP-3 execution fee: used cycles x cycle basefee + used cells x cell basefee (N58) */
+    cs_u128 lane_burn;        /* lane basefee x used cycles (CIP-1 rev §5), burned */
     cs_u128 priority;         /* mechanism's sort key */
     cs_u128 tip_rate;         /* priority tip per cycle paid (fee mechanisms) */
     uint64_t weight;          /* W(actor) ppm at clearing */
@@ -104,6 +106,8 @@ typedef struct cs_block_stats {
     uint64_t delay_sum;                          /* sum of fire delays (h - due) */
     cs_u128 basefee_lane;                        /* basefee used this block */
     cs_u128 burn, tips, payments;
+    cs_u128 exec_fee, lane_burn;                 /* sums of the fires' parts (N58) */
+    cs_u128 sched_cost, cancel_cost;             /* schedule and cancel costs debited at h (CIP-5 §6.1, N58) */
     cs_u128 p50_tip;                             /* previous-block p50 for next block */
     cs_queue_stats_t tiers;
     cs_hash_t digest;                            /* scheduler state digest for h */

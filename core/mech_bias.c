@@ -9,8 +9,11 @@
  *   that order.  A candidate
  *     - with cycles above max_cycles_per_fire loses with OVER_CAP (CIP-1
  *       rev §10; it is skipped, the scan goes on, nothing is consumed);
- *     - with bid below reserve_price loses with RESERVE (§9.5: the reserve
- *       is a minimum bid floor; the same rule for every payment mode);
+ *     - with reserve_mode = bid-gate only: with bid below reserve_price
+ *       loses with RESERVE (§9.5 calls the reserve a "minimum bid floor";
+ *       N16).  By default (payment-floor, D14) the reserve only floors the
+ *       payment: a timer that Bias carries is never locked out (§9.7:
+ *       bid-0 timers rely on Bias; §9.1: every timer fires within N_max);
  *     - once max_fires_per_block winners exist loses with BLOCK_QUOTA;
  *     - whose target has max_fires_per_actor winners loses with ACTOR_QUOTA;
  *     - whose cycles exceed the remaining budget (ctx->budget_cycles)
@@ -27,7 +30,9 @@
  *     with the difference floored at 0; no runner-up -> reserve.
  *   bias-vcg, vcg_payment = critical (D6): pay = the critical bid.
  *   bias-fp (§9.5 fallback): pay = own bid.
- *   Every mode writes the critical bid into cand.critical.
+ *   Every mode writes the critical bid into cand.critical, and no payment
+ *   is ever above the own bid: under payment-floor a winner bidding below
+ *   the reserve pays its bid (a bid-0 timer pays 0), D14.
  *
  * Critical bid (exact).  The allocation is monotone in a bidder's own bid:
  * raising b_i only moves i earlier, and the greedy state (budget used,
@@ -377,7 +382,9 @@ static inline void cs__bias_pay(const cs__bias_state_t *s, cs_cand_t *t, cs_u128
     if (s->fp) {
         pay = t->bid; /* first price: own bid (>= reserve) */
     } else if (p->vcg_payment == CS_VCG_CRITICAL) {
-        pay = t->critical; /* D6 critical: max(reserve, theta) <= bid */
+        /* D6 critical: max(reserve, theta), never above the bid (D14:
+         * under payment-floor the bid may be below the reserve). */
+        pay = t->critical < t->bid ? t->critical : t->bid;
     } else {
         /* D6 spec: bid(runner_up) - Bias(winner), floored at the reserve,
          * never above the own bid. */
@@ -454,6 +461,7 @@ static int cs__bias_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, 
     if (p->lambda_control != CS_LAMBDA_ON) s->lambda = p->lambda;
     uint64_t lambda = s->lambda;
     cs_u128 scale = p->bias_scale, reserve = p->reserve_price;
+    int gate = p->reserve_mode == CS_RESERVE_BID_GATE;
     cs__ws_t *w = &s->ws;
     (void)cs__bias_of(s, 0, lambda, scale); /* make the memo current */
     uint64_t cap = p->max_cycles_per_fire;
@@ -481,9 +489,9 @@ static int cs__bias_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, 
         key[i] = k;
         kor |= k;
         kand &= k;
-        uint8_t why0 = cyc > cap         ? CS_WHY_OVER_CAP /* CIP-1 rev §10 */
-                       : t->bid < reserve ? CS_WHY_RESERVE  /* §9.5 floor */
-                                          : CS_WHY_NONE;
+        uint8_t why0 = cyc > cap                ? CS_WHY_OVER_CAP /* CIP-1 rev §10 */
+                       : gate && t->bid < reserve ? CS_WHY_RESERVE  /* bid-gate reading of §9.5, D14 */
+                                                 : CS_WHY_NONE;
         if (compact) {
             cw[i] = why0 != CS_WHY_NONE ? CS__CW_LOSER | why0 : (uint32_t)cyc;
         } else {

@@ -8,7 +8,10 @@
  * It is not a payment rule: the simulator passes each timer's true value at
  * zero delay as its bid (never escrowed, never charged), and the greedy
  * takes timers by value per cycle, descending, greedily under the same lane
- * budget and per-fire cap as the auctions.  Ties go to the smaller timer id.
+ * budget, per-fire cap and quotas (max_fires_per_block, max_fires_per_actor
+ * per target, CIP-5 §9.4) as the auctions, so that every mechanism of a
+ * comparison faces one capacity and one benchmark (DESIGN-NOTES N57).
+ * Ties go to the smaller timer id.
  */
 #include "cs_mech.h"
 #include "cs_mech_int.h"
@@ -18,6 +21,7 @@
 typedef struct cs__greedy_state {
     uint32_t *ord; /* candidate indices, sorted */
     size_t cap;    /* entries in ord */
+    cs__ws_t ws;   /* per-target counters of the actor quota */
 } cs__greedy_state_t;
 
 /* Value density order: bid / cycles descending (exact), then timer_id. */
@@ -46,18 +50,31 @@ static int cs__greedy_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c
         s->ord[i] = (uint32_t)i;
     }
     qsort_r(s->ord, n, sizeof *s->ord, cs__greedy_cmp, c);
-    uint64_t used = 0, budget = ctx->budget_cycles, cap = ctx->p->max_cycles_per_fire;
+    const cs_params_t *p = ctx->p;
+    uint64_t used = 0, budget = ctx->budget_cycles, cap = p->max_cycles_per_fire;
+    int actor_q = p->max_fires_per_actor != 0;
+    if (actor_q) {
+        int rc = cs__ws_reserve(&s->ws, n);
+        if (rc != CS_OK) return rc;
+        cs__tcount_reset(&s->ws);
+    }
     for (size_t r = 0; r < n; r++) {
         cs_cand_t *t = &c[s->ord[r]];
         t->rank = (uint32_t)r;
         t->priority = t->bid;
+        uint32_t *cnt = actor_q ? cs__tcount(&s->ws, t->target) : NULL;
         if (t->cycles > cap) {
             t->why = CS_WHY_OVER_CAP;
+        } else if (p->max_fires_per_block != 0 && out->fired >= p->max_fires_per_block) {
+            t->why = CS_WHY_BLOCK_QUOTA;
+        } else if (cnt && *cnt >= p->max_fires_per_actor) {
+            t->why = CS_WHY_ACTOR_QUOTA;
         } else if (t->cycles > budget - used) {
             t->why = CS_WHY_BUDGET;
         } else {
             t->selected = 1;
             used += t->cycles;
+            if (cnt) (*cnt)++;
             out->fired++;
             continue;
         }
@@ -73,11 +90,12 @@ static void cs__greedy_fini(void *state)
     free(s->ord);
     s->ord = NULL;
     s->cap = 0;
+    cs__ws_free(&s->ws);
 }
 
 const cs_mech_ops_t cs__mech_greedy = {
     .name = "greedy",
-    .version = 1,
+    .version = 2,
     .state_size = sizeof(cs__greedy_state_t),
     .flags = CS_MF_BUDGET | CS_MF_REFERENCE,
     .init = NULL,

@@ -25,8 +25,14 @@
  * winners exist every later candidate loses with BLOCK_QUOTA (the
  * pseudocode's `break`); a candidate whose target already has
  * max_fires_per_actor (MAX_FIRES_PER_TARGET) winners loses with
- * ACTOR_QUOTA (`continue`).  0 = unlimited.  The CN draft has no cycles
- * budget, so none is applied here.
+ * ACTOR_QUOTA (`continue`).  0 = unlimited.
+ *
+ * Lane budget (DESIGN §2.4, DESIGN-NOTES N57): the CN draft has no cycles
+ * budget, but a comparison is only like for like when every rule clears
+ * within the same lane, so by default (score_budget = lane) a candidate
+ * whose cycles exceed what is left of ctx->budget_cycles loses with BUDGET
+ * and the scan continues (first fit, as fifo-capped and bias-*).
+ * score_budget = none is the CN text (no budget).
  *
  * Payment: score_payment = bid -> a winner pays its bid; none -> 0.
  */
@@ -285,10 +291,10 @@ static void cs__score_order_exact(cs__ws_t *w, const cs_cand_t *c, size_t n, uin
     }
 }
 
-/* Order, apply the quotas and price: see the file comment.
+/* Order, apply the quotas and the budget, and price: see the file comment.
  *
- * Without quotas (both 0, the default) every candidate wins (the CN draft
- * has no budget), so the pass that reads the inputs also writes every
+ * Without quotas (both 0) and without a budget (score_budget = none, the
+ * CN text) every candidate wins, so the pass that reads the inputs also writes every
  * output but the rank, and the last pass over c writes the ranks only. */
 static int cs__score_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, size_t n,
                            cs_clear_out_t *out)
@@ -304,7 +310,8 @@ static int cs__score_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c,
     cs_u128 bid_lim = p->w_bid != 0 ? (cs_u128)CS__SCORE_BID_CAP / p->w_bid : 0;
     uint64_t h = ctx->height, w_age = p->w_age, w_bid = p->w_bid, w_fifo = p->w_fifo;
     int pay_bid = p->score_payment == CS_SCORE_PAY_BID;
-    int all_win = p->max_fires_per_block == 0 && p->max_fires_per_actor == 0;
+    int lane = p->score_budget == CS_SCORE_BUDGET_LANE;
+    int all_win = p->max_fires_per_block == 0 && p->max_fires_per_actor == 0 && !lane;
     uint64_t used = 0; /* totals in locals: out may alias c as far as */
     cs_u128 paid = 0;  /* the compiler knows */
     /* The one read of the inputs: the score, and compact copies of what
@@ -363,8 +370,9 @@ static int cs__score_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c,
         return CS_OK;
     }
 
-    /* CIP-5 CN §18 quota loop. */
-    uint64_t fired = 0;
+    /* CIP-5 CN §18 quota loop, with the lane budget (N57) after the quotas
+     * as in bias-* and fifo-capped. */
+    uint64_t fired = 0, left = lane ? ctx->budget_cycles : UINT64_MAX;
     int actor_q = p->max_fires_per_actor != 0;
     if (actor_q) cs__tcount_reset_max(w, tmax, n);
     for (size_t k = 0; k < n; k++) {
@@ -372,15 +380,24 @@ static int cs__score_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c,
             w->whyp[k] = CS_WHY_BLOCK_QUOTA;
             continue;
         }
+        uint32_t *cnt = NULL;
         if (actor_q) {
             if (k + CS__PREFETCH < n) __builtin_prefetch(&w->cw[w->ord[k + CS__PREFETCH]]);
-            uint32_t *cnt = cs__tcount(w, w->cw[w->ord[k]]);
+            cnt = cs__tcount(w, w->cw[w->ord[k]]);
             if (*cnt >= p->max_fires_per_actor) {
                 w->whyp[k] = CS_WHY_ACTOR_QUOTA;
                 continue;
             }
-            (*cnt)++;
         }
+        if (lane) {
+            uint64_t cyc = c[w->ord[k]].cycles;
+            if (cyc > left) {
+                w->whyp[k] = CS_WHY_BUDGET;
+                continue;
+            }
+            left -= cyc;
+        }
+        if (cnt) (*cnt)++;
         fired++;
         w->whyp[k] = CS_WHY_NONE;
     }
@@ -415,9 +432,9 @@ static void cs__score_fini(void *state)
 
 const cs_mech_ops_t cs__mech_score = {
     .name = "score",
-    .version = 1,
+    .version = 2,
     .state_size = sizeof(cs__score_state_t),
-    .flags = CS_MF_BID,
+    .flags = CS_MF_BID | CS_MF_BUDGET,
     .init = NULL,
     .clear = cs__score_clear,
     .end_block = NULL,

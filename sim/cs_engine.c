@@ -591,7 +591,8 @@ int cs_sim_step(cs_engine_t *e)
         cs_timer_info_t in = cs__info(e, slot, t);
         in.due_height = row->due_height;
         if (row->outcome == CS_OUT_FIRED) {
-            cs_u128 paid128 = (mflags & CS_MF_FEES) ? row->burn + row->tip + row->payment : row->payment;
+            /* Every rule's paid decomposes into the same parts (N58). */
+            cs_u128 paid128 = row->exec_fee + row->lane_burn + row->payment + row->tip;
             double paid = cs__u128d(paid128);
             double val = cs__value(e, a, &in, delay);
             ti->fires++;
@@ -605,6 +606,7 @@ int cs_sim_step(cs_engine_t *e)
             e->kind_value[CS_AK__COUNT] += val;
             e->kind_paid[kind] += paid128;
             e->kind_paid[CS_AK__COUNT] += paid128;
+            e->fire_gas += t->gas_limit;
             if (cs__hist_add(&e->hist[kind], delay) != 0 || cs__hist_add(&e->hist[CS_AK__COUNT], delay) != 0)
                 return CS_ENOMEM;
             double per = (mflags & CS_MF_FEES) ? cs__u128d(row->tip_rate) : paid;
@@ -625,6 +627,10 @@ int cs_sim_step(cs_engine_t *e)
             f->max_prio = cs_h5_money(row->max_prio);
             f->paid = cs_h5_money(paid128);
             f->burn = cs_h5_money(row->burn);
+            f->exec_fee = cs_h5_money(row->exec_fee);
+            f->lane_burn = cs_h5_money(row->lane_burn);
+            f->alloc_payment = cs_h5_money(row->payment);
+            f->prio_tip = cs_h5_money(row->tip);
             f->tip = cs_h5_money(row->tip + ((mflags & CS_MF_FEES) ? 0 : (cs_sched_params(e->s)->payments_to == CS_PAY_PROPOSER ? row->payment : 0)));
             f->value = val;
             f->weight_ppm = (uint32_t)(row->weight > UINT32_MAX ? UINT32_MAX : row->weight);
@@ -677,6 +683,10 @@ int cs_sim_step(cs_engine_t *e)
     b->burn = cs_h5_money(st->burn);
     b->tips = cs_h5_money(st->tips);
     b->payments = cs_h5_money(st->payments);
+    b->exec_fee = cs_h5_money(st->exec_fee);
+    b->lane_burn = cs_h5_money(st->lane_burn);
+    b->sched_cost = cs_h5_money(st->sched_cost);
+    b->cancel_cost = cs_h5_money(st->cancel_cost);
     b->lambda_ppb = cs_mech_lambda(cs_sched_mech(e->s));
     b->p50_tip = cs_h5_money(st->p50_tip);
     b->tier_ring = st->tiers.ring;
@@ -811,11 +821,16 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
                 ar[i].value = a->value;
                 ar[i].paid = cs_h5_money(a->paid);
                 ar[i].end_balance = cs_h5_money(cs_sched_balance(e->s, a->sched_idx));
+                cs_u128 sc, cc;
+                cs_sched_actor_costs(e->s, a->sched_idx, &sc, &cc);
+                ar[i].sched_cost = cs_h5_money(sc);
+                ar[i].cancel_cost = cs_h5_money(cc);
             }
         }
         rs->jain = nx == 0 ? 1.0 : sxx > 0 ? (sx * sx) / ((double)nx * sxx) : (double)NAN; /* all starved: undefined */
         const cs_ledger_t *lg = cs_sched_ledger(e->s);
         rs->burn = cs__u128d(lg->tot.burned);
+        rs->fire_gas = e->fire_gas;
         rs->proposer = cs__u128d(lg->tot.proposer);
         rs->util_mean = e->h ? e->util_sum / (double)e->h : 0;
         rs->basefee_final = cs__u128d(cs_sched_lane_basefee(e->s));

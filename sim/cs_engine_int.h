@@ -168,6 +168,7 @@ struct cs_engine {
     /* statistics */
     cs__hist_t hist[CS_AK__COUNT + 1];
     uint64_t kind_timers[CS_AK__COUNT + 1], kind_fires[CS_AK__COUNT + 1];
+    uint64_t fire_gas;        /* sum of the gas limits of every fire (the load line, N57) */
     double kind_value[CS_AK__COUNT + 1];
     cs_u128 kind_paid[CS_AK__COUNT + 1]; /* exact sums paid */
     double util_sum;

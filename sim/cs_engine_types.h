@@ -36,6 +36,7 @@ typedef struct cs_run_stats {
     cs_kind_stats_t kind[CS_AK__COUNT + 1]; /* last = all kinds */
     double burn, proposer;    /* revenue split: burned, to proposer */
     double sched_fees;        /* scheduling costs metered (cycles) */
+    uint64_t fire_gas;        /* sum of the fires' gas limits (cycles the lane reserved) */
     double util_mean;         /* time-average lane utilisation */
     double jain;              /* Jain's index over per-actor service 1/(1+mean delay) */
     double basefee_final;     /* lane basefee at the close */

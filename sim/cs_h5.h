@@ -213,7 +213,7 @@ static inline cs_u128 cs_h5_money_u128(cs_h5_money_t m) { return (cs_u128)m.hi <
     X(scheduled, U32, "timers scheduled at h")                                               \
     X(rejected, U32, "schedule calls rejected at h")                                         \
     X(gc_backlog, U64, "timers waiting in the GC lane after h")                              \
-    X(burn, MONEY, "base units burned at h")                                                   \
+    X(burn, MONEY, "base units burned at h (fires, schedule and cancel costs)")                \
     X(tips, MONEY, "tips paid to the proposer at h")                                           \
     X(payments, MONEY, "auction payments at h")                                                \
     X(lambda_ppb, U64, "bias growth rate lambda x 1e9 (CIP-5 §9.3)")                         \
@@ -226,7 +226,11 @@ static inline cs_u128 cs_h5_money_u128(cs_h5_money_t m) { return (cs_u128)m.hi <
     X(lane_budget, U64, "lane cycles the mechanism could allocate at h, 0 while paused")      \
     X(fire_cap, U64, "max_cycles_per_fire at h (CIP-1 rev §10)")                              \
     X(quota_block, U32, "max_fires_per_block at h, 0 = unlimited (CIP-5 §9.4)")               \
-    X(quota_actor, U32, "max_fires_per_actor at h, 0 = unlimited (CIP-5 §9.4)")
+    X(quota_actor, U32, "max_fires_per_actor at h, 0 = unlimited (CIP-5 §9.4)")            \
+    X(exec_fee, MONEY, "CIP-3 execution fees of the fires at h (sum of /fires.exec_fee, N58)")  \
+    X(lane_burn, MONEY, "lane basefee burned by the fires at h (sum of /fires.lane_burn)")      \
+    X(sched_cost, MONEY, "schedule costs debited at h: 1,000 cycles + payload cells at the CIP-3 basefees (CIP-5 §6.1, N58)") \
+    X(cancel_cost, MONEY, "cancel costs debited at h: 500 cycles at the CIP-3 cycle basefee (CIP-5 §6.1, N58)")
 
 /* /fires: one row per fire. */
 #define CS_H5_FIRE_FIELDS(X)                                                                 \
@@ -247,7 +251,11 @@ static inline cs_u128 cs_h5_money_u128(cs_h5_money_t m) { return (cs_u128)m.hi <
     X(tip, MONEY, "part of paid that went to the proposer")                                    \
     X(value, F64, "agent valuation of this fire at this delay")                              \
     X(weight_ppm, U32, "W(actor) x 1e6 at fire time (CIP-1 rev §8)")                         \
-    X(deferrals, U32, "n, blocks deferred before this fire (CIP-5 §9.2)")
+    X(deferrals, U32, "n, blocks deferred before this fire (CIP-5 §9.2)")                    \
+    X(exec_fee, MONEY, "part of paid: CIP-3 execution fee, used cycles x cycle basefee + used cells x cell basefee (N58)") \
+    X(lane_burn, MONEY, "part of paid: lane basefee x used cycles (CIP-1 rev §5)")            \
+    X(alloc_payment, MONEY, "part of paid: the rule's allocation payment (VCG, first price, score bid)") \
+    X(prio_tip, MONEY, "part of paid: priority tip x used cycles; paid = exec_fee + lane_burn + alloc_payment + prio_tip")
 
 /* /timers: one row per timer that ended, or was pending at the close. */
 #define CS_H5_TIMER_FIELDS(X)                                                                \
@@ -281,7 +289,9 @@ static inline cs_u128 cs_h5_money_u128(cs_h5_money_t m) { return (cs_u128)m.hi <
     X(scheduled, U64, "timers scheduled")                                                    \
     X(value, F64, "sum of fire values")                                                      \
     X(paid, MONEY, "sum paid (exact)")                                                       \
-    X(end_balance, MONEY, "balance at the close")
+    X(end_balance, MONEY, "balance at the close")                                            \
+    X(sched_cost, MONEY, "schedule costs paid (CIP-5 §6.1, N58), not in paid")                \
+    X(cancel_cost, MONEY, "cancel costs paid (CIP-5 §6.1, N58), not in paid")
 
 /* /weights: W(identity) sampled every K blocks, long format. */
 #define CS_H5_WEIGHT_FIELDS(X)                                                               \
@@ -335,11 +345,11 @@ _Static_assert(sizeof(cs_h5_actor_t) == 0 CS_H5_ACTOR_FIELDS(CS__H5_SIZE), "acto
 _Static_assert(sizeof(cs_h5_weight_t) == 0 CS_H5_WEIGHT_FIELDS(CS__H5_SIZE), "weights padding");
 _Static_assert(sizeof(cs_h5_summary_t) == 0 CS_H5_SUMMARY_FIELDS(CS__H5_SIZE), "summary padding");
 _Static_assert(sizeof(cs_h5_ident_t) == 0 CS_H5_IDENT_FIELDS(CS__H5_SIZE), "identities padding");
-_Static_assert(sizeof(cs_h5_block_t) == 344 && sizeof(cs_h5_fire_t) == 216 &&
-                   sizeof(cs_h5_timer_t) == 136 && sizeof(cs_h5_actor_t) == 88 &&
+_Static_assert(sizeof(cs_h5_block_t) == 440 && sizeof(cs_h5_fire_t) == 312 &&
+                   sizeof(cs_h5_timer_t) == 136 && sizeof(cs_h5_actor_t) == 136 &&
                    sizeof(cs_h5_weight_t) == 24 && sizeof(cs_h5_summary_t) == 104 &&
                    sizeof(cs_h5_ident_t) == 140,
-               "row sizes are part of format_version 2 (columns added at a table end: N30, N43)");
+               "row sizes are part of format_version 2 (columns added at a table end: N30, N43, N58)");
 
 /* Dataset selector for the generic row functions. */
 typedef enum cs_h5_ds {

@@ -285,14 +285,20 @@ static void cs__h5_fix_legacy(const cs_h5_reader_t *r, int dsi, uint8_t *rows, s
 
 /* Whether column i of table dsi is optional: the columns the welfare
  * optimum added to /blocks (from lane_budget on) and /timers (from
- * gas_limit on, then bid for the CIP-5 §9.6 variances, DESIGN-NOTES N43).
+ * gas_limit on, then bid for the CIP-5 §9.6 variances, DESIGN-NOTES N43),
+ * and the decomposition of paid and the schedule and cancel costs (N58)
+ * added to /fires (from exec_fee on) and /actors (from sched_cost on).
  * A file written before them reads them as 0 (CS__H5_ABSENT);
  * analysis/cs_optimum.c tells such a file by fire_cap = 0 or gas_limit = 0,
  * impossible in a real row. */
 static int cs__h5_optional(int dsi, size_t i)
 {
     const cs__h5_dsdesc_t *d = &cs__h5_desc[dsi];
-    const char *first = dsi == CS_H5_BLOCKS ? "lane_budget" : dsi == CS_H5_TIMERS ? "gas_limit" : NULL;
+    const char *first = dsi == CS_H5_BLOCKS   ? "lane_budget"
+                        : dsi == CS_H5_TIMERS ? "gas_limit"
+                        : dsi == CS_H5_FIRES  ? "exec_fee"
+                        : dsi == CS_H5_ACTORS ? "sched_cost"
+                                              : NULL;
     for (size_t k = 0; first && k <= i; k++)
         if (strcmp(d->field[k].name, first) == 0) return 1;
     return 0;

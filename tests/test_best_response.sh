@@ -33,7 +33,8 @@ T = sys.argv[1]
 r, e, v1, v2, blocks = 3e6, 1e6, 5e7, 2.05e7, 400
 fails = []
 fi = h5py.File(f"{T}/duo/bias-fp.h5", "r")["fires"][:]
-eng = {int(x["height"]): (float(x["paid"]), int(x["agent"]), float(x["bid"])) for x in fi}
+# The price is the allocation payment (paid also holds the execution fee, N58).
+eng = {int(x["height"]): (float(x["alloc_payment"]), int(x["agent"]), float(x["bid"])) for x in fi}
 # Reference model.
 f = lambda c, v: (max(r, c + e) if c + e <= v else (r if r <= v else 0))
 bid = {}
@@ -66,7 +67,7 @@ if up:
     fails.append("self-raise")
 lone = h5py.File(f"{T}/lone/bias-fp.h5", "r")["fires"][:]
 lone = lone[lone["height"] < 399]
-odd = [float(x["paid"]) for x in lone if float(x["paid"]) != r]
+odd = [float(x["alloc_payment"]) for x in lone if float(x["alloc_payment"]) != r]
 print(f"lone: {len(lone)} fires before block 399, {len(odd)} not at the reserve")
 if len(lone) != 397 or odd:
     fails.append("lone")

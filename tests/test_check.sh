@@ -180,8 +180,12 @@ for k, e in b.items():                   # CSV, JSON and the blessed baseline ag
         assert d[k][0] == "" and j["runs"][0]["metrics"][k] is None, k
     else:
         assert float(d[k][0]) == v == j["runs"][0]["metrics"][k], (k, d[k][0], v)
-f = h5py.File(sys.argv[4], "r")           # fifo-capped pays nothing; its fires from /actors
-assert float(d["paid"][1]) == 0 and float(d["fires"][1]) == float(f["actors"]["fires"].sum())
+f = h5py.File(sys.argv[4], "r")           # fifo-capped pays the execution fees (N58); its fires from /actors
+a = f["actors"][:]
+paid = sum((int(h) << 64) | int(l) for h, l in zip(a["paid_hi"], a["paid_lo"]))
+ef = f["fires"][:]
+assert paid > 0 and paid == sum((int(h) << 64) | int(l) for h, l in zip(ef["exec_fee_hi"], ef["exec_fee_lo"]))
+assert float(d["paid"][1]) == float(paid) and float(d["fires"][1]) == float(a["fires"].sum())
 assert j["runs"][1]["greedy"] is None and j["runs"][1]["complete"] is True
 print("COMPARE OK")
 PYEOF

@@ -122,4 +122,18 @@ ok = ok and lanes[-1] == 0  # floor(1 * 0.8)
 sys.exit(0 if ok else 1)
 PYEOF' "S9: cycle rate 1,000 (lane) vs 800 (fire) per cycle, paid 33,790,400,000 vs 27,470,400,000"
 
+# S10: the reserve as a payment floor (default) or a bid gate (D14, N59).
+run $F/reserve-idle.json -o "$T/s10f" --set params.reserve_mode=payment-floor
+run $F/reserve-idle.json -o "$T/s10g" --set params.reserve_mode=bid-gate
+check '"$PY" - "$T/s10f/bias-vcg.h5" "$T/s10g/bias-vcg.h5" <<"PYEOF"
+import sys, h5py
+a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
+oc = h5py.check_enum_dtype(b["timers"].dtype["outcome"])
+fa, ta, fb, tb = a["fires"][:], a["timers"][:], b["fires"][:], b["timers"][:]
+pay = sum(int(x) for x in fa["alloc_payment_lo"]) + sum(int(x) for x in fa["alloc_payment_hi"])
+ok = len(ta) == 71 and len(fa) == 70 and int(fa["delay"].max()) == 0 and pay == 0
+ok = ok and len(tb) == 71 and len(fb) == 0 and int((tb["outcome"] == oc["cancelled"]).sum()) == 53
+sys.exit(0 if ok else 1)
+PYEOF' "S10: reserve 1 on an idle lane: payment-floor 70 of 71 fire at delay 0, paying 0; bid-gate 0 fire, 53 withdrawn"
+
 finish findings

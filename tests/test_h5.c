@@ -100,6 +100,10 @@ static void gen_block(uint64_t seed, uint64_t i, cs_h5_block_t *b)
     b->fire_cap = sm64(&s);
     b->quota_block = (uint32_t)sm64(&s);
     b->quota_actor = (uint32_t)sm64(&s);
+    b->exec_fee = rnd_money(&s);
+    b->lane_burn = rnd_money(&s);
+    b->sched_cost = rnd_money(&s);
+    b->cancel_cost = rnd_money(&s);
 }
 
 static void gen_fire(uint64_t seed, uint64_t i, cs_h5_fire_t *f)
@@ -123,6 +127,10 @@ static void gen_fire(uint64_t seed, uint64_t i, cs_h5_fire_t *f)
     f->value = rnd_f64(&s);
     f->weight_ppm = (uint32_t)sm64(&s);
     f->deferrals = (uint32_t)sm64(&s);
+    f->exec_fee = rnd_money(&s);
+    f->lane_burn = rnd_money(&s);
+    f->alloc_payment = rnd_money(&s);
+    f->prio_tip = rnd_money(&s);
 }
 
 static void gen_timer(uint64_t seed, uint64_t i, cs_h5_timer_t *t)
@@ -161,6 +169,8 @@ static void gen_actor(uint64_t seed, uint64_t i, cs_h5_actor_t *a)
     a->value = rnd_f64(&s);
     a->paid = rnd_money(&s);
     a->end_balance = rnd_money(&s);
+    a->sched_cost = rnd_money(&s);
+    a->cancel_cost = rnd_money(&s);
 }
 
 static void gen_weight(uint64_t seed, uint64_t i, cs_h5_weight_t *w)
@@ -282,7 +292,7 @@ static const char *diff_row(int ds, const void *a, const void *b)
 static size_t check_rows(int ds, const void *rows, size_t n, uint64_t first, const char *what)
 {
     size_t es = cs_h5_ds_row_size((cs_h5_ds)ds), bad = 0;
-    _Alignas(16) unsigned char want[512]; /* >= the largest row (/blocks, 320 bytes) */
+    _Alignas(16) unsigned char want[512]; /* >= the largest row (/blocks, 440 bytes) */
     for (size_t i = 0; i < n; i++) {
         gen_row(ds, first + i, want);
         const char *f = diff_row(ds, (const unsigned char *)rows + i * es, want);
@@ -1111,7 +1121,7 @@ static void test_names(void)
     CS_CHECK_STR(cs_h5_ds_name(CS_H5_WEIGHTS), "weights");
     CS_CHECK_STR(cs_h5_ds_name(CS_H5_IDENTS), "identities");
     CS_CHECK(cs_h5_ds_name((cs_h5_ds)7) == NULL);
-    CS_CHECK_EQ_U64(cs_h5_ds_row_size(CS_H5_FIRES), 216); /* 120 in format 1 + 6 amounts x 16 */
+    CS_CHECK_EQ_U64(cs_h5_ds_row_size(CS_H5_FIRES), 312); /* 120 in format 1 + 6 amounts x 16, + 4 amounts x 24 (N58) */
     /* MONEY: hi * 2^64 + lo exact, f the amount rounded to nearest. */
     cs_u128 big = (cs_u128)1 << 100;
     cs_h5_money_t m = cs_h5_money(big + 1);

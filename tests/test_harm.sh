@@ -13,7 +13,7 @@ D=tests/data/harm
 #    Per heartbeat 5 fires either way; delays [0, 0, 9, 0, 0] vs all 0:
 #      delay_mean 18 / 10 = 1.8 vs 0; delay_p99 of [0 x 8, 9, 9]: GSL at
 #      (10 - 1) 0.99 = 8.91 between the sorted 9s = 9, vs 0;
-#      pay_per_fire 0 (fifo-capped charges nothing);
+#      pay_per_fire 0 (zero CIP-3 basefees: no execution fee, N58);
 #      welfare 2 x (4 x 2e8 + 2e8 (1 - 9 x 0.02)) = 2 x 9.64e8 = 1.928e9
 #      vs 2 x 5 x 2e8 = 2e9;
 #      paired delay per heartbeat 1.8 - 0 = 1.8 for both: mean 1.8, the

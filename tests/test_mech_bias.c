@@ -134,7 +134,8 @@ static void test_case1(void)
  *   T 0x05 t4 100k bid 1,490 -> V 1,500 -> 0.015
  *   U 0x06 t5 100k bid   990 -> V 1,000 -> 0.01
  * Order R, P, Q, T, U, S.  R wins (t1: 1); P ACTOR_QUOTA; Q wins; T wins
- * (3 fires); U BLOCK_QUOTA; S RESERVE.
+ * (3 fires); U BLOCK_QUOTA; S RESERVE.  The reserve is read as a bid gate
+ * here (reserve_mode = bid-gate, N16); the default reading is case 2b's.
  */
 static void case2_setup(cs_cand_t *c)
 {
@@ -153,6 +154,7 @@ static void test_case2(void)
     p.bias_scale = 10;
     p.lambda = 0;
     p.reserve_price = 500;
+    p.reserve_mode = CS_RESERVE_BID_GATE;
     p.max_fires_per_block = 3;
     p.max_fires_per_actor = 1;
     cs_cand_t c[6];
@@ -212,6 +214,48 @@ static void test_case2(void)
     CS_CHECK_EQ_U64(c[1].payment, 5990);
     CS_CHECK_EQ_U64(c[4].payment, 1490);
     CS_CHECK_EQ_U64(c[3].why, CS_WHY_RESERVE);
+}
+
+/*
+ * Case 2b: the reserve floors the payment (reserve_mode = payment-floor,
+ * the default; CIP-5 §9.5, §9.7, D14) on an idle lane.  bias_scale
+ * 10^6, lambda 0.05, reserve 1,000,000, budget 1,000,000, two timers of
+ * 100k cycles: B bids 0 with 20 deferrals (Bias(20) = 10^6 e^1 =
+ * 2,718,281), A bids 3,000,000 with none (V = 4,000,000).  Both fit, so
+ * both fire whatever the order.  A pays max(reserve, critical 0) =
+ * 1,000,000 under critical and spec (no runner-up: the reserve), its bid
+ * under first price; B never pays above its bid: 0 under every rule.
+ * Under bid-gate B loses with RESERVE (its bid 0 < 1,000,000).
+ */
+static void test_case2b(void)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    p.bias_scale = 1000000;
+    p.lambda = 50000000;
+    p.reserve_price = 1000000;
+    cs_cand_t c[2];
+    cs_clear_out_t out;
+    static const char *const mech[3] = {"bias-vcg", "bias-vcg", "bias-fp"};
+    for (int k = 0; k < 3; k++) {
+        p.vcg_payment = k == 0 ? CS_VCG_CRITICAL : CS_VCG_SPEC;
+        c[0] = mk(0x0b, 1, 100000, 0, 20);
+        c[1] = mk(0x0a, 2, 100000, 3000000, 0);
+        memset(&out, 0, sizeof out);
+        clear1(mech[k], &p, 1000000, c, 2, &out);
+        CS_CHECK(c[0].selected && c[1].selected);
+        CS_CHECK_EQ_U64(c[0].payment, 0);
+        CS_CHECK_EQ_U64(c[1].payment, k == 2 ? 3000000 : 1000000);
+        CS_CHECK_EQ_U64(out.fired, 2);
+    }
+    p.reserve_mode = CS_RESERVE_BID_GATE;
+    c[0] = mk(0x0b, 1, 100000, 0, 20);
+    c[1] = mk(0x0a, 2, 100000, 3000000, 0);
+    memset(&out, 0, sizeof out);
+    clear1("bias-vcg", &p, 1000000, c, 2, &out);
+    CS_CHECK_EQ_U64(c[0].selected, 0);
+    CS_CHECK_EQ_U64(c[0].why, CS_WHY_RESERVE);
+    CS_CHECK(c[1].selected);
 }
 
 /*
@@ -329,6 +373,7 @@ int main(void)
 {
     test_case1();
     test_case2();
+    test_case2b();
     test_lambda_loop();
     test_large_order();
     return cs_test_done("mech_bias");

@@ -1,7 +1,8 @@
 /*
  * test_mech_score.c -- the CIP-5 CN §9 score rule: score formula with the
  * D8 minus sign, the §9.2 total order (round-robin cursor, due_height,
- * target, timer_id), the §9.3 / §18 quotas, and the §19 test vector 3.
+ * target, timer_id), the §9.3 / §18 quotas, the lane budget (DESIGN-NOTES
+ * N57; score_budget = none is the CN text), and the §19 test vector 3.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +25,13 @@ static cs_cand_t mk(uint8_t idb, uint32_t target, uint64_t due, uint64_t rank, u
     return c;
 }
 
+/* The lane budget run() hands the mechanism (ample unless a test sets it). */
+static uint64_t g_budget = UINT64_MAX;
+
 static int run(cs_mech_t *m, cs_params_t *p, uint64_t h, cs_cand_t *c, size_t n,
                cs_clear_out_t *out)
 {
-    cs_clear_ctx_t ctx = {.p = p, .height = h, .budget_cycles = 0};
+    cs_clear_ctx_t ctx = {.p = p, .height = h, .budget_cycles = g_budget};
     return cs_mech_clear(m, &ctx, c, n, out);
 }
 
@@ -229,9 +233,13 @@ static void test_large(void)
  * (no tie word); (e) distinct scores with both quotas; (f) no quotas,
  * score_payment = bid, and (g) none, with 5 bids and w_fifo 0 (runs of
  * equal score of hundreds, reordered by cursor); without quotas every
- * candidate wins and the clearing writes all outputs in its first pass.  The winners follow the CIP-5
- * CN §18 loop in the reference order; the payments, the loser reasons and
- * the totals are checked too. */
+ * candidate wins and the clearing writes all outputs in its first pass
+ * (score_budget = none there: the CN text).  Kinds (a) and (e) clear
+ * under a lane budget of 1/40 and 1/6 of the candidates' cycles (gas
+ * limits 1,000..4,999), below what the quotas admit, so the budget binds (first fit: a later, smaller timer
+ * may still fit; N57).  The winners follow the CIP-5 CN §18 loop in the
+ * reference order with the budget after the quotas; the payments, the
+ * loser reasons and the totals are checked too. */
 static void check_block(uint64_t *st, size_t n, uint32_t targets, int kind)
 {
     cs_params_t p;
@@ -241,6 +249,8 @@ static void check_block(uint64_t *st, size_t n, uint32_t targets, int kind)
     p.max_fires_per_actor = kind == 4 ? 7 : kind == 5 ? 0 : 3;
     p.max_fires_per_block = kind == 4 ? (uint64_t)n / 3 : 0;
     p.score_payment = kind == 6 ? CS_SCORE_PAY_NONE : CS_SCORE_PAY_BID;
+    p.score_budget = kind == 5 || kind == 6 ? CS_SCORE_BUDGET_NONE : CS_SCORE_BUDGET_LANE;
+    uint64_t total = 0;
     cs_cand_t *c = calloc(n, sizeof *c);
     uint32_t *ord = calloc(n, sizeof *ord), *rr = calloc(n, sizeof *rr);
     uint32_t *cnt = calloc(targets, sizeof *cnt);
@@ -255,32 +265,41 @@ static void check_block(uint64_t *st, size_t n, uint32_t targets, int kind)
                                   : (cs_u128)((r >> 7) % 1000003);
         c[i] = mk(0, (uint32_t)((r >> 30) % targets), due, i * 7 + 3, 0);
         c[i].bid = bid;
+        c[i].cycles = 1000 + (r >> 40) % 4000;
+        total += c[i].cycles;
         for (int b = 0; b < 32; b++) c[i].id.b[b] = (uint8_t)((*st >> (b % 7 * 8)) ^ (i * 31u + (uint32_t)b));
         if (kind == 2 && i % 3 == 1) c[i].id = c[i - 1].id, c[i].id.b[31] ^= 1; /* long shared prefix */
     }
     cs_mech_t m;
     CS_CHECK_EQ_U64(cs_mech_open(&m, cs_mech_find("score"), &p), CS_OK);
     cs_clear_out_t out;
+    uint64_t budget = kind == 0 ? total / 40 : kind == 4 ? total / 6 : UINT64_MAX, left = budget;
+    g_budget = budget;
     CS_CHECK_EQ_U64(run(&m, &p, h, c, n, &out), CS_OK);
+    g_budget = UINT64_MAX;
     cs_mech_close(&m);
     ref_order(c, (uint32_t)n, ord, rr, cnt, targets);
-    long bad = 0;
+    long bad = 0, budget_losers = 0;
     uint64_t fired = 0, cycles = 0;
     cs_u128 paid = 0;
     memset(cnt, 0, targets * sizeof *cnt);
     for (uint32_t k = 0; k < n; k++) {
         const cs_cand_t *t = &c[ord[k]];
         if (t->rank != k) bad++;
-        int win = (p.max_fires_per_block == 0 || fired < p.max_fires_per_block) &&
-                  (p.max_fires_per_actor == 0 || cnt[t->target] < p.max_fires_per_actor);
-        if (win) cnt[t->target]++, fired++;
-        if (win != t->selected) bad++;
         /* A loser: BLOCK_QUOTA once the block is full (checked first),
-         * else ACTOR_QUOTA. */
-        int why = win ? CS_WHY_NONE
-                  : p.max_fires_per_block != 0 && fired >= p.max_fires_per_block
-                      ? CS_WHY_BLOCK_QUOTA
-                      : CS_WHY_ACTOR_QUOTA;
+         * else ACTOR_QUOTA, else BUDGET when its cycles exceed what is left
+         * (score_budget = lane). */
+        int why = p.max_fires_per_block != 0 && fired >= p.max_fires_per_block      ? CS_WHY_BLOCK_QUOTA
+                  : p.max_fires_per_actor != 0 && cnt[t->target] >= p.max_fires_per_actor ? CS_WHY_ACTOR_QUOTA
+                  : p.score_budget == CS_SCORE_BUDGET_LANE && t->cycles > left             ? CS_WHY_BUDGET
+                                                                                            : CS_WHY_NONE;
+        int win = why == CS_WHY_NONE;
+        if (win) {
+            cnt[t->target]++, fired++;
+            if (p.score_budget == CS_SCORE_BUDGET_LANE) left -= t->cycles;
+        }
+        budget_losers += why == CS_WHY_BUDGET;
+        if (win != t->selected) bad++;
         if (t->why != why) bad++;
         /* score_payment: a winner pays its bid (none: 0), a loser 0. */
         cs_u128 pay = win && p.score_payment == CS_SCORE_PAY_BID ? t->bid : 0;
@@ -291,6 +310,9 @@ static void check_block(uint64_t *st, size_t n, uint32_t targets, int kind)
         }
     }
     CS_CHECK_EQ_U64(bad, 0);
+    /* The budget binds exactly where it is set. */
+    CS_CHECK_EQ_U64(budget_losers > 0, budget != UINT64_MAX);
+    if (budget != UINT64_MAX) CS_CHECK(cycles <= budget);
     CS_CHECK_EQ_U64(out.fired, fired);
     CS_CHECK_EQ_U64(out.deferred, n - fired);
     CS_CHECK_EQ_U64(out.cycles_used, cycles);

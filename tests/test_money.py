@@ -16,7 +16,8 @@ bias-vcg, then for every file:
     = /summary[all].paid = paid_exact, per actor sum /fires.paid =
     /actors.paid, and conservation initial + minted = sum end_balance +
     escrow + burned + proposer (DESIGN §2.6);
-  * the 2^100 actor: end_balance + paid = 2^100 exactly, above 2^64;
+  * the 2^100 actor: end_balance + paid + sched_cost + cancel_cost = 2^100
+    exactly, above 2^64;
   * /identities: actors 0..n-1 with ident == actor, then one row per named
     deployer; every /weights.ident joins /identities, and fires_in_window
     equals the /fires rows of that identity in [h - window, h - 1] (an
@@ -61,9 +62,11 @@ def check_file(path, window, identity):
     check(int(a["format_version"]) == 2, f"{name}: format_version 2")
     t = {k: pd.DataFrame(f[k][:]) for k in ("blocks", "fires", "actors", "summary", "weights", "identities")}
     attr = {k: int(a[k + "_exact"]) for k in ("burned", "proposer", "initial", "minted", "escrow", "paid")}
-    expected_money = {"blocks": {"basefee_lane", "basefee_cycle", "basefee_cell", "burn", "tips", "payments", "p50_tip"},
-                      "fires": {"bid", "max_fee", "max_prio", "paid", "burn", "tip"},
-                      "actors": {"paid", "end_balance"}, "summary": {"paid"}}
+    expected_money = {"blocks": {"basefee_lane", "basefee_cycle", "basefee_cell", "burn", "tips", "payments", "p50_tip",
+                                 "exec_fee", "lane_burn", "sched_cost", "cancel_cost"},
+                      "fires": {"bid", "max_fee", "max_prio", "paid", "burn", "tip", "exec_fee", "lane_burn",
+                                "alloc_payment", "prio_tip"},
+                      "actors": {"paid", "end_balance", "sched_cost", "cancel_cost"}, "summary": {"paid"}}
     for tab, want in expected_money.items():
         df = t[tab]
         check(set(money_cols(df)) == want, f"{name}: /{tab} money columns {sorted(money_cols(df))}")
@@ -108,7 +111,9 @@ def check_file(path, window, identity):
     # The 2^100 actor is the last one.
     last = ac[ac.actor == ac.actor.max()]
     eb, pd_ = exact(last, "end_balance")[0], exact(last, "paid")[0]
-    check(eb + pd_ == 2**100 and eb > 2**64, f"{name}: 2^100 actor: end_balance {eb} + paid {pd_} == 2^100")
+    costs = exact(last, "sched_cost")[0] + exact(last, "cancel_cost")[0]  # schedule and cancel costs (N58)
+    check(eb + pd_ + costs == 2**100 and eb > 2**64,
+          f"{name}: 2^100 actor: end_balance {eb} + paid {pd_} + costs {costs} == 2^100")
     # Identities.
     ids, w = t["identities"], t["weights"]
     n = len(ac)

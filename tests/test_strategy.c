@@ -47,6 +47,9 @@
  * reduction, DESIGN-NOTES F3).  value_aware with patience 0
  * and a strategy make a lost bid disappear before the next block, so each
  * block is a one-shot auction and a deviation cannot move later blocks.
+ * The CIP-3 basefees are 0: the payment rule alone is under test (with
+ * them, every fire also pays its execution fee, N58, and a truthful bid is
+ * the value less that fee).
  * Returns the deviator's utility (value - paid over its fires), or NAN.
  */
 static double vcg_world_r(const char *mech, uint64_t seed, const char *dev_strategy, const char *rate)
@@ -56,6 +59,7 @@ static double vcg_world_r(const char *mech, uint64_t seed, const char *dev_strat
     snprintf(txt, sizeof txt,
              "{\"name\": \"vcg-dev\", \"blocks\": 30, \"mechanism\": \"%s\",\n"
              " \"params\": {\"lane_timer_cycles\": 500000, \"vcg_payment\": \"critical\"},\n"
+             " \"environment\": {\"basefee_cycle\": {\"type\": \"constant\", \"value\": 0}, \"basefee_cell\": 0},\n"
              " \"agents\": [\n"
              "  {\"kind\": \"default_gba\", \"count\": 2, \"value_aware\": true, \"patience\": 0, \"strategy\": \"truthful\",\n"
              "   \"params\": {\"rate\": %s, \"delay_mean\": {\"dist\": \"constant\", \"value\": 1}, \"decay_frac\": 0,\n"
@@ -395,7 +399,7 @@ static int run_totals(const char *txt, const char *mech, double *paid, double *v
  * default_gba learners, each with `rate` timers a block (constant), value
  * v = 1e8 (constant, no decay), delay 1, gas_limit 100,000, ttl 1 (a lost
  * timer expires), grid {0.1, 0.2, ..., 1}, eta 0.25; lane 1,000,000
- * cycles = room for 10 fires; reserve 2.5e7.  A run's mean bid multiplier
+ * cycles = room for 10 fires; reserve 2.5e7, read as a bid gate (D14).  A run's mean bid multiplier
  * over blocks B1 + 1 .. B2 is (paid(B2) - paid(B1)) / (value(B2) -
  * value(B1)) of two runs of B1 and B2 blocks with the same seed (same
  * prefix; first price pays the bid, every fire is worth v).
@@ -405,7 +409,8 @@ static int lane_run(uint64_t blocks, int rate, double *paid, double *value)
     char txt[2048];
     snprintf(txt, sizeof txt,
              "{\"name\": \"lane-learn\", \"blocks\": %llu, \"mechanism\": \"bias-fp\",\n"
-             " \"params\": {\"lane_timer_cycles\": 1000000, \"reserve_price\": 25000000},\n"
+             " \"params\": {\"lane_timer_cycles\": 1000000, \"reserve_price\": 25000000, \"reserve_mode\": \"bid-gate\"},\n"
+             " \"environment\": {\"basefee_cycle\": {\"type\": \"constant\", \"value\": 0}, \"basefee_cell\": 0},\n"
              " \"agents\": [{\"kind\": \"default_gba\", \"count\": 4, \"value_aware\": false,\n"
              "   \"strategy\": {\"name\": \"learning\", \"grid\": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1], "
              "\"eta\": 0.25},\n"

@@ -23,7 +23,8 @@
 #     (burned > 2.9e19 of the 3e19 funded), the behaviour this replaces.
 # And on scenarios/budget-fires.json (a heartbeat ticking every block with a
 # balance of {"fires": 20}): the actor starts with exactly
-# 20 x (1000 + 1000) x 25000 = 1e9 (end_balance + paid); value-aware it
+# 20 x (1000 + 1000) x 25000 = 1e9 (end_balance + paid + sched_cost +
+# cancel_cost, N58); value-aware it
 # fires at least 20 times and then stops scheduling -- no timer is destroyed
 # for insufficient funds and the GC lane does no work; literal, timers keep
 # being destroyed through the GC lane.
@@ -75,7 +76,7 @@ for d, aware in (("bf", True), ("bf0", False)):
     f = h5py.File(f"{T}/{d}/eip1559.h5", "r")
     a = f["actors"][:]
     b = f["blocks"][:]
-    start = int(a["end_balance"][0]) + int(a["paid"][0])
+    start = int(a["end_balance"][0]) + int(a["paid"][0]) + int(a["sched_cost"][0]) + int(a["cancel_cost"][0])
     fires, insuff, gc = int(a["fires"][0]), int(b["insufficient"].sum()), int(b["gc_cycles"].sum())
     print(f"budget-fires value_aware={aware}: start balance {start} (want 1000000000), {fires} fires, {insuff} destroyed for funds, {gc} GC cycles")
     if start != 1000000000 or fires < 20:

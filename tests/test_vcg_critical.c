@@ -9,11 +9,15 @@
  *      rules of mech_bias.c written out directly);
  *   2. for every winner, cand.critical equals the least bid with which it
  *      still wins, found by bisection on its own bid while re-running the
- *      reference allocation (winning is monotone in the own bid);
+ *      reference allocation (winning is monotone in the own bid), floored
+ *      at the reserve;
  *   3. under vcg_payment = critical, sampled deviations from truthful
  *      bidding (value = bid) never raise the deviator's utility
- *      value - payment (0 when losing);
- *   4. the payment never exceeds the bid and is >= reserve_price.
+ *      value - payment (0 when losing), with no reserve or under
+ *      reserve_mode = bid-gate (under payment-floor a bid below the reserve
+ *      pays itself, so shading below the reserve gains, N59);
+ *   4. the payment never exceeds the bid and is >= min(bid, reserve_price);
+ *      reserve_mode is payment-floor or bid-gate at random (D14).
  * It prints how often the CIP-5 §9.5 `spec` payment differs from the
  * critical payment over all winners.
  */
@@ -76,7 +80,7 @@ static void ref_alloc(const inst_t *in, const cs_u128 *bids, int *win)
     for (size_t k = 0; k < n; k++) {
         const cs_cand_t *t = &in->c[ord[k]];
         if (t->cycles > p->max_cycles_per_fire) continue;
-        if (bids[ord[k]] < p->reserve_price) continue;
+        if (p->reserve_mode == CS_RESERVE_BID_GATE && bids[ord[k]] < p->reserve_price) continue;
         if (p->max_fires_per_block && fired >= p->max_fires_per_block) continue;
         if (p->max_fires_per_actor && per[t->target] >= p->max_fires_per_actor) continue;
         if (t->cycles > left) continue;
@@ -96,6 +100,7 @@ static void gen(inst_t *in)
     in->p.max_fires_per_block = rnd() % 3 ? 0 : rnd_in(1, 8);
     in->p.max_fires_per_actor = rnd() % 3 ? 0 : rnd_in(1, 3);
     in->p.reserve_price = rnd() % 2 ? 0 : rnd_in(1, 5000);
+    in->p.reserve_mode = rnd() % 2 ? CS_RESERVE_PAYMENT_FLOOR : CS_RESERVE_BID_GATE; /* D14 */
     in->p.lambda = rnd_in(0, 300000000);  /* lambda in [0, 0.3] */
     in->p.bias_scale = rnd_in(0, 2000);
     uint64_t bid_hi = rnd() % 2 ? 1000 : 1000000;
@@ -165,22 +170,33 @@ int main(void)
                 else lo = mid + 1;
             }
             bids[i] = save;
-            if (cc[i].critical != lo) {
+            /* The critical field is floored at the reserve (under bid-gate
+             * the least winning bid already is); the payment never exceeds
+             * the bid (D14: under payment-floor a bid may be below it). */
+            cs_u128 rp = in.p.reserve_price, want = lo > rp ? lo : rp;
+            cs_u128 pay = want < bids[i] ? want : bids[i], floor_ = rp < bids[i] ? rp : bids[i];
+            if (cc[i].critical != want) {
                 crit_bad++;
                 if (crit_bad < 5)
                     fprintf(stderr, "instance %ld timer %zu: critical %llu, bisection %llu\n", it,
                             i, (unsigned long long)cc[i].critical, (unsigned long long)lo);
             }
-            if (cc[i].payment != cc[i].critical || cc[i].payment > bids[i] ||
-                cc[i].payment < in.p.reserve_price)
-                bound_bad++;
-            if (cs[i].payment > bids[i] || cs[i].payment < in.p.reserve_price) bound_bad++;
+            if (cc[i].payment != pay || cc[i].payment > bids[i] || cc[i].payment < floor_) bound_bad++;
+            if (cs[i].payment > bids[i] || cs[i].payment < floor_) bound_bad++;
             if (cs[i].payment != cc[i].payment) spec_diff++;
             if (cs[i].payment > cc[i].payment) spec_above++;
         }
         /* Truthfulness under `critical`: value = bid; try 6 deviations of a random timer. */
         size_t d = (size_t)(rnd() % in.n);
         cs_u128 value = bids[d];
+        /* Under payment-floor with a reserve, a winner pays min(bid,
+         * max(reserve, theta)): bidding between theta and the reserve pays
+         * the bid, below the reserve, so shading gains (measured: DESIGN-NOTES
+         * N59).  Truthfulness is claimed with no reserve or under bid-gate. */
+        if (in.p.reserve_mode == CS_RESERVE_PAYMENT_FLOOR && in.p.reserve_price > 0) {
+            cs_mech_close(&m);
+            continue;
+        }
         cs_u128 u0 = cc[d].selected ? value - cc[d].payment : 0;
         for (int k = 0; k < 6; k++) {
             cs_u128 dev;

@@ -834,11 +834,12 @@ int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out
      * MIN_GAS_LIMIT_PER_TIMER is refused (the gas limit in force: the
      * stated one, else the mechanism's default budget). */
     if (rec.gas_limit < s->p.min_gas_limit_per_timer) return CS_EGAS_LIMIT_TOO_LOW;
-    /* CIP-5 §6.1: the caller pays 1,000 cycles + payload cells at the
-     * CIP-3 basefees when the call is made (N58); it must cover them on
-     * top of a bid it locks. */
+    /* CIP-5 §6.1: 1,000 cycles + payload cells at the CIP-3 basefees when
+     * the call is made (N58), paid by the timer's fee payer (CIP-1 rev §6:
+     * the caller unless it names another), who must cover them on top of
+     * a bid it locks. */
     cs_u128 op_cost = 0;
-    rc = cs__fees_op_check(s, actor, s->p.schedule_cycles, a->payload_len,
+    rc = cs__fees_op_check(s, payer, s->p.schedule_cycles, a->payload_len,
                            (s->mech.ops->flags & CS_MF_BID) ? money.bid : 0, &op_cost);
     if (rc != CS_OK) return rc;
 
@@ -933,7 +934,7 @@ int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out
         meter->cells = body_len;
     }
     s->blk_sched_cycles += s->p.schedule_cycles;
-    cs__fees_op_debit(s, actor, op_cost, 0);
+    cs__fees_op_debit(s, payer, op_cost, 0);
     return CS_OK;
 }
 

@@ -105,10 +105,12 @@ PYEOF' "SYS_CANCEL_TIMER after 4 deferrals, SYS_EXTEND_TIMER keeps TTL-3 timers 
 
 # Mid-run activation (N56), H = 40, thirty heartbeats of 100,000-cycle
 # timers a block against a lane of 20 such fires.  Below 40 (FIFO): every
-# due timer fires (30 a block from block 2, none deferred), nothing is
-# burned or paid, the lane basefee stays 1,000.  From 40: 20 fires a block,
-# 10 deferred; under eip1559 every fire pays (and none before).  Without
-# activation the budget binds from block 2.
+# due timer fires (30 a block from block 2, none deferred), each pays its
+# CIP-3 execution fee and nothing else (no lane burn, no allocation payment,
+# no tip: one fee schedule, N58), the lane basefee stays 1,000.  From 40: 20
+# fires a block, 10 deferred; under eip1559 every fire also burns the lane
+# basefee (and none before).  Without activation the budget binds from
+# block 2.
 run $R/activation.json -o "$T/ac" --check-invariants
 run $R/activation.json -o "$T/ac0" --set params.activation_height=0 --mechanism eip1559
 check '"$PY" - "$T/ac" "$T/ac0/eip1559.h5" <<"PYEOF"
@@ -121,15 +123,18 @@ for m in ("eip1559", "bias-vcg"):
         h = int(r["height"])
         if h == 1: continue
         if h < 40:
-            ok = ok and int(r["fired"]) == 30 and int(r["deferred"]) == 0 and float(r["burn"]) == 0
+            ok = ok and int(r["fired"]) == 30 and int(r["deferred"]) == 0 and float(r["lane_burn"]) == 0
             ok = ok and float(r["payments"]) == 0 and int(r["basefee_lane"]) == 1000
         else:
             ok = ok and int(r["fired"]) == 20 and int(r["deferred"]) >= 10
-    ok = ok and float(fi[fi["height"] < 40]["paid"].max()) == 0
-    if m == "eip1559": ok = ok and float(fi[fi["height"] >= 40]["paid"].min()) > 0
+    lo, hi = fi[fi["height"] < 40], fi[fi["height"] >= 40]
+    ok = ok and len(lo) > 0 and float(lo["exec_fee"].min()) > 0
+    ok = ok and all(int(x["paid_hi"]) == int(x["exec_fee_hi"]) and int(x["paid_lo"]) == int(x["exec_fee_lo"]) for x in lo)
+    ok = ok and float(lo["lane_burn"].max()) == 0 and float(lo["alloc_payment"].max()) == 0 and float(lo["prio_tip"].max()) == 0
+    if m == "eip1559": ok = ok and float(hi["lane_burn"].min()) > 0
 b0 = h5py.File(sys.argv[2])["blocks"][:]
 ok = ok and all(int(x) == 20 for x in b0["fired"][2:]) and float(b0["burn"][2:].min()) > 0
 sys.exit(0 if ok else 1)
-PYEOF' "activation at 40: FIFO below (all fire, nothing charged), the auction from 40 (20 a block, eip1559 charges)"
+PYEOF' "activation at 40: FIFO below (all fire, execution fee only), the auction from 40 (20 a block, eip1559 burns the lane basefee)"
 
 finish rules

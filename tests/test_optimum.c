@@ -195,6 +195,21 @@ static void test_hand(void)
     CS_CHECK(fabs(cs_opt_value(&e, 1) - 57.653066) < 1e-6);
     CS_CHECK(cs_opt_value(&e, 3) == 0);
     CS_CHECK_STR(cs_opt_method_name(CS_OPT_LAGRANGE), "lagrangian");
+    /* The budget and the cap are inclusive (issue 29): a job whose gas
+     * equals the block's budget, or its per-fire cap, may fire.  Two blocks
+     * of budget 100; jobs (gas 100, value 10) and (gas 60, value 3), window
+     * [1, 2]: one in each block, 10 + 3 = 13 (excluding the 100-gas job
+     * would leave 3).  The same with no budget and cap 100: both fire, 13;
+     * cap 99: only the 60-gas job, 3. */
+    j[0] = (cs_opt_job_t){1, 2, 100, 1, 10, 0, 0, 0};
+    j[1] = (cs_opt_job_t){1, 2, 60, 2, 3, 0, 0, 0};
+    p.lower = 0;
+    CS_CHECK(cs_opt_solve(&p, NULL, &r, err, sizeof err) == 0 && r.welfare == 13 && r.method == CS_OPT_ILP);
+    b[0].budget = b[1].budget = UINT64_MAX;
+    b[0].cap = b[1].cap = 100;
+    CS_CHECK(cs_opt_solve(&p, NULL, &r, err, sizeof err) == 0 && r.welfare == 13);
+    b[0].cap = b[1].cap = 99;
+    CS_CHECK(cs_opt_solve(&p, NULL, &r, err, sizeof err) == 0 && r.welfare == 3);
 }
 
 int main(void)

@@ -910,10 +910,70 @@ static void test_scenario_form(void)
     bad("liquidation_bot", "\"shade\"", "agents[0].strategy: shade needs a value distribution the bidder knows");
 }
 
+/*
+ * A bias learner's win test counts Bias(0) (issue 29; CIP-5 §9.2, §9.5
+ * step 1): one full-information Hedge round under bias-fp, eta = 1, grid
+ * {0.1, 0.2, 0.5, 1}, a timer of value 1,000 and gas limit 10 bid at
+ * height 10 (due 11), judged when block 12 starts against reserve 90,
+ * Bias(0) = 100 and a threshold of 25 per cycle set by another agent:
+ *   m = 0.1: bid 100 >= 90, (100 + 100)/10 = 20, not > 25: loses, r = 0;
+ *   m = 0.2: bid 200, (200 + 100)/10 = 30 > 25: wins, r = 0.8 (without
+ *            Bias(0) it would be 20 and lose);
+ *   m = 0.5: 60 > 25: wins, r = 0.5;   m = 1: wins, r = 0.
+ * Then p ~ (e^0, e^0.8, e^0.5, e^0).  A second round judged against the
+ * learner's own threshold entry (thresh_agent = self: the lowest winner's,
+ * 35) with the same Bias(0): only 0.5 wins (60 > 35; 30 is not), adding
+ * 0.5 to its log-weight: p ~ (1, e^0.8, e^1.0, 1).
+ */
+static void test_learner_bias0(void)
+{
+    cs_strategy_t st;
+    memset(&st, 0, sizeof st);
+    st.kind = CS_STRAT_LEARNING;
+    st.n_grid = 4;
+    st.grid[0] = 0.1;
+    st.grid[1] = 0.2;
+    st.grid[2] = 0.5;
+    st.grid[3] = 1.0;
+    st.eta = 1.0;
+    struct cs_strat_state *ss = NULL;
+    CS_CHECK(cs_strat_new(&st, NULL, cs_rng_stream(29, 1), &ss) == CS_OK && ss != NULL);
+    if (!ss) return;
+    const uint32_t self = 3;
+    double lw2[2][4] = {{0, 0.8, 0.5, 0}, {0, 0.8, 1.0, 0}};
+    for (int round = 0; round < 2; round++) {
+        uint64_t h = 10 + 2 * (uint64_t)round;
+        cs_obs_t o;
+        memset(&o, 0, sizeof o);
+        o.height = h;
+        o.mechanism = "bias-fp";
+        o.thresh_agent = UINT32_MAX;
+        cs_timer_req_t q;
+        memset(&q, 0, sizeof q);
+        q.value = 1000;
+        q.gas_limit = 10;
+        q.delay = 1;
+        cs_strat_bid(&st, ss, self, CS__MC_BID, &o, &q);
+        o.height = h + 2;
+        o.reserve_price = 90;
+        o.bias0 = 100;
+        o.thresh = 25;
+        o.thresh_agent = round == 0 ? 7 : self;
+        o.thresh_win = 35;
+        cs_strat_observe(&st, ss, self, CS__MC_BID, &o);
+        double p[8], z = 0;
+        for (int k = 0; k < 4; k++) z += exp(lw2[round][k]);
+        CS_CHECK(cs_strat_probs(&st, ss, p, 8) == 4);
+        for (int k = 0; k < 4; k++) CS_CHECK(fabs(p[k] - exp(lw2[round][k]) / z) < 1e-12);
+    }
+    cs_strat_free(ss);
+}
+
 int main(void)
 {
     test_scenario_form();
     test_shade();
+    test_learner_bias0();
     test_hedge_regret();
     test_lane_learning();
     test_fee_hedge_regret();

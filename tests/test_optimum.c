@@ -212,9 +212,43 @@ static void test_hand(void)
     CS_CHECK(cs_opt_solve(&p, NULL, &r, err, sizeof err) == 0 && r.welfare == 3);
 }
 
+/* Names, rules and the edges of the problem:
+ *   - every method's name; cs_opt_exact true for none, ilp, unconstrained;
+ *   - cs_opt_rules: fifo enforces no budget, no cap and no quota; eip1559
+ *     the budget (CS_MF_BUDGET), the cap and the quotas; greedy the budget
+ *     only; an unknown name is -1;
+ *   - a value that grows (rate -1, decay 3): v(d) = e^d - 3d is 1 at d = 0,
+ *     e - 3 < 0 at d = 1 (no variable there, but the scan goes on) and
+ *     e^2 - 6 = 1.389056 at d = 2: the optimum over [1, 3] is e^2 - 6;
+ *   - no job: welfare 0, method none. */
+static void test_edges(void)
+{
+    CS_CHECK_STR(cs_opt_method_name(CS_OPT_NONE), "none");
+    CS_CHECK_STR(cs_opt_method_name(CS_OPT_ILP), "ilp");
+    CS_CHECK_STR(cs_opt_method_name(CS_OPT_LP), "lp");
+    CS_CHECK_STR(cs_opt_method_name(CS_OPT_FREE), "unconstrained");
+    CS_CHECK(cs_opt_exact(CS_OPT_FREE) && cs_opt_exact(CS_OPT_NONE) && !cs_opt_exact(CS_OPT_LP) &&
+             !cs_opt_exact(CS_OPT_LAGRANGE));
+    int bu = -1, ca = -1, qu = -1;
+    CS_CHECK(cs_opt_rules("fifo", &bu, &ca, &qu) == 0 && bu == 0 && ca == 0 && qu == 0);
+    CS_CHECK(cs_opt_rules("eip1559", &bu, &ca, &qu) == 0 && bu == 1 && ca == 1 && qu == 1);
+    CS_CHECK(cs_opt_rules("greedy", &bu, &ca, &qu) == 0 && bu == 1 && ca == 1 && qu == 0);
+    CS_CHECK(cs_opt_rules("no-such-mechanism", &bu, &ca, &qu) == -1);
+    cs_opt_job_t j = {1, 3, 60, 0, 1, 3, -1, 0};
+    cs_opt_block_t b[3] = {{100, UINT64_MAX, 0, 0}, {100, UINT64_MAX, 0, 0}, {100, UINT64_MAX, 0, 0}};
+    cs_opt_problem_t p = {&j, 1, 1, b, 3, 0};
+    cs_opt_result_t r;
+    char err[128];
+    CS_CHECK(cs_opt_solve(&p, NULL, &r, err, sizeof err) == 0 && fabs(r.welfare - (exp(2.0) - 6.0)) < 1e-9 &&
+             r.vars == 2);
+    p.n_jobs = 0;
+    CS_CHECK(cs_opt_solve(&p, NULL, &r, err, sizeof err) == 0 && r.welfare == 0 && r.method == CS_OPT_NONE);
+}
+
 int main(void)
 {
     test_hand();
+    test_edges();
     test_brute();
     return cs_test_done("optimum");
 }

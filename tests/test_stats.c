@@ -151,11 +151,42 @@ static void test_paired(void)
     CS_CHECK(isnan(c.b_lo)); /* 3 < CS_STAT_BOOT_MIN_N */
 }
 
+/* Arguments outside the domain give NaN, never a number: one value or a
+ * level outside (0, 1) for the t interval (the mean stays: x = {2.385}
+ * gives 2.385); a NULL sample, B = 0 or a level of 1 for the bootstrap; a
+ * run shorter than one value per batch for batch means.  NULL outputs are
+ * allowed.  With 2.385, 4.77 (n = 2, level 0.9): mean 3.5775, s =
+ * 2.385 / sqrt 2, t_{1,0.95} = 6.3137515: half = t s / sqrt 2 = 6.3137515
+ * * 1.1925 = 7.529149. */
+static void test_domain(void)
+{
+    double x[12] = {2.385, 4.77}, m = 0, lo = 0, hi = 0;
+    cs_stat_t_interval(x, 1, 0.95, &m, &lo, &hi);
+    CS_CHECK(m == 2.385 && isnan(lo) && isnan(hi));
+    cs_stat_t_interval(x, 2, 1.0, &m, &lo, &hi);
+    CS_CHECK(NEAR(m, 3.5775, 1e-12) && isnan(lo) && isnan(hi));
+    cs_stat_t_interval(x, 2, 0.0, NULL, &lo, NULL);
+    CS_CHECK(isnan(lo));
+    cs_stat_t_interval(x, 2, 0.9, NULL, NULL, &hi);
+    CS_CHECK(NEAR(hi - 3.5775, 7.529149, 2e-6));
+    cs_stat_t_interval(x, 0, 0.9, &m, NULL, NULL);
+    CS_CHECK(isnan(m));
+    for (int i = 2; i < 12; i++) x[i] = i;
+    CS_CHECK(cs_stat_bca_mean(NULL, 12, 500, 0.95, 7, &lo, &hi) == 0 && isnan(lo) && isnan(hi));
+    CS_CHECK(cs_stat_bca_mean(x, 12, 0, 0.95, 7, &lo, &hi) == 0 && isnan(lo) && isnan(hi));
+    CS_CHECK(cs_stat_bca_mean(x, 12, 500, 1.0, 7, &lo, NULL) == 0 && isnan(lo));
+    CS_CHECK(cs_stat_bca_mean(x, 12, 500, 0.95, 7, NULL, NULL) == 0);
+    cs_stat_batch_means(x, 2, 3, 0.95, &m, &lo, &hi); /* 2 values, 3 batches */
+    CS_CHECK(isnan(m) && isnan(lo) && isnan(hi));
+    cs_stat_batch_means(x, 2, 3, 0.95, NULL, NULL, NULL);
+}
+
 int main(void)
 {
     test_t_small();
     test_coverage();
     test_bca_edges();
+    test_domain();
     test_mser5();
     test_batch_means();
     test_paired();

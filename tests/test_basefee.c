@@ -159,6 +159,15 @@ static void test_eip1559_floor_recovery(void)
     }
     CS_CHECK(agree);
     CHECK_U128(b, 38731107478u);
+    /* utilisation_H is at most 1 (CIP-1 rev §5): cycles beyond the lane
+     * (3 L here) count as a full lane: eip1559 1000 x 1.125 = 1125 (u = 3
+     * would give 1000 x (1 + 0.125 x 5) = 1625); additive 1000 + 10 x 1 =
+     * 1010 (u = 3: 1050). */
+    CS_CHECK_EQ_U64(cs_basefee_next(&p, 1000, 6000000, &nb), CS_OK);
+    CHECK_U128(nb, 1125);
+    p.basefee_rule = CS_BASEFEE_ADDITIVE;
+    CS_CHECK_EQ_U64(cs_basefee_next(&p, 1000, 6000000, &nb), CS_OK);
+    CHECK_U128(nb, 1010);
 }
 
 static void test_additive(void)

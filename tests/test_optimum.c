@@ -194,6 +194,8 @@ static void test_hand(void)
     CS_CHECK(cs_opt_value(&e, 0) == 100);
     CS_CHECK(fabs(cs_opt_value(&e, 1) - 57.653066) < 1e-6);
     CS_CHECK(cs_opt_value(&e, 3) == 0);
+    /* a delay equal to the deadline still counts: v(2) = 100 e^-1 - 6 = 30.787944 */
+    CS_CHECK(fabs(cs_opt_value(&e, 2) - 30.787944) < 1e-6);
     CS_CHECK_STR(cs_opt_method_name(CS_OPT_LAGRANGE), "lagrangian");
     /* The budget and the cap are inclusive (issue 29): a job whose gas
      * equals the block's budget, or its per-fire cap, may fire.  Two blocks

@@ -977,7 +977,8 @@ static void test_learner_bias0(void)
  *   - fixed_share 0.4 of value 2,385: bid 954; truthful: 2,385;
  *   - best_response (epsilon 10, reserve 500) against a competing bid of
  *     3,000 > value 2,385 - 10: the reserve, 500; with reserve 2,400 > value:
- *     0 (it cannot win within its value);
+ *     0 (it cannot win within its value); against 2,375 (2,375 + 10 = the
+ *     value): 2,385;
  *   - shade with n = 3 uniform [1000, 3000] bidders, value 2,385: the closed
  *     form 1000 + 2 (1385) / 3 = 1923.333...; through cs_strat_fees (value
  *     2,385, fixed 1,000, 10 cycles, basefee 50): k = 1923.33 / 2385, so
@@ -1027,6 +1028,10 @@ static void test_strategy_paths(void)
     o.reserve_price = 2400;
     cs_strat_bid(&st, NULL, 0, CS__MC_BID, &o, &q);
     CS_CHECK(q.bid == 0);
+    o.reserve_price = 500;
+    o.top_bid = 2375; /* outbidding costs exactly the value: still bids it */
+    cs_strat_bid(&st, NULL, 0, CS__MC_BID, &o, &q);
+    CS_CHECK(q.bid == 2385);
     /* shade */
     memset(&st, 0, sizeof st);
     st.kind = CS_STRAT_SHADE;
@@ -1084,12 +1089,71 @@ static void test_strategy_paths(void)
     cs_strat_free(NULL);
 }
 
+/*
+ * Boundaries of a learner's win test (issue 29, mutants): a bid equal to
+ * the reserve qualifies (CIP-5 §9.5: the reserve is a minimum bid), and
+ * under score a bid equal to the highest competing bid does not win (m
+ * wins iff m v > c).  Hedge with eta = 1 over {0.1, 0.5, 0.6}, value
+ * 1,000, gas limit 10:
+ *   bias-fp, reserve 100, Bias(0) = 100, threshold 15 (another agent's):
+ *     0.1 bids 100 = reserve, (100 + 100)/10 = 20 > 15: r = 0.9; 0.5: r =
+ *     0.5; 0.6: r = 0.4;
+ *   score, competing bid 500 (agent 7): 0.1 loses, 0.5 ties and loses, 0.6
+ *     wins: r = 0.4.
+ * Log-weights (0.9, 0.5, 0.4), then (0.9, 0.5, 0.8).
+ */
+static void test_learner_boundaries(void)
+{
+    cs_strategy_t st;
+    memset(&st, 0, sizeof st);
+    st.kind = CS_STRAT_LEARNING;
+    st.n_grid = 3;
+    st.grid[0] = 0.1;
+    st.grid[1] = 0.5;
+    st.grid[2] = 0.6;
+    st.eta = 1.0;
+    struct cs_strat_state *ss = NULL;
+    CS_CHECK(cs_strat_new(&st, NULL, cs_rng_stream(29, 5), &ss) == CS_OK && ss != NULL);
+    if (!ss) return;
+    const double lw[2][3] = {{0.9, 0.5, 0.4}, {0.9, 0.5, 0.8}};
+    for (int round = 0; round < 2; round++) {
+        cs_obs_t o;
+        memset(&o, 0, sizeof o);
+        o.height = 20 + 2 * (uint64_t)round;
+        o.mechanism = round == 0 ? "bias-fp" : "score";
+        o.thresh_agent = UINT32_MAX;
+        o.top_bid_agent = UINT32_MAX;
+        cs_timer_req_t q;
+        memset(&q, 0, sizeof q);
+        q.value = 1000;
+        q.gas_limit = 10;
+        q.delay = 1;
+        cs_strat_bid(&st, ss, 0, CS__MC_BID, &o, &q);
+        o.height += 2;
+        if (round == 0) {
+            o.reserve_price = 100;
+            o.bias0 = 100;
+            o.thresh = 15;
+            o.thresh_agent = 7;
+        } else {
+            o.top_bid = 500;
+            o.top_bid_agent = 7;
+        }
+        cs_strat_observe(&st, ss, 0, CS__MC_BID, &o);
+        double p[4], z = exp(lw[round][0]) + exp(lw[round][1]) + exp(lw[round][2]);
+        CS_CHECK(cs_strat_probs(&st, ss, p, 4) == 3);
+        for (int k = 0; k < 3; k++) CS_CHECK(fabs(p[k] - exp(lw[round][k]) / z) < 1e-12);
+    }
+    cs_strat_free(ss);
+}
+
 int main(void)
 {
     test_scenario_form();
     test_shade();
     test_learner_bias0();
     test_strategy_paths();
+    test_learner_boundaries();
     test_hedge_regret();
     test_lane_learning();
     test_fee_hedge_regret();

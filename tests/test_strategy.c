@@ -910,6 +910,29 @@ static void test_scenario_form(void)
     bad("liquidation_bot", "\"shade\"", "agents[0].strategy: shade needs a value distribution the bidder knows");
 }
 
+/* A full-information Hedge learner with eta = 1 over grid[0..n) and its
+ * state (stream (29, stream)); NULL (a failed check) when out of memory. */
+static struct cs_strat_state *hedge1(cs_strategy_t *st, const double *grid, size_t n, uint64_t stream)
+{
+    memset(st, 0, sizeof *st);
+    st->kind = CS_STRAT_LEARNING;
+    st->n_grid = n;
+    for (size_t k = 0; k < n; k++) st->grid[k] = grid[k];
+    st->eta = 1.0;
+    struct cs_strat_state *ss = NULL;
+    CS_CHECK(cs_strat_new(st, NULL, cs_rng_stream(29, stream), &ss) == CS_OK && ss != NULL);
+    return ss;
+}
+
+/* The learner's probabilities are e^lw[k] normalised (to 1e-12). */
+static void check_hedge(const cs_strategy_t *st, const struct cs_strat_state *ss, const double *lw)
+{
+    double p[CS_STRAT_MAX_GRID], z = 0;
+    for (size_t k = 0; k < st->n_grid; k++) z += exp(lw[k]);
+    CS_CHECK(cs_strat_probs(st, ss, p, CS_STRAT_MAX_GRID) == st->n_grid);
+    for (size_t k = 0; k < st->n_grid; k++) CS_CHECK(fabs(p[k] - exp(lw[k]) / z) < 1e-12);
+}
+
 /*
  * A bias learner's win test counts Bias(0) (issue 29; CIP-5 §9.2, §9.5
  * step 1): one full-information Hedge round under bias-fp, eta = 1, grid
@@ -928,16 +951,8 @@ static void test_scenario_form(void)
 static void test_learner_bias0(void)
 {
     cs_strategy_t st;
-    memset(&st, 0, sizeof st);
-    st.kind = CS_STRAT_LEARNING;
-    st.n_grid = 4;
-    st.grid[0] = 0.1;
-    st.grid[1] = 0.2;
-    st.grid[2] = 0.5;
-    st.grid[3] = 1.0;
-    st.eta = 1.0;
-    struct cs_strat_state *ss = NULL;
-    CS_CHECK(cs_strat_new(&st, NULL, cs_rng_stream(29, 1), &ss) == CS_OK && ss != NULL);
+    const double grid[4] = {0.1, 0.2, 0.5, 1.0};
+    struct cs_strat_state *ss = hedge1(&st, grid, 4, 1);
     if (!ss) return;
     const uint32_t self = 3;
     double lw2[2][4] = {{0, 0.8, 0.5, 0}, {0, 0.8, 1.0, 0}};
@@ -961,10 +976,7 @@ static void test_learner_bias0(void)
         o.thresh_agent = round == 0 ? 7 : self;
         o.thresh_win = 35;
         cs_strat_observe(&st, ss, self, CS__MC_BID, &o);
-        double p[8], z = 0;
-        for (int k = 0; k < 4; k++) z += exp(lw2[round][k]);
-        CS_CHECK(cs_strat_probs(&st, ss, p, 8) == 4);
-        for (int k = 0; k < 4; k++) CS_CHECK(fabs(p[k] - exp(lw2[round][k]) / z) < 1e-12);
+        check_hedge(&st, ss, lw2[round]);
     }
     cs_strat_free(ss);
 }
@@ -1062,13 +1074,8 @@ static void test_strategy_paths(void)
     CS_CHECK(cs_strat_fees(&st, NULL, 0, &t, &o, &fee, &prio) == 1 && fabs(fee - 192.5) < 1e-9);
     CS_CHECK(cs_strat_fees(NULL, NULL, 0, &t, &o, &fee, &prio) == 0);
     /* a learner without a gas limit */
-    memset(&st, 0, sizeof st);
-    st.kind = CS_STRAT_LEARNING;
-    st.n_grid = 2;
-    st.grid[0] = 0.5;
-    st.grid[1] = 1;
-    st.eta = 1;
-    CS_CHECK(cs_strat_new(&st, NULL, cs_rng_stream(29, 4), &ss) == CS_OK && ss != NULL);
+    const double grid[2] = {0.5, 1};
+    ss = hedge1(&st, grid, 2, 4);
     if (!ss) return;
     CS_CHECK(cs_strat_probs(&st, ss, p, 1) == 0);
     memset(&o, 0, sizeof o);
@@ -1105,15 +1112,8 @@ static void test_strategy_paths(void)
 static void test_learner_boundaries(void)
 {
     cs_strategy_t st;
-    memset(&st, 0, sizeof st);
-    st.kind = CS_STRAT_LEARNING;
-    st.n_grid = 3;
-    st.grid[0] = 0.1;
-    st.grid[1] = 0.5;
-    st.grid[2] = 0.6;
-    st.eta = 1.0;
-    struct cs_strat_state *ss = NULL;
-    CS_CHECK(cs_strat_new(&st, NULL, cs_rng_stream(29, 5), &ss) == CS_OK && ss != NULL);
+    const double grid[3] = {0.1, 0.5, 0.6};
+    struct cs_strat_state *ss = hedge1(&st, grid, 3, 5);
     if (!ss) return;
     const double lw[2][3] = {{0.9, 0.5, 0.4}, {0.9, 0.5, 0.8}};
     for (int round = 0; round < 2; round++) {
@@ -1140,9 +1140,7 @@ static void test_learner_boundaries(void)
             o.top_bid_agent = 7;
         }
         cs_strat_observe(&st, ss, 0, CS__MC_BID, &o);
-        double p[4], z = exp(lw[round][0]) + exp(lw[round][1]) + exp(lw[round][2]);
-        CS_CHECK(cs_strat_probs(&st, ss, p, 4) == 3);
-        for (int k = 0; k < 3; k++) CS_CHECK(fabs(p[k] - exp(lw[round][k]) / z) < 1e-12);
+        check_hedge(&st, ss, lw[round]);
     }
     cs_strat_free(ss);
 }

@@ -6,7 +6,9 @@
 # (default build-cov, its own directory: the normal build is untouched),
 # zeroes the counters, runs the whole ctest suite (ctest -j$JOBS, default
 # nproc; COV_CTEST_ARGS adds ctest arguments, e.g. "-R ^mech_" for a quick
-# look at a few tests),
+# look at a few tests; COV_ACCUMULATE=1 keeps the counters of earlier runs,
+# so that a test added since the last run is measured without running the
+# whole suite again),
 # then captures the counters with lcov and prints lines and branches per
 # layer (core, agents, sim, analysis, cli) against the targets below, and
 # writes the HTML report to BUILD_DIR/coverage/index.html (genhtml).
@@ -35,7 +37,7 @@ cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Debug -DCS_WERROR=ON -DCMAKE_C_FLAGS_DEBUG
     -DCMAKE_EXE_LINKER_FLAGS=--coverage -DCMAKE_SHARED_LINKER_FLAGS=--coverage \
     -DCMAKE_MODULE_LINKER_FLAGS=--coverage > /dev/null || exit 2
 cmake --build "$B" -j"$JOBS" > /dev/null || exit 2
-lcov -q --zerocounters --directory "$B" || exit 2
+if [ "${COV_ACCUMULATE:-0}" != 1 ]; then lcov -q --zerocounters --directory "$B" || exit 2; fi
 
 CTEST_ARGS=${COV_CTEST_ARGS:-}
 echo "== coverage: the test suite (ctest -j$JOBS $CTEST_ARGS)"

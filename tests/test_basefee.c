@@ -137,6 +137,52 @@ static void test_eip1559(void)
     CHECK_U128(nb, 1375);
 }
 
+/* eip1559 from its floor (issue 29): with d = 1/8 a full block multiplies
+ * by 1.125, so a basefee b of 1..7 has floor(1.125 b) = b and only the
+ * "exact increase is at least +1" rounding lets it rise.  From 1,000, 60
+ * empty blocks (x 0.875, floor, min 1) reach the floor 1; then full
+ * blocks: 1 -> 2 -> ... -> 8 after 7 (one unit each), 8 -> 9 (exactly
+ * 9), 9 -> 10 (10.125), 10 -> 11 (11.25), ..., 15 -> 16 (16.875), 16 ->
+ * 18 after 16 full blocks.  After 200 full blocks: 38,731,107,478 (the
+ * same trajectory replayed with Python fractions: floor, then b + 1 when
+ * the floor equals b, min 1).  The loop beside it is an independent
+ * reference in integers: next = max(9b div 8, b + 1) up, max(7b div 8, 1)
+ * down. */
+static void test_eip1559_floor_recovery(void)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    p.basefee_rule = CS_BASEFEE_EIP1559;
+    cs_u128 b = 1000, ref = 1000, nb;
+    int agree = 1;
+    for (int i = 0; i < 60; i++) {
+        CS_CHECK_EQ_U64(cs_basefee_next(&p, b, 0, &nb), CS_OK);
+        b = nb;
+        ref = ref * 7 / 8 > 1 ? ref * 7 / 8 : 1;
+        agree &= b == ref;
+    }
+    CHECK_U128(b, 1);
+    for (int i = 1; i <= 200; i++) {
+        CS_CHECK_EQ_U64(cs_basefee_next(&p, b, 2000000, &nb), CS_OK);
+        b = nb;
+        ref = ref * 9 / 8 > ref ? ref * 9 / 8 : ref + 1;
+        agree &= b == ref;
+        if (i == 7) CHECK_U128(b, 8);
+        if (i == 16) CHECK_U128(b, 18);
+    }
+    CS_CHECK(agree);
+    CHECK_U128(b, 38731107478u);
+    /* utilisation_H is at most 1 (CIP-1 rev §5): cycles beyond the lane
+     * (3 L here) count as a full lane: eip1559 1000 x 1.125 = 1125 (u = 3
+     * would give 1000 x (1 + 0.125 x 5) = 1625); additive 1000 + 10 x 1 =
+     * 1010 (u = 3: 1050). */
+    CS_CHECK_EQ_U64(cs_basefee_next(&p, 1000, 6000000, &nb), CS_OK);
+    CHECK_U128(nb, 1125);
+    p.basefee_rule = CS_BASEFEE_ADDITIVE;
+    CS_CHECK_EQ_U64(cs_basefee_next(&p, 1000, 6000000, &nb), CS_OK);
+    CHECK_U128(nb, 1010);
+}
+
 static void test_additive(void)
 {
     cs_params_t p;
@@ -257,6 +303,7 @@ int main(void)
 {
     test_cip1();
     test_eip1559();
+    test_eip1559_floor_recovery();
     test_additive();
     test_errors();
     test_charged_rates_util();

@@ -135,6 +135,116 @@ static void test_moments(void)
     CS_CHECK(m == 6.0); /* 1.5 x 2 / 0.5 */
 }
 
+/* --------------------------------------------------------- CDF, support */
+
+/* Phi by erfc (libm), independent of GSL's Gaussian CDF the code uses. */
+static double phi_cdf(double z)
+{
+    return 0.5 * erfc(-z / sqrt(2.0));
+}
+
+static void near(double got, double want, const char *what)
+{
+    if (fabs(got - want) <= 1e-12 + 1e-10 * fabs(want)) cs_test_pass++;
+    else {
+        char d[128];
+        snprintf(d, sizeof d, "%s: got %.17g want %.17g", what, got, want);
+        cs_test_failed(__FILE__, __LINE__, "cdf", d);
+    }
+}
+
+/*
+ * cs_dist_cdf and cs_dist_support of every family against closed forms
+ * (the best-response and shade strategies price with them):
+ *   constant 4:          F = [x >= 4];
+ *   uniform [2, 10]:     F(5) = 3/8, 0 below 2, 1 from 10;
+ *   lognormal mean 3, sigma 0.5: F(x) = Phi((ln x - ln 3 + 0.125) / 0.5);
+ *     sigma 0 is the constant 3;
+ *   exponential mean 4:  F(x) = 1 - e^(-x/4);
+ *   normal_trunc mean 0, sd 1 on [1, 2] (a window right of the mean, the
+ *     upper-tail branch of the draw): F(1.5) = (Phi(1.5) - Phi(1)) /
+ *     (Phi(2) - Phi(1)); its mean phi(1) - phi(2) over the same Z =
+ *     1.38317...;
+ *   pareto x_m 2, alpha 3: F(x) = 1 - (2/x)^3;
+ *   empirical {7, 1, 2.5, 2.5} equal weights: F(2.5) = 3/4 (ties share the
+ *     last cumulative probability), F(0.9) = 0, F(7) = 1.
+ */
+static void test_cdf_support(void)
+{
+    cs_dist_t d;
+    double lo, hi;
+    memset(&d, 0, sizeof d);
+    d.kind = CS_DIST_CONSTANT;
+    d.p[0] = 4;
+    near(cs_dist_cdf(&d, 3.999), 0, "constant below");
+    near(cs_dist_cdf(&d, 4), 1, "constant at");
+    cs_dist_support(&d, &lo, &hi);
+    CS_CHECK(lo == 4 && hi == 4);
+    d.kind = CS_DIST_UNIFORM;
+    d.p[0] = 2, d.p[1] = 10;
+    near(cs_dist_cdf(&d, 1.5), 0, "uniform below");
+    near(cs_dist_cdf(&d, 5), 0.375, "uniform 5");
+    near(cs_dist_cdf(&d, 10), 1, "uniform max");
+    cs_dist_support(&d, &lo, &hi);
+    CS_CHECK(lo == 2 && hi == 10);
+    d.kind = CS_DIST_LOGNORMAL;
+    d.p[0] = 3, d.p[1] = 0.5;
+    near(cs_dist_cdf(&d, 2.2), phi_cdf((log(2.2) - log(3.0) + 0.125) / 0.5), "lognormal 2.2");
+    near(cs_dist_cdf(&d, 0), 0, "lognormal 0");
+    cs_dist_support(&d, &lo, &hi);
+    CS_CHECK(lo == 0 && hi == HUGE_VAL);
+    d.p[1] = 0;
+    near(cs_dist_cdf(&d, 2.9), 0, "lognormal sigma 0 below");
+    near(cs_dist_cdf(&d, 3), 1, "lognormal sigma 0 at");
+    d.kind = CS_DIST_EXPONENTIAL;
+    d.p[0] = 4;
+    near(cs_dist_cdf(&d, 2.385), 1 - exp(-2.385 / 4), "exponential");
+    near(cs_dist_cdf(&d, -1), 0, "exponential negative");
+    d.kind = CS_DIST_NORMAL_TRUNC;
+    d.p[0] = 0, d.p[1] = 1, d.p[2] = 1, d.p[3] = 2;
+    double Z = phi_cdf(2) - phi_cdf(1);
+    near(cs_dist_cdf(&d, 1.5), (phi_cdf(1.5) - phi_cdf(1)) / Z, "normal_trunc 1.5");
+    near(cs_dist_cdf(&d, 1), 0, "normal_trunc min");
+    near(cs_dist_cdf(&d, 2), 1, "normal_trunc max");
+    cs_dist_support(&d, &lo, &hi);
+    CS_CHECK(lo == 1 && hi == 2);
+    double m = 0, v = 0, pd1 = exp(-0.5) / sqrt(2 * M_PI), pd2 = exp(-2.0) / sqrt(2 * M_PI);
+    CS_CHECK(cs_dist_moments(&d, &m, &v) == 0);
+    near(m, (pd1 - pd2) / Z, "normal_trunc right-window mean");
+    gsl_rng *r = cs_rng_stream(20261127, 0);
+    int inside = r != NULL;
+    for (int i = 0; i < 1000 && r; i++) {
+        double x = cs_dist_draw(&d, r);
+        inside &= x >= 1 && x <= 2;
+    }
+    CS_CHECK(inside);
+    if (r) gsl_rng_free(r);
+    d.kind = CS_DIST_PARETO;
+    d.p[0] = 2, d.p[1] = 3;
+    near(cs_dist_cdf(&d, 5), 1 - pow(0.4, 3), "pareto 5");
+    near(cs_dist_cdf(&d, 2), 0, "pareto scale");
+    cs_dist_support(&d, &lo, &hi);
+    CS_CHECK(lo == 2 && hi == HUGE_VAL);
+    d.p[1] = 0.8; /* no mean */
+    CS_CHECK(cs_dist_moments(&d, &m, &v) == -1);
+    memset(&d, 0, sizeof d);
+    d.kind = CS_DIST_EMPIRICAL;
+    d.n = 4;
+    d.values = malloc(4 * sizeof(double));
+    if (!d.values) return;
+    d.values[0] = 7, d.values[1] = 1, d.values[2] = 2.5, d.values[3] = 2.5;
+    CS_CHECK(cs_dist_prepare(&d) == 0);
+    near(cs_dist_cdf(&d, 0.9), 0, "empirical below");
+    near(cs_dist_cdf(&d, 2.5), 0.75, "empirical tie");
+    near(cs_dist_cdf(&d, 6.99), 0.75, "empirical between");
+    near(cs_dist_cdf(&d, 7), 1, "empirical max");
+    cs_dist_support(&d, &lo, &hi);
+    CS_CHECK(lo == 1 && hi == 7);
+    cs_dist_clear(&d);
+    cs_dist_clear(NULL);
+    CS_CHECK(cs_dist_find(NULL) == CS_DIST_NONE && cs_dist_find("pareto") == CS_DIST_PARETO);
+}
+
 /* --------------------------------------------------------- scenario form */
 
 static int has_msg(const cs_errlist_t *e, const char *sub)
@@ -342,6 +452,7 @@ static void test_agent_draws(void)
 int main(void)
 {
     test_moments();
+    test_cdf_support();
     test_scenario_form();
     test_agent_draws();
     return cs_test_done("dist");

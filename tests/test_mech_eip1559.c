@@ -186,11 +186,29 @@ static void test_large_order(void)
     free(ord);
 }
 
+/* A max_fee equal to the lane basefee (100) is valid (CIP-1 rev §6:
+ * max_fee >= basefee): its tip is min(max_prio, 0) = 0, priority 0, and
+ * it fires when the lane has room; one unit below loses BELOW_BASEFEE.
+ * Pre-charge 1,000 x (7 + 100 + 0) = 107,000 is exactly the balance. */
+static void test_fee_at_basefee(void)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    cs_cand_t c[2] = {mk(0x01, 1, 1000, 100, 5, 1000000, 107000), mk(0x02, 2, 1000, 99, 5, 1000000, 1u << 30)};
+    cs_clear_out_t out;
+    memset(&out, 0, sizeof out);
+    run(&p, 600000, c, 2, &out);
+    CS_CHECK(c[0].selected && c[0].why == CS_WHY_NONE && c[0].prio_rate == 0 && c[0].priority == 0);
+    CS_CHECK(!c[1].selected && c[1].why == CS_WHY_BELOW_BASEFEE);
+    CS_CHECK_EQ_U64(out.fired, 1);
+}
+
 int main(void)
 {
     test_large_order();
     test_fill_funds_cap();
     test_tie();
+    test_fee_at_basefee();
     test_quota();
     return cs_test_done("mech_eip1559");
 }

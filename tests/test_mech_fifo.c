@@ -167,11 +167,45 @@ static void test_registry(void)
     CS_CHECK_EQ_U64(run("fifo", &p, 0, c, 1, &out), CS_EINVAL);
 }
 
+/*
+ * greedy (the per-block reference, DESIGN-NOTES N42): value density bid /
+ * cycles descending, ties by timer_id, first fit into the lane budget,
+ * over the per-fire cap -> OVER_CAP.  Budget 1,000, cap 700:
+ *   E id5 bid 10^6, 800 cycles (density 1,250): first, but over the cap;
+ *   B id2 bid 900, 600 cycles (1.5): fires, 400 left;
+ *   D id4 bid 600, 400 cycles (1.5, after B on the id): exactly fits, 0 left;
+ *   A id1 bid 500, 400 cycles (1.25): BUDGET;  C id3 bid 100, 400 (0.25): BUDGET.
+ */
+static void test_greedy(void)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    p.max_cycles_per_fire = 700;
+    cs_cand_t c[5] = {mk(1, 1, 99, 0, 400), mk(2, 2, 99, 0, 600), mk(3, 3, 99, 0, 400), mk(4, 4, 99, 0, 400),
+                      mk(5, 5, 99, 0, 800)};
+    c[0].bid = 500, c[1].bid = 900, c[2].bid = 100, c[3].bid = 600, c[4].bid = 1000000;
+    cs_clear_out_t out;
+    memset(&out, 0, sizeof out);
+    CS_CHECK_EQ_U64(run("greedy", &p, 1000, c, 5, &out), CS_OK);
+    CS_CHECK_EQ_U64(c[4].rank, 0);
+    CS_CHECK_EQ_U64(c[1].rank, 1);
+    CS_CHECK_EQ_U64(c[3].rank, 2);
+    CS_CHECK_EQ_U64(c[0].rank, 3);
+    CS_CHECK_EQ_U64(c[2].rank, 4);
+    CS_CHECK(c[4].why == CS_WHY_OVER_CAP && !c[4].selected);
+    CS_CHECK(c[1].selected && c[3].selected && !c[0].selected && !c[2].selected);
+    CS_CHECK(c[0].why == CS_WHY_BUDGET && c[2].why == CS_WHY_BUDGET);
+    CS_CHECK_EQ_U64(out.fired, 2);
+    CS_CHECK_EQ_U64(out.deferred, 3);
+    CS_CHECK_EQ_U64(out.cycles_used, 1000);
+}
+
 int main(void)
 {
     test_fifo_order();
     test_capped_budget();
     test_capped_quota();
     test_registry();
+    test_greedy();
     return cs_test_done("mech_fifo");
 }

@@ -194,12 +194,63 @@ static void test_hand(void)
     CS_CHECK(cs_opt_value(&e, 0) == 100);
     CS_CHECK(fabs(cs_opt_value(&e, 1) - 57.653066) < 1e-6);
     CS_CHECK(cs_opt_value(&e, 3) == 0);
+    /* a delay equal to the deadline still counts: v(2) = 100 e^-1 - 6 = 30.787944 */
+    CS_CHECK(fabs(cs_opt_value(&e, 2) - 30.787944) < 1e-6);
     CS_CHECK_STR(cs_opt_method_name(CS_OPT_LAGRANGE), "lagrangian");
+    /* The budget and the cap are inclusive (issue 29): a job whose gas
+     * equals the block's budget, or its per-fire cap, may fire.  Two blocks
+     * of budget 100; jobs (gas 100, value 10) and (gas 60, value 3), window
+     * [1, 2]: one in each block, 10 + 3 = 13 (excluding the 100-gas job
+     * would leave 3).  The same with no budget and cap 100: both fire, 13;
+     * cap 99: only the 60-gas job, 3. */
+    j[0] = (cs_opt_job_t){1, 2, 100, 1, 10, 0, 0, 0};
+    j[1] = (cs_opt_job_t){1, 2, 60, 2, 3, 0, 0, 0};
+    p.lower = 0;
+    CS_CHECK(cs_opt_solve(&p, NULL, &r, err, sizeof err) == 0 && r.welfare == 13 && r.method == CS_OPT_ILP);
+    b[0].budget = b[1].budget = UINT64_MAX;
+    b[0].cap = b[1].cap = 100;
+    CS_CHECK(cs_opt_solve(&p, NULL, &r, err, sizeof err) == 0 && r.welfare == 13);
+    b[0].cap = b[1].cap = 99;
+    CS_CHECK(cs_opt_solve(&p, NULL, &r, err, sizeof err) == 0 && r.welfare == 3);
+}
+
+/* Names, rules and the edges of the problem:
+ *   - every method's name; cs_opt_exact true for none, ilp, unconstrained;
+ *   - cs_opt_rules: fifo enforces no budget, no cap and no quota; eip1559
+ *     the budget (CS_MF_BUDGET), the cap and the quotas; greedy the budget
+ *     only; an unknown name is -1;
+ *   - a value that grows (rate -1, decay 3): v(d) = e^d - 3d is 1 at d = 0,
+ *     e - 3 < 0 at d = 1 (no variable there, but the scan goes on) and
+ *     e^2 - 6 = 1.389056 at d = 2: the optimum over [1, 3] is e^2 - 6;
+ *   - no job: welfare 0, method none. */
+static void test_edges(void)
+{
+    CS_CHECK_STR(cs_opt_method_name(CS_OPT_NONE), "none");
+    CS_CHECK_STR(cs_opt_method_name(CS_OPT_ILP), "ilp");
+    CS_CHECK_STR(cs_opt_method_name(CS_OPT_LP), "lp");
+    CS_CHECK_STR(cs_opt_method_name(CS_OPT_FREE), "unconstrained");
+    CS_CHECK(cs_opt_exact(CS_OPT_FREE) && cs_opt_exact(CS_OPT_NONE) && !cs_opt_exact(CS_OPT_LP) &&
+             !cs_opt_exact(CS_OPT_LAGRANGE));
+    int bu = -1, ca = -1, qu = -1;
+    CS_CHECK(cs_opt_rules("fifo", &bu, &ca, &qu) == 0 && bu == 0 && ca == 0 && qu == 0);
+    CS_CHECK(cs_opt_rules("eip1559", &bu, &ca, &qu) == 0 && bu == 1 && ca == 1 && qu == 1);
+    CS_CHECK(cs_opt_rules("greedy", &bu, &ca, &qu) == 0 && bu == 1 && ca == 1 && qu == 0);
+    CS_CHECK(cs_opt_rules("no-such-mechanism", &bu, &ca, &qu) == -1);
+    cs_opt_job_t j = {1, 3, 60, 0, 1, 3, -1, 0};
+    cs_opt_block_t b[3] = {{100, UINT64_MAX, 0, 0}, {100, UINT64_MAX, 0, 0}, {100, UINT64_MAX, 0, 0}};
+    cs_opt_problem_t p = {&j, 1, 1, b, 3, 0};
+    cs_opt_result_t r;
+    char err[128];
+    CS_CHECK(cs_opt_solve(&p, NULL, &r, err, sizeof err) == 0 && fabs(r.welfare - (exp(2.0) - 6.0)) < 1e-9 &&
+             r.vars == 2);
+    p.n_jobs = 0;
+    CS_CHECK(cs_opt_solve(&p, NULL, &r, err, sizeof err) == 0 && r.welfare == 0 && r.method == CS_OPT_NONE);
 }
 
 int main(void)
 {
     test_hand();
+    test_edges();
     test_brute();
     return cs_test_done("optimum");
 }

@@ -42,19 +42,19 @@ static int step(cs_sched_t *s, cs_block_result_t *r)
     return rc;
 }
 
-/* An eip1559 scheduler for the settlement tests: lane basefee 100 at the
- * start, cycle price 10 and cell price 2, actor addr(tag) funded with
- * balance; *x is a schedule for it at height 2 with gas_limit 200,000 and
- * max_cells 1,000.  p holds the test's other parameters.  Schedule and
- * cancel calls cost nothing here, so the balances show the fires alone
- * (their costs are tests/test_costs.c's, N58). */
-static cs_sched_t *eip_sched(cs_params_t *p, uint32_t tag, uint64_t balance, cs_sched_args_t *x)
+/* A scheduler of mechanism mech for the settlement tests: lane basefee
+ * 100 at the start, cycle price 10 and cell price 2, actor addr(tag)
+ * funded with balance; *x is a schedule for it at height 2 with gas_limit
+ * 200,000 and max_cells 1,000.  p holds the test's other parameters.
+ * Schedule and cancel calls cost nothing here, so the balances show the
+ * fires alone (their costs are tests/test_costs.c's, N58). */
+static cs_sched_t *mech_sched(cs_params_t *p, const char *mech, uint32_t tag, uint64_t balance, cs_sched_args_t *x)
 {
     p->lane_basefee_initial = 100;
     p->schedule_cycles = 0;
     p->cancel_cycles = 0;
     cs_sched_t *s = NULL;
-    CS_CHECK_EQ_U64(cs_sched_alloc(&s, p, "eip1559", 0), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_alloc(&s, p, mech, 0), CS_OK);
     if (!s) return NULL;
     cs_sched_set_env(s, 10, 2);
     cs_addr_t a = addr(tag);
@@ -65,6 +65,22 @@ static cs_sched_t *eip_sched(cs_params_t *p, uint32_t tag, uint64_t balance, cs_
     x->gas_limit = 200000;
     x->max_cells = 1000;
     return s;
+}
+
+/* mech_sched under eip1559. */
+static cs_sched_t *eip_sched(cs_params_t *p, uint32_t tag, uint64_t balance, cs_sched_args_t *x)
+{
+    return mech_sched(p, "eip1559", tag, balance, x);
+}
+
+/* Block 1: schedule x (due at 2) in one transaction, end the block. */
+static void schedule_in_block1(cs_sched_t *s, const cs_sched_args_t *x, cs_block_result_t *r)
+{
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_schedule(s, x, NULL, NULL), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, r), CS_OK);
 }
 
 /* eip_sched on a 1,000,000-cycle lane, balance 10^9, executing with
@@ -179,11 +195,7 @@ static void test_insufficient_funds(void)
     cs_sched_t *s = eip_sched(&p, 2, 1000000, &x); /* < max_cost */
     if (!s) return;
     cs_block_result_t r;
-    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
-    CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
-    CS_CHECK_EQ_U64(cs_sched_schedule(s, &x, NULL, NULL), CS_OK);
-    CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
-    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    schedule_in_block1(s, &x, &r);
     /* Default GBA at fire: max_fee = 2 * 87, prio = p50 = 0; max_cost =
      * 200,000 * (10 + 87 + 0) + 1,000 * 2 = 19,402,000 > 1,000,000:
      * CIP-1 rev §9 path 3, destroyed through the GC lane. */
@@ -193,6 +205,44 @@ static void test_insufficient_funds(void)
     CS_CHECK_EQ_U64(r.st.gc_destroyed, 1);
     CS_CHECK_EQ_U64(cs_sched_pending(s), 0);
     CS_CHECK(cs_sched_balance(s, 0) == 1000000);
+    char msg[256];
+    CS_CHECK_EQ_U64(cs_sched_check_invariants(s, msg, sizeof msg), CS_OK);
+    cs_sched_free(s);
+}
+
+/* gba-tip defers a timer whose payer is short instead of destroying it
+ * (CIP-1 rev §4.1, D10; CS_MF_DEFER_FUNDS): the same timer and balance as
+ * test_insufficient_funds (max_cost 19,402,000 > 1,000,000) stays pending
+ * through block 2 with no charge and no GC, and fires in block 3 once the
+ * payer is funded with 10^9 more, paying burn + tip out of its balance.
+ * The lane was empty in blocks 1 and 2 (cip1 rule, -0.125 each): basefee
+ * 100 -> 87 -> floor(76.125) = 76 in block 3, so the burn is
+ * 120,000 * (10 + 76) + 400 * 2 = 10,320,800. */
+static void test_gbatip_defers_short_funds(void)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    cs_sched_args_t x;
+    cs_sched_t *s = mech_sched(&p, "gba-tip", 6, 1000000, &x);
+    if (!s) return;
+    cs_sched_hooks_t hk = {NULL, exec_fixed, NULL};
+    cs_sched_set_hooks(s, &hk);
+    cs_block_result_t r;
+    schedule_in_block1(s, &x, &r);
+    CS_CHECK_EQ_U64(step(s, &r), CS_OK);
+    CS_CHECK_EQ_U64(r.n_deliv, 0);
+    CS_CHECK_EQ_U64(r.st.insufficient, 0);
+    CS_CHECK_EQ_U64(r.st.gc_destroyed, 0);
+    CS_CHECK_EQ_U64(r.st.deferred, 1);
+    CS_CHECK_EQ_U64(cs_sched_pending(s), 1);
+    CS_CHECK(cs_sched_balance(s, 0) == 1000000);
+    CS_CHECK_EQ_U64(cs_sched_fund(s, &x.actor, 1000000000), CS_OK);
+    CS_CHECK_EQ_U64(step(s, &r), CS_OK);
+    CS_CHECK_EQ_U64(r.n_deliv, 1);
+    CS_CHECK_EQ_U64(r.st.fired, 1);
+    CS_CHECK_EQ_U64(cs_sched_pending(s), 0);
+    CS_CHECK(r.n_rows == 1 && r.rows[0].outcome == CS_OUT_FIRED && r.rows[0].burn == 10320800 &&
+             cs_sched_balance(s, 0) == (cs_u128)1001000000 - r.rows[0].burn - r.rows[0].tip);
     char msg[256];
     CS_CHECK_EQ_U64(cs_sched_check_invariants(s, msg, sizeof msg), CS_OK);
     cs_sched_free(s);
@@ -463,6 +513,7 @@ int main(void)
     test_eip1559_settlement();
     test_lane_fee_multiplier_scope();
     test_insufficient_funds();
+    test_gbatip_defers_short_funds();
     test_precharge_backlog();
     test_gc_budget_carry();
     test_bid_escrow();

@@ -8,6 +8,10 @@
 #include "cs_rng.h"
 #include "cs_test.h"
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <stdlib.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -151,11 +155,98 @@ static void test_paired(void)
     CS_CHECK(isnan(c.b_lo)); /* 3 < CS_STAT_BOOT_MIN_N */
 }
 
+/* Arguments outside the domain give NaN, never a number: one value or a
+ * level outside (0, 1) for the t interval (the mean stays: x = {2.385}
+ * gives 2.385); a NULL sample, B = 0 or a level of 1 for the bootstrap; a
+ * run shorter than one value per batch for batch means.  NULL outputs are
+ * allowed.  With 2.385, 4.77 (n = 2, level 0.9): mean 3.5775, s =
+ * 2.385 / sqrt 2, t_{1,0.95} = 6.3137515: half = t s / sqrt 2 = 6.3137515
+ * * 1.1925 = 7.529149. */
+static void test_domain(void)
+{
+    double x[12] = {2.385, 4.77}, m = 0, lo = 0, hi = 0;
+    cs_stat_t_interval(x, 1, 0.95, &m, &lo, &hi);
+    CS_CHECK(m == 2.385 && isnan(lo) && isnan(hi));
+    cs_stat_t_interval(x, 2, 1.0, &m, &lo, &hi);
+    CS_CHECK(NEAR(m, 3.5775, 1e-12) && isnan(lo) && isnan(hi));
+    cs_stat_t_interval(x, 2, 0.0, NULL, &lo, NULL);
+    CS_CHECK(isnan(lo));
+    cs_stat_t_interval(x, 2, 0.9, NULL, NULL, &hi);
+    CS_CHECK(NEAR(hi - 3.5775, 7.529149, 2e-6));
+    cs_stat_t_interval(x, 0, 0.9, &m, NULL, NULL);
+    CS_CHECK(isnan(m));
+    for (int i = 2; i < 12; i++) x[i] = i;
+    CS_CHECK(cs_stat_bca_mean(NULL, 12, 500, 0.95, 7, &lo, &hi) == 0 && isnan(lo) && isnan(hi));
+    CS_CHECK(cs_stat_bca_mean(x, 12, 0, 0.95, 7, &lo, &hi) == 0 && isnan(lo) && isnan(hi));
+    CS_CHECK(cs_stat_bca_mean(x, 12, 500, 1.0, 7, &lo, NULL) == 0 && isnan(lo));
+    CS_CHECK(cs_stat_bca_mean(x, 12, 500, 0.95, 7, NULL, NULL) == 0);
+    cs_stat_batch_means(x, 2, 3, 0.95, &m, &lo, &hi); /* 2 values, 3 batches */
+    CS_CHECK(isnan(m) && isnan(lo) && isnan(hi));
+    cs_stat_batch_means(x, 2, 3, 0.95, NULL, NULL, NULL);
+}
+
+/* BCa by the textbook (Efron & Tibshirani, An Introduction to the
+ * Bootstrap, §14.3): jackknife means theta_(i), acceleration a =
+ * sum (tbar - theta_(i))^3 / (6 (sum (tbar - theta_(i))^2)^(3/2)), bias
+ * correction z0 = Phi^-1(share of resampled means below the mean, ties
+ * half), alpha_k = Phi(z0 + (z0 + z_k) / (1 - a (z0 + z_k))).  The
+ * resamples are drawn as cs_stats.c draws them (stream (seed, 0), one
+ * uniform index per value), so the two must agree to rounding. */
+static void bca_ref(const double *x, size_t n, unsigned B, double level, uint64_t seed, double *lo, double *hi)
+{
+    double sum = 0, m, tbar = 0, s2 = 0, s3 = 0;
+    for (size_t i = 0; i < n; i++) sum += x[i];
+    m = sum / (double)n;
+    for (size_t i = 0; i < n; i++) tbar += (sum - x[i]) / (double)(n - 1) / (double)n;
+    for (size_t i = 0; i < n; i++) {
+        double d = tbar - (sum - x[i]) / (double)(n - 1);
+        s2 += d * d;
+        s3 += d * d * d;
+    }
+    double a = s3 / (6.0 * s2 * sqrt(s2));
+    double *mb = malloc(B * sizeof *mb), below = 0;
+    gsl_rng *r = cs_rng_stream(seed, 0);
+    if (!mb || !r) {
+        free(mb);
+        if (r) gsl_rng_free(r);
+        *lo = *hi = NAN;
+        return;
+    }
+    for (unsigned b = 0; b < B; b++) {
+        double t = 0;
+        for (size_t i = 0; i < n; i++) t += x[gsl_rng_uniform_int(r, (unsigned long)n)];
+        mb[b] = t / (double)n;
+        below += mb[b] < m ? 1.0 : mb[b] == m ? 0.5 : 0.0;
+    }
+    gsl_sort(mb, 1, B);
+    double pb = below / B, pmin = 0.5 / B;
+    pb = pb < pmin ? pmin : pb > 1 - pmin ? 1 - pmin : pb;
+    double z0 = gsl_cdf_ugaussian_Pinv(pb), zl = gsl_cdf_ugaussian_Pinv((1 - level) / 2);
+    *lo = gsl_stats_quantile_from_sorted_data(mb, 1, B, gsl_cdf_ugaussian_P(z0 + (z0 + zl) / (1 - a * (z0 + zl))));
+    *hi = gsl_stats_quantile_from_sorted_data(mb, 1, B, gsl_cdf_ugaussian_P(z0 + (z0 - zl) / (1 - a * (z0 - zl))));
+    free(mb);
+    gsl_rng_free(r);
+}
+
+/* A strongly skewed sample (the acceleration matters): the BCa interval
+ * equals the textbook reference above. */
+static void test_bca_skewed(void)
+{
+    const double x[12] = {1, 1, 1, 1, 2, 2, 3, 5, 8, 40, 100, 400};
+    double lo = 0, hi = 0, rlo, rhi;
+    CS_CHECK(cs_stat_bca_mean(x, 12, 2000, 0.95, 29, &lo, &hi) == 0);
+    bca_ref(x, 12, 2000, 0.95, 29, &rlo, &rhi);
+    printf("BCa of the skewed sample: [%.6f, %.6f], reference [%.6f, %.6f]\n", lo, hi, rlo, rhi);
+    CS_CHECK(NEAR(lo, rlo, 1e-9 * fabs(rlo)) && NEAR(hi, rhi, 1e-9 * fabs(rhi)));
+}
+
 int main(void)
 {
     test_t_small();
     test_coverage();
     test_bca_edges();
+    test_domain();
+    test_bca_skewed();
     test_mser5();
     test_batch_means();
     test_paired();

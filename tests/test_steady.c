@@ -51,6 +51,14 @@ static int write_run(const char *path)
         b[i].tips = cs_h5_money(4);
     }
     int rc = cs_h5_append_blocks(h, b, N);
+    /* Two fires a block, of values 3 and 4.625: welfare 7.625 a block. */
+    static cs_h5_fire_t f[2 * N];
+    memset(f, 0, sizeof f);
+    for (int i = 0; i < 2 * N; i++) {
+        f[i].height = 1 + (uint64_t)(i / 2);
+        f[i].value = i % 2 ? 4.625 : 3.0;
+    }
+    if (rc == CS_OK) rc = cs_h5_append_fires(h, f, 2 * N);
     int rc2 = cs_h5_close(h, 1);
     return rc == CS_OK && rc2 == CS_OK ? 0 : -1;
 }
@@ -112,6 +120,12 @@ int main(void)
     CS_CHECK(s.mean[CS_SS_utilisation] == 0.5 && s.mean[CS_SS_basefee] == 7 && s.mean[CS_SS_paid] == 34);
     /* No fires-all flag: no welfare series. */
     CS_CHECK(!s.present[CS_SS_welfare] && isnan(s.mean[CS_SS_welfare]));
+    /* With it, per-block welfare is the sum of the block's fire values. */
+    CS_CHECK_EQ_U64(cs_steady_compute(path, CS_STEADY_F_LANE_FEE | CS_STEADY_F_FIRES_ALL, CS_STEADY_MSER5, 0, &s, err,
+                                      sizeof err),
+                    CS_OK);
+    CS_CHECK(s.present[CS_SS_welfare] && s.mean[CS_SS_welfare] == 7.625 && s.lo[CS_SS_welfare] == 7.625 &&
+             s.hi[CS_SS_welfare] == 7.625);
 
     /* A stated burn-in of 100: the transient's last 200 blocks stay in. */
     CS_CHECK_EQ_U64(cs_steady_compute(path, CS_STEADY_F_LANE_FEE, CS_STEADY_BURNIN, 100, &s, err, sizeof err), CS_OK);

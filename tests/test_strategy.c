@@ -915,10 +915,248 @@ static void test_scenario_form(void)
     bad("liquidation_bot", "\"shade\"", "agents[0].strategy: shade needs a value distribution the bidder knows");
 }
 
+/* A full-information Hedge learner with eta = 1 over grid[0..n) and its
+ * state (stream (29, stream)); NULL (a failed check) when out of memory. */
+static struct cs_strat_state *hedge1(cs_strategy_t *st, const double *grid, size_t n, uint64_t stream)
+{
+    memset(st, 0, sizeof *st);
+    st->kind = CS_STRAT_LEARNING;
+    st->n_grid = n;
+    for (size_t k = 0; k < n; k++) st->grid[k] = grid[k];
+    st->eta = 1.0;
+    struct cs_strat_state *ss = NULL;
+    CS_CHECK(cs_strat_new(st, NULL, cs_rng_stream(29, stream), &ss) == CS_OK && ss != NULL);
+    return ss;
+}
+
+/* The learner's probabilities are e^lw[k] normalised (to 1e-12). */
+static void check_hedge(const cs_strategy_t *st, const struct cs_strat_state *ss, const double *lw)
+{
+    double p[CS_STRAT_MAX_GRID], z = 0;
+    for (size_t k = 0; k < st->n_grid; k++) z += exp(lw[k]);
+    CS_CHECK(cs_strat_probs(st, ss, p, CS_STRAT_MAX_GRID) == st->n_grid);
+    for (size_t k = 0; k < st->n_grid; k++) CS_CHECK(fabs(p[k] - exp(lw[k]) / z) < 1e-12);
+}
+
+/*
+ * A bias learner's win test counts Bias(0) (issue 29; CIP-5 §9.2, §9.5
+ * step 1): one full-information Hedge round under bias-fp, eta = 1, grid
+ * {0.1, 0.2, 0.5, 1}, a timer of value 1,000 and gas limit 10 bid at
+ * height 10 (due 11), judged when block 12 starts against reserve 90,
+ * Bias(0) = 100 and a threshold of 25 per cycle set by another agent:
+ *   m = 0.1: bid 100 >= 90, (100 + 100)/10 = 20, not > 25: loses, r = 0;
+ *   m = 0.2: bid 200, (200 + 100)/10 = 30 > 25: wins, r = 0.8 (without
+ *            Bias(0) it would be 20 and lose);
+ *   m = 0.5: 60 > 25: wins, r = 0.5;   m = 1: wins, r = 0.
+ * Then p ~ (e^0, e^0.8, e^0.5, e^0).  A second round judged against the
+ * learner's own threshold entry (thresh_agent = self: the lowest winner's,
+ * 35) with the same Bias(0): only 0.5 wins (60 > 35; 30 is not), adding
+ * 0.5 to its log-weight: p ~ (1, e^0.8, e^1.0, 1).
+ */
+static void test_learner_bias0(void)
+{
+    cs_strategy_t st;
+    const double grid[4] = {0.1, 0.2, 0.5, 1.0};
+    struct cs_strat_state *ss = hedge1(&st, grid, 4, 1);
+    if (!ss) return;
+    const uint32_t self = 3;
+    double lw2[2][4] = {{0, 0.8, 0.5, 0}, {0, 0.8, 1.0, 0}};
+    for (int round = 0; round < 2; round++) {
+        uint64_t h = 10 + 2 * (uint64_t)round;
+        cs_obs_t o;
+        memset(&o, 0, sizeof o);
+        o.height = h;
+        o.mechanism = "bias-fp";
+        o.thresh_agent = UINT32_MAX;
+        cs_timer_req_t q;
+        memset(&q, 0, sizeof q);
+        q.value = 1000;
+        q.gas_limit = 10;
+        q.delay = 1;
+        cs_strat_bid(&st, ss, self, CS__MC_BID, &o, &q);
+        o.height = h + 2;
+        o.reserve_price = 90;
+        o.bias0 = 100;
+        o.thresh = 25;
+        o.thresh_agent = round == 0 ? 7 : self;
+        o.thresh_win = 35;
+        cs_strat_observe(&st, ss, self, CS__MC_BID, &o);
+        check_hedge(&st, ss, lw2[round]);
+    }
+    cs_strat_free(ss);
+}
+
+/*
+ * The strategy state and the pricing paths, with values worked by hand:
+ *   - no strategy (kind none): no state, the stream is freed, CS_OK;
+ *   - probabilities of a non-learner, or into too small a buffer: 0;
+ *   - bids only under bid mechanisms: a fee-family call leaves q alone;
+ *   - fixed_share 0.4 of value 2,385: bid 954; truthful: 2,385;
+ *   - best_response (epsilon 10, reserve 500) against a competing bid of
+ *     3,000 > value 2,385 - 10: the reserve, 500; with reserve 2,400 > value:
+ *     0 (it cannot win within its value); against 2,375 (2,375 + 10 = the
+ *     value): 2,385;
+ *   - shade with n = 3 uniform [1000, 3000] bidders, value 2,385: the closed
+ *     form 1000 + 2 (1385) / 3 = 1923.333...; through cs_strat_fees (value
+ *     2,385, fixed 1,000, 10 cycles, basefee 50): k = 1923.33 / 2385, so
+ *     max_fee = (1923.33 - 1000) / 10 = 92.333, max_prio = 42.333;
+ *   - fixed_share fees (share 0.5, same timer): max_fee (1192.5 - 1000) /
+ *     10 = 19.25 < basefee: max_prio 0; with 0 cycles, one is used:
+ *     max_fee 192.5;
+ *   - a learner's bid with no gas limit is judged per o->fire_cycles: one
+ *     round (grid {0.5, 1}, eta 1, bias-fp, value 1,000 bid at height 5,
+ *     fire_cycles 100, reserve 0, threshold 6 per cycle): 0.5 bids 500, 5
+ *     per cycle, not > 6: r = 0; 1 bids 1,000, 10 > 6: r = 0; p = (1/2,
+ *     1/2).  Per gas 1 (the fallback without fire_cycles) both would win
+ *     and p would be (e^0.5, 1) / (e^0.5 + 1).
+ */
+static void test_strategy_paths(void)
+{
+    cs_strategy_t st;
+    memset(&st, 0, sizeof st);
+    struct cs_strat_state *ss = (struct cs_strat_state *)&st; /* must be overwritten */
+    CS_CHECK(cs_strat_new(&st, NULL, cs_rng_stream(29, 2), &ss) == CS_OK && ss == NULL);
+    CS_CHECK(cs_strat_new(NULL, NULL, NULL, &ss) == CS_OK && ss == NULL);
+    double p[4];
+    CS_CHECK(cs_strat_probs(&st, NULL, p, 4) == 0);
+    cs_obs_t o;
+    memset(&o, 0, sizeof o);
+    o.mechanism = "bias-fp";
+    o.thresh_agent = UINT32_MAX;
+    cs_timer_req_t q;
+    memset(&q, 0, sizeof q);
+    q.value = 2385;
+    st.kind = CS_STRAT_FIXED_SHARE;
+    st.share = 0.4;
+    cs_strat_bid(&st, NULL, 0, CS__MC_FEE, &o, &q);
+    CS_CHECK(q.has_bid == 0);
+    cs_strat_bid(&st, NULL, 0, CS__MC_BID, &o, &q);
+    CS_CHECK(q.has_bid == 1 && fabs(q.bid - 954) < 1e-9);
+    st.kind = CS_STRAT_TRUTHFUL;
+    cs_strat_bid(&st, NULL, 0, CS__MC_BID, &o, &q);
+    CS_CHECK(q.bid == 2385);
+    st.kind = CS_STRAT_BEST_RESPONSE;
+    st.epsilon = 10;
+    o.reserve_price = 500;
+    o.top_bid = 3000;
+    o.top_bid_agent = 9;
+    cs_strat_bid(&st, NULL, 0, CS__MC_BID, &o, &q);
+    CS_CHECK(q.bid == 500);
+    o.reserve_price = 2400;
+    cs_strat_bid(&st, NULL, 0, CS__MC_BID, &o, &q);
+    CS_CHECK(q.bid == 0);
+    o.reserve_price = 500;
+    o.top_bid = 2375; /* outbidding costs exactly the value: still bids it */
+    cs_strat_bid(&st, NULL, 0, CS__MC_BID, &o, &q);
+    CS_CHECK(q.bid == 2385);
+    /* shade */
+    memset(&st, 0, sizeof st);
+    st.kind = CS_STRAT_SHADE;
+    st.n = 3;
+    cs_dist_t vd;
+    memset(&vd, 0, sizeof vd);
+    vd.kind = CS_DIST_UNIFORM;
+    vd.p[0] = 1000, vd.p[1] = 3000;
+    CS_CHECK(cs_strat_new(&st, &vd, cs_rng_stream(29, 3), &ss) == CS_OK && ss != NULL);
+    if (!ss) return;
+    o.reserve_price = 0;
+    cs_strat_bid(&st, ss, 0, CS__MC_BID, &o, &q);
+    CS_CHECK(fabs(q.bid - (1000 + 2.0 * 1385 / 3)) < 1e-9);
+    cs_timer_info_t t;
+    memset(&t, 0, sizeof t);
+    t.value = t.fire_value = 2385;
+    t.fire_fixed = 1000;
+    t.fire_cycles = 10;
+    o.basefee_lane = 50;
+    double fee = -1, prio = -1;
+    CS_CHECK(cs_strat_fees(&st, ss, 0, &t, &o, &fee, &prio) == 1);
+    CS_CHECK(fabs(fee - (2.0 * 1385 / 3) / 10) < 1e-9 && fabs(prio - ((2.0 * 1385 / 3) / 10 - 50)) < 1e-9);
+    cs_strat_free(ss);
+    st.kind = CS_STRAT_FIXED_SHARE;
+    st.share = 0.5;
+    CS_CHECK(cs_strat_fees(&st, NULL, 0, &t, &o, &fee, &prio) == 1 && fabs(fee - 19.25) < 1e-9 && prio == 0);
+    t.fire_cycles = 0;
+    CS_CHECK(cs_strat_fees(&st, NULL, 0, &t, &o, &fee, &prio) == 1 && fabs(fee - 192.5) < 1e-9);
+    CS_CHECK(cs_strat_fees(NULL, NULL, 0, &t, &o, &fee, &prio) == 0);
+    /* a learner without a gas limit */
+    const double grid[2] = {0.5, 1};
+    ss = hedge1(&st, grid, 2, 4);
+    if (!ss) return;
+    CS_CHECK(cs_strat_probs(&st, ss, p, 1) == 0);
+    memset(&o, 0, sizeof o);
+    o.mechanism = "bias-fp";
+    o.height = 5;
+    o.fire_cycles = 100;
+    o.thresh_agent = UINT32_MAX;
+    memset(&q, 0, sizeof q);
+    q.value = 1000;
+    cs_strat_bid(&st, ss, 0, CS__MC_BID, &o, &q);
+    o.height = 7;
+    o.thresh = 6;
+    o.thresh_agent = 4;
+    cs_strat_observe(&st, ss, 0, CS__MC_NONE, &o); /* no family: nothing judged */
+    cs_strat_observe(&st, ss, 0, CS__MC_BID, &o);
+    CS_CHECK(cs_strat_probs(&st, ss, p, 4) == 2 && fabs(p[0] - 0.5) < 1e-12 && fabs(p[1] - 0.5) < 1e-12);
+    cs_strat_free(ss);
+    cs_strat_free(NULL);
+}
+
+/*
+ * Boundaries of a learner's win test (issue 29, mutants): a bid equal to
+ * the reserve qualifies (CIP-5 §9.5: the reserve is a minimum bid), and
+ * under score a bid equal to the highest competing bid does not win (m
+ * wins iff m v > c).  Hedge with eta = 1 over {0.1, 0.5, 0.6}, value
+ * 1,000, gas limit 10:
+ *   bias-fp, reserve 100, Bias(0) = 100, threshold 15 (another agent's):
+ *     0.1 bids 100 = reserve, (100 + 100)/10 = 20 > 15: r = 0.9; 0.5: r =
+ *     0.5; 0.6: r = 0.4;
+ *   score, competing bid 500 (agent 7): 0.1 loses, 0.5 ties and loses, 0.6
+ *     wins: r = 0.4.
+ * Log-weights (0.9, 0.5, 0.4), then (0.9, 0.5, 0.8).
+ */
+static void test_learner_boundaries(void)
+{
+    cs_strategy_t st;
+    const double grid[3] = {0.1, 0.5, 0.6};
+    struct cs_strat_state *ss = hedge1(&st, grid, 3, 5);
+    if (!ss) return;
+    const double lw[2][3] = {{0.9, 0.5, 0.4}, {0.9, 0.5, 0.8}};
+    for (int round = 0; round < 2; round++) {
+        cs_obs_t o;
+        memset(&o, 0, sizeof o);
+        o.height = 20 + 2 * (uint64_t)round;
+        o.mechanism = round == 0 ? "bias-fp" : "score";
+        o.thresh_agent = UINT32_MAX;
+        o.top_bid_agent = UINT32_MAX;
+        cs_timer_req_t q;
+        memset(&q, 0, sizeof q);
+        q.value = 1000;
+        q.gas_limit = 10;
+        q.delay = 1;
+        cs_strat_bid(&st, ss, 0, CS__MC_BID, &o, &q);
+        o.height += 2;
+        if (round == 0) {
+            o.reserve_price = 100;
+            o.bias0 = 100;
+            o.thresh = 15;
+            o.thresh_agent = 7;
+        } else {
+            o.top_bid = 500;
+            o.top_bid_agent = 7;
+        }
+        cs_strat_observe(&st, ss, 0, CS__MC_BID, &o);
+        check_hedge(&st, ss, lw[round]);
+    }
+    cs_strat_free(ss);
+}
+
 int main(void)
 {
     test_scenario_form();
     test_shade();
+    test_learner_bias0();
+    test_strategy_paths();
+    test_learner_boundaries();
     test_hedge_regret();
     test_lane_learning();
     test_fee_hedge_regret();

@@ -137,17 +137,15 @@ static void test_eip1559(void)
     CHECK_U128(nb, 1375);
 }
 
-/* eip1559 from its floor (issue 29): with d = 1/8 a full block multiplies
- * by 1.125, so a basefee b of 1..7 has floor(1.125 b) = b and only the
- * "exact increase is at least +1" rounding lets it rise.  From 1,000, 60
- * empty blocks (x 0.875, floor, min 1) reach the floor 1; then full
- * blocks: 1 -> 2 -> ... -> 8 after 7 (one unit each), 8 -> 9 (exactly
- * 9), 9 -> 10 (10.125), 10 -> 11 (11.25), ..., 15 -> 16 (16.875), 16 ->
- * 18 after 16 full blocks.  After 200 full blocks: 38,731,107,478 (the
- * same trajectory replayed with Python fractions: floor, then b + 1 when
- * the floor equals b, min 1).  The loop beside it is an independent
- * reference in integers: next = max(9b div 8, b + 1) up, max(7b div 8, 1)
- * down. */
+/* eip1559 from its floor (issue 29), in EIP-1559's integer arithmetic
+ * (N50): with d = 1/8 an empty block lowers b by floor(b / 8) and a full
+ * block raises it by max(1, floor(b / 8)).  From 1,000, 60 empty blocks
+ * reach 7, where floor(7 / 8) = 0 holds it; then full blocks: 7 -> 8 -> ...
+ * -> 16 after 9 (one unit each: only the "at least +1" rule lets a basefee
+ * below 8 rise), 16 -> 18 at the 10th.  After 200 full blocks:
+ * 78,519,052,461 (the same trajectory replayed in Python integers).  The
+ * loop beside it is an independent reference: b - b div 8 down, b +
+ * max(b div 8, 1) up. */
 static void test_eip1559_floor_recovery(void)
 {
     cs_params_t p;
@@ -158,20 +156,21 @@ static void test_eip1559_floor_recovery(void)
     for (int i = 0; i < 60; i++) {
         CS_CHECK_EQ_U64(cs_basefee_next(&p, b, 0, &nb), CS_OK);
         b = nb;
-        ref = ref * 7 / 8 > 1 ? ref * 7 / 8 : 1;
+        ref = ref - ref / 8;
         agree &= b == ref;
     }
-    CHECK_U128(b, 1);
+    CHECK_U128(b, 7);
     for (int i = 1; i <= 200; i++) {
         CS_CHECK_EQ_U64(cs_basefee_next(&p, b, 2000000, &nb), CS_OK);
         b = nb;
-        ref = ref * 9 / 8 > ref ? ref * 9 / 8 : ref + 1;
+        ref = ref + (ref / 8 > 1 ? ref / 8 : 1);
         agree &= b == ref;
-        if (i == 7) CHECK_U128(b, 8);
-        if (i == 16) CHECK_U128(b, 18);
+        if (i == 1) CHECK_U128(b, 8);
+        if (i == 9) CHECK_U128(b, 16);
+        if (i == 10) CHECK_U128(b, 18);
     }
     CS_CHECK(agree);
-    CHECK_U128(b, 38731107478u);
+    CHECK_U128(b, 78519052461u);
     /* utilisation_H is at most 1 (CIP-1 rev §5): cycles beyond the lane
      * (3 L here) count as a full lane: eip1559 1000 x 1.125 = 1125 (u = 3
      * would give 1000 x (1 + 0.125 x 5) = 1625); additive 1000 + 10 x 1 =

@@ -234,7 +234,7 @@ static void test_edges(void)
     int bu = -1, ca = -1, qu = -1;
     CS_CHECK(cs_opt_rules("fifo", &bu, &ca, &qu) == 0 && bu == 0 && ca == 0 && qu == 0);
     CS_CHECK(cs_opt_rules("eip1559", &bu, &ca, &qu) == 0 && bu == 1 && ca == 1 && qu == 1);
-    CS_CHECK(cs_opt_rules("greedy", &bu, &ca, &qu) == 0 && bu == 1 && ca == 1 && qu == 0);
+    CS_CHECK(cs_opt_rules("greedy", &bu, &ca, &qu) == 0 && bu == 1 && ca == 1 && qu == 1); /* quotas too (N57) */
     CS_CHECK(cs_opt_rules("no-such-mechanism", &bu, &ca, &qu) == -1);
     cs_opt_job_t j = {1, 3, 60, 0, 1, 3, -1, 0};
     cs_opt_block_t b[3] = {{100, UINT64_MAX, 0, 0}, {100, UINT64_MAX, 0, 0}, {100, UINT64_MAX, 0, 0}};

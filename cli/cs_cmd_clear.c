@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "cs_error.h"
+#include "cs_json_guard.h"
 #include "cs_mech.h"
 #include "cs_params.h"
 #include "cs_timer.h"
@@ -86,13 +87,15 @@ static int cs__dec(const char *s, cs_u128 *out)
 }
 
 /* A JSON integer (a number with no fraction, below 2^53, or a decimal
- * string) as a u128; 0 or -1. */
+ * string) as a u128; 0, -1 when it is none, -2 for a JSON number of 2^53
+ * or more (its last digits are lost: 2^53 + 1 reads as 2^53). */
 static int cs__json_u128(const cJSON *j, cs_u128 *out)
 {
     if (cJSON_IsString(j)) return cs__dec(j->valuestring, out);
     if (!cJSON_IsNumber(j)) return -1;
     double d = j->valuedouble;
-    if (!(d >= 0) || d > 9007199254740992.0 || floor(d) != d) return -1;
+    if (!(d >= 0) || floor(d) != d) return -1;
+    if (d > CS_JSON_INT_MAX) return -2;
     *out = (cs_u128)(uint64_t)d;
     return 0;
 }
@@ -102,7 +105,12 @@ static int cs__get_u64(cs__cl_t *c, const cJSON *j, const char *path, uint64_t l
                        uint64_t *out)
 {
     cs_u128 v;
-    if (cs__json_u128(j, &v) != 0 || v < lo || v > hi) {
+    int r = cs__json_u128(j, &v);
+    if (r == -2) {
+        cs__cl_err(c, path, "integers of 2^53 or more lose precision as JSON numbers; give it as a decimal string");
+        return -1;
+    }
+    if (r != 0 || v < lo || v > hi) {
         if (hi == UINT64_MAX)
             cs__cl_err(c, path, "must be an integer >= %llu", (unsigned long long)lo);
         else
@@ -117,7 +125,12 @@ static int cs__get_u64(cs__cl_t *c, const cJSON *j, const char *path, uint64_t l
 /* Read a u128 amount at path. */
 static int cs__get_u128(cs__cl_t *c, const cJSON *j, const char *path, cs_u128 *out)
 {
-    if (cs__json_u128(j, out) != 0) {
+    int r = cs__json_u128(j, out);
+    if (r == -2) {
+        cs__cl_err(c, path, "integers of 2^53 or more lose precision as JSON numbers; give it as a decimal string");
+        return -1;
+    }
+    if (r != 0) {
         cs__cl_err(c, path, "must be a non-negative integer (number or decimal string)");
         return -1;
     }
@@ -616,6 +629,12 @@ int cs_cmd_clear(int argc, char **argv)
     if (text == NULL) {
         fprintf(stderr, "cowsim clear: %s: %s\n", path, strerror(errno));
         return CS_EXIT_IO;
+    }
+    char nulmsg[160];
+    if (cs_json_nul_check(text, len, nulmsg, sizeof nulmsg) != 0) {
+        fprintf(stderr, "cowsim clear: $: %s\n", nulmsg);
+        free(text);
+        return CS_EXIT_USAGE;
     }
     cJSON *root = cJSON_ParseWithLength(text, len);
     if (root == NULL) {

@@ -70,6 +70,14 @@ expect_err bad_u128 2 'timers[0].balance: must be a non-negative integer' \
     '{"mechanism":"eip1559","timers":[{"id":"t0","actor":"a","cycles":1,"max_fee":1,"max_priority_fee":1,"balance":"-5"}]}'
 expect_err no_timers 2 'timers: required' '{"mechanism":"fifo"}'
 expect_err malformed 2 '$: malformed JSON' '{"mechanism":"fifo",'
+# issue 25 #1: actors "p\u0000q" and "p\u0000r" would merge into "p"
+expect_err nul_actor 2 '$: escaped NUL (\u0000) in a string at line 1, column 52' \
+    '{"mechanism":"fifo","timers":[{"id":"t0","actor":"p\u0000q","cycles":1},{"id":"t1","actor":"p\u0000r","cycles":1}]}'
+# issue 25 #2: 2^53 + 1 reads as 2^53; 2^64 - 1 as a number said "must be an integer >= 0"
+expect_err big_bid 2 'timers[0].bid: integers of 2^53 or more lose precision as JSON numbers; give it as a decimal string' \
+    '{"mechanism":"bias-fp","timers":[{"id":"t0","actor":"a","cycles":1,"bid":9007199254740993}]}'
+expect_err big_height 2 'height: integers of 2^53 or more lose precision as JSON numbers; give it as a decimal string' \
+    '{"mechanism":"fifo","height":18446744073709551615,"timers":[{"id":"t0","actor":"a","cycles":1}]}'
 
 "$BIN" clear "$TMP/does-not-exist.json" > /dev/null 2>&1
 rc=$?

@@ -144,12 +144,21 @@ static void cs__get_params(cs__cl_t *c, const cJSON *obj, cs_params_t *p)
         cs__cl_err(c, "params", "must be an object");
         return;
     }
+    unsigned char *seen = calloc(cs_param_count, 1);
+    if (seen == NULL) {
+        cs__cl_err(c, "params", "out of memory");
+        return;
+    }
     for (const cJSON *it = obj->child; it != NULL; it = it->next) {
         char path[300];
         snprintf(path, sizeof path, "params.%s", it->string);
         const cs_param_desc_t *d = cs_param_find(it->string);
         if (d == NULL) {
             cs__cl_err(c, path, "unknown parameter");
+            continue;
+        }
+        if (seen[d - cs_param_table]++) { /* the first one would be overwritten silently */
+            cs__cl_err(c, path, "duplicate key");
             continue;
         }
         char *f = (char *)p + d->offset;
@@ -188,6 +197,7 @@ static void cs__get_params(cs__cl_t *c, const cJSON *obj, cs_params_t *p)
         }
         }
     }
+    free(seen);
 }
 
 /* Timer id from a string: 64 hex digits (optional 0x) or keccak256(s). */
@@ -219,13 +229,40 @@ static const char *const cs__top_keys[] = {"mechanism",     "height",        "pa
 static const char *const cs__timer_keys[] = {"id",      "actor",     "cycles",     "bid",
                                              "max_fee", "max_priority_fee", "deferrals", "weight",
                                              "balance", "due_height", "fifo_rank", "sched_height"};
+_Static_assert(sizeof cs__top_keys / sizeof cs__top_keys[0] <= 32 &&
+                   sizeof cs__timer_keys / sizeof cs__timer_keys[0] <= 32,
+               "cs__check_keys keeps one bit per key");
 
-/* 1 when key is in the list. */
-static int cs__known(const char *key, const char *const *keys, size_t n)
+/* Index of key in the list, or -1. */
+static int cs__key_index(const char *key, const char *const *keys, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (strcmp(key, keys[i]) == 0) return 1;
-    return 0;
+        if (strcmp(key, keys[i]) == 0) return (int)i;
+    return -1;
+}
+
+/*
+ * Check every key of obj (at path, "" for the root) against keys[0..n)
+ * (n <= 32): an unknown key and a known key given a second time are
+ * reported (the getters read the first one only, so "bid":5, "bid":999
+ * would clear with 5, unlike every other loader).  Linear in the keys.
+ */
+static void cs__check_keys(cs__cl_t *c, const cJSON *obj, const char *path, const char *const *keys, size_t n)
+{
+    uint32_t seen = 0;
+    for (const cJSON *it = obj->child; it != NULL; it = it->next) {
+        char fp[300];
+        if (path[0]) snprintf(fp, sizeof fp, "%s.%s", path, it->string);
+        else snprintf(fp, sizeof fp, "%s", it->string);
+        int k = cs__key_index(it->string, keys, n);
+        if (k < 0) {
+            cs__cl_err(c, fp, "unknown key");
+        } else if (seen & (1u << k)) {
+            cs__cl_err(c, fp, "duplicate key");
+        } else {
+            seen |= 1u << k;
+        }
+    }
 }
 
 /* One parsed auction. */
@@ -278,9 +315,7 @@ static int cs__parse(cs__cl_t *c, const cJSON *root, cs__auction_t *a)
         cs__cl_err(c, "$", "must be an object");
         return c->nerr;
     }
-    for (const cJSON *it = root->child; it != NULL; it = it->next)
-        if (!cs__known(it->string, cs__top_keys, sizeof cs__top_keys / sizeof cs__top_keys[0]))
-            cs__cl_err(c, it->string, "unknown key");
+    cs__check_keys(c, root, "", cs__top_keys, sizeof cs__top_keys / sizeof cs__top_keys[0]);
     const cJSON *mj = cJSON_GetObjectItemCaseSensitive(root, "mechanism");
     char names[512];
     if (!cJSON_IsString(mj)) {
@@ -337,11 +372,7 @@ static int cs__parse(cs__cl_t *c, const cJSON *root, cs__auction_t *a)
             cs__cl_err(c, path, "must be an object");
             continue;
         }
-        for (const cJSON *it = t->child; it != NULL; it = it->next) {
-            snprintf(fp, sizeof fp, "%s.%s", path, it->string);
-            if (!cs__known(it->string, cs__timer_keys, sizeof cs__timer_keys / sizeof cs__timer_keys[0]))
-                cs__cl_err(c, fp, "unknown key");
-        }
+        cs__check_keys(c, t, path, cs__timer_keys, sizeof cs__timer_keys / sizeof cs__timer_keys[0]);
 #define CS__FIELD(name) (snprintf(fp, sizeof fp, "%s." name, path), cJSON_GetObjectItemCaseSensitive(t, name))
         if ((j = CS__FIELD("id")) == NULL || !cJSON_IsString(j) || j->valuestring[0] == '\0') {
             cs__cl_err(c, fp, "required: a non-empty string");

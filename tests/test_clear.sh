@@ -70,6 +70,13 @@ expect_err bad_u128 2 'timers[0].balance: must be a non-negative integer' \
     '{"mechanism":"eip1559","timers":[{"id":"t0","actor":"a","cycles":1,"max_fee":1,"max_priority_fee":1,"balance":"-5"}]}'
 expect_err no_timers 2 'timers: required' '{"mechanism":"fifo"}'
 expect_err malformed 2 '$: malformed JSON' '{"mechanism":"fifo",'
+# issue 25 #4: a key given twice (the first would be read silently), like every other loader
+expect_err dup_bid 2 'timers[0].bid: duplicate key' \
+    '{"mechanism":"bias-fp","timers":[{"id":"t0","actor":"a","cycles":1,"bid":5,"bid":99999999}]}'
+expect_err dup_top 2 'mechanism: duplicate key' \
+    '{"mechanism":"bias-fp","mechanism":"fifo","timers":[{"id":"t0","actor":"a","cycles":1,"bid":5}]}'
+expect_err dup_param 2 'params.lambda: duplicate key' \
+    '{"mechanism":"bias-fp","params":{"lambda":0.1,"lambda":0.2},"timers":[{"id":"t0","actor":"a","cycles":1,"bid":5}]}'
 # issue 25 #1: actors "p\u0000q" and "p\u0000r" would merge into "p"
 expect_err nul_actor 2 '$: escaped NUL (\u0000) in a string at line 1, column 52' \
     '{"mechanism":"fifo","timers":[{"id":"t0","actor":"p\u0000q","cycles":1},{"id":"t1","actor":"p\u0000r","cycles":1}]}'

@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "cs_error.h"
+#include "cs_hmap.h"
 #include "cs_json_guard.h"
 #include "cs_mech.h"
 #include "cs_params.h"
@@ -275,6 +276,8 @@ typedef struct cs__auction {
     char **actor;              /* interned actor names */
     size_t n_actor;            /* distinct actors */
     char **idtext;             /* the id strings as given */
+    cs__hmap_t actor_map;      /* hash of an actor name -> its index in actor[] */
+    cs__hmap_t id_map;         /* hash of a timer id -> index of the first timer with it */
 } cs__auction_t;
 
 static void cs__auction_free(cs__auction_t *a)
@@ -284,18 +287,49 @@ static void cs__auction_free(cs__auction_t *a)
     free(a->actor);
     free(a->idtext);
     free(a->c);
+    cs__hmap_free(&a->actor_map);
+    cs__hmap_free(&a->id_map);
 }
 
-/* Index of actor name s, interning it; UINT32_MAX when out of memory (no
- * NULL name is ever stored: later lookups strcmp every name). */
+/* FNV-1a over n bytes, finished with cs__mix64 (the map keys by the low
+ * bits; every hit is compared in full, so a collision costs time only). */
+static uint64_t cs__hash_bytes(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return cs__mix64(h);
+}
+
+/* Index of actor name s, interning it (indices in order of first
+ * appearance: the mechanisms break ties by target); UINT32_MAX when out of
+ * memory.  A hash lookup, so n timers cost O(n), not O(n^2). */
 static uint32_t cs__intern(cs__auction_t *a, const char *s)
 {
-    for (size_t i = 0; i < a->n_actor; i++)
-        if (strcmp(a->actor[i], s) == 0) return (uint32_t)i;
+    uint64_t key = cs__hash_bytes(s, strlen(s));
+    size_t it = SIZE_MAX;
+    for (uint32_t v; (v = cs__hmap_next(&a->actor_map, key, &it)) != CS__HEMPTY;)
+        if (strcmp(a->actor[v], s) == 0) return v;
     char *copy = strdup(s);
     if (copy == NULL) return UINT32_MAX;
+    if (cs__hmap_put(&a->actor_map, key, (uint32_t)a->n_actor) != 0) {
+        free(copy);
+        return UINT32_MAX;
+    }
     a->actor[a->n_actor] = copy;
     return (uint32_t)a->n_actor++;
+}
+
+/* Index of the earlier timer with the id of timer i, or SIZE_MAX after
+ * recording timer i as the first with it; *oom set when out of memory. */
+static size_t cs__id_seen(cs__auction_t *a, size_t i, int *oom)
+{
+    uint64_t key = cs__hash_bytes(a->c[i].id.b, CS_ID_LEN);
+    size_t it = SIZE_MAX;
+    for (uint32_t v; (v = cs__hmap_next(&a->id_map, key, &it)) != CS__HEMPTY;)
+        if (memcmp(a->c[v].id.b, a->c[i].id.b, CS_ID_LEN) == 0) return v;
+    if (cs__hmap_put(&a->id_map, key, (uint32_t)i) != 0) *oom = 1;
+    return SIZE_MAX;
 }
 
 /* Which bid fields the mechanism reads: 1 = bid, 2 = fees, 0 = none. */
@@ -353,7 +387,9 @@ static int cs__parse(cs__cl_t *c, const cJSON *root, cs__auction_t *a)
     a->c = calloc(n ? n : 1, sizeof *a->c);
     a->actor = calloc(n ? n : 1, sizeof *a->actor);
     a->idtext = calloc(n ? n : 1, sizeof *a->idtext);
-    if (a->c == NULL || a->actor == NULL || a->idtext == NULL) {
+    if (a->c == NULL || a->actor == NULL || a->idtext == NULL ||
+        cs__hmap_init(&a->actor_map, n ? n : 1, CS__HMAP_HALF) != 0 ||
+        cs__hmap_init(&a->id_map, n ? n : 1, CS__HMAP_HALF) != 0) {
         cs__cl_err(c, "timers", "out of memory");
         return c->nerr;
     }
@@ -379,10 +415,10 @@ static int cs__parse(cs__cl_t *c, const cJSON *root, cs__auction_t *a)
         } else {
             cs__get_id(j->valuestring, &x->id);
             a->idtext[i] = strdup(j->valuestring);
-            if (a->idtext[i] == NULL) cs__cl_err(c, fp, "out of memory");
-            for (size_t k = 0; k < i; k++)
-                if (memcmp(a->c[k].id.b, x->id.b, CS_ID_LEN) == 0 && a->idtext[k] != NULL)
-                    cs__cl_err(c, fp, "duplicate of timers[%zu].id", k);
+            int oom = 0;
+            size_t k = a->idtext[i] ? cs__id_seen(a, i, &oom) : SIZE_MAX;
+            if (a->idtext[i] == NULL || oom) cs__cl_err(c, fp, "out of memory");
+            else if (k != SIZE_MAX) cs__cl_err(c, fp, "duplicate of timers[%zu].id", k);
         }
         j = CS__FIELD("actor");
         if (cJSON_IsString(j) && j->valuestring[0] != '\0') {

@@ -34,7 +34,9 @@
  * basefee_lane of fee-mechanism winners), tips (cycles * prio_rate),
  * auction payments, proposer revenue (tips + payments, or 0 and burned
  * when payments_to = burn, D9).  Fees assume the whole gas limit is used
- * (no execution happens here).
+ * (no execution happens here).  Totals are exact: an input whose totals
+ * exceed 2^128 - 1, or whose priorities saturate (bias-*: bid + Bias at
+ * 2^128 - 1; score: w_bid * bid above 2^125) and so tie, is refused (exit 2).
  * Limits (checked before the memory they govern is reserved): the file is
  * at most 64 MiB, timers[] at most 1,000,000 entries.
  * Exit codes: 0 ok, 2 bad input or usage, 3 unreadable file.
@@ -487,19 +489,62 @@ typedef struct cs__totals {
     cs_u128 proposer;  /* proposer revenue */
 } cs__totals_t;
 
-static cs__totals_t cs__totals(const cs__auction_t *a, const cs_clear_out_t *out)
+/*
+ * The totals into *t, exactly: every product and sum is checked, and the
+ * payments are summed here from the winners' payments (the mechanisms'
+ * own total saturates).  Returns NULL, or the name of the first total
+ * that exceeds 2^128 - 1 (the caller refuses the input: a wrapped or
+ * saturated total would look like a real one).
+ */
+static const char *cs__totals(const cs__auction_t *a, cs__totals_t *t)
 {
-    cs__totals_t t = {0, 0, out->payments, 0};
+    memset(t, 0, sizeof *t);
     int fees = (a->ops->flags & CS_MF_FEES) != 0;
+    cs_u128 v;
     for (size_t i = 0; i < a->n; i++) {
         const cs_cand_t *x = &a->c[i];
-        if (!x->selected || !fees) continue;
-        t.burn += (cs_u128)x->cycles * a->ctx.basefee_lane;
-        t.tips += (cs_u128)x->cycles * x->prio_rate;
+        if (!x->selected) continue;
+        if (cs_u128_add(t->payments, x->payment, &t->payments) != 0) return "payments";
+        if (!fees) continue;
+        if (cs_u128_mul(x->cycles, a->ctx.basefee_lane, &v) != 0 || cs_u128_add(t->burn, v, &t->burn) != 0)
+            return "burn";
+        if (cs_u128_mul(x->cycles, x->prio_rate, &v) != 0 || cs_u128_add(t->tips, v, &t->tips) != 0)
+            return "tips";
     }
-    if (a->p.payments_to == CS_PAY_BURN) t.burn += t.tips + t.payments;
-    else t.proposer = t.tips + t.payments;
-    return t;
+    if (cs_u128_add(t->tips, t->payments, &v) != 0)
+        return a->p.payments_to == CS_PAY_BURN ? "burn" : "proposer revenue";
+    if (a->p.payments_to == CS_PAY_BURN) {
+        if (cs_u128_add(t->burn, v, &t->burn) != 0) return "burn";
+    } else {
+        t->proposer = v;
+    }
+    return NULL;
+}
+
+/*
+ * Priorities that saturate tie timers that differ (issue 25): a bias-*
+ * priority bid + Bias(n) at 2^128 - 1, or a score bid with w_bid * bid
+ * above 2^125 (CIP-5 CN §9.1: the score caps that term there).  Reports
+ * each at its timer's bid and returns the count.
+ */
+static int cs__saturated(cs__cl_t *c, const cs__auction_t *a)
+{
+    int bad = 0;
+    int score = strcmp(a->ops->name, "score") == 0, bias = strncmp(a->ops->name, "bias-", 5) == 0;
+    cs_u128 lim = score && a->p.w_bid != 0 ? ((cs_u128)1 << 125) / a->p.w_bid : CS_U128_MAX;
+    for (size_t i = 0; i < a->n; i++) {
+        const cs_cand_t *x = &a->c[i];
+        char fp[64];
+        snprintf(fp, sizeof fp, "timers[%zu].bid", i);
+        if (bias && x->priority == CS_U128_MAX) {
+            cs__cl_err(c, fp, "bid + Bias reaches 2^128 - 1, where priorities saturate into ties; use a smaller bid");
+            bad++;
+        } else if (score && x->bid > lim) {
+            cs__cl_err(c, fp, "w_bid * bid exceeds 2^125, where the score saturates into ties; use a smaller bid");
+            bad++;
+        }
+    }
+    return bad;
 }
 
 /* Hex of a timer id into buf (65 bytes). */
@@ -523,7 +568,8 @@ static int cs__is_bias(const cs__auction_t *a)
 static int cs__print_json(const cs__auction_t *a, const cs_clear_out_t *out)
 {
     char b1[48], b2[80];
-    cs__totals_t t = cs__totals(a, out);
+    cs__totals_t t;
+    cs__totals(a, &t); /* checked by the caller */
     cJSON *root = cJSON_CreateObject();
     if (root == NULL) return -1;
     int bad = 0; /* an add failed (out of memory): the document would be incomplete */
@@ -578,7 +624,8 @@ static int cs__print_json(const cs__auction_t *a, const cs_clear_out_t *out)
 static int cs__print_table(const cs__auction_t *a, const cs_clear_out_t *out)
 {
     char b1[48], b2[48], b3[48], b4[80];
-    cs__totals_t t = cs__totals(a, out);
+    cs__totals_t t;
+    cs__totals(a, &t); /* checked by the caller */
     int bias = cs__is_bias(a), fees = (a->ops->flags & CS_MF_FEES) != 0;
     printf("mechanism %s  height %llu  budget %llu cycles  basefee_lane %s\n", a->ops->name,
            (unsigned long long)a->ctx.height, (unsigned long long)a->ctx.budget_cycles,
@@ -725,8 +772,16 @@ int cs_cmd_clear(int argc, char **argv)
             e = cs_mech_clear(&m, &a.ctx, a.c, a.n, &out);
             cs_mech_close(&m);
         }
+        cs__totals_t t;
+        const char *over = NULL;
         if (e != CS_OK) {
             fprintf(stderr, "cowsim clear: %s\n", cs_strerror(e));
+            rc = CS_EXIT_USAGE;
+        } else if (cs__saturated(&cl, &a) != 0) {
+            rc = CS_EXIT_USAGE;
+        } else if ((over = cs__totals(&a, &t)) != NULL) {
+            fprintf(stderr, "cowsim clear: totals.%s: exceeds 2^128 - 1 and cannot be shown exactly; use smaller amounts\n",
+                    over);
             rc = CS_EXIT_USAGE;
         } else if (json) {
             if (cs__print_json(&a, &out) != 0) rc = CS_EXIT_IO;

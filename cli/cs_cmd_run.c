@@ -391,6 +391,14 @@ int cs_cmd_run(int argc, char **argv)
             outdir = dirbuf;
         }
     }
+    char ferr[600];
+    int frc = cs_sim_check_funds(scn, ferr, sizeof ferr);
+    if (frc != CS_OK) { /* before any output exists (issue 25 #9) */
+        fprintf(stderr, "cowsim run: %s: %s\n", path, ferr);
+        free(mcopy);
+        cs_scenario_free(scn);
+        return frc == CS_ENOMEM ? CS_EXIT_IO : CS_EXIT_USAGE;
+    }
     if (cs_mkdirs(outdir) != 0) {
         fprintf(stderr, "cowsim run: cannot create output directory %s: %s\n", outdir, strerror(errno));
         free(mcopy);

@@ -611,6 +611,27 @@ static void test_cli(void)
     CS_CHECK_EQ_U64(run_cmd(cmd, out, sizeof out), 2);
     snprintf(cmd, sizeof cmd, "'%s' validate --help 2>&1", bin);
     CS_CHECK_EQ_U64(run_cmd(cmd, out, sizeof out), 0);
+    /* Issue 25 #9: 20,000 actors funded with 10^12 fires at 2.5e22 each
+     * (basefee_cycle 10^18 x the heartbeat's gas_limit 50,000 x cycles_frac 0.5) hold 5e38
+     * > 2^128 - 1 in all: validate and run refuse it at the JSON path, and
+     * run leaves no output directory. */
+    const char *big = "--set mechanism=eip1559 --set 'agents[0].count=20000' "
+                      "--set 'agents[0].balance={\"fires\":1e12}' "
+                      "--set 'environment.basefee_cycle={\"type\":\"constant\",\"value\":1e18}'";
+    snprintf(cmd, sizeof cmd, "'%s' validate '%s' %s 2>&1", bin, p1, big);
+    CS_CHECK_EQ_U64(run_cmd(cmd, out, sizeof out), 2);
+    snprintf(want, sizeof want,
+             "%s: agents[0].balance.fires: 1e+12 fires at the opening price 2.5e+22 of mechanism eip1559 fund more "
+             "than 2^128 - 1 base units (one actor, or summed over all actors)\n", p1);
+    CS_CHECK_STR(out, want);
+    char tdir[] = "/tmp/cs_test_funds_XXXXXX";
+    CS_CHECK(mkdtemp(tdir) != NULL);
+    snprintf(cmd, sizeof cmd, "'%s' run '%s' %s -o '%s/out' --seeds 2 2>&1", bin, p1, big, tdir);
+    CS_CHECK_EQ_U64(run_cmd(cmd, out, sizeof out), 2);
+    CS_CHECK(strstr(out, "agents[0].balance.fires: 1e+12 fires") != NULL);
+    snprintf(cmd, sizeof cmd, "%s/out", tdir);
+    CS_CHECK(access(cmd, F_OK) != 0);
+    rmdir(tdir);
 }
 
 /* scenarios/schema.json against the tables and the loader. */

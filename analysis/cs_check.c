@@ -418,7 +418,7 @@ static int cs__write_file(const char *path, const char *text)
     if (!tmp) return CS_ENOMEM;
     memcpy(tmp, path, n);
     memcpy(tmp + n, ".tmp", 5);
-    FILE *f = fopen(tmp, "wb");
+    FILE *f = cs_publish_fcreate(tmp); /* never through a planted link */
     int ok = f != NULL;
     if (ok) ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
     if (f && fclose(f) != 0) ok = 0;

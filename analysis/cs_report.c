@@ -211,7 +211,7 @@ int cs_report_write(const char *const *inputs, size_t nin, const cs_report_opts_
     if (rc == 0) {
         snprintf(tmp_md, sizeof tmp_md, "%s/report.md.tmp", outdir);
         snprintf(md, sizeof md, "%s/report.md", outdir);
-        if (cs_mkdirs(outdir) != 0 || !(out = fopen(tmp_md, "w"))) {
+        if (cs_mkdirs(outdir) != 0 || !(out = cs_publish_fcreate(tmp_md))) {
             fprintf(stderr, "cowsim report: cannot write to output directory %s: %s\n", outdir, strerror(errno));
             rc = CS_EXIT_IO;
         }

@@ -552,7 +552,7 @@ static int cs__h5_publish(cs_h5_t *h)
     struct stat st;
     if (fstat(h->work_fd, &st) != 0)
         return cs__h5_fail(CS_EIO, "cannot write '%s': %s: %s", h->out, h->work, strerror(errno));
-    int fd = open(h->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int fd = cs_publish_create(h->tmp); /* never through a planted link */
     if (fd < 0) return cs__h5_fail(CS_EIO, "cannot write '%s': %s: %s", h->out, h->tmp, strerror(errno));
     int ok = cs__h5_copy(h->work_fd, fd, st.st_size) == 0 && cs_publish_commit(fd, h->tmp, h->out) == 0;
     int e = errno;
@@ -945,6 +945,14 @@ cs_h5_t *cs_h5_create(const char *path, const cs_h5_meta_t *meta, int *err)
         if (h->file < 0)
             rc = h->out ? cs__h5_fail(CS_EIO, "cannot create '%s' (its work file %s)", path, h->work)
                         : cs__h5_fail(CS_EIO, "cannot create '%s'", path);
+    }
+    /* HDF5 opened the work file by name: it must still be the regular file
+     * we created and locked, not a link planted meanwhile (issue 25 #7). */
+    if (rc == CS_OK && h->out) {
+        struct stat a, b;
+        if (fstat(h->work_fd, &a) != 0 || lstat(h->work, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+            rc = cs__h5_fail(CS_EIO, "cannot create '%s': its work file %s was replaced while opening", path,
+                             h->work);
     }
     /* The work file is ours (created, locked): remove an earlier file at
      * <out>, so that a kill before the first checkpoint cannot leave an

@@ -326,6 +326,12 @@ int cs_cmd_run(int argc, char **argv)
         scn->n_seeds = 1;
     }
     size_t ns = scn->n_seeds;
+    if (ns > 1 && !scn->seed_list && scn->seed > UINT64_MAX - (ns - 1)) {
+        fprintf(stderr, "cowsim run: %zu seeds from seed %llu would pass 2^64 - 1 (and wrap to 0)\n", ns,
+                (unsigned long long)scn->seed);
+        cs_scenario_free(scn);
+        return CS_EXIT_USAGE;
+    }
     /* Mechanisms: the scenario's, or the --mechanism list (validated). */
     const char *list[CS_MAX_MECHS];
     size_t nm = 0;

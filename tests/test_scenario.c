@@ -632,6 +632,15 @@ static void test_cli(void)
     snprintf(cmd, sizeof cmd, "%s/out", tdir);
     CS_CHECK(access(cmd, F_OK) != 0);
     rmdir(tdir);
+    /* Issue 25 (minor): --seeds 2 from seed 2^64 - 1 wrapped to seed 0. */
+    snprintf(cmd, sizeof cmd, "'%s' run '%s' --seeds 2 --seed 18446744073709551615 -o /nonexistent/x 2>&1", bin, p1);
+    CS_CHECK_EQ_U64(run_cmd(cmd, out, sizeof out), 2);
+    CS_CHECK_STR(out, "cowsim run: 2 seeds from seed 18446744073709551615 would pass 2^64 - 1 (and wrap to 0)\n");
+    snprintf(cmd, sizeof cmd, "'%s' validate '%s' --set seed=18446744073709551614 --set seeds=3 2>&1", bin, p1);
+    CS_CHECK_EQ_U64(run_cmd(cmd, out, sizeof out), 2);
+    snprintf(want, sizeof want, "%s: seeds: 3 seeds from seed 18446744073709551614 would pass 2^64 - 1 (and wrap to 0)\n",
+             p1);
+    CS_CHECK_STR(out, want);
 }
 
 /* scenarios/schema.json against the tables and the loader. */

@@ -633,8 +633,12 @@ static void test_cli(void)
     CS_CHECK(access(cmd, F_OK) != 0);
     rmdir(tdir);
     /* Issue 25 (minor): --seeds 2 from seed 2^64 - 1 wrapped to seed 0. */
-    snprintf(cmd, sizeof cmd, "'%s' run '%s' --seeds 2 --seed 18446744073709551615 -o /nonexistent/x 2>&1", bin, p1);
+    char sdir[] = "/tmp/cs_test_seeds_XXXXXX";
+    CS_CHECK(mkdtemp(sdir) != NULL);
+    snprintf(cmd, sizeof cmd, "'%s' run '%s' --seeds 2 --seed 18446744073709551615 -o '%s/out' 2>&1", bin, p1, sdir);
     CS_CHECK_EQ_U64(run_cmd(cmd, out, sizeof out), 2);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", sdir); /* (the unfixed code ran into it) */
+    CS_CHECK(system(cmd) == 0);
     CS_CHECK_STR(out, "cowsim run: 2 seeds from seed 18446744073709551615 would pass 2^64 - 1 (and wrap to 0)\n");
     snprintf(cmd, sizeof cmd, "'%s' validate '%s' --set seed=18446744073709551614 --set seeds=3 2>&1", bin, p1);
     CS_CHECK_EQ_U64(run_cmd(cmd, out, sizeof out), 2);

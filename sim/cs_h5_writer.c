@@ -5,8 +5,11 @@
  * copied into it; when it holds a whole chunk the chunk is compressed
  * (byte shuffle, then a zlib stream) and written with H5Dwrite_chunk, which
  * bypasses HDF5's own filter pipeline and type conversion.  The bytes are
- * exactly what the dataset's declared filters (shuffle, deflate) decode, so
- * every HDF5 reader sees ordinary filtered chunks.  With a helper thread the
+ * exactly what the dataset's declared filters (shuffle, deflate, then the
+ * Fletcher-32 checksum of the compressed bytes, appended here as the filter
+ * would) decode, so every HDF5 reader sees ordinary filtered chunks and
+ * verifies each chunk's checksum as it reads it (issue 25: a damaged file
+ * is refused, not read as other numbers).  With a helper thread the
  * compression of up to CS__H5_DEPTH chunks overlaps the caller; the main
  * thread alone talks to HDF5, and it writes finished chunks only at points
  * fixed by the sequence of API calls (when the job ring is full, at flush and
@@ -132,6 +135,38 @@ static size_t cs__h5_out_bound(size_t nbytes, size_t es)
 }
 
 /*
+ * The Fletcher-32 checksum of HDF5's fletcher32 filter (the HDF5 library's
+ * H5Zfletcher32.c documents the format): data read as big-endian 16-bit
+ * words (an odd last byte as the high byte of a word), two sums folded
+ * modulo 65535 every 360 words, result sum2 << 16 | sum1.  The filter
+ * appends it to the chunk as 4 little-endian bytes.
+ */
+static uint32_t cs__h5_fletcher32(const uint8_t *p, size_t len)
+{
+    uint32_t s1 = 0, s2 = 0;
+    size_t words = len / 2;
+    while (words) {
+        size_t t = words > 360 ? 360 : words;
+        words -= t;
+        for (; t; t--, p += 2) {
+            s1 += (uint32_t)p[0] << 8 | p[1];
+            s2 += s1;
+        }
+        s1 = (s1 & 0xffff) + (s1 >> 16);
+        s2 = (s2 & 0xffff) + (s2 >> 16);
+    }
+    if (len % 2) {
+        s1 += (uint32_t)p[0] << 8;
+        s2 += s1;
+        s1 = (s1 & 0xffff) + (s1 >> 16);
+        s2 = (s2 & 0xffff) + (s2 >> 16);
+    }
+    s1 = (s1 & 0xffff) + (s1 >> 16);
+    s2 = (s2 & 0xffff) + (s2 >> 16);
+    return s2 << 16 | s1;
+}
+
+/*
  * Compress one chunk (nrows rows of es bytes) into out (cap bytes, at least
  * cs__h5_out_bound): shuffle, then one zlib stream, level 1 with the RLE
  * strategy, switching to level 0 (stored blocks) for random-looking byte
@@ -187,7 +222,14 @@ static int cs__h5_compress(cs__h5_zip_t *zp, const uint8_t *raw, size_t es, size
             return CS_EIO;
         }
     }
-    *len = (size_t)z->total_out;
+    size_t n = (size_t)z->total_out;
+    if (n + 4 > cap) {
+        *why = "chunk buffer too small for the checksum";
+        return CS_EIO;
+    }
+    uint32_t ck = cs__h5_fletcher32(out, n);
+    for (int k = 0; k < 4; k++) out[n + (size_t)k] = (uint8_t)(ck >> (8 * k));
+    *len = n + 4;
     return CS_OK;
 }
 
@@ -730,7 +772,7 @@ int cs_h5_close(cs_h5_t *h, int complete)
     return rc;
 }
 
-/* Create dataset dsi (empty, extendible, chunked, shuffle + deflate) with
+/* Create dataset dsi (empty, extendible, chunked, shuffle + deflate + fletcher32) with
  * its "description" attribute. */
 static int cs__h5_make_ds(cs_h5_t *h, int dsi)
 {
@@ -740,9 +782,10 @@ static int cs__h5_make_ds(cs_h5_t *h, int dsi)
     hid_t type = cs__h5_row_type(d, NULL);
     hid_t space = H5Screate_simple(1, &zero, &unlim);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    /* Filter order matters: the chunk bytes are deflate(shuffle(rows)). */
+    /* Filter order matters: the chunk bytes are deflate(shuffle(rows))
+     * followed by their Fletcher-32 checksum (cs__h5_compress). */
     if (type < 0 || space < 0 || dcpl < 0 || H5Pset_chunk(dcpl, 1, &chunk) < 0 ||
-        H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, 1) < 0 ||
+        H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, 1) < 0 || H5Pset_fletcher32(dcpl) < 0 ||
         H5Pset_obj_track_times(dcpl, 0) < 0) {
         rc = cs__h5_fail(CS_EIO, "dataset properties for /%s", d->name);
         goto out;

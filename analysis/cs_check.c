@@ -343,7 +343,7 @@ static int cs__run_metrics(const char *run, const char *greedy, cs_metrics_t *m)
     }
     if (rc != CS_OK) {
         fprintf(stderr, "cowsim check: %s\n", err);
-        return (rc == CS_EIO || rc == CS_ENOMEM) ? CS_EXIT_IO : CS_EXIT_USAGE;
+        return cs_exit_of(rc);
     }
     if (m->v[CS_M_complete] != 1.0)
         fprintf(stderr, "cowsim check: warning: %s is an incomplete run (complete = 0)\n", run);

@@ -105,7 +105,7 @@ static int cs__classify(const char *path)
         int rc = cs_h5_sandbox_call(path, cs__classify_probe, NULL, &fn_rc);
         if (rc != CS_OK) {
             fprintf(stderr, "cowsim report: %s\n", cs_h5_last_error());
-            return rc == CS_EIO ? -CS_EXIT_IO : -CS_EXIT_USAGE;
+            return -cs_exit_of(rc);
         }
     }
     return cs__classify_direct(path);

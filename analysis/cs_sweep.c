@@ -876,8 +876,11 @@ int cs_sweep_load(const char *path, cs_sweep_t **out, cs_errlist_t *errs)
     size_t len;
     if (cs__slurp(path, CS__SW_MAX_TEXT, &text, &len) != 0) {
         if (errno == ENOMEM) return CS_ENOMEM;
-        if (errno == EFBIG) cs_errlist_add(errs, "$: larger than %u bytes", CS__SW_MAX_TEXT);
-        else cs_errlist_add(errs, "cannot read: %s", strerror(errno));
+        if (errno == EFBIG) {
+            cs_errlist_add(errs, "$: larger than %u bytes", CS__SW_MAX_TEXT);
+            return CS_EINVAL;
+        }
+        cs_errlist_add(errs, "cannot read: %s", strerror(errno));
         return CS_EIO;
     }
     char dir[4096];

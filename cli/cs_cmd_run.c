@@ -310,7 +310,7 @@ int cs_cmd_run(int argc, char **argv)
         for (size_t i = 0; i < errs.n; i++) fprintf(stderr, "%s: %s\n", path, errs.msg[i]);
         if (errs.n == 0) fprintf(stderr, "%s: %s\n", path, cs_strerror(rc));
         cs_errlist_free(&errs);
-        return rc == CS_ENOMEM ? CS_EXIT_IO : CS_EXIT_USAGE;
+        return cs_exit_of(rc);
     }
     cs_errlist_free(&errs);
     if (have_seed) scn->seed = seed;

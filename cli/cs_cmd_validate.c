@@ -112,5 +112,5 @@ int cs_cmd_validate(int argc, char **argv)
     for (size_t i = 0; i < errs.n; i++) fprintf(stderr, "%s: %s\n", file, errs.msg[i]);
     if (rc == CS_ENOMEM) fprintf(stderr, "%s: %s\n", file, cs_strerror(rc));
     cs_errlist_free(&errs);
-    return rc == CS_ENOMEM ? CS_EXIT_IO : CS_EXIT_USAGE;
+    return cs_exit_of(rc);
 }

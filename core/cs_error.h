@@ -37,7 +37,8 @@
     X(EINVARIANT, "ledger or timer-accounting invariant violated")                   \
     X(EPARSE, "malformed input")                                                     \
     X(EIO, "input/output error")                                                     \
-    X(EINTERRUPTED, "interrupted")
+    X(EINTERRUPTED, "interrupted")                                                   \
+    X(ECORRUPT, "corrupt file (a checksum or a cross-check of its tables failed)")
 
 typedef enum cs_err {
 #define CS__ERR_ENUM(name, msg) CS_##name,

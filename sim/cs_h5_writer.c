@@ -960,7 +960,11 @@ cs_h5_t *cs_h5_create(const char *path, const cs_h5_meta_t *meta, int *err)
     }
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE), fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fcpl < 0 || fapl < 0 || H5Pset_obj_track_times(fcpl, 0) < 0 ||
-        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
+        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
+        /* The 1.8 file format: superblock v2 and object headers v2 carry
+         * checksums, so damaged root attributes or dataset headers are
+         * refused by HDF5 itself (issue 25); chunks carry Fletcher-32. */
+        H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) < 0) {
         rc = cs__h5_fail(CS_EIO, "file properties");
     }
     /* The work file is ours alone: an exclusive flock on it, held by

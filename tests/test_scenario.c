@@ -596,9 +596,10 @@ static void test_cli(void)
     snprintf(want, sizeof want, "%s: blocks: must be in [1, 1000000000], got 0\n%s: params: w_min (2.5) must be <= w_max (2)\n",
              p2, p2);
     CS_CHECK_STR(out, want);
-    /* Unreadable file: input error, exit 2, the path in the message. */
+    /* Unreadable file: I/O error, exit 3 (as for every verb's inputs,
+     * cs_exit.h), the path in the message. */
     snprintf(cmd, sizeof cmd, "'%s' validate /nonexistent/none.json 2>&1", bin);
-    CS_CHECK_EQ_U64(run_cmd(cmd, out, sizeof out), 2);
+    CS_CHECK_EQ_U64(run_cmd(cmd, out, sizeof out), 3);
     CS_CHECK_STR(out, "/nonexistent/none.json: cannot open: No such file or directory\n");
     /* Usage errors. */
     snprintf(cmd, sizeof cmd, "'%s' validate 2>&1", bin);

@@ -7,7 +7,7 @@
  *                [--metrics NAME[,NAME...]] [--comment TEXT] [--greedy GREEDY.h5]
  *
  * BASELINE.json is {"scenario": S, "mechanism": M, "seed": N, "comment": C,
- * (N a number up to 2^53, or a decimal string),
+ * (N a number below 2^53, or a decimal string),
  * "metrics": {NAME: {"value": V, "abs": A, "rel": R}, ...}}; only
  * "metrics" is required, and each entry needs "value" (a number, or null
  * for a metric that is NaN).  Tolerance = max(abs, rel x |value|); a check
@@ -20,6 +20,7 @@
  */
 #include "cs_check.h"
 #include "cs_exit.h"
+#include "cs_json_guard.h"
 #include "cs_error.h"
 #include "cs_metrics.h"
 #include "cs_publish.h"
@@ -127,6 +128,7 @@ static int cs__tol(const cJSON *ent, const char *key, const char *name, double *
 static int cs__base_parse(const char *text, cs__base_t *b, int require_metrics, char *msg, size_t cap)
 {
     memset(b, 0, sizeof *b);
+    if (cs_json_nul_check(text, strlen(text), msg, cap) != 0) return CS_EPARSE;
     cJSON *root = cJSON_Parse(text);
     int rc = CS_EPARSE;
     if (!root) {
@@ -164,8 +166,8 @@ static int cs__base_parse(const char *text, cs__base_t *b, int require_metrics, 
                 goto out;
             }
         } else if (strcmp(k, "seed") == 0) {
-            /* A JSON number is exact only up to 2^53; larger seeds are
-             * written as decimal strings. */
+            /* A JSON number is exact only below 2^53 (2^53 + 1 reads as
+             * 2^53); larger seeds are written as decimal strings. */
             double d = cJSON_IsNumber(it) ? it->valuedouble : -1;
             int good = 0;
             if (cJSON_IsString(it) && it->valuestring[0] >= '0' && it->valuestring[0] <= '9') {
@@ -173,12 +175,12 @@ static int cs__base_parse(const char *text, cs__base_t *b, int require_metrics, 
                 errno = 0;
                 b->seed = strtoull(it->valuestring, &end, 10);
                 good = errno == 0 && *end == '\0';
-            } else if (d >= 0 && d <= 9007199254740992.0 && d == floor(d)) {
+            } else if (d >= 0 && d <= CS_JSON_INT_MAX && d == floor(d)) {
                 b->seed = (uint64_t)d;
                 good = 1;
             }
             if (!good) {
-                snprintf(msg, cap, "seed: must be an integer in [0, 2^53] or a decimal string");
+                snprintf(msg, cap, "seed: must be an integer in [0, 2^53 - 1] or a decimal string");
                 goto out;
             }
             b->has_seed = 1;
@@ -341,7 +343,7 @@ static int cs__run_metrics(const char *run, const char *greedy, cs_metrics_t *m)
     }
     if (rc != CS_OK) {
         fprintf(stderr, "cowsim check: %s\n", err);
-        return (rc == CS_EIO || rc == CS_ENOMEM) ? CS_EXIT_IO : CS_EXIT_USAGE;
+        return cs_exit_of(rc);
     }
     if (m->v[CS_M_complete] != 1.0)
         fprintf(stderr, "cowsim check: warning: %s is an incomplete run (complete = 0)\n", run);
@@ -416,7 +418,7 @@ static int cs__write_file(const char *path, const char *text)
     if (!tmp) return CS_ENOMEM;
     memcpy(tmp, path, n);
     memcpy(tmp + n, ".tmp", 5);
-    FILE *f = fopen(tmp, "wb");
+    FILE *f = cs_publish_fcreate(tmp); /* never through a planted link */
     int ok = f != NULL;
     if (ok) ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
     if (f && fclose(f) != 0) ok = 0;
@@ -488,7 +490,7 @@ static char *cs__bless_text(const cs__base_t *b, const cs_metrics_t *m, const ch
     cJSON *root = cJSON_CreateObject();
     int ok = root && cJSON_AddStringToObject(root, "scenario", m->scenario) &&
              cJSON_AddStringToObject(root, "mechanism", m->mechanism) &&
-             (m->seed <= (1ull << 53) ? cJSON_AddRawToObject(root, "seed", sb) != NULL
+             (m->seed < (1ull << 53) ? cJSON_AddRawToObject(root, "seed", sb) != NULL
                                        : cJSON_AddStringToObject(root, "seed", sb) != NULL) &&
              (!cm || cJSON_AddStringToObject(root, "comment", cm));
     cJSON *mets = ok ? cJSON_AddObjectToObject(root, "metrics") : NULL;

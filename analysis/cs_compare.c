@@ -29,7 +29,7 @@
 /* Exit status for a cs_metrics_compute error code. */
 static int cs__exit_for(int rc)
 {
-    return (rc == CS_EIO || rc == CS_ENOMEM) ? CS_EXIT_IO : CS_EXIT_USAGE;
+    return cs_exit_of(rc);
 }
 
 /* A value as text: "-" for NaN, integers without decimals, else %.6g. */
@@ -710,7 +710,7 @@ int cs_compare_runs(const cs_compare_opts_t *o)
         if (hrc == CS_OK) hrc = cs_harm_summarize(hm, np, &hsum, &nhsum, herr, sizeof herr);
         if (hrc != CS_OK) {
             fprintf(stderr, "cowsim compare: harm: %s\n", herr);
-            status = hrc == CS_EPARSE ? CS_EXIT_USAGE : CS_EXIT_IO;
+            status = cs_exit_of(hrc);
         }
     }
     if (status == CS_EXIT_OK) {

@@ -105,7 +105,7 @@ static int cs__classify(const char *path)
         int rc = cs_h5_sandbox_call(path, cs__classify_probe, NULL, &fn_rc);
         if (rc != CS_OK) {
             fprintf(stderr, "cowsim report: %s\n", cs_h5_last_error());
-            return rc == CS_EIO ? -CS_EXIT_IO : -CS_EXIT_USAGE;
+            return -cs_exit_of(rc);
         }
     }
     return cs__classify_direct(path);
@@ -211,7 +211,7 @@ int cs_report_write(const char *const *inputs, size_t nin, const cs_report_opts_
     if (rc == 0) {
         snprintf(tmp_md, sizeof tmp_md, "%s/report.md.tmp", outdir);
         snprintf(md, sizeof md, "%s/report.md", outdir);
-        if (cs_mkdirs(outdir) != 0 || !(out = fopen(tmp_md, "w"))) {
+        if (cs_mkdirs(outdir) != 0 || !(out = cs_publish_fcreate(tmp_md))) {
             fprintf(stderr, "cowsim report: cannot write to output directory %s: %s\n", outdir, strerror(errno));
             rc = CS_EXIT_IO;
         }

@@ -73,7 +73,7 @@ int cs__rep_h5_fail(const char *path, int rc)
     const char *m = cs_h5_last_error();
     if (rc == CS_ENOMEM) fprintf(stderr, "cowsim report: %s: out of memory (%s)\n", path, m && *m ? m : "reading");
     else fprintf(stderr, "cowsim report: %s: %s\n", path, m && *m ? m : cs_strerror(rc));
-    return rc == CS_EPARSE ? CS_EXIT_USAGE : CS_EXIT_IO;
+    return rc == CS_EPARSE || rc == CS_EINVAL ? CS_EXIT_USAGE : cs_exit_of(rc);
 }
 
 /*
@@ -308,12 +308,12 @@ int cs__run_metrics(cs__rep_run_t *runs, size_t n, int ss_mode, uint64_t burn_in
                                    sizeof err);
             if (rc != CS_OK) {
                 fprintf(stderr, "cowsim report: %s\n", err);
-                return rc == CS_EINVAL || rc == CS_EPARSE ? CS_EXIT_USAGE : CS_EXIT_IO;
+                return rc == CS_EINVAL || rc == CS_EPARSE ? CS_EXIT_USAGE : cs_exit_of(rc);
             }
         }
         if (rc != CS_OK) {
             fprintf(stderr, "cowsim report: %s: %s\n", runs[i].path, err[0] ? err : cs_strerror(rc));
-            return rc == CS_EIO || rc == CS_ENOMEM ? CS_EXIT_IO : CS_EXIT_USAGE;
+            return cs_exit_of(rc);
         }
     }
     return 0;
@@ -339,7 +339,7 @@ int cs__seedrun_plot(const cs__gp_t *g, cs__seedrun_t *s, const char *prefix, cs
     int rc = cs_seeds_load(s->path, &s->set, err, sizeof err);
     if (rc != CS_OK) {
         fprintf(stderr, "cowsim report: %s\n", err);
-        return rc == CS_EIO || rc == CS_ENOMEM ? CS_EXIT_IO : CS_EXIT_USAGE;
+        return cs_exit_of(rc);
     }
     size_t nm = s->set.nm, ns = s->set.ns;
     if (ns < 2)

@@ -19,6 +19,7 @@
 
 #include <gsl/gsl_qrng.h>
 
+#include "cs_json_guard.h"
 #include "cs_metrics.h"
 
 /* ------------------------------------------------------------ limits */
@@ -32,7 +33,7 @@
 #define CS__SW_MAX_PATH 256           /* a scenario path (as --set) */
 #define CS__SW_MAX_NAME 128           /* sweep name */
 #define CS__SW_MAX_STRCOL 256         /* width of a string parameter column */
-#define CS__SW_JSON_EXACT 9007199254740992.0 /* 2^53 */
+#define CS__SW_JSON_EXACT 9007199254740992.0 /* 2^53: JSON integers from here on lose precision */
 
 /* Columns of /runs that are not parameters or metrics. */
 static const char *const cs__fixed_cols[] = {"run_id", "point", "seed", "mechanism"};
@@ -389,8 +390,8 @@ static void cs__parse_sobol(cs_sweep_t *sw, const cJSON *root, const cJSON *s, c
                     cs_errlist_add(e, "sobol.integer[%zu]: %s listed twice", i, it->valuestring);
                     continue;
                 }
-                if (p->lo != floor(p->lo) || p->hi != floor(p->hi) || fabs(p->lo) > CS__SW_JSON_EXACT ||
-                    fabs(p->hi) > CS__SW_JSON_EXACT)
+                if (p->lo != floor(p->lo) || p->hi != floor(p->hi) || fabs(p->lo) >= CS__SW_JSON_EXACT ||
+                    fabs(p->hi) >= CS__SW_JSON_EXACT)
                     cs_errlist_add(e, "sobol.ranges.%s: an integer path needs integer bounds, got [%g, %g]",
                                    it->valuestring, p->lo, p->hi);
                 p->integer = 1;
@@ -447,8 +448,8 @@ static void cs__parse_seeds(cs_sweep_t *sw, const cJSON *s, cs_errlist_t *e, int
         size_t i = 0;
         for (const cJSON *it = s->child; it; it = it->next, i++) {
             if (!cJSON_IsNumber(it) || it->valuedouble != floor(it->valuedouble) || it->valuedouble < 0 ||
-                it->valuedouble > CS__SW_JSON_EXACT) {
-                cs_errlist_add(e, "seeds[%zu]: must be an integer in [0, 2^53]", i);
+                it->valuedouble >= CS__SW_JSON_EXACT) {
+                cs_errlist_add(e, "seeds[%zu]: must be an integer in [0, 2^53 - 1] (a JSON number of 2^53 or more loses its last digits)", i);
                 continue;
             }
             sw->seeds[i] = (uint64_t)it->valuedouble;
@@ -476,8 +477,8 @@ static void cs__parse_seeds(cs_sweep_t *sw, const cJSON *s, cs_errlist_t *e, int
             ok = 0;
         }
         if (st && (!cJSON_IsNumber(st) || st->valuedouble != floor(st->valuedouble) || st->valuedouble < 0 ||
-                   st->valuedouble > CS__SW_JSON_EXACT)) {
-            cs_errlist_add(e, "seeds.start: must be an integer in [0, 2^53]");
+                   st->valuedouble >= CS__SW_JSON_EXACT)) {
+            cs_errlist_add(e, "seeds.start: must be an integer in [0, 2^53 - 1] (a JSON number of 2^53 or more loses its last digits)");
             ok = 0;
         } else if (st) {
             start = st->valuedouble;
@@ -704,6 +705,11 @@ int cs_sweep_parse(const char *text, size_t len, const char *base_dir, cs_sweep_
         cs_errlist_add(errs, "$: NUL byte in the sweep file");
         return CS_EPARSE;
     }
+    char nulmsg[160];
+    if (cs_json_nul_check(text, len, nulmsg, sizeof nulmsg) != 0) {
+        cs_errlist_add(errs, "$: %s", nulmsg);
+        return CS_EPARSE;
+    }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!root) {
@@ -870,8 +876,11 @@ int cs_sweep_load(const char *path, cs_sweep_t **out, cs_errlist_t *errs)
     size_t len;
     if (cs__slurp(path, CS__SW_MAX_TEXT, &text, &len) != 0) {
         if (errno == ENOMEM) return CS_ENOMEM;
-        if (errno == EFBIG) cs_errlist_add(errs, "$: larger than %u bytes", CS__SW_MAX_TEXT);
-        else cs_errlist_add(errs, "cannot read: %s", strerror(errno));
+        if (errno == EFBIG) {
+            cs_errlist_add(errs, "$: larger than %u bytes", CS__SW_MAX_TEXT);
+            return CS_EINVAL;
+        }
+        cs_errlist_add(errs, "cannot read: %s", strerror(errno));
         return CS_EIO;
     }
     char dir[4096];

@@ -34,7 +34,9 @@
  * basefee_lane of fee-mechanism winners), tips (cycles * prio_rate),
  * auction payments, proposer revenue (tips + payments, or 0 and burned
  * when payments_to = burn, D9).  Fees assume the whole gas limit is used
- * (no execution happens here).
+ * (no execution happens here).  Totals are exact: an input whose totals
+ * exceed 2^128 - 1, or whose priorities saturate (bias-*: bid + Bias at
+ * 2^128 - 1; score: w_bid * bid above 2^125) and so tie, is refused (exit 2).
  * Limits (checked before the memory they govern is reserved): the file is
  * at most 64 MiB, timers[] at most 1,000,000 entries.
  * Exit codes: 0 ok, 2 bad input or usage, 3 unreadable file.
@@ -50,6 +52,8 @@
 #include <string.h>
 
 #include "cs_error.h"
+#include "cs_hmap.h"
+#include "cs_json_guard.h"
 #include "cs_mech.h"
 #include "cs_params.h"
 #include "cs_timer.h"
@@ -86,13 +90,15 @@ static int cs__dec(const char *s, cs_u128 *out)
 }
 
 /* A JSON integer (a number with no fraction, below 2^53, or a decimal
- * string) as a u128; 0 or -1. */
+ * string) as a u128; 0, -1 when it is none, -2 for a JSON number of 2^53
+ * or more (its last digits are lost: 2^53 + 1 reads as 2^53). */
 static int cs__json_u128(const cJSON *j, cs_u128 *out)
 {
     if (cJSON_IsString(j)) return cs__dec(j->valuestring, out);
     if (!cJSON_IsNumber(j)) return -1;
     double d = j->valuedouble;
-    if (!(d >= 0) || d > 9007199254740992.0 || floor(d) != d) return -1;
+    if (!(d >= 0) || floor(d) != d) return -1;
+    if (d > CS_JSON_INT_MAX) return -2;
     *out = (cs_u128)(uint64_t)d;
     return 0;
 }
@@ -102,7 +108,12 @@ static int cs__get_u64(cs__cl_t *c, const cJSON *j, const char *path, uint64_t l
                        uint64_t *out)
 {
     cs_u128 v;
-    if (cs__json_u128(j, &v) != 0 || v < lo || v > hi) {
+    int r = cs__json_u128(j, &v);
+    if (r == -2) {
+        cs__cl_err(c, path, "integers of 2^53 or more lose precision as JSON numbers; give it as a decimal string");
+        return -1;
+    }
+    if (r != 0 || v < lo || v > hi) {
         if (hi == UINT64_MAX)
             cs__cl_err(c, path, "must be an integer >= %llu", (unsigned long long)lo);
         else
@@ -117,7 +128,12 @@ static int cs__get_u64(cs__cl_t *c, const cJSON *j, const char *path, uint64_t l
 /* Read a u128 amount at path. */
 static int cs__get_u128(cs__cl_t *c, const cJSON *j, const char *path, cs_u128 *out)
 {
-    if (cs__json_u128(j, out) != 0) {
+    int r = cs__json_u128(j, out);
+    if (r == -2) {
+        cs__cl_err(c, path, "integers of 2^53 or more lose precision as JSON numbers; give it as a decimal string");
+        return -1;
+    }
+    if (r != 0) {
         cs__cl_err(c, path, "must be a non-negative integer (number or decimal string)");
         return -1;
     }
@@ -131,12 +147,21 @@ static void cs__get_params(cs__cl_t *c, const cJSON *obj, cs_params_t *p)
         cs__cl_err(c, "params", "must be an object");
         return;
     }
+    unsigned char *seen = calloc(cs_param_count, 1);
+    if (seen == NULL) {
+        cs__cl_err(c, "params", "out of memory");
+        return;
+    }
     for (const cJSON *it = obj->child; it != NULL; it = it->next) {
         char path[300];
         snprintf(path, sizeof path, "params.%s", it->string);
         const cs_param_desc_t *d = cs_param_find(it->string);
         if (d == NULL) {
             cs__cl_err(c, path, "unknown parameter");
+            continue;
+        }
+        if (seen[d - cs_param_table]++) { /* the first one would be overwritten silently */
+            cs__cl_err(c, path, "duplicate key");
             continue;
         }
         char *f = (char *)p + d->offset;
@@ -175,6 +200,7 @@ static void cs__get_params(cs__cl_t *c, const cJSON *obj, cs_params_t *p)
         }
         }
     }
+    free(seen);
 }
 
 /* Timer id from a string: 64 hex digits (optional 0x) or keccak256(s). */
@@ -206,13 +232,40 @@ static const char *const cs__top_keys[] = {"mechanism",     "height",        "pa
 static const char *const cs__timer_keys[] = {"id",      "actor",     "cycles",     "bid",
                                              "max_fee", "max_priority_fee", "deferrals", "weight",
                                              "balance", "due_height", "fifo_rank", "sched_height"};
+_Static_assert(sizeof cs__top_keys / sizeof cs__top_keys[0] <= 32 &&
+                   sizeof cs__timer_keys / sizeof cs__timer_keys[0] <= 32,
+               "cs__check_keys keeps one bit per key");
 
-/* 1 when key is in the list. */
-static int cs__known(const char *key, const char *const *keys, size_t n)
+/* Index of key in the list, or -1. */
+static int cs__key_index(const char *key, const char *const *keys, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (strcmp(key, keys[i]) == 0) return 1;
-    return 0;
+        if (strcmp(key, keys[i]) == 0) return (int)i;
+    return -1;
+}
+
+/*
+ * Check every key of obj (at path, "" for the root) against keys[0..n)
+ * (n <= 32): an unknown key and a known key given a second time are
+ * reported (the getters read the first one only, so "bid":5, "bid":999
+ * would clear with 5, unlike every other loader).  Linear in the keys.
+ */
+static void cs__check_keys(cs__cl_t *c, const cJSON *obj, const char *path, const char *const *keys, size_t n)
+{
+    uint32_t seen = 0;
+    for (const cJSON *it = obj->child; it != NULL; it = it->next) {
+        char fp[300];
+        if (path[0]) snprintf(fp, sizeof fp, "%s.%s", path, it->string);
+        else snprintf(fp, sizeof fp, "%s", it->string);
+        int k = cs__key_index(it->string, keys, n);
+        if (k < 0) {
+            cs__cl_err(c, fp, "unknown key");
+        } else if (seen & (1u << k)) {
+            cs__cl_err(c, fp, "duplicate key");
+        } else {
+            seen |= 1u << k;
+        }
+    }
 }
 
 /* One parsed auction. */
@@ -225,6 +278,8 @@ typedef struct cs__auction {
     char **actor;              /* interned actor names */
     size_t n_actor;            /* distinct actors */
     char **idtext;             /* the id strings as given */
+    cs__hmap_t actor_map;      /* hash of an actor name -> its index in actor[] */
+    cs__hmap_t id_map;         /* hash of a timer id -> index of the first timer with it */
 } cs__auction_t;
 
 static void cs__auction_free(cs__auction_t *a)
@@ -234,18 +289,49 @@ static void cs__auction_free(cs__auction_t *a)
     free(a->actor);
     free(a->idtext);
     free(a->c);
+    cs__hmap_free(&a->actor_map);
+    cs__hmap_free(&a->id_map);
 }
 
-/* Index of actor name s, interning it; UINT32_MAX when out of memory (no
- * NULL name is ever stored: later lookups strcmp every name). */
+/* FNV-1a over n bytes, finished with cs__mix64 (the map keys by the low
+ * bits; every hit is compared in full, so a collision costs time only). */
+static uint64_t cs__hash_bytes(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return cs__mix64(h);
+}
+
+/* Index of actor name s, interning it (indices in order of first
+ * appearance: the mechanisms break ties by target); UINT32_MAX when out of
+ * memory.  A hash lookup, so n timers cost O(n), not O(n^2). */
 static uint32_t cs__intern(cs__auction_t *a, const char *s)
 {
-    for (size_t i = 0; i < a->n_actor; i++)
-        if (strcmp(a->actor[i], s) == 0) return (uint32_t)i;
+    uint64_t key = cs__hash_bytes(s, strlen(s));
+    size_t it = SIZE_MAX;
+    for (uint32_t v; (v = cs__hmap_next(&a->actor_map, key, &it)) != CS__HEMPTY;)
+        if (strcmp(a->actor[v], s) == 0) return v;
     char *copy = strdup(s);
     if (copy == NULL) return UINT32_MAX;
+    if (cs__hmap_put(&a->actor_map, key, (uint32_t)a->n_actor) != 0) {
+        free(copy);
+        return UINT32_MAX;
+    }
     a->actor[a->n_actor] = copy;
     return (uint32_t)a->n_actor++;
+}
+
+/* Index of the earlier timer with the id of timer i, or SIZE_MAX after
+ * recording timer i as the first with it; *oom set when out of memory. */
+static size_t cs__id_seen(cs__auction_t *a, size_t i, int *oom)
+{
+    uint64_t key = cs__hash_bytes(a->c[i].id.b, CS_ID_LEN);
+    size_t it = SIZE_MAX;
+    for (uint32_t v; (v = cs__hmap_next(&a->id_map, key, &it)) != CS__HEMPTY;)
+        if (memcmp(a->c[v].id.b, a->c[i].id.b, CS_ID_LEN) == 0) return v;
+    if (cs__hmap_put(&a->id_map, key, (uint32_t)i) != 0) *oom = 1;
+    return SIZE_MAX;
 }
 
 /* Which bid fields the mechanism reads: 1 = bid, 2 = fees, 0 = none. */
@@ -265,9 +351,7 @@ static int cs__parse(cs__cl_t *c, const cJSON *root, cs__auction_t *a)
         cs__cl_err(c, "$", "must be an object");
         return c->nerr;
     }
-    for (const cJSON *it = root->child; it != NULL; it = it->next)
-        if (!cs__known(it->string, cs__top_keys, sizeof cs__top_keys / sizeof cs__top_keys[0]))
-            cs__cl_err(c, it->string, "unknown key");
+    cs__check_keys(c, root, "", cs__top_keys, sizeof cs__top_keys / sizeof cs__top_keys[0]);
     const cJSON *mj = cJSON_GetObjectItemCaseSensitive(root, "mechanism");
     char names[512];
     if (!cJSON_IsString(mj)) {
@@ -305,7 +389,9 @@ static int cs__parse(cs__cl_t *c, const cJSON *root, cs__auction_t *a)
     a->c = calloc(n ? n : 1, sizeof *a->c);
     a->actor = calloc(n ? n : 1, sizeof *a->actor);
     a->idtext = calloc(n ? n : 1, sizeof *a->idtext);
-    if (a->c == NULL || a->actor == NULL || a->idtext == NULL) {
+    if (a->c == NULL || a->actor == NULL || a->idtext == NULL ||
+        cs__hmap_init(&a->actor_map, n ? n : 1, CS__HMAP_HALF) != 0 ||
+        cs__hmap_init(&a->id_map, n ? n : 1, CS__HMAP_HALF) != 0) {
         cs__cl_err(c, "timers", "out of memory");
         return c->nerr;
     }
@@ -324,21 +410,17 @@ static int cs__parse(cs__cl_t *c, const cJSON *root, cs__auction_t *a)
             cs__cl_err(c, path, "must be an object");
             continue;
         }
-        for (const cJSON *it = t->child; it != NULL; it = it->next) {
-            snprintf(fp, sizeof fp, "%s.%s", path, it->string);
-            if (!cs__known(it->string, cs__timer_keys, sizeof cs__timer_keys / sizeof cs__timer_keys[0]))
-                cs__cl_err(c, fp, "unknown key");
-        }
+        cs__check_keys(c, t, path, cs__timer_keys, sizeof cs__timer_keys / sizeof cs__timer_keys[0]);
 #define CS__FIELD(name) (snprintf(fp, sizeof fp, "%s." name, path), cJSON_GetObjectItemCaseSensitive(t, name))
         if ((j = CS__FIELD("id")) == NULL || !cJSON_IsString(j) || j->valuestring[0] == '\0') {
             cs__cl_err(c, fp, "required: a non-empty string");
         } else {
             cs__get_id(j->valuestring, &x->id);
             a->idtext[i] = strdup(j->valuestring);
-            if (a->idtext[i] == NULL) cs__cl_err(c, fp, "out of memory");
-            for (size_t k = 0; k < i; k++)
-                if (memcmp(a->c[k].id.b, x->id.b, CS_ID_LEN) == 0 && a->idtext[k] != NULL)
-                    cs__cl_err(c, fp, "duplicate of timers[%zu].id", k);
+            int oom = 0;
+            size_t k = a->idtext[i] ? cs__id_seen(a, i, &oom) : SIZE_MAX;
+            if (a->idtext[i] == NULL || oom) cs__cl_err(c, fp, "out of memory");
+            else if (k != SIZE_MAX) cs__cl_err(c, fp, "duplicate of timers[%zu].id", k);
         }
         j = CS__FIELD("actor");
         if (cJSON_IsString(j) && j->valuestring[0] != '\0') {
@@ -407,19 +489,62 @@ typedef struct cs__totals {
     cs_u128 proposer;  /* proposer revenue */
 } cs__totals_t;
 
-static cs__totals_t cs__totals(const cs__auction_t *a, const cs_clear_out_t *out)
+/*
+ * The totals into *t, exactly: every product and sum is checked, and the
+ * payments are summed here from the winners' payments (the mechanisms'
+ * own total saturates).  Returns NULL, or the name of the first total
+ * that exceeds 2^128 - 1 (the caller refuses the input: a wrapped or
+ * saturated total would look like a real one).
+ */
+static const char *cs__totals(const cs__auction_t *a, cs__totals_t *t)
 {
-    cs__totals_t t = {0, 0, out->payments, 0};
+    memset(t, 0, sizeof *t);
     int fees = (a->ops->flags & CS_MF_FEES) != 0;
+    cs_u128 v;
     for (size_t i = 0; i < a->n; i++) {
         const cs_cand_t *x = &a->c[i];
-        if (!x->selected || !fees) continue;
-        t.burn += (cs_u128)x->cycles * a->ctx.basefee_lane;
-        t.tips += (cs_u128)x->cycles * x->prio_rate;
+        if (!x->selected) continue;
+        if (cs_u128_add(t->payments, x->payment, &t->payments) != 0) return "payments";
+        if (!fees) continue;
+        if (cs_u128_mul(x->cycles, a->ctx.basefee_lane, &v) != 0 || cs_u128_add(t->burn, v, &t->burn) != 0)
+            return "burn";
+        if (cs_u128_mul(x->cycles, x->prio_rate, &v) != 0 || cs_u128_add(t->tips, v, &t->tips) != 0)
+            return "tips";
     }
-    if (a->p.payments_to == CS_PAY_BURN) t.burn += t.tips + t.payments;
-    else t.proposer = t.tips + t.payments;
-    return t;
+    if (cs_u128_add(t->tips, t->payments, &v) != 0)
+        return a->p.payments_to == CS_PAY_BURN ? "burn" : "proposer revenue";
+    if (a->p.payments_to == CS_PAY_BURN) {
+        if (cs_u128_add(t->burn, v, &t->burn) != 0) return "burn";
+    } else {
+        t->proposer = v;
+    }
+    return NULL;
+}
+
+/*
+ * Priorities that saturate tie timers that differ (issue 25): a bias-*
+ * priority bid + Bias(n) at 2^128 - 1, or a score bid with w_bid * bid
+ * above 2^125 (CIP-5 CN §9.1: the score caps that term there).  Reports
+ * each at its timer's bid and returns the count.
+ */
+static int cs__saturated(cs__cl_t *c, const cs__auction_t *a)
+{
+    int bad = 0;
+    int score = strcmp(a->ops->name, "score") == 0, bias = strncmp(a->ops->name, "bias-", 5) == 0;
+    cs_u128 lim = score && a->p.w_bid != 0 ? ((cs_u128)1 << 125) / a->p.w_bid : CS_U128_MAX;
+    for (size_t i = 0; i < a->n; i++) {
+        const cs_cand_t *x = &a->c[i];
+        char fp[64];
+        snprintf(fp, sizeof fp, "timers[%zu].bid", i);
+        if (bias && x->priority == CS_U128_MAX) {
+            cs__cl_err(c, fp, "bid + Bias reaches 2^128 - 1, where priorities saturate into ties; use a smaller bid");
+            bad++;
+        } else if (score && x->bid > lim) {
+            cs__cl_err(c, fp, "w_bid * bid exceeds 2^125, where the score saturates into ties; use a smaller bid");
+            bad++;
+        }
+    }
+    return bad;
 }
 
 /* Hex of a timer id into buf (65 bytes). */
@@ -443,7 +568,8 @@ static int cs__is_bias(const cs__auction_t *a)
 static int cs__print_json(const cs__auction_t *a, const cs_clear_out_t *out)
 {
     char b1[48], b2[80];
-    cs__totals_t t = cs__totals(a, out);
+    cs__totals_t t;
+    cs__totals(a, &t); /* checked by the caller */
     cJSON *root = cJSON_CreateObject();
     if (root == NULL) return -1;
     int bad = 0; /* an add failed (out of memory): the document would be incomplete */
@@ -498,7 +624,8 @@ static int cs__print_json(const cs__auction_t *a, const cs_clear_out_t *out)
 static int cs__print_table(const cs__auction_t *a, const cs_clear_out_t *out)
 {
     char b1[48], b2[48], b3[48], b4[80];
-    cs__totals_t t = cs__totals(a, out);
+    cs__totals_t t;
+    cs__totals(a, &t); /* checked by the caller */
     int bias = cs__is_bias(a), fees = (a->ops->flags & CS_MF_FEES) != 0;
     printf("mechanism %s  height %llu  budget %llu cycles  basefee_lane %s\n", a->ops->name,
            (unsigned long long)a->ctx.height, (unsigned long long)a->ctx.budget_cycles,
@@ -617,6 +744,12 @@ int cs_cmd_clear(int argc, char **argv)
         fprintf(stderr, "cowsim clear: %s: %s\n", path, strerror(errno));
         return CS_EXIT_IO;
     }
+    char nulmsg[160];
+    if (cs_json_nul_check(text, len, nulmsg, sizeof nulmsg) != 0) {
+        fprintf(stderr, "cowsim clear: $: %s\n", nulmsg);
+        free(text);
+        return CS_EXIT_USAGE;
+    }
     cJSON *root = cJSON_ParseWithLength(text, len);
     if (root == NULL) {
         const char *at = cJSON_GetErrorPtr();
@@ -639,8 +772,16 @@ int cs_cmd_clear(int argc, char **argv)
             e = cs_mech_clear(&m, &a.ctx, a.c, a.n, &out);
             cs_mech_close(&m);
         }
+        cs__totals_t t;
+        const char *over = NULL;
         if (e != CS_OK) {
             fprintf(stderr, "cowsim clear: %s\n", cs_strerror(e));
+            rc = CS_EXIT_USAGE;
+        } else if (cs__saturated(&cl, &a) != 0) {
+            rc = CS_EXIT_USAGE;
+        } else if ((over = cs__totals(&a, &t)) != NULL) {
+            fprintf(stderr, "cowsim clear: totals.%s: exceeds 2^128 - 1 and cannot be shown exactly; use smaller amounts\n",
+                    over);
             rc = CS_EXIT_USAGE;
         } else if (json) {
             if (cs__print_json(&a, &out) != 0) rc = CS_EXIT_IO;

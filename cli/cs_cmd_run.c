@@ -334,7 +334,7 @@ int cs_cmd_run(int argc, char **argv)
         for (size_t i = 0; i < errs.n; i++) fprintf(stderr, "%s: %s\n", path, errs.msg[i]);
         if (errs.n == 0) fprintf(stderr, "%s: %s\n", path, cs_strerror(rc));
         cs_errlist_free(&errs);
-        return rc == CS_ENOMEM ? CS_EXIT_IO : CS_EXIT_USAGE;
+        return cs_exit_of(rc);
     }
     cs_errlist_free(&errs);
     if (have_seed) scn->seed = seed;
@@ -350,6 +350,12 @@ int cs_cmd_run(int argc, char **argv)
         scn->n_seeds = 1;
     }
     size_t ns = scn->n_seeds;
+    if (ns > 1 && !scn->seed_list && scn->seed > UINT64_MAX - (ns - 1)) {
+        fprintf(stderr, "cowsim run: %zu seeds from seed %llu would pass 2^64 - 1 (and wrap to 0)\n", ns,
+                (unsigned long long)scn->seed);
+        cs_scenario_free(scn);
+        return CS_EXIT_USAGE;
+    }
     /* Mechanisms: the scenario's, or the --mechanism list (validated). */
     const char *list[CS_MAX_MECHS];
     size_t nm = 0;
@@ -414,6 +420,14 @@ int cs_cmd_run(int argc, char **argv)
             snprintf(dirbuf, sizeof dirbuf, "results/%s", scn->name);
             outdir = dirbuf;
         }
+    }
+    char ferr[600];
+    int frc = cs_sim_check_funds(scn, ferr, sizeof ferr);
+    if (frc != CS_OK) { /* before any output exists (issue 25 #9) */
+        fprintf(stderr, "cowsim run: %s: %s\n", path, ferr);
+        free(mcopy);
+        cs_scenario_free(scn);
+        return frc == CS_ENOMEM ? CS_EXIT_IO : CS_EXIT_USAGE;
     }
     if (cs_mkdirs(outdir) != 0) {
         fprintf(stderr, "cowsim run: cannot create output directory %s: %s\n", outdir, strerror(errno));

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cs_cli.h"
+#include "cs_engine.h"
 #include "cs_scenario_int.h"
 
 /* ------------------------------------------------------------ the command */
@@ -90,6 +91,14 @@ int cs_cmd_validate(int argc, char **argv)
     cs_scenario_t *s = NULL;
     int rc = cs_scenario_load_file(file, sets, n_sets, &s, &errs);
     free(sets);
+    char ferr[600];
+    int frc = rc == CS_OK ? cs_sim_check_funds(s, ferr, sizeof ferr) : CS_OK;
+    if (frc != CS_OK) {
+        fprintf(stderr, "%s: %s\n", file, ferr);
+        cs_scenario_free(s);
+        cs_errlist_free(&errs);
+        return frc == CS_ENOMEM ? CS_EXIT_IO : CS_EXIT_USAGE;
+    }
     if (rc == CS_OK) {
         unsigned long long n = 0;
         for (size_t i = 0; i < s->n_agents; i++) n += s->agents[i].count;
@@ -103,5 +112,5 @@ int cs_cmd_validate(int argc, char **argv)
     for (size_t i = 0; i < errs.n; i++) fprintf(stderr, "%s: %s\n", file, errs.msg[i]);
     if (rc == CS_ENOMEM) fprintf(stderr, "%s: %s\n", file, cs_strerror(rc));
     cs_errlist_free(&errs);
-    return rc == CS_ENOMEM ? CS_EXIT_IO : CS_EXIT_USAGE;
+    return cs_exit_of(rc);
 }

@@ -165,11 +165,41 @@ static cs__ev_t cs__ev_pop(cs_engine_t *e)
 
 /* ------------------------------------------------------------ init */
 
-/* Initial balance of one of sa's actors: base units, or {"fires": N} as N x
- * the agent's expected price of a fire at the start (cs_agent_fire_price). */
-static cs_u128 cs__fund(const cs_scn_agent_t *sa, const cs_agent_t *a, const cs_obs_t *o0)
+/* Initial balance of one of sa's actors into *out: base units, or
+ * {"fires": N} as N x the agent's expected price of a fire at the start
+ * (cs_agent_fire_price).  CS_EOVERFLOW when that is 2^128 or more (a
+ * saturated balance would pass for the one asked for). */
+static int cs__fund(const cs_scn_agent_t *sa, const cs_agent_t *a, const cs_obs_t *o0, cs_u128 *out)
 {
-    return sa->balance_fires > 0 ? cs__d2u(sa->balance_fires * cs_agent_fire_price(a, o0)) : sa->balance;
+    if (!(sa->balance_fires > 0)) {
+        *out = sa->balance;
+        return CS_OK;
+    }
+    double x = sa->balance_fires * cs_agent_fire_price(a, o0);
+    if (!(x < 0x1p128)) return CS_EOVERFLOW;
+    *out = cs__d2u(x);
+    return CS_OK;
+}
+
+/* Fund one actor (addr) of entry sa; an overflow (of its balance, or of the
+ * sum over all actors, cs_ledger_fund) is reported at the entry's JSON
+ * path into err, as the scenario's errors are (issue 25 #9). */
+static int cs__fund_actor(cs_engine_t *e, const cs_scn_agent_t *sa, const cs_agent_t *a, const cs_obs_t *o0,
+                          const cs_addr_t *addr, char *err, size_t errcap)
+{
+    cs_u128 bal = 0;
+    int rc = cs__fund(sa, a, o0, &bal);
+    if (rc == CS_OK) rc = cs_sched_fund(e->s, addr, bal);
+    if (rc != CS_EOVERFLOW) return rc;
+    size_t i = (size_t)(sa - e->scn->agents);
+    if (sa->balance_fires > 0)
+        snprintf(err, errcap,
+                 "agents[%zu].balance.fires: %g fires at the opening price %g of mechanism %s fund more than "
+                 "2^128 - 1 base units (one actor, or summed over all actors)",
+                 i, sa->balance_fires, cs_agent_fire_price(a, o0), o0->mechanism);
+    else
+        snprintf(err, errcap, "agents[%zu].balance: the actors' balances sum to more than 2^128 - 1 base units", i);
+    return rc;
 }
 
 int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechanism, const cs_sim_opts_t *opts,
@@ -263,8 +293,8 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
                 act->payer_idx = act->sched_idx;
                 act->deployer = (uint32_t)ac;
                 if (!(sa->fee_payer_deployer && sa->deployer) &&
-                    (rc = cs_sched_fund(e->s, &e->addr[ac], cs__fund(sa, a, &o0))) != CS_OK)
-                    goto fail;
+                    (rc = cs__fund_actor(e, sa, a, &o0, &e->addr[ac], err, errcap)) != CS_OK)
+                    goto fund_fail;
             }
             if (a->ops->init && (rc = a->ops->init(a, &e->world)) != CS_OK) {
                 snprintf(err, errcap, "agent %zu (%s): init failed: %s", ai, a->ops->name, cs_strerror(rc));
@@ -291,8 +321,8 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
                 if ((rc = cs_sched_set_deployer(e->s, &e->addr[k], &dep)) != CS_OK) goto fail;
                 if (sa->fee_payer_deployer) {
                     e->actors[k].payer_idx = di;
-                    rc = cs_sched_fund(e->s, &dep, cs__fund(sa, &e->agents[e->actors[k].agent], &o0));
-                    if (rc != CS_OK) goto fail;
+                    rc = cs__fund_actor(e, sa, &e->agents[e->actors[k].agent], &o0, &dep, err, errcap);
+                    if (rc != CS_OK) goto fund_fail;
                 }
             }
         }
@@ -349,6 +379,8 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
     }
     *out = e;
     return CS_OK;
+fund_fail:
+    if (rc == CS_EOVERFLOW) goto fail_msg; /* cs__fund_actor wrote the message */
 fail:
     snprintf(err, errcap, "%s", cs_strerror(rc == CS_OK ? CS_ENOMEM : rc));
 fail_msg:
@@ -364,6 +396,22 @@ fail_msg:
     e->n_agents = ai;
     cs_sim_done(e, 0, NULL);
     return rc == CS_OK ? CS_ENOMEM : rc;
+}
+
+/* See cs_engine.h. */
+int cs_sim_check_funds(const cs_scenario_t *scn, char *err, size_t errcap)
+{
+    int fires = 0;
+    for (size_t i = 0; i < scn->n_agents; i++) fires |= scn->agents[i].balance_fires > 0;
+    if (!fires) return CS_OK;
+    for (size_t m = 0; m < scn->n_mechs; m++) {
+        cs_sim_opts_t opts = {NULL, scn->seed, 0, 0};
+        cs_engine_t *e = NULL;
+        int rc = cs_sim_init(&e, scn, scn->mechs[m], &opts, err, errcap);
+        if (rc != CS_OK) return rc;
+        cs_sim_done(e, 0, NULL);
+    }
+    return CS_OK;
 }
 
 uint64_t cs_sim_height(const cs_engine_t *e) { return e->h; }

@@ -24,6 +24,14 @@
 int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechanism,
                 const cs_sim_opts_t *opts, char *err, size_t errcap);
 int cs_sim_step(cs_engine_t *e);
+/* Set up (and free, with no output) a run under each of the scenario's
+ * mechanisms when some agent's balance is given as {"fires": N}: those
+ * balances are known only then (N x the opening price of a fire, which
+ * depends on the mechanism).  Lets `validate` and `run` refuse, before any
+ * output exists, a balance that exceeds 2^128 - 1 (one actor, or summed over
+ * all actors), with its JSON path in err.  CS_OK when every balance fits
+ * (or none is given in fires); else cs_sim_init's code and message. */
+int cs_sim_check_funds(const cs_scenario_t *scn, char *err, size_t errcap);
 /* Finish: write /timers (pending), /actors, /weights, /summary, close the
  * file with complete, fill *st (may be NULL), free e.  Returns CS_OK or
  * CS_EIO (file could not be written). */

@@ -2,16 +2,34 @@
  * cs_exit.h -- the process exit statuses every cowsim command returns
  * (DESIGN §2.9), in one place so that the command layer (cli/) and the
  * libraries whose functions end a command (scenario validation, compare,
- * check, report, bench) agree on them.
+ * check, report, bench) agree on them.  README "Exit statuses" has the same
+ * table.
  *
  *   0  ok
  *   1  a check failed (an invariant, a regression, a failed run in a sweep)
- *   2  bad input or usage
- *   3  I/O failure (the message names the path)
+ *   2  bad input or usage: arguments, a scenario / sweep / auction /
+ *      baseline JSON that fails validation, a file that is not a cowsim
+ *      file at all (not HDF5, or HDF5 without cowsim's format_version)
+ *   3  I/O failure: a path that cannot be opened, read or written (the
+ *      message names the path), or out of memory
+ *   4  corrupt input: a cowsim HDF5 file whose bytes fail a checksum, whose
+ *      layout cannot be read, or whose tables disagree with its root
+ *      totals (cross-checks; the message says "corrupt" and names the file)
  */
 #ifndef CS_EXIT_H
 #define CS_EXIT_H
 
-enum { CS_EXIT_OK = 0, CS_EXIT_CHECK = 1, CS_EXIT_USAGE = 2, CS_EXIT_IO = 3 };
+#include "cs_error.h"
+
+enum { CS_EXIT_OK = 0, CS_EXIT_CHECK = 1, CS_EXIT_USAGE = 2, CS_EXIT_IO = 3, CS_EXIT_CORRUPT = 4 };
+
+/* The exit status of a command that failed reading or loading its input
+ * with error code rc (rc != CS_OK): the table above. */
+static inline int cs_exit_of(int rc)
+{
+    if (rc == CS_ECORRUPT) return CS_EXIT_CORRUPT;
+    if (rc == CS_EIO || rc == CS_ENOMEM) return CS_EXIT_IO;
+    return CS_EXIT_USAGE;
+}
 
 #endif /* CS_EXIT_H */

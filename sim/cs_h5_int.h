@@ -85,5 +85,8 @@ struct cs_h5_reader {
 
 int cs__h5_rd_num(cs_h5_reader_t *r, const char *name, hid_t mtype, void *out);
 cs_h5_reader_t *cs__h5_open_direct(const char *path, int *err);
+/* cs_h5_verify.c: the cross-checks of a complete run file's tables against
+ * its root totals.  CS_OK, CS_ECORRUPT or CS_ENOMEM. */
+int cs__h5_verify(cs_h5_reader_t *r, const char *path);
 
 #endif /* CS_H5_INT_H */

@@ -148,7 +148,23 @@ cs_h5_reader_t *cs__h5_open_direct(const char *path, int *err)
         H5Pclose(fapl);
     }
     if (r->file < 0) {
-        *err = cs__h5_fail(CS_EPARSE, "'%s' is not a readable HDF5 file", path);
+        /* With HDF5's signature it is a damaged HDF5 file; else not one. */
+        unsigned char sig[8] = {0};
+        FILE *sf = fopen(path, "rb");
+        size_t got = sf ? fread(sig, 1, sizeof sig, sf) : 0;
+        if (sf) fclose(sf);
+        if (got == sizeof sig && memcmp(sig, "\211HDF\r\n\032\n", sizeof sig) == 0)
+            *err = cs__h5_fail(CS_ECORRUPT, "'%s' is corrupt: an HDF5 file that cannot be opened", path);
+        else
+            *err = cs__h5_fail(CS_EPARSE, "'%s' is not a readable HDF5 file", path);
+        cs_h5_close_read(r);
+        return NULL;
+    }
+    /* No format_version at all: some other HDF5 file (bad input).  Once it
+     * is there, the file is a cowsim run file and any failure to read it
+     * means it is damaged. */
+    if (H5Aexists(r->file, "format_version") == 0) {
+        *err = cs__h5_fail(CS_EPARSE, "'%s' is an HDF5 file but not a cowsim run file", path);
         cs_h5_close_read(r);
         return NULL;
     }
@@ -164,6 +180,9 @@ cs_h5_reader_t *cs__h5_open_direct(const char *path, int *err)
     if (rc == CS_OK) rc = cs_h5_read_attr_str(r, "scenario_json", &r->info.scenario_json);
     if (rc == CS_OK) rc = cs_h5_read_attr_str(r, "cowsim_version", &r->info.cowsim_version);
     if (rc == CS_OK) rc = cs_h5_read_attr_str(r, "git_commit", &r->info.git_commit);
+    if (rc == CS_EIO || (rc == CS_EPARSE && r->info.format_version >= CS_H5_FORMAT_VERSION_OLDEST &&
+                         r->info.format_version <= CS_H5_FORMAT_VERSION))
+        rc = cs__h5_fail(CS_ECORRUPT, "'%s' is corrupt: %s", path, cs_h5_last_error());
     if (rc != CS_OK) {
         *err = rc;
         cs_h5_close_read(r);
@@ -304,6 +323,17 @@ static int cs__h5_optional(int dsi, size_t i)
     return 0;
 }
 
+/* A failure to read a table of a file that opened as a cowsim run file:
+ * the file is damaged (CS_ECORRUPT), whatever HDF5 said (a checksum, a
+ * broken extent, a missing column).  Other codes pass through. */
+static int cs__h5_corrupt(int rc)
+{
+    if (rc != CS_EIO && rc != CS_EPARSE) return rc;
+    char why[sizeof cs__h5_msg];
+    memcpy(why, cs__h5_msg, sizeof why);
+    return cs__h5_fail(CS_ECORRUPT, "corrupt: %.900s", why);
+}
+
 /* Open dataset ds and check it is a rank-1 compound dataset holding every
  * column of this module's table with the right class and size. */
 static int cs__h5_rd_ds(cs_h5_reader_t *r, int dsi)
@@ -356,11 +386,11 @@ int cs_h5_nrows(cs_h5_reader_t *r, cs_h5_ds ds, uint64_t *n)
     *n = 0;
     if (r->info.format_version < cs__h5_desc[ds].since) return CS_OK; /* an older file: no such table */
     int rc = cs__h5_rd_ds(r, (int)ds);
-    if (rc != CS_OK) return rc;
+    if (rc != CS_OK) return cs__h5_corrupt(rc);
     hid_t sp = H5Dget_space(r->dset[ds]);
     hsize_t dim = 0;
     if (sp < 0 || H5Sget_simple_extent_dims(sp, &dim, NULL) != 1)
-        rc = cs__h5_fail(CS_EIO, "extent of /%s", cs__h5_desc[ds].name);
+        rc = cs__h5_fail(CS_ECORRUPT, "corrupt: extent of /%s", cs__h5_desc[ds].name);
     cs__h5_close_id(&sp, H5Sclose);
     if (rc == CS_OK) *n = (uint64_t)dim;
     return rc;
@@ -376,7 +406,8 @@ static int cs__h5_rd_raw(cs_h5_reader_t *r, int dsi, uint64_t start, size_t coun
     hid_t ms = H5Screate_simple(1, &cnt, NULL);
     if (fs < 0 || ms < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, &off, NULL, &cnt, NULL) < 0 ||
         H5Dread(r->dset[dsi], r->mtype[dsi], ms, fs, H5P_DEFAULT, buf) < 0)
-        rc = cs__h5_fail(CS_EIO, "reading /%s rows %llu..%llu", cs__h5_desc[dsi].name,
+        rc = cs__h5_fail(CS_ECORRUPT, "corrupt: reading /%s rows %llu..%llu (a checksum or the layout failed)",
+                         cs__h5_desc[dsi].name,
                          (unsigned long long)start, (unsigned long long)(start + count));
     cs__h5_close_id(&ms, H5Sclose);
     cs__h5_close_id(&fs, H5Sclose);
@@ -405,7 +436,7 @@ int cs_h5_read_rows(cs_h5_reader_t *r, cs_h5_ds ds, uint64_t start, size_t count
         size_t k = count - done < piece ? count - done : piece;
         rc = cs__h5_rd_raw(r, (int)ds, start + done, k, tmp);
         if (rc == CS_OK && cs__h5_decode(d, (uint8_t *)rows + done * d->row, tmp, k) != CS_OK)
-            rc = cs__h5_fail(CS_EPARSE, "/%s rows %llu..%llu: digest is not 64 hex digits",
+            rc = cs__h5_fail(CS_ECORRUPT, "corrupt: /%s rows %llu..%llu: digest is not 64 hex digits",
                              d->name, (unsigned long long)(start + done),
                              (unsigned long long)(start + done + k));
         if (rc == CS_OK) cs__h5_fix_legacy(r, (int)ds, (uint8_t *)rows + done * d->row, k);

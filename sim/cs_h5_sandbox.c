@@ -38,7 +38,7 @@
  *   - child finished with an error -> returns that code and message, never
  *     parsing the file itself;
  *   - child finished with CS_OK    -> opens the file in this process;
- *   - child died (signal, sanitizer exit, time or memory limit) -> CS_EPARSE
+ *   - child died (signal, sanitizer exit, time or memory limit) -> CS_ECORRUPT
  *     naming the file and the way the child ended.
  * cs_h5_sandbox_call is the same child for any read function (cowsim
  * report uses it for sweep summaries).
@@ -99,7 +99,7 @@ static herr_t cs__h5_sb_attr(hid_t loc, const char *name, const H5A_info_t *info
     cs__h5_close_id(&t, H5Tclose);
     cs__h5_close_id(&a, H5Aclose);
     if (c == H5T_NO_CLASS || np < 0) {
-        w->rc = cs__h5_fail(CS_EPARSE, "root attribute '%s' unreadable", name);
+        w->rc = cs__h5_fail(CS_ECORRUPT, "root attribute '%s' unreadable", name);
         return 1;
     }
     if (np != 1) return 0; /* not a scalar: no reader of cowsim's reads it */
@@ -134,9 +134,9 @@ static int cs__h5_sb_read(const char *path, void *arg)
     if (!w.r) return orc;
     hsize_t idx = 0;
     if (H5Aiterate2(w.r->file, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, cs__h5_sb_attr, &w) < 0 && w.rc == CS_OK)
-        w.rc = cs__h5_fail(CS_EPARSE, "listing the root attributes");
+        w.rc = cs__h5_fail(CS_ECORRUPT, "listing the root attributes");
     if (w.rc == CS_OK && H5Aexists(w.r->file, "cs_sandbox_absent") < 0)
-        w.rc = cs__h5_fail(CS_EPARSE, "looking up a root attribute");
+        w.rc = cs__h5_fail(CS_ECORRUPT, "looking up a root attribute");
     for (int ds = 0; ds < CS_H5_NDS && w.rc == CS_OK; ds++) {
         uint64_t n;
         w.rc = cs_h5_nrows(w.r, (cs_h5_ds)ds, &n);
@@ -268,13 +268,13 @@ int cs_h5_sandbox_call(const char *path, cs_h5_sandbox_fn fn, void *arg, int *fn
     cs__h5_sb_stats.crashes++;
     if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
         cs__h5_sb_stats.timeouts++;
-        return cs__h5_fail(CS_EPARSE, "'%s': reading it took longer than %u s; the file is corrupt or not a "
+        return cs__h5_fail(CS_ECORRUPT, "'%s': reading it took longer than %u s; the file is corrupt or not a "
                            "cowsim run file", path, secs);
     }
     if (WIFSIGNALED(status))
-        return cs__h5_fail(CS_EPARSE, "'%s': the HDF5 library crashed reading it (%s); the file is corrupt "
+        return cs__h5_fail(CS_ECORRUPT, "'%s': the HDF5 library crashed reading it (%s); the file is corrupt "
                            "or not a cowsim run file", path, strsignal(WTERMSIG(status)));
-    return cs__h5_fail(CS_EPARSE, "'%s': the HDF5 library failed reading it (reader exit status %d); the "
+    return cs__h5_fail(CS_ECORRUPT, "'%s': the HDF5 library failed reading it (reader exit status %d); the "
                        "file is corrupt or not a cowsim run file", path, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
@@ -306,5 +306,13 @@ cs_h5_reader_t *cs_h5_open_read(const char *path, int *err)
             return NULL;
         }
     }
-    return cs__h5_open_direct(path, err);
+    cs_h5_reader_t *r = cs__h5_open_direct(path, err);
+    /* The cross-checks of a complete file's tables (issue 25). */
+    int vrc = r ? cs__h5_verify(r, path) : CS_OK;
+    if (vrc != CS_OK) {
+        cs_h5_close_read(r);
+        *err = vrc;
+        return NULL;
+    }
+    return r;
 }

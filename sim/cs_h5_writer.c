@@ -5,8 +5,11 @@
  * copied into it; when it holds a whole chunk the chunk is compressed
  * (byte shuffle, then a zlib stream) and written with H5Dwrite_chunk, which
  * bypasses HDF5's own filter pipeline and type conversion.  The bytes are
- * exactly what the dataset's declared filters (shuffle, deflate) decode, so
- * every HDF5 reader sees ordinary filtered chunks.  With a helper thread the
+ * exactly what the dataset's declared filters (shuffle, deflate, then the
+ * Fletcher-32 checksum of the compressed bytes, appended here as the filter
+ * would) decode, so every HDF5 reader sees ordinary filtered chunks and
+ * verifies each chunk's checksum as it reads it (issue 25: a damaged file
+ * is refused, not read as other numbers).  With a helper thread the
  * compression of up to CS__H5_DEPTH chunks overlaps the caller; the main
  * thread alone talks to HDF5, and it writes finished chunks only at points
  * fixed by the sequence of API calls (when the job ring is full, at flush and
@@ -136,6 +139,38 @@ static size_t cs__h5_out_bound(size_t nbytes, size_t es)
 }
 
 /*
+ * The Fletcher-32 checksum of HDF5's fletcher32 filter (the HDF5 library's
+ * H5Zfletcher32.c documents the format): data read as big-endian 16-bit
+ * words (an odd last byte as the high byte of a word), two sums folded
+ * modulo 65535 every 360 words, result sum2 << 16 | sum1.  The filter
+ * appends it to the chunk as 4 little-endian bytes.
+ */
+static uint32_t cs__h5_fletcher32(const uint8_t *p, size_t len)
+{
+    uint32_t s1 = 0, s2 = 0;
+    size_t words = len / 2;
+    while (words) {
+        size_t t = words > 360 ? 360 : words;
+        words -= t;
+        for (; t; t--, p += 2) {
+            s1 += (uint32_t)p[0] << 8 | p[1];
+            s2 += s1;
+        }
+        s1 = (s1 & 0xffff) + (s1 >> 16);
+        s2 = (s2 & 0xffff) + (s2 >> 16);
+    }
+    if (len % 2) {
+        s1 += (uint32_t)p[0] << 8;
+        s2 += s1;
+        s1 = (s1 & 0xffff) + (s1 >> 16);
+        s2 = (s2 & 0xffff) + (s2 >> 16);
+    }
+    s1 = (s1 & 0xffff) + (s1 >> 16);
+    s2 = (s2 & 0xffff) + (s2 >> 16);
+    return s2 << 16 | s1;
+}
+
+/*
  * Compress one chunk (nrows rows of es bytes, rows from `used` on zero) into out (cap bytes, at least
  * cs__h5_out_bound): shuffle, then one zlib stream, level 1 with the RLE
  * strategy, switching to level 0 (stored blocks) for random-looking byte
@@ -191,7 +226,14 @@ static int cs__h5_compress(cs__h5_zip_t *zp, const uint8_t *raw, size_t es, size
             return CS_EIO;
         }
     }
-    *len = (size_t)z->total_out;
+    size_t n = (size_t)z->total_out;
+    if (n + 4 > cap) {
+        *why = "chunk buffer too small for the checksum";
+        return CS_EIO;
+    }
+    uint32_t ck = cs__h5_fletcher32(out, n);
+    for (int k = 0; k < 4; k++) out[n + (size_t)k] = (uint8_t)(ck >> (8 * k));
+    *len = n + 4;
     return CS_OK;
 }
 
@@ -558,7 +600,7 @@ static int cs__h5_publish(cs_h5_t *h)
     struct stat st;
     if (fstat(h->work_fd, &st) != 0)
         return cs__h5_fail(CS_EIO, "cannot write '%s': %s: %s", h->out, h->work, strerror(errno));
-    int fd = open(h->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int fd = cs_publish_create(h->tmp); /* never through a planted link */
     if (fd < 0) return cs__h5_fail(CS_EIO, "cannot write '%s': %s: %s", h->out, h->tmp, strerror(errno));
     int ok = cs__h5_copy(h->work_fd, fd, st.st_size) == 0 && cs_publish_commit(fd, h->tmp, h->out) == 0;
     int e = errno;
@@ -755,7 +797,7 @@ static uint32_t cs__h5_chunk_rows(const cs__h5_dsdesc_t *d, int dsi, uint64_t bl
     return r < d->chunk_rows ? r : d->chunk_rows;
 }
 
-/* Create dataset dsi (empty, extendible, chunked, shuffle + deflate) with
+/* Create dataset dsi (empty, extendible, chunked, shuffle + deflate + fletcher32) with
  * its "description" attribute. */
 static int cs__h5_make_ds(cs_h5_t *h, int dsi)
 {
@@ -765,9 +807,10 @@ static int cs__h5_make_ds(cs_h5_t *h, int dsi)
     hid_t type = cs__h5_row_type(d, NULL);
     hid_t space = H5Screate_simple(1, &zero, &unlim);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    /* Filter order matters: the chunk bytes are deflate(shuffle(rows)). */
+    /* Filter order matters: the chunk bytes are deflate(shuffle(rows))
+     * followed by their Fletcher-32 checksum (cs__h5_compress). */
     if (type < 0 || space < 0 || dcpl < 0 || H5Pset_chunk(dcpl, 1, &chunk) < 0 ||
-        H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, 1) < 0 ||
+        H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, 1) < 0 || H5Pset_fletcher32(dcpl) < 0 ||
         H5Pset_obj_track_times(dcpl, 0) < 0) {
         rc = cs__h5_fail(CS_EIO, "dataset properties for /%s", d->name);
         goto out;
@@ -943,7 +986,11 @@ cs_h5_t *cs_h5_create(const char *path, const cs_h5_meta_t *meta, int *err)
     }
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE), fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fcpl < 0 || fapl < 0 || H5Pset_obj_track_times(fcpl, 0) < 0 ||
-        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
+        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
+        /* The 1.8 file format: superblock v2 and object headers v2 carry
+         * checksums, so damaged root attributes or dataset headers are
+         * refused by HDF5 itself (issue 25); chunks carry Fletcher-32. */
+        H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) < 0) {
         rc = cs__h5_fail(CS_EIO, "file properties");
     }
     /* The work file is ours alone: an exclusive flock on it, held by
@@ -971,6 +1018,14 @@ cs_h5_t *cs_h5_create(const char *path, const cs_h5_meta_t *meta, int *err)
         if (h->file < 0)
             rc = h->out ? cs__h5_fail(CS_EIO, "cannot create '%s' (its work file %s)", path, h->work)
                         : cs__h5_fail(CS_EIO, "cannot create '%s'", path);
+    }
+    /* HDF5 opened the work file by name: it must still be the regular file
+     * we created and locked, not a link planted meanwhile (issue 25 #7). */
+    if (rc == CS_OK && h->out) {
+        struct stat a, b;
+        if (fstat(h->work_fd, &a) != 0 || lstat(h->work, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+            rc = cs__h5_fail(CS_EIO, "cannot create '%s': its work file %s was replaced while opening", path,
+                             h->work);
     }
     /* The work file is ours (created, locked): remove an earlier file at
      * <out>, so that a kill before the first checkpoint cannot leave an

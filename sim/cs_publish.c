@@ -73,7 +73,15 @@ int cs_publish_lock(const char *path, int *existed)
         int old = 0;
         if (fd < 0 && errno == EEXIST) {
             old = 1;
-            fd = open(path, O_RDONLY | O_CLOEXEC);
+            /* Never through a link: a symlink planted at the work path
+             * would make the writer truncate its target (issue 25 #7).
+             * It is only a name in the output directory: remove it. */
+            fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK); /* (a fifo must not block) */
+            if (fd < 0 && errno == ELOOP) {
+                if (attempt > 100) return -1;
+                if (unlink(path) != 0 && errno != ENOENT) return -1;
+                continue;
+            }
             if (fd < 0 && errno == ENOENT) continue; /* renamed away just now: create it */
         }
         if (fd < 0) return -1;
@@ -94,12 +102,41 @@ int cs_publish_lock(const char *path, int *existed)
          * our open and our lock: then the lock is on a file that is no
          * longer path, and we start over. */
         struct stat a, b;
-        if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+        if (fstat(fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+            if (!S_ISREG(a.st_mode) || a.st_nlink != 1) { /* a fifo, a device, a hard link to another file */
+                close(fd);
+                if (attempt > 100) {
+                    errno = ELOOP;
+                    return -1;
+                }
+                if (unlink(path) != 0 && errno != ENOENT) return -1;
+                continue;
+            }
             *existed = old;
             return fd;
         }
         close(fd);
     }
+}
+
+int cs_publish_create(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode) && unlink(path) != 0 && errno != ENOENT) return -1;
+    return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+}
+
+FILE *cs_publish_fcreate(const char *path)
+{
+    int fd = cs_publish_create(path);
+    if (fd < 0) return NULL;
+    FILE *f = fdopen(fd, "w");
+    if (f == NULL) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
 }
 
 void cs_publish_note_replacing(const char *path)

@@ -24,6 +24,7 @@
 #define CS_PUBLISH_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * Publish tmp as out: fsync tmp (through fd, or through a descriptor opened
@@ -91,6 +92,21 @@ int cs_publish_leftover_state(const char *path);
  * printed.
  */
 size_t cs_publish_scan(const char *cmd, const char *const *inputs, size_t n);
+
+/*
+ * Create path as a new, empty regular file for writing, never through a
+ * link: whatever is at path (a stale temporary, a planted symlink, a hard
+ * link to some other file) is unlinked first -- only the name goes, never
+ * what it points to -- and the file is opened O_CREAT | O_EXCL |
+ * O_NOFOLLOW, so a link planted between the two steps makes the open fail
+ * instead of writing elsewhere.  For every file cowsim writes by name in an
+ * output directory (temporaries, report's data files, plots).  Returns the
+ * descriptor, or -1 with errno set (a directory at path is not removed).
+ */
+int cs_publish_create(const char *path);
+
+/* cs_publish_create as a stdio stream for writing ("w"); NULL with errno. */
+FILE *cs_publish_fcreate(const char *path);
 
 /* mkdir -p path: create every missing directory.  Returns 0, or -1 with
  * errno set (ENOTDIR when path exists and is not a directory).  Shared by

@@ -537,7 +537,7 @@ static void cs__agent(cs__ctx_t *c, const cJSON *j, size_t i, cs_scn_agent_t *ag
     }
     x = cs__item(j, "exit_at");
     cs__pkey(p, path, "exit_at");
-    if (x && cs__get_uint(c, x, p, 0, (uint64_t)CS__JSON_EXACT, &ag->exit_at) == 0 && ag->exit_at != 0 &&
+    if (x && cs__get_uint(c, x, p, 0, (uint64_t)CS__JSON_EXACT - 1, &ag->exit_at) == 0 && ag->exit_at != 0 &&
         ag->exit_at <= ag->enter_at)
         cs__err(c, p, "must be > enter_at (%llu), got %llu (0 = never exits)", (unsigned long long)ag->enter_at,
                 (unsigned long long)ag->exit_at);

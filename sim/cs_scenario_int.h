@@ -41,7 +41,7 @@
 #define CS__MAX_WINDOW 1000000000ull       /* durations, flush/weights periods, sample N */
 #define CS__MAX_MULT 1e6                   /* demand / volatility multipliers */
 #define CS__MAX_FEE 1e18                   /* environment basefees per cycle / cell */
-#define CS__JSON_EXACT 9007199254740992.0  /* 2^53: larger JSON integers lose precision */
+#define CS__JSON_EXACT 9007199254740992.0  /* 2^53: JSON integers from here on lose precision */
 #define CS__PATH 600                       /* path buffer; keys are cut to 64 bytes */
 
 /* Defaults that are not parameters (documented in scenarios/schema.json). */

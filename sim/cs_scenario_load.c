@@ -17,6 +17,7 @@
  *      returned when the list stayed empty.
  */
 #include "cs_scenario_int.h"
+#include "cs_json_guard.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -126,6 +127,11 @@ int cs_scenario_load(const char *json_text, size_t len, const char *const *sets,
         return CS_EPARSE;
     }
     if (cs__depth_scan(json_text, len, errs) != 0) return CS_EPARSE;
+    char nulmsg[160];
+    if (cs_json_nul_check(json_text, len, nulmsg, sizeof nulmsg) != 0) {
+        cs_errlist_add(errs, "$: %s", nulmsg);
+        return CS_EPARSE;
+    }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(json_text, len, &end, 0);
     if (root != NULL) {

@@ -244,9 +244,9 @@ int cs__want_obj(cs__ctx_t *c, const cJSON *j, const char *path)
 }
 
 /*
- * A non-negative integer JSON number in [lo, hi].  JSON numbers above 2^53
- * are refused (cJSON holds numbers as doubles, so their last digits are
- * already lost); fields that can exceed it also take a decimal string.
+ * A non-negative integer JSON number in [lo, hi].  JSON numbers of 2^53 or
+ * more are refused (cJSON holds numbers as doubles, so their last digits are
+ * already lost: 2^53 + 1 reads as 2^53); fields that can exceed it also take a decimal string.
  * Returns 0 with *out set, or reports and returns -1.
  */
 int cs__get_uint(cs__ctx_t *c, const cJSON *j, const char *path, uint64_t lo, uint64_t hi,
@@ -266,8 +266,8 @@ int cs__get_uint(cs__ctx_t *c, const cJSON *j, const char *path, uint64_t lo, ui
         cs__err(c, path, "must be an integer, got %s", cs__fmtd(x, b1, sizeof b1));
         return -1;
     }
-    if (x > CS__JSON_EXACT && (double)hi > CS__JSON_EXACT) {
-        cs__err(c, path, "integers above 2^53 lose precision as JSON numbers; give it as a decimal string");
+    if (x >= CS__JSON_EXACT && (double)hi >= CS__JSON_EXACT) {
+        cs__err(c, path, "integers of 2^53 or more lose precision as JSON numbers; give it as a decimal string");
         return -1;
     }
     if (x < (double)lo || x > (double)hi) {
@@ -281,7 +281,7 @@ int cs__get_uint(cs__ctx_t *c, const cJSON *j, const char *path, uint64_t lo, ui
 
 /*
  * An unsigned 128-bit amount in [lo, hi] (hi 0 = up to 2^128-1): a
- * non-negative integer JSON number (at most 2^53) or a decimal string.
+ * non-negative integer JSON number (below 2^53) or a decimal string.
  * Negative, fractional, non-canonical or too large values are refused.
  */
 int cs__get_u128(cs__ctx_t *c, const cJSON *j, const char *path, cs_u128 lo, cs_u128 hi, cs_u128 *out)
@@ -314,8 +314,8 @@ int cs__get_u128(cs__ctx_t *c, const cJSON *j, const char *path, cs_u128 lo, cs_
             cs__err(c, path, "must be an integer, got %s", cs__fmtd(x, b1, sizeof b1));
             return -1;
         }
-        if (x > CS__JSON_EXACT) {
-            cs__err(c, path, "integers above 2^53 lose precision as JSON numbers; give it as a decimal string");
+        if (x >= CS__JSON_EXACT) {
+            cs__err(c, path, "integers of 2^53 or more lose precision as JSON numbers; give it as a decimal string");
             return -1;
         }
         v = (cs_u128)(uint64_t)x;
@@ -335,7 +335,7 @@ int cs__get_u128(cs__ctx_t *c, const cJSON *j, const char *path, cs_u128 lo, cs_
     return 0;
 }
 
-/* A u64 as a JSON number (at most 2^53) or a decimal string (up to 2^64-1). */
+/* A u64 as a JSON number (below 2^53) or a decimal string (up to 2^64-1). */
 int cs__get_u64s(cs__ctx_t *c, const cJSON *j, const char *path, uint64_t *out)
 {
     cs_u128 v;

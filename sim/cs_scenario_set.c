@@ -5,6 +5,7 @@
  * checked like the file itself.
  */
 #include "cs_scenario_int.h"
+#include "cs_json_guard.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -102,6 +103,11 @@ int cs__apply_set(cJSON *root, const char *set, cs_errlist_t *e)
     memcpy(path, set, pl);
     path[pl] = '\0';
     cs__clean(path, shown, sizeof shown);
+    char nulmsg[160];
+    if (cs_json_nul_check(eq + 1, strlen(eq + 1), nulmsg, sizeof nulmsg) != 0) {
+        cs_errlist_add(e, "--set %s: VALUE has an %s", shown, nulmsg);
+        return CS_EINVAL;
+    }
     if (!cJSON_IsObject(root)) {
         cs_errlist_add(e, "--set %s: the scenario is not a JSON object", shown);
         return CS_EINVAL;

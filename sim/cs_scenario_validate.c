@@ -352,6 +352,9 @@ void cs__top(cs__ctx_t *c, const cJSON *root)
         cs__err(c, "description", "must be a string, got %s", cs__tname(x));
     if ((x = cs__item(root, "seed")) != NULL) cs__get_u64s(c, x, "seed", &s->seed);
     if ((x = cs__item(root, "seeds")) != NULL) cs__seeds(c, x, s);
+    if (s->n_seeds > 1 && !s->seed_list && s->seed > UINT64_MAX - (s->n_seeds - 1))
+        cs__err(c, "seeds", "%zu seeds from seed %llu would pass 2^64 - 1 (and wrap to 0)", s->n_seeds,
+                (unsigned long long)s->seed);
     if ((x = cs__item(root, "blocks")) != NULL)
         c->blocks_ok = cs__get_uint(c, x, "blocks", 1, CS__MAX_BLOCKS, &s->blocks) == 0;
     if ((x = cs__item(root, "mechanism")) != NULL) cs__mechanism(c, x);

@@ -99,6 +99,9 @@ bad_base "missing value" 'metrics.jain.value: missing' '{"metrics": {"jain": {"a
 bad_base "string value" 'metrics.jain.value: must be a number or null' '{"metrics": {"jain": {"value": "0.9"}}}'
 bad_base "negative abs" 'metrics.jain.abs: must be a number >= 0' '{"metrics": {"jain": {"value": 1, "abs": -0.1}}}'
 bad_base "unknown entry key" 'metrics.jain.tol: unknown key' '{"metrics": {"jain": {"value": 1, "tol": 1}}}'
+# issue 25: an escaped NUL, and a seed of 2^53 + 1 as a JSON number (it would read as 2^53)
+bad_base "escaped NUL" 'escaped NUL (\\u0000) in a string at line 1, column 18' '{"mechanism": "fi\u0000fo", "metrics": {"jain": {"value": 1}}}'
+bad_base "seed 2^53+1" 'seed: must be an integer in \[0, 2^53 - 1\]' '{"seed": 9007199254740993, "metrics": {"jain": {"value": 1}}}'
 bad_base "duplicate metric" 'metrics.jain: duplicate metric' '{"metrics": {"jain": {"value": 1}, "jain": {"value": 1}}}'
 bad_base "mechanism mismatch" "baseline is for 'fifo'" '{"mechanism": "fifo", "metrics": {"jain": {"value": 1}}}'
 bad_base "scenario mismatch" "baseline is for 'other'" '{"scenario": "other", "metrics": {"jain": {"value": 1}}}'

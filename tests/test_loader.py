@@ -108,6 +108,37 @@ def main():
           sum(old.blocks.burn_exact) == old.exact("burned") and old.blocks.burn.dtype == np.float64 and
           old.summary.paid_exact.iloc[-1] == 162191970, "format-1 file: exact columns from u64, no identities")
 
+    # issue 25: a damaged file raises CorruptRunError -- a flipped byte in a
+    # chunk (Fletcher-32), a root total edited to disagree with the tables
+    # (cross-check, also on the old format-1 file without checksums; the
+    # edit is made through HDF5, so the header checksum stays valid)
+    import shutil
+    raw.close()
+    bad = os.path.join(work, "bad.h5")
+    shutil.copy(path, bad)
+    with h5py.File(bad, "r") as f:
+        off, size = f["blocks"].id.get_chunk_info(0).byte_offset, f["blocks"].id.get_chunk_info(0).size
+    with open(bad, "r+b") as f:
+        f.seek(off + size // 2)
+        b = f.read(1)
+        f.seek(off + size // 2)
+        f.write(bytes([b[0] ^ 0x40]))
+    try:
+        cowsim.load_run(bad)
+        check(False, "corrupt: a flipped chunk byte raises CorruptRunError")
+    except cowsim.CorruptRunError as e:
+        check("is corrupt" in str(e), "corrupt: a flipped chunk byte raises CorruptRunError")
+    for src_file in (path, os.path.join(src, "tests", "data", "h5", "run-v1.h5")):
+        shutil.copy(src_file, bad)
+        with h5py.File(bad, "r+") as f:
+            f.attrs["burned_exact"] = str(int(f.attrs["burned_exact"]) + 1)
+        try:
+            cowsim.load_run(bad)
+            check(False, "corrupt: burned_exact + 1 raises CorruptRunError (%s)" % os.path.basename(src_file))
+        except cowsim.CorruptRunError as e:
+            check("burn + tips + payments differ from burned_exact + proposer_exact" in str(e),
+                  "corrupt: burned_exact + 1 raises CorruptRunError (%s)" % os.path.basename(src_file))
+
     # ---- a sweep -----------------------------------------------------------
     sdir = os.path.join(work, "sweep")
     subprocess.run([cowsim_bin, "sweep", os.path.join(src, "scenarios", "sweeps", "grid.json"), "-o", sdir,

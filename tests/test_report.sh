@@ -356,15 +356,15 @@ mkdir -p "$T/nognuplot"
 PATH="$T/nognuplot" "$BIN" report "$T/run/fifo.h5" -o "$T/e4" > /dev/null 2> "$T/e.err"
 check "[ $? -eq 3 ] && grep -q 'gnuplot' '$T/e.err' && [ ! -f '$T/e4/report.md' ]" "gnuplot missing exits 3 naming gnuplot"
 # Untrusted files that break libhdf5 (tests/data/h5, found by fuzzing; see
-# test_h5.c): with its sandbox the report refuses each with exit 2 naming
-# the file; without it (COWSIM_H5_SANDBOX=0) the same command crashes,
+# test_h5.c): with its sandbox the report refuses each as corrupt, exit 4
+# (cs_exit.h), naming the file; without it (COWSIM_H5_SANDBOX=0) the same command crashes,
 # which shows the fixtures still exercise the sandbox.
 D="$SRC/tests/data/h5"
 for f in sweep-crash-h5hg crash-h5hg crash-h5o; do
     "$BIN" report "$D/$f.h5" -o "$T/sb-$f" > /dev/null 2> "$T/e.err"
     rc=$?
-    check "[ $rc -eq 2 ] && grep -q '$f.h5.*the HDF5 library \(crashed\|failed\) reading it' '$T/e.err'" \
-        "report on $f.h5 in the sandbox: exit 2 naming it (got $rc: $(head -c 300 "$T/e.err"))"
+    check "[ $rc -eq 4 ] && grep -q '$f.h5.*the HDF5 library \(crashed\|failed\) reading it' '$T/e.err'" \
+        "report on $f.h5 in the sandbox: exit 4 naming it (got $rc: $(head -c 300 "$T/e.err"))"
     [ "$f" = crash-h5o ] && continue # its overflow crashes compare (test_h5), not always report
     (ulimit -c 0; COWSIM_H5_SANDBOX=0 "$BIN" report "$D/$f.h5" -o "$T/nosb-$f" > /dev/null 2> "$T/e.err")
     rc=$?

@@ -596,9 +596,10 @@ static void test_cli(void)
     snprintf(want, sizeof want, "%s: blocks: must be in [1, 1000000000], got 0\n%s: params: w_min (2.5) must be <= w_max (2)\n",
              p2, p2);
     CS_CHECK_STR(out, want);
-    /* Unreadable file: input error, exit 2, the path in the message. */
+    /* Unreadable file: I/O error, exit 3 (as for every verb's inputs,
+     * cs_exit.h), the path in the message. */
     snprintf(cmd, sizeof cmd, "'%s' validate /nonexistent/none.json 2>&1", bin);
-    CS_CHECK_EQ_U64(run_cmd(cmd, out, sizeof out), 2);
+    CS_CHECK_EQ_U64(run_cmd(cmd, out, sizeof out), 3);
     CS_CHECK_STR(out, "/nonexistent/none.json: cannot open: No such file or directory\n");
     /* Usage errors. */
     snprintf(cmd, sizeof cmd, "'%s' validate 2>&1", bin);
@@ -611,6 +612,40 @@ static void test_cli(void)
     CS_CHECK_EQ_U64(run_cmd(cmd, out, sizeof out), 2);
     snprintf(cmd, sizeof cmd, "'%s' validate --help 2>&1", bin);
     CS_CHECK_EQ_U64(run_cmd(cmd, out, sizeof out), 0);
+    /* Issue 25 #9: 20,000 actors funded with 10^12 fires at 2.5e22 each
+     * (basefee_cycle 10^18 x the heartbeat's gas_limit 50,000 x cycles_frac 0.5) hold 5e38
+     * > 2^128 - 1 in all: validate and run refuse it at the JSON path, and
+     * run leaves no output directory. */
+    const char *big = "--set mechanism=eip1559 --set 'agents[0].count=20000' "
+                      "--set 'agents[0].balance={\"fires\":1e12}' "
+                      "--set 'environment.basefee_cycle={\"type\":\"constant\",\"value\":1e18}'";
+    snprintf(cmd, sizeof cmd, "'%s' validate '%s' %s 2>&1", bin, p1, big);
+    CS_CHECK_EQ_U64(run_cmd(cmd, out, sizeof out), 2);
+    snprintf(want, sizeof want,
+             "%s: agents[0].balance.fires: 1e+12 fires at the opening price 2.5e+22 of mechanism eip1559 fund more "
+             "than 2^128 - 1 base units (one actor, or summed over all actors)\n", p1);
+    CS_CHECK_STR(out, want);
+    char tdir[] = "/tmp/cs_test_funds_XXXXXX";
+    CS_CHECK(mkdtemp(tdir) != NULL);
+    snprintf(cmd, sizeof cmd, "'%s' run '%s' %s -o '%s/out' --seeds 2 2>&1", bin, p1, big, tdir);
+    CS_CHECK_EQ_U64(run_cmd(cmd, out, sizeof out), 2);
+    CS_CHECK(strstr(out, "agents[0].balance.fires: 1e+12 fires") != NULL);
+    snprintf(cmd, sizeof cmd, "%s/out", tdir);
+    CS_CHECK(access(cmd, F_OK) != 0);
+    rmdir(tdir);
+    /* Issue 25 (minor): --seeds 2 from seed 2^64 - 1 wrapped to seed 0. */
+    char sdir[] = "/tmp/cs_test_seeds_XXXXXX";
+    CS_CHECK(mkdtemp(sdir) != NULL);
+    snprintf(cmd, sizeof cmd, "'%s' run '%s' --seeds 2 --seed 18446744073709551615 -o '%s/out' 2>&1", bin, p1, sdir);
+    CS_CHECK_EQ_U64(run_cmd(cmd, out, sizeof out), 2);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", sdir); /* (the unfixed code ran into it) */
+    CS_CHECK(system(cmd) == 0);
+    CS_CHECK_STR(out, "cowsim run: 2 seeds from seed 18446744073709551615 would pass 2^64 - 1 (and wrap to 0)\n");
+    snprintf(cmd, sizeof cmd, "'%s' validate '%s' --set seed=18446744073709551614 --set seeds=3 2>&1", bin, p1);
+    CS_CHECK_EQ_U64(run_cmd(cmd, out, sizeof out), 2);
+    snprintf(want, sizeof want, "%s: seeds: 3 seeds from seed 18446744073709551614 would pass 2^64 - 1 (and wrap to 0)\n",
+             p1);
+    CS_CHECK_STR(out, want);
 }
 
 /* scenarios/schema.json against the tables and the loader. */
@@ -749,6 +784,86 @@ static void test_schema(void)
     cJSON_Delete(sch);
 }
 
+/* Issue 25 #1 and #2: an escaped NUL anywhere (value or key, also through
+ * --set) is refused with its line and column, an escaped backslash before
+ * "u0000" is not a NUL; a JSON number of 2^53 or more is refused (2^53 + 1
+ * would read as 2^53), 2^53 - 1 and decimal strings are exact. */
+static void test_guard(void)
+{
+    static const char *const nul_docs[] = {
+        "{\"name\":\"m\",\"seed\":7,\"blocks\":10,\"mechanism\":\"fifo\",\"agents\":["
+        "{\"kind\":\"heartbeat\",\"deployer\":\"a\\u0000b\"},{\"kind\":\"heartbeat\",\"deployer\":\"a\\u0000c\"}]}",
+        "{\"name\":\"n\\u0000x\",\"seed\":7,\"blocks\":10,\"mechanism\":\"fifo\",\"agents\":[{\"kind\":\"heartbeat\"}]}",
+        "{\"name\":\"m\",\"seed\":7,\"blocks\":10,\"mechanism\":\"fifo\\u0000\",\"agents\":[{\"kind\":\"heartbeat\"}]}",
+        "{\"name\":\"m\",\n\"seed\\u0000x\":7,\"seed\":7,\"blocks\":10,\"mechanism\":\"fifo\",\"agents\":[{\"kind\":\"heartbeat\"}]}",
+    };
+    static const char *const where[] = {"line 1, column 96", "line 1, column 11", "line 1, column 51",
+                                        "line 2, column 6"};
+    for (size_t i = 0; i < sizeof nul_docs / sizeof nul_docs[0]; i++) {
+        cs_errlist_t e = {0};
+        cs_scenario_t *s = NULL;
+        int rc = load(nul_docs[i], NULL, 0, &s, &e);
+        CS_CHECK_EQ_U64(rc, CS_EPARSE);
+        char want[120];
+        snprintf(want, sizeof want, "$: escaped NUL (\\u0000) in a string at %s", where[i]);
+        if (!has_msg(&e, want)) dump_errs("nul", &e);
+        CS_CHECK(has_msg(&e, want));
+        cs_scenario_free(s);
+        cs_errlist_free(&e);
+    }
+    const char *base = "{\"name\":\"n\",\"seed\":7,\"blocks\":10,\"mechanism\":\"fifo\","
+                       "\"agents\":[{\"kind\":\"heartbeat\",\"deployer\":\"d\\\\u0000x\"}]}";
+    {
+        cs_errlist_t e = {0};
+        cs_scenario_t *s = NULL;
+        CS_CHECK_EQ_U64(load(base, NULL, 0, &s, &e), CS_OK);
+        CS_CHECK(s && s->n_agents == 1 && s->agents[0].deployer);
+        if (s && s->n_agents == 1 && s->agents[0].deployer) CS_CHECK_STR(s->agents[0].deployer, "d\\u0000x");
+        cs_scenario_free(s);
+        cs_errlist_free(&e);
+        const char *set[] = {"agents[0].deployer=\"q\\u0000r\""};
+        CS_CHECK_EQ_U64(load(base, set, 1, &s, &e), CS_EINVAL);
+        CS_CHECK(has_msg(&e, "--set agents[0].deployer: VALUE has an escaped NUL"));
+        cs_scenario_free(s);
+        cs_errlist_free(&e);
+    }
+    /* seed and balance as JSON numbers around 2^53 = 9007199254740992 */
+    static const struct {
+        const char *seed, *balance;
+        int ok;
+        uint64_t want_seed;
+    } big[] = {
+        {"9007199254740991", "1", 1, 9007199254740991ull},
+        {"9007199254740993", "1", 0, 0},
+        {"9007199254740992", "1", 0, 0},
+        {"\"9007199254740993\"", "1", 1, 9007199254740993ull},
+        {"1", "9007199254740993", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+        char t[400];
+        snprintf(t, sizeof t,
+                 "{\"name\":\"m\",\"seed\":%s,\"blocks\":10,\"mechanism\":\"fifo\","
+                 "\"agents\":[{\"kind\":\"heartbeat\",\"balance\":%s}]}",
+                 big[i].seed, big[i].balance);
+        cs_errlist_t e = {0};
+        cs_scenario_t *s = NULL;
+        int rc = load(t, NULL, 0, &s, &e);
+        if (big[i].ok) {
+            CS_CHECK_EQ_U64(rc, CS_OK);
+            if (s) CS_CHECK_EQ_U64(s->seed, big[i].want_seed);
+        } else {
+            CS_CHECK_EQ_U64(rc, CS_EINVAL);
+            const char *fld = big[i].balance[0] == '1' && big[i].balance[1] == '\0' ? "seed" : "agents[0].balance";
+            char want[160];
+            snprintf(want, sizeof want, "%s: integers of 2^53 or more lose precision as JSON numbers", fld);
+            if (!has_msg(&e, want)) dump_errs("big", &e);
+            CS_CHECK(has_msg(&e, want));
+        }
+        cs_scenario_free(s);
+        cs_errlist_free(&e);
+    }
+}
+
 int main(void)
 {
     test_full();
@@ -760,5 +875,6 @@ int main(void)
     test_proc();
     test_cli();
     test_schema();
+    test_guard();
     return cs_test_done("scenario");
 }

@@ -298,7 +298,7 @@ check "[ $? -eq 2 ]" "no sweep file: exit 2"
 "$BIN" sweep "$SW/grid.json" -j 0 > /dev/null 2>&1
 check "[ $? -eq 2 ]" "-j 0: exit 2"
 "$BIN" sweep "$T/missing.json" > /dev/null 2> "$T/miss.err"
-check "[ $? -eq 2 ] && grep -q 'cannot read' '$T/miss.err'" "missing sweep file: exit 2"
+check "[ $? -eq 3 ] && grep -q 'cannot read' '$T/miss.err'" "missing sweep file: exit 3 (I/O, cs_exit.h)"
 "$BIN" sweep --help | grep -q 'usage: cowsim sweep'
 check "[ $? -eq 0 ]" "--help"
 

@@ -228,6 +228,24 @@ static void test_errors(void)
     CS_CHECK(has_msg(&e, "grid.params.reserve_price[1]: duplicate of grid.params.reserve_price[0]"));
     cs_errlist_free(&e);
 
+    /* Issue 25: an escaped NUL (a base "tiny.json\u0000.evil" would load
+     * tiny.json) and seeds of 2^53 or more (2^53 + 1 reads as 2^53). */
+    sw = parse("{\"name\": \"x\", \"base\": \"tiny.json\\u0000.evil\", \"grid\": {\"params.lambda\": [0.1]}}", &e,
+               &rc);
+    CS_CHECK(sw == NULL && rc == CS_EPARSE && has_msg(&e, "$: escaped NUL (\\u0000) in a string at line 1, column 33"));
+    cs_errlist_free(&e);
+    sw = parse("{\"name\": \"x\", \"base\": " BASE ", \"seeds\": [9007199254740993, 9007199254740991], "
+               "\"grid\": {\"params.lambda\": [0.1]}}",
+               &e, &rc);
+    CS_CHECK(sw == NULL && rc == CS_EINVAL && has_msg(&e, "seeds[0]: must be an integer in [0, 2^53 - 1]") &&
+             !has_msg(&e, "seeds[1]"));
+    cs_errlist_free(&e);
+    sw = parse("{\"name\": \"x\", \"base\": " BASE ", \"seeds\": {\"count\": 1, \"start\": 9007199254740992}, "
+               "\"grid\": {\"params.lambda\": [0.1]}}",
+               &e, &rc);
+    CS_CHECK(sw == NULL && rc == CS_EINVAL && has_msg(&e, "seeds.start: must be an integer in [0, 2^53 - 1]"));
+    cs_errlist_free(&e);
+
     /* Values checked one at a time against the base, at their JSON path. */
     sw = parse("{\"name\": \"v\", \"base\": " BASE ", \"set\": {\"params.w_max\": 3}, \"grid\": {"
                "\"params.nothing\": [3, 4], \"agents[1].params.rate\": [1, -1], \"params.basefee_rule\": [\"zzz\"]}}",

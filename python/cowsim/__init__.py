@@ -137,18 +137,67 @@ class Run:
         return f"<cowsim.Run {self.path!r} {self.mechanism} {len(self.blocks)} blocks>"
 
 
+class CorruptRunError(ValueError):
+    """A run file whose checksums or cross-checks fail (cowsim's exit
+    status 4; DESIGN-NOTES N50)."""
+
+
+def _exact_sum(df, col):
+    """Exact sum of a MONEY column (its Python-int _exact column)."""
+    return sum(int(v) for v in df[col + "_exact"])
+
+
+def _cross_check(path, attrs, tables):
+    """The cross-checks of sim/cs_h5_verify.c on a complete run file: row
+    counts against blocks and fires_seen, table sums against the exact
+    root totals.  Raises CorruptRunError."""
+    if int(attrs.get("complete", 0)) != 1:
+        return
+    blocks, fires, actors = tables["blocks"], tables["fires"], tables["actors"]
+    bad = None
+    mode, seen = attrs.get("fires_mode"), attrs.get("fires_seen")
+    if "blocks" in attrs and len(blocks) != int(attrs["blocks"]):
+        bad = "/blocks has not one row per block"
+    elif seen is not None and mode == "all" and len(fires) != int(seen):
+        bad = "/fires rows differ from fires_seen"
+    elif seen is not None and mode == "off" and len(fires) != 0:
+        bad = "/fires has rows with fires_mode off"
+    elif seen is not None and len(fires) > int(seen):
+        bad = "/fires has more rows than fires_seen"
+    elif seen is not None and "blocks" in attrs and int(actors["fires"].sum()) != int(seen):
+        bad = "the sum of /actors.fires differs from fires_seen"
+    elif "burned_exact" in attrs and "proposer_exact" in attrs and "burn_exact" in blocks and (
+        sum(_exact_sum(blocks, c) for c in ("burn", "tips", "payments"))
+        != int(attrs["burned_exact"]) + int(attrs["proposer_exact"])
+    ):
+        bad = "/blocks burn + tips + payments differ from burned_exact + proposer_exact"
+    elif "paid_exact" in attrs and "paid_exact" in actors and _exact_sum(actors, "paid") != int(attrs["paid_exact"]):
+        bad = "the sum of /actors.paid differs from paid_exact"
+    if bad:
+        raise CorruptRunError(f"{path} is corrupt: {bad}")
+
+
 def load_run(path):
-    """Read a cowsim run file (format 1 or 2) into a Run."""
-    with h5py.File(path, "r") as f:
-        attrs = {k: _decode(v) for k, v in f.attrs.items()}
-        if "format_version" not in attrs or "blocks" not in f:
-            raise ValueError(f"{path}: not a cowsim run file (no format_version or /blocks)")
-        tables = {}
-        for t in TABLES:
-            if t in f:
-                tables[t] = _v1_money(t, _tidy(f[t][:]))
-            else:  # /identities: format 2 on
-                tables[t] = pd.DataFrame()
+    """Read a cowsim run file (format 1 or 2) into a Run.  A damaged file
+    raises CorruptRunError: HDF5 verifies the chunks' Fletcher-32 checksums
+    and object header checksums as it reads, and the tables are cross-checked
+    against the root totals (old files without checksums too)."""
+    try:
+        with h5py.File(path, "r") as f:
+            attrs = {k: _decode(v) for k, v in f.attrs.items()}
+            if "format_version" not in attrs or "blocks" not in f:
+                raise ValueError(f"{path}: not a cowsim run file (no format_version or /blocks)")
+            tables = {}
+            for t in TABLES:
+                if t in f:
+                    tables[t] = _v1_money(t, _tidy(f[t][:]))
+                else:  # /identities: format 2 on
+                    tables[t] = pd.DataFrame()
+    except (OSError, RuntimeError, KeyError) as e:
+        if not isinstance(e, FileNotFoundError) and not isinstance(e, PermissionError):
+            raise CorruptRunError(f"{path} is corrupt: {e}") from e
+        raise
+    _cross_check(path, attrs, tables)
     return Run(path, tables, attrs)
 
 

@@ -19,14 +19,14 @@
  *
  * cs_h5_open_read runs with its sandbox on (cs_h5.h): each input is first
  * read in a forked child, and a file that crashes libhdf5 there comes back
- * as CS_EPARSE; this process parses only files the child survived.  The
+ * as CS_ECORRUPT; this process parses only files the child survived.  The
  * harness counts those contained crashes and prints the total at exit.
  * COWSIM_H5_SANDBOX_SECS defaults to 10 here (inputs loop libhdf5 often).
  * CS_FUZZ_H5_SAVE=path writes each input's file to path (to keep one that
  * crashes libhdf5 as a test fixture).
  *
  * Properties besides the sanitizers: open and reads return CS_OK or one of
- * CS_EIO / CS_EPARSE / CS_ENOMEM / CS_ERANGE (never another code); a failed
+ * CS_EIO / CS_EPARSE / CS_ENOMEM / CS_ERANGE / CS_ECORRUPT (never another code); a failed
  * open returns NULL; the template itself reads back exactly the rows that
  * were written.  A table claiming more than 8 MiB of rows is only sampled
  * (first and last rows) -- the reader sizes read_all from the file's own
@@ -162,7 +162,7 @@ static void cs__cleanup(void)
     if (cs__fd >= 0) unlink(cs__path);
     cs_h5_sandbox_stats_t st = cs_h5_sandbox_stats();
     fprintf(stderr, "fuzz_h5: sandbox: %llu files read in a child, %llu crashed libhdf5 there (%llu timeouts), "
-                    "contained as CS_EPARSE; template reads retried after a timeout: %llu\n",
+                    "contained as CS_ECORRUPT; template reads retried after a timeout: %llu\n",
             (unsigned long long)st.probes, (unsigned long long)st.crashes, (unsigned long long)st.timeouts,
             cs__tmpl_retries);
 }
@@ -200,7 +200,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 /* The reader's documented codes. */
 static void cs__code(int rc, const char *what)
 {
-    if (rc != CS_OK && rc != CS_EIO && rc != CS_EPARSE && rc != CS_ENOMEM && rc != CS_ERANGE) {
+    if (rc != CS_OK && rc != CS_EIO && rc != CS_EPARSE && rc != CS_ENOMEM && rc != CS_ERANGE && rc != CS_ECORRUPT) {
         fprintf(stderr, "fuzz_h5: %s returned %d (%s)\n", what, rc, cs_errname(rc));
         abort();
     }

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# clear_scaling.sh [COWSIM] -- time `cowsim clear --json` on auctions of
+# 10^4, 10^5 and 10^6 timers (issue 25 #5: actor interning and the
+# duplicate-id check were quadratic; targets: 10^6 timers under 10 s, 10^5
+# within 12x of 10^4).  Each auction is bias-vcg with one timer per actor
+# name "actor-<i mod n/2>" (every actor interned twice), ids "t<i>" (hashed
+# with keccak256) and bids i; the human table (the default output) goes to
+# /dev/null.  Prints the user+sys CPU seconds of each size, the ratio
+# 10^5 / 10^4 and whether the targets hold (exit 1 when one does not), and
+# for information the CPU seconds of 10^6 with --json (cJSON's printer of
+# the 10^6-entry document, not part of the target).
+set -u
+BIN=${1:-build/cowsim}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cpu() { # cpu N [--json]: CPU seconds of one clear of $T/N.json
+    /usr/bin/time -f '%U %S' -o "$T/time" "$BIN" clear "$T/$1.json" ${2:-} > /dev/null || return 1
+    awk '{printf "%.3f", $1 + $2}' "$T/time"
+}
+for n in 10000 100000 1000000; do
+    python3 - "$n" > "$T/$n.json" <<'PY'
+import sys
+n = int(sys.argv[1])
+ts = ",".join('{"id":"t%d","actor":"actor-%d","cycles":1000,"bid":%d}' % (i, i % (n // 2), i + 1) for i in range(n))
+print('{"mechanism":"bias-vcg","params":{"lane_timer_cycles":1000000000},"timers":[%s]}' % ts)
+PY
+done
+t4=$(cpu 10000) && t5=$(cpu 100000) && t6=$(cpu 1000000) || { echo "clear_scaling: cowsim clear failed" >&2; exit 1; }
+ratio=$(awk -v a="$t5" -v b="$t4" 'BEGIN { printf "%.2f", a / (b > 0.001 ? b : 0.001) }')
+ok6=$(awk -v t="$t6" 'BEGIN { print (t < 10) ? "meets" : "MISSES" }')
+ok5=$(awk -v r="$ratio" 'BEGIN { print (r <= 12) ? "meets" : "MISSES" }')
+printf 'clear cpu_s 1e4 %s  1e5 %s  1e6 %s\n' "$t4" "$t5" "$t6"
+printf 'clear 1e6 < 10 s: %s; 1e5/1e4 = %s <= 12: %s\n' "$ok6" "$ratio" "$ok5"
+printf 'clear --json cpu_s 1e6 %s (information)\n' "$(cpu 1000000 --json)"
+[ "$ok6" = meets ] && [ "$ok5" = meets ]

@@ -35,8 +35,11 @@ check "$PY -c 'import json; m = json.load(open(\"$T/jain-starved.json\"))[\"runs
 #     b under a fee mechanism): var_eff = (9/16 + 3/16) / 4 = 3/16; r = [r0,
 #     0, 0, 0] with r0 = (value - paid) / fires / (paid / fires) from the
 #     file: var_util = 3 r0^2 / 16.  Counting only served actors gave 0.
-#     bias-vcg (var-starved-vcg): r = [2, 0, 0, 0] -> mean 1/2, var =
-#     (9/4 + 3/4) / 4 = 0.75; q = [1, 0, 0, 0] -> 3/16.
+#     bias-vcg (var-starved-vcg): r = [r0, 0, 0, 0] with r0 = (value -
+#     paid) / bid per fire of actor 0, bid 1e8 a tick worth 2e8, paid its
+#     execution fee alone (one fee schedule, N58; no competitor, so a VCG
+#     payment of 0): var = 3 r0^2 / 16 (0.75 if nothing were paid);
+#     q = [1, 0, 0, 0] -> 3/16.
 "$BIN" compare --json "$T/jain-starved/eip1559.h5" > "$T/vs.json" 2> "$T/vs.err"
 check "$PY - '$T/vs.json' '$T/jain-starved/eip1559.h5' <<'PY'
 import json, sys, h5py
@@ -58,9 +61,13 @@ t = h5py.File(sys.argv[2], 'r')['timers'][:]
 starved = t[(t['actor'] > 0) & (t['fires'] == 0)]
 assert len(starved) >= 3 and (starved['bid'] == 1e8).all(), starved['bid']
 assert m['jain'] == 0.25, m['jain']
-assert abs(m['var_util_per_bid'] - 0.75) < 1e-12, m['var_util_per_bid']
+f = h5py.File(sys.argv[2], 'r')['fires'][:]
+f = f[f['actor'] == 0]
+assert len(f) > 0 and (f['alloc_payment'] == 0).all() and (f['paid'] == f['exec_fee']).all() and (f['exec_fee'] > 0).all()
+r0 = (f['value'].sum() - f['paid'].sum()) / (len(f) * 1e8)
+assert abs(m['var_util_per_bid'] - 3 * r0 * r0 / 16) < 1e-9 * r0 * r0, (m['var_util_per_bid'], r0)
 assert abs(m['var_eff_per_bid'] - 3 / 16) < 1e-12, m['var_eff_per_bid']
-PY" "bias-vcg: /timers.bid of the starved ticks 1e8, var_util_per_bid 0.75, var_eff_per_bid 3/16"
+PY" "bias-vcg: /timers.bid of the starved ticks 1e8, var_util_per_bid 3 r0^2/16 (execution fee only), var_eff_per_bid 3/16"
 
 # 2. No mechanism's welfare exceeds the welfare optimum of its own realised
 #    demand, on every shipped run scenario (scenarios/*.json and

@@ -31,6 +31,16 @@
 #include "cs_h5.h"
 #include "cs_test.h"
 
+/* LeakSanitizer's disable / enable, where the build has it (CS_SANITIZE). */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#define CS__LSAN_DISABLE() __lsan_disable()
+#define CS__LSAN_ENABLE() __lsan_enable()
+#else
+#define CS__LSAN_DISABLE() ((void)0)
+#define CS__LSAN_ENABLE() ((void)0)
+#endif
+
 static char g_dir[256];   /* scratch directory for this run */
 static char g_self[4096]; /* this executable, for --probe */
 
@@ -1306,7 +1316,12 @@ static void test_sandbox(void)
     snprintf(off, sizeof off, "%s/tests/data/h5/bad-member-offset.h5", src ? src : ".");
     cs_h5_set_sandbox(0);
     int err = -1;
+    /* libhdf5 itself leaks the datatype message it fails to decode in this
+     * file's broken /actors (H5Dopen2 -> H5O_msg_read, ~1 KB, nothing of
+     * cowsim's is left open): LeakSanitizer ignores this one call. */
+    CS__LSAN_DISABLE();
     cs_h5_reader_t *r = cs_h5_open_read(off, &err);
+    CS__LSAN_ENABLE();
     cs_h5_set_sandbox(1);
     CS_CHECK(r != NULL || err == CS_ECORRUPT); /* its /actors is broken too: the open's cross-checks meet it */
     uint64_t cnt = 0;

@@ -171,6 +171,33 @@ static void test_eip1559_floor_recovery(void)
     }
     CS_CHECK(agree);
     CHECK_U128(b, 78519052461u);
+    /* The same walk under eip1559_rounding = value-floor (the rounding kept
+     * as a knob, N50): the new value floored, at least 1, and an exact
+     * increase at least +1.  Down from 1,000: 60 empty blocks reach the
+     * floor 1; up: 1 -> 8 after 7 full blocks (one unit each), 16 -> 18 at
+     * the 16th, 38,731,107,478 after 200 (the trajectory replayed with
+     * Python fractions).  Reference: max(7b div 8, 1) down, max(9b div 8,
+     * b + 1) up. */
+    p.eip1559_rounding = CS_EIP_VALUE_FLOOR;
+    b = ref = 1000;
+    for (int i = 0; i < 60; i++) {
+        CS_CHECK_EQ_U64(cs_basefee_next(&p, b, 0, &nb), CS_OK);
+        b = nb;
+        ref = ref * 7 / 8 > 1 ? ref * 7 / 8 : 1;
+        agree &= b == ref;
+    }
+    CHECK_U128(b, 1);
+    for (int i = 1; i <= 200; i++) {
+        CS_CHECK_EQ_U64(cs_basefee_next(&p, b, 2000000, &nb), CS_OK);
+        b = nb;
+        ref = ref * 9 / 8 > ref ? ref * 9 / 8 : ref + 1;
+        agree &= b == ref;
+        if (i == 7) CHECK_U128(b, 8);
+        if (i == 16) CHECK_U128(b, 18);
+    }
+    CS_CHECK(agree);
+    CHECK_U128(b, 38731107478u);
+    p.eip1559_rounding = CS_EIP_DELTA_FLOOR;
     /* utilisation_H is at most 1 (CIP-1 rev §5): cycles beyond the lane
      * (3 L here) count as a full lane: eip1559 1000 x 1.125 = 1125 (u = 3
      * would give 1000 x (1 + 0.125 x 5) = 1625); additive 1000 + 10 x 1 =

@@ -45,6 +45,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -240,7 +241,7 @@ _Static_assert(sizeof cs__top_keys / sizeof cs__top_keys[0] <= 32 &&
 static int cs__key_index(const char *key, const char *const *keys, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (strcmp(key, keys[i]) == 0) return (int)i;
+        if (key[0] == keys[i][0] && strcmp(key, keys[i]) == 0) return (int)i;
     return -1;
 }
 
@@ -254,17 +255,17 @@ static void cs__check_keys(cs__cl_t *c, const cJSON *obj, const char *path, cons
 {
     uint32_t seen = 0;
     for (const cJSON *it = obj->child; it != NULL; it = it->next) {
+        int k = cs__key_index(it->string, keys, n);
+        if (k >= 0 && !(seen & (1u << k))) {
+            seen |= 1u << k;
+            continue;
+        }
+        /* (the path only for a message: a snprintf per key was a quarter
+         * of clear's time at 10^6 timers) */
         char fp[300];
         if (path[0]) snprintf(fp, sizeof fp, "%s.%s", path, it->string);
         else snprintf(fp, sizeof fp, "%s", it->string);
-        int k = cs__key_index(it->string, keys, n);
-        if (k < 0) {
-            cs__cl_err(c, fp, "unknown key");
-        } else if (seen & (1u << k)) {
-            cs__cl_err(c, fp, "duplicate key");
-        } else {
-            seen |= 1u << k;
-        }
+        cs__cl_err(c, fp, k < 0 ? "unknown key" : "duplicate key");
     }
 }
 
@@ -334,6 +335,35 @@ static size_t cs__id_seen(cs__auction_t *a, size_t i, int *oom)
     return SIZE_MAX;
 }
 
+/* "timers[i]" into path (at least 32 bytes); returns its length.  By hand:
+ * snprintf for every timer and field was a third of clear's time at 10^6
+ * timers (issue 25 #5). */
+static size_t cs__timer_path(char *path, size_t i)
+{
+    char d[24];
+    size_t nd = 0;
+    do {
+        d[nd++] = (char)('0' + i % 10);
+        i /= 10;
+    } while (i);
+    memcpy(path, "timers[", 7);
+    size_t n = 7;
+    while (nd) path[n++] = d[--nd];
+    path[n++] = ']';
+    path[n] = '\0';
+    return n;
+}
+
+/* fp = path "." name (fp holds 192 bytes, path is "timers[i]", name a
+ * key of cs__timer_keys). */
+static void cs__field_path(char *fp, const char *path, size_t plen, const char *name)
+{
+    size_t nl = strlen(name);
+    memcpy(fp, path, plen);
+    fp[plen] = '.';
+    memcpy(fp + plen + 1, name, nl + 1);
+}
+
 /* Which bid fields the mechanism reads: 1 = bid, 2 = fees, 0 = none. */
 static int cs__bid_kind(const cs_mech_ops_t *ops)
 {
@@ -399,7 +429,7 @@ static int cs__parse(cs__cl_t *c, const cJSON *root, cs__auction_t *a)
     size_t i = 0;
     for (const cJSON *t = tj->child; t != NULL; t = t->next, i++) {
         char path[128], fp[192];
-        snprintf(path, sizeof path, "timers[%zu]", i);
+        size_t plen = cs__timer_path(path, i);
         a->n = i + 1;
         cs_cand_t *x = &a->c[i];
         x->slot = (uint32_t)i;
@@ -411,7 +441,7 @@ static int cs__parse(cs__cl_t *c, const cJSON *root, cs__auction_t *a)
             continue;
         }
         cs__check_keys(c, t, path, cs__timer_keys, sizeof cs__timer_keys / sizeof cs__timer_keys[0]);
-#define CS__FIELD(name) (snprintf(fp, sizeof fp, "%s." name, path), cJSON_GetObjectItemCaseSensitive(t, name))
+#define CS__FIELD(name) (cs__field_path(fp, path, plen, name), cJSON_GetObjectItemCaseSensitive(t, name))
         if ((j = CS__FIELD("id")) == NULL || !cJSON_IsString(j) || j->valuestring[0] == '\0') {
             cs__cl_err(c, fp, "required: a non-empty string");
         } else {
@@ -564,60 +594,151 @@ static int cs__is_bias(const cs__auction_t *a)
     return strncmp(a->ops->name, "bias-", 5) == 0;
 }
 
-/* Print the result as JSON (u128 values as decimal strings). */
+/*
+ * The result as JSON, written as it goes (issue 25 #5: a cJSON tree of
+ * 10^6 timers and cJSON_Print's copy of it were half of `clear --json`'s
+ * time).  The bytes are those cJSON_Print gave: tab indentation, "key":\t,
+ * numbers as cJSON prints them, strings escaped as cJSON escapes them
+ * (tests/test_clear.sh compares them).
+ */
+typedef struct cs__jw {
+    FILE *f;
+    int err; /* a write failed */
+} cs__jw_t;
+
+static void cs__jw_raw(cs__jw_t *w, const char *s, size_t n)
+{
+    if (n && fwrite(s, 1, n, w->f) != n) w->err = 1;
+}
+
+/* A JSON string, escaped as cJSON's print_string_ptr does. */
+static void cs__jw_str(cs__jw_t *w, const char *s)
+{
+    char buf[256];
+    size_t n = 0;
+    buf[n++] = '"';
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (n + 8 > sizeof buf) {
+            cs__jw_raw(w, buf, n);
+            n = 0;
+        }
+        unsigned char ch = *p;
+        if (ch >= 32 && ch != '"' && ch != '\\') {
+            buf[n++] = (char)ch;
+            continue;
+        }
+        buf[n++] = '\\';
+        switch (ch) {
+        case '"': buf[n++] = '"'; break;
+        case '\\': buf[n++] = '\\'; break;
+        case '\b': buf[n++] = 'b'; break;
+        case '\f': buf[n++] = 'f'; break;
+        case '\n': buf[n++] = 'n'; break;
+        case '\r': buf[n++] = 'r'; break;
+        case '\t': buf[n++] = 't'; break;
+        default: n += (size_t)snprintf(buf + n, sizeof buf - n, "u%04x", ch); break;
+        }
+    }
+    buf[n++] = '"';
+    cs__jw_raw(w, buf, n);
+}
+
+/* A number as cJSON's print_number writes it: %d when it equals its int
+ * (cJSON's valueint saturates at INT_MAX), else %1.15g, or %1.17g when
+ * that does not read back as the same double. */
+static void cs__jw_num(cs__jw_t *w, double d)
+{
+    char buf[32];
+    int vi = d >= (double)INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN : (int)d;
+    int n;
+    if (isnan(d) || isinf(d)) n = snprintf(buf, sizeof buf, "null");
+    else if (d == (double)vi) n = snprintf(buf, sizeof buf, "%d", vi);
+    else {
+        n = snprintf(buf, sizeof buf, "%1.15g", d);
+        if (strtod(buf, NULL) != d) n = snprintf(buf, sizeof buf, "%1.17g", d);
+    }
+    cs__jw_raw(w, buf, (size_t)n);
+}
+
+/* Indentation, the key and ":\t" of a member at depth tabs. */
+static void cs__jw_key(cs__jw_t *w, int depth, const char *key)
+{
+    static const char tabs[] = "\t\t\t\t";
+    cs__jw_raw(w, tabs, (size_t)depth);
+    cs__jw_str(w, key);
+    cs__jw_raw(w, ":\t", 2);
+}
+
+/* ",\n" after a member followed by another, "\n" after the last. */
+static void cs__jw_end(cs__jw_t *w, int more)
+{
+    cs__jw_raw(w, more ? ",\n" : "\n", more ? 2 : 1);
+}
+
+static void cs__jw_kstr(cs__jw_t *w, int depth, const char *key, const char *v, int more)
+{
+    cs__jw_key(w, depth, key);
+    cs__jw_str(w, v);
+    cs__jw_end(w, more);
+}
+
+static void cs__jw_knum(cs__jw_t *w, int depth, const char *key, double v, int more)
+{
+    cs__jw_key(w, depth, key);
+    cs__jw_num(w, v);
+    cs__jw_end(w, more);
+}
+
+/* Print the result as JSON (u128 values as decimal strings); -1 when
+ * writing failed. */
 static int cs__print_json(const cs__auction_t *a, const cs_clear_out_t *out)
 {
     char b1[48], b2[80];
     cs__totals_t t;
     cs__totals(a, &t); /* checked by the caller */
-    cJSON *root = cJSON_CreateObject();
-    if (root == NULL) return -1;
-    int bad = 0; /* an add failed (out of memory): the document would be incomplete */
-#define CS__J(call) ((call) ? (void)0 : (void)(bad = 1))
-    CS__J(cJSON_AddStringToObject(root, "mechanism", a->ops->name));
-    CS__J(cJSON_AddNumberToObject(root, "height", (double)a->ctx.height));
-    CS__J(cJSON_AddNumberToObject(root, "budget_cycles", (double)a->ctx.budget_cycles));
-    CS__J(cJSON_AddStringToObject(root, "basefee_lane", cs__u(a->ctx.basefee_lane, b1)));
-    cJSON *arr = cJSON_AddArrayToObject(root, "timers");
-    if (arr == NULL) bad = 1;
-    for (size_t i = 0; i < a->n; i++) {
+    cs__jw_t w = {stdout, 0};
+    int bias = cs__is_bias(a), fees = (a->ops->flags & CS_MF_FEES) != 0;
+    cs__jw_raw(&w, "{\n", 2);
+    cs__jw_kstr(&w, 1, "mechanism", a->ops->name, 1);
+    cs__jw_knum(&w, 1, "height", (double)a->ctx.height, 1);
+    cs__jw_knum(&w, 1, "budget_cycles", (double)a->ctx.budget_cycles, 1);
+    cs__jw_kstr(&w, 1, "basefee_lane", cs__u(a->ctx.basefee_lane, b1), 1);
+    cs__jw_key(&w, 1, "timers");
+    cs__jw_raw(&w, "[", 1);
+    for (size_t i = 0; i < a->n && !w.err; i++) {
         const cs_cand_t *x = &a->c[i];
-        cJSON *o = cJSON_CreateObject();
-        if (o == NULL || arr == NULL || !cJSON_AddItemToArray(arr, o)) {
-            cJSON_Delete(o);
-            bad = 1;
-            break;
-        }
-        CS__J(cJSON_AddStringToObject(o, "id", a->idtext[i]));
-        CS__J(cJSON_AddStringToObject(o, "id_hex", cs__hex(&x->id, b2)));
-        CS__J(cJSON_AddStringToObject(o, "actor", a->actor[x->target]));
-        CS__J(cJSON_AddBoolToObject(o, "selected", x->selected));
-        CS__J(cJSON_AddNumberToObject(o, "rank", x->rank));
-        CS__J(cJSON_AddNumberToObject(o, "cycles", (double)x->cycles));
-        CS__J(cJSON_AddStringToObject(o, "priority", cs__prio_text(a, x, b1)));
-        if (cs__is_bias(a)) CS__J(cJSON_AddStringToObject(o, "bias", cs__u(x->priority - x->bid, b1)));
-        if (a->ops->flags & CS_MF_FEES) CS__J(cJSON_AddStringToObject(o, "prio_rate", cs__u(x->prio_rate, b1)));
-        CS__J(cJSON_AddStringToObject(o, "payment", cs__u(x->payment, b1)));
-        if (cs__is_bias(a)) CS__J(cJSON_AddStringToObject(o, "critical", cs__u(x->critical, b1)));
-        if (x->selected) CS__J(cJSON_AddNullToObject(o, "why"));
-        else CS__J(cJSON_AddStringToObject(o, "why", cs_why_name(x->why)));
+        cs__jw_raw(&w, "{\n", 2);
+        cs__jw_kstr(&w, 3, "id", a->idtext[i], 1);
+        cs__jw_kstr(&w, 3, "id_hex", cs__hex(&x->id, b2), 1);
+        cs__jw_kstr(&w, 3, "actor", a->actor[x->target], 1);
+        cs__jw_key(&w, 3, "selected");
+        cs__jw_raw(&w, x->selected ? "true" : "false", x->selected ? 4 : 5);
+        cs__jw_end(&w, 1);
+        cs__jw_knum(&w, 3, "rank", (double)x->rank, 1);
+        cs__jw_knum(&w, 3, "cycles", (double)x->cycles, 1);
+        cs__jw_kstr(&w, 3, "priority", cs__prio_text(a, x, b1), 1);
+        if (bias) cs__jw_kstr(&w, 3, "bias", cs__u(x->priority - x->bid, b1), 1);
+        if (fees) cs__jw_kstr(&w, 3, "prio_rate", cs__u(x->prio_rate, b1), 1);
+        cs__jw_kstr(&w, 3, "payment", cs__u(x->payment, b1), 1);
+        if (bias) cs__jw_kstr(&w, 3, "critical", cs__u(x->critical, b1), 1);
+        cs__jw_key(&w, 3, "why");
+        if (x->selected) cs__jw_raw(&w, "null", 4);
+        else cs__jw_str(&w, cs_why_name(x->why));
+        cs__jw_raw(&w, "\n\t\t}", 4);
+        if (i + 1 < a->n) cs__jw_raw(&w, ", ", 2);
     }
-    cJSON *tot = cJSON_AddObjectToObject(root, "totals");
-    if (tot == NULL) bad = 1;
-    CS__J(cJSON_AddNumberToObject(tot, "fired", out->fired));
-    CS__J(cJSON_AddNumberToObject(tot, "deferred", out->deferred));
-    CS__J(cJSON_AddNumberToObject(tot, "cycles_used", (double)out->cycles_used));
-    CS__J(cJSON_AddStringToObject(tot, "burn", cs__u(t.burn, b1)));
-    CS__J(cJSON_AddStringToObject(tot, "tips", cs__u(t.tips, b1)));
-    CS__J(cJSON_AddStringToObject(tot, "payments", cs__u(t.payments, b1)));
-    CS__J(cJSON_AddStringToObject(tot, "proposer_revenue", cs__u(t.proposer, b1)));
-#undef CS__J
-    char *s = bad ? NULL : cJSON_Print(root);
-    cJSON_Delete(root);
-    if (s == NULL) return -1;
-    printf("%s\n", s);
-    cJSON_free(s);
-    return 0;
+    cs__jw_raw(&w, "],\n", 3);
+    cs__jw_key(&w, 1, "totals");
+    cs__jw_raw(&w, "{\n", 2);
+    cs__jw_knum(&w, 2, "fired", out->fired, 1);
+    cs__jw_knum(&w, 2, "deferred", out->deferred, 1);
+    cs__jw_knum(&w, 2, "cycles_used", (double)out->cycles_used, 1);
+    cs__jw_kstr(&w, 2, "burn", cs__u(t.burn, b1), 1);
+    cs__jw_kstr(&w, 2, "tips", cs__u(t.tips, b1), 1);
+    cs__jw_kstr(&w, 2, "payments", cs__u(t.payments, b1), 1);
+    cs__jw_kstr(&w, 2, "proposer_revenue", cs__u(t.proposer, b1), 0);
+    cs__jw_raw(&w, "\t}\n}\n", 5);
+    return w.err || fflush(stdout) != 0 ? -1 : 0;
 }
 
 /* Print the human table, in rank order; -1 when out of memory. */
@@ -784,11 +905,14 @@ int cs_cmd_clear(int argc, char **argv)
                     over);
             rc = CS_EXIT_USAGE;
         } else if (json) {
-            if (cs__print_json(&a, &out) != 0) rc = CS_EXIT_IO;
+            if (cs__print_json(&a, &out) != 0) {
+                fprintf(stderr, "cowsim clear: cannot write the result: %s\n", strerror(errno));
+                rc = CS_EXIT_IO;
+            }
         } else if (cs__print_table(&a, &out) != 0) {
+            fprintf(stderr, "cowsim clear: out of memory writing the result\n");
             rc = CS_EXIT_IO;
         }
-        if (rc == CS_EXIT_IO) fprintf(stderr, "cowsim clear: out of memory writing the result\n");
     }
     cs__auction_free(&a);
     cJSON_Delete(root);

@@ -6,9 +6,8 @@
 # name "actor-<i mod n/2>" (every actor interned twice), ids "t<i>" (hashed
 # with keccak256) and bids i; the human table (the default output) goes to
 # /dev/null.  Prints the user+sys CPU seconds of each size, the ratio
-# 10^5 / 10^4 and whether the targets hold (exit 1 when one does not), and
-# for information the CPU seconds of 10^6 with --json (cJSON's printer of
-# the 10^6-entry document, not part of the target).
+# 10^5 / 10^4 and whether the targets hold (exit 1 when one does not), for
+# the human table and for --json.
 set -u
 BIN=${1:-build/cowsim}
 T=$(mktemp -d)
@@ -25,11 +24,18 @@ ts = ",".join('{"id":"t%d","actor":"actor-%d","cycles":1000,"bid":%d}' % (i, i %
 print('{"mechanism":"bias-vcg","params":{"lane_timer_cycles":1000000000},"timers":[%s]}' % ts)
 PY
 done
-t4=$(cpu 10000) && t5=$(cpu 100000) && t6=$(cpu 1000000) || { echo "clear_scaling: cowsim clear failed" >&2; exit 1; }
-ratio=$(awk -v a="$t5" -v b="$t4" 'BEGIN { printf "%.2f", a / (b > 0.001 ? b : 0.001) }')
-ok6=$(awk -v t="$t6" 'BEGIN { print (t < 10) ? "meets" : "MISSES" }')
-ok5=$(awk -v r="$ratio" 'BEGIN { print (r <= 12) ? "meets" : "MISSES" }')
-printf 'clear cpu_s 1e4 %s  1e5 %s  1e6 %s\n' "$t4" "$t5" "$t6"
-printf 'clear 1e6 < 10 s: %s; 1e5/1e4 = %s <= 12: %s\n' "$ok6" "$ratio" "$ok5"
-printf 'clear --json cpu_s 1e6 %s (information)\n' "$(cpu 1000000 --json)"
-[ "$ok6" = meets ] && [ "$ok5" = meets ]
+# The targets hold for both outputs: the human table and --json (since
+# 87d701c --json is written as it goes, not through a cJSON tree).
+status=0
+for fmt in "" --json; do
+    t4=$(cpu 10000 $fmt) && t5=$(cpu 100000 $fmt) && t6=$(cpu 1000000 $fmt) ||
+        { echo "clear_scaling: cowsim clear $fmt failed" >&2; exit 1; }
+    ratio=$(awk -v a="$t5" -v b="$t4" 'BEGIN { printf "%.2f", a / (b > 0.001 ? b : 0.001) }')
+    ok6=$(awk -v t="$t6" 'BEGIN { print (t < 10) ? "meets" : "MISSES" }')
+    ok5=$(awk -v r="$ratio" 'BEGIN { print (r <= 12) ? "meets" : "MISSES" }')
+    name="clear${fmt:+ $fmt}"
+    printf '%s cpu_s 1e4 %s  1e5 %s  1e6 %s\n' "$name" "$t4" "$t5" "$t6"
+    printf '%s 1e6 < 10 s: %s; 1e5/1e4 = %s <= 12: %s\n' "$name" "$ok6" "$ratio" "$ok5"
+    [ "$ok6" = meets ] && [ "$ok5" = meets ] || status=1
+done
+exit $status

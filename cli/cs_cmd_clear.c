@@ -603,12 +603,26 @@ static int cs__is_bias(const cs__auction_t *a)
  */
 typedef struct cs__jw {
     FILE *f;
-    int err; /* a write failed */
+    int err;           /* a write failed */
+    size_t n;          /* bytes in buf */
+    char buf[1 << 16]; /* (one fwrite per 64 KiB, not per piece) */
 } cs__jw_t;
+
+static void cs__jw_flush(cs__jw_t *w)
+{
+    if (w->n && fwrite(w->buf, 1, w->n, w->f) != w->n) w->err = 1;
+    w->n = 0;
+}
 
 static void cs__jw_raw(cs__jw_t *w, const char *s, size_t n)
 {
-    if (n && fwrite(s, 1, n, w->f) != n) w->err = 1;
+    if (w->n + n > sizeof w->buf) cs__jw_flush(w);
+    if (n > sizeof w->buf) {
+        if (fwrite(s, 1, n, w->f) != n) w->err = 1;
+        return;
+    }
+    memcpy(w->buf + w->n, s, n);
+    w->n += n;
 }
 
 /* A JSON string, escaped as cJSON's print_string_ptr does. */
@@ -696,7 +710,10 @@ static int cs__print_json(const cs__auction_t *a, const cs_clear_out_t *out)
     char b1[48], b2[80];
     cs__totals_t t;
     cs__totals(a, &t); /* checked by the caller */
-    cs__jw_t w = {stdout, 0};
+    static cs__jw_t w; /* 64 KiB: not on the stack */
+    w.f = stdout;
+    w.err = 0;
+    w.n = 0;
     int bias = cs__is_bias(a), fees = (a->ops->flags & CS_MF_FEES) != 0;
     cs__jw_raw(&w, "{\n", 2);
     cs__jw_kstr(&w, 1, "mechanism", a->ops->name, 1);
@@ -738,6 +755,7 @@ static int cs__print_json(const cs__auction_t *a, const cs_clear_out_t *out)
     cs__jw_kstr(&w, 2, "payments", cs__u(t.payments, b1), 1);
     cs__jw_kstr(&w, 2, "proposer_revenue", cs__u(t.proposer, b1), 0);
     cs__jw_raw(&w, "\t}\n}\n", 5);
+    cs__jw_flush(&w);
     return w.err || fflush(stdout) != 0 ? -1 : 0;
 }
 

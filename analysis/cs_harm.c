@@ -8,6 +8,7 @@
 #include "cs_agent.h"
 #include "cs_error.h"
 #include "cs_h5.h"
+#include "cs_h5_table.h"
 #include "cs_publish.h"
 #include "cs_scenario.h"
 #include "cs_stats.h"
@@ -16,7 +17,6 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <hdf5.h>
-#include <hdf5_hl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -429,8 +429,11 @@ static int cs__harm_write_summary(hid_t file, const cs_harm_sum_t *s, size_t ns)
     }
     hid_t types[NC] = {str[0], H5T_NATIVE_UINT64, str[1], str[2], H5T_NATIVE_UINT64, H5T_NATIVE_DOUBLE,
                        H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE};
-    int ok = H5TBmake_table("harm to honest actors across seeds (analysis/README.md)", file, "harm_summary", NC,
-                            (hsize_t)nr, sizeof(cs__hsrow_t), names, offs, types, 16, NULL, 0, rows) >= 0;
+    /* Chunked with Fletcher-32 checksums (cs_h5_table.h). */
+    hid_t ct = cs_h5t_compound(sizeof(cs__hsrow_t), NC, names, offs, types);
+    int ok = ct >= 0 && cs_h5t_write_table(file, "harm_summary", "harm to honest actors across seeds (analysis/README.md)",
+                                           ct, sizeof(cs__hsrow_t), nr, rows) == 0;
+    if (ct >= 0) H5Tclose(ct);
     for (int k = 0; k < 3; k++) H5Tclose(str[k]);
     free(rows);
     return ok ? 0 : -1;
@@ -502,10 +505,13 @@ int cs_harm_write(const char *path, const cs_harm_t *h, size_t n, const cs_harm_
         return CS_EIO;
     }
     cs_publish_drop_stale(tmp);
-    hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (file < 0 ||
-        H5TBmake_table("harm to honest actors (analysis/README.md)", file, "harm", NC, (hsize_t)n,
-                       sizeof(cs__hrow_t), names, offs, types, 16, NULL, 0, rows) < 0 ||
+    /* The 1.8 format (checksummed headers), tables chunked with Fletcher-32
+     * checksums (cs_h5_table.h). */
+    hid_t file = cs_h5t_create(tmp);
+    hid_t ct = cs_h5t_compound(sizeof(cs__hrow_t), NC, names, offs, types);
+    if (file < 0 || ct < 0 ||
+        cs_h5t_write_table(file, "harm", "harm to honest actors (analysis/README.md)", ct, sizeof(cs__hrow_t), n,
+                           rows) != 0 ||
         cs__harm_write_summary(file, s, ns) != 0) {
         cs__herr(err, cap, "cannot write %s", path);
         rc = CS_EIO;
@@ -519,6 +525,7 @@ int cs_harm_write(const char *path, const cs_harm_t *h, size_t n, const cs_harm_
         rc = CS_EIO;
     }
     if (rc != CS_OK) unlink(tmp);
+    if (ct >= 0) H5Tclose(ct);
     H5Tclose(str);
     free(rows);
     return rc;

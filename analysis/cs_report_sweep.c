@@ -8,6 +8,7 @@
 
 #include "cs_exit.h"
 #include "cs_error.h"
+#include "cs_h5_table.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -251,6 +252,15 @@ int cs__sweep_open(cs__sweep_t *s)
     if (fid < 0) {
         fprintf(stderr, "cowsim report: %s: cannot open as HDF5\n", s->path);
         return CS_EXIT_USAGE;
+    }
+    /* Checksums and cross-checks first: a damaged summary is corrupt (exit
+     * 4), not a table with other numbers (cs_h5_table.h). */
+    char verr[4800];
+    int vr = cs_sweep_file_verify(fid, s->path, verr, sizeof verr);
+    if (vr != CS_OK) {
+        fprintf(stderr, "cowsim report: %s\n", verr);
+        H5Fclose(fid);
+        return cs_exit_of(vr);
     }
     s->name = cs__attr_str(fid, "name");
     if (!s->name) {

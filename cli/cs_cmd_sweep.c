@@ -58,6 +58,7 @@
 #include "cs_cli.h"
 #include "cs_engine.h"
 #include "cs_h5.h"
+#include "cs_h5_table.h"
 #include "cs_mech.h"
 #include "cs_metrics.h"
 
@@ -321,20 +322,11 @@ typedef struct cs__col {
 
 enum { CS__SRC_RUNID, CS__SRC_POINT, CS__SRC_SEED, CS__SRC_MECH, CS__SRC_PARAM, CS__SRC_METRIC, CS__SRC_KMETRIC };
 
-/* Write a scalar variable-length UTF-8 string attribute. */
+/* Write a scalar UTF-8 string attribute. */
 static int cs__attr_str(hid_t loc, const char *name, const char *s)
 {
-    hid_t t = H5Tcopy(H5T_C_S1);
-    if (t < 0) return -1;
-    H5Tset_size(t, H5T_VARIABLE);
-    H5Tset_cset(t, H5T_CSET_UTF8);
-    hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t a = sp >= 0 ? H5Acreate2(loc, name, t, sp, H5P_DEFAULT, H5P_DEFAULT) : -1;
-    int rc = a >= 0 && H5Awrite(a, t, &s) >= 0 ? 0 : -1;
-    if (a >= 0) H5Aclose(a);
-    if (sp >= 0) H5Sclose(sp);
-    H5Tclose(t);
-    return rc;
+    /* Fixed-length: in the checksummed object header (cs_h5_table.h). */
+    return cs_h5t_attr_str(loc, name, s);
 }
 
 /* Write a scalar numeric attribute of memory type mt. */
@@ -482,7 +474,7 @@ static int cs__write_summary(cs__ctx_t *c, int complete, int publish)
     }
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     int rc = -1;
-    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t f = cs_h5t_create(tmp); /* 1.8 format: checksummed headers */
     hid_t t = -1, sp = -1, ds = -1;
     hid_t strt[256];
     size_t nstr = 0;
@@ -504,10 +496,9 @@ static int cs__write_summary(cs__ctx_t *c, int complete, int publish)
             }
             ok = H5Tinsert(t, cols[q].name, cols[q].off, mt) >= 0;
         }
-        hsize_t dims[1] = {nrows};
-        if (ok && (sp = H5Screate_simple(1, dims, NULL)) >= 0 &&
-            (ds = H5Dcreate2(f, "runs", t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
-            (nrows == 0 || H5Dwrite(ds, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)) {
+        /* Chunked with Fletcher-32 checksums (cs_h5_table.h). */
+        if (ok && cs_h5t_write_table(f, "runs", "sweep summary (analysis/cs_sweep.h)", t, rowsz, nrows, buf) == 0 &&
+            (ds = H5Dopen2(f, "runs", H5P_DEFAULT)) >= 0) {
             char desc[256];
             snprintf(desc, sizeof desc,
                      "one row per (run, mechanism): run_id, point, seed, mechanism, %zu swept path(s), metrics "
@@ -880,35 +871,30 @@ static int cs__parse_jobs(const char *s, int *jobs)
 }
 
 /* 1 if the sweep and base texts equal those recorded in an existing
- * DIR/sweep.h5 (compared as JSON), 0 if they differ, -1 if unreadable. */
-static int cs__same_sweep(const char *file, const cs_sweep_t *sw)
+ * DIR/sweep.h5 (compared as JSON), 0 if they differ, -1 if unreadable,
+ * -2 if it is corrupt (cs_sweep_file_verify; the reason in why). */
+static int cs__same_sweep(const char *file, const cs_sweep_t *sw, char *why, size_t cap)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     hid_t f = H5Fopen(file, H5F_ACC_RDONLY, fapl);
     H5Pclose(fapl);
     if (f < 0) return -1;
-    int same = -1;
-    char *txt[2] = {NULL, NULL};
-    const char *names[2] = {"sweep_json", "base_json"};
-    int ok = 1;
-    for (int i = 0; i < 2 && ok; i++) {
-        hid_t a = H5Aopen(f, names[i], H5P_DEFAULT);
-        hid_t t = H5Tcopy(H5T_C_S1);
-        H5Tset_size(t, H5T_VARIABLE);
-        H5Tset_cset(t, H5T_CSET_UTF8);
-        ok = a >= 0 && H5Aread(a, t, &txt[i]) >= 0 && txt[i];
-        H5Tclose(t);
-        if (a >= 0) H5Aclose(a);
+    int vr = cs_sweep_file_verify(f, file, why, cap);
+    if (vr != CS_OK) {
+        H5Fclose(f);
+        return vr == CS_ECORRUPT ? -2 : -1;
     }
-    if (ok) {
+    int same = -1;
+    char *txt[2] = {cs_h5t_read_attr_str(f, "sweep_json", NULL), cs_h5t_read_attr_str(f, "base_json", NULL)};
+    if (txt[0] && txt[1]) {
         cJSON *a0 = cJSON_Parse(txt[0]), *b0 = cJSON_Parse(sw->text);
         cJSON *a1 = cJSON_Parse(txt[1]), *b1 = cJSON_Parse(sw->base_text);
         same = a0 && b0 && a1 && b1 && cJSON_Compare(a0, b0, 1) && cJSON_Compare(a1, b1, 1);
         cJSON_Delete(a0), cJSON_Delete(b0), cJSON_Delete(a1), cJSON_Delete(b1);
     }
-    for (int i = 0; i < 2; i++)
-        if (txt[i]) H5free_memory(txt[i]); /* allocated by H5Aread */
+    free(txt[0]);
+    free(txt[1]);
     H5Fclose(f);
     return same;
 }
@@ -1047,6 +1033,7 @@ int cs_cmd_sweep(int argc, char **argv)
     if (code == CS_EXIT_OK && rank == 0) {
         /* The output directory must take files before anything is touched. */
         char rdir[4608], err[4800];
+        int same = 1; /* cs__same_sweep of an existing DIR/sweep.h5 */
         snprintf(rdir, sizeof rdir, "%s/runs", outdir);
         char fin[4608];
         snprintf(fin, sizeof fin, "%s/sweep.h5", outdir);
@@ -1061,12 +1048,20 @@ int cs_cmd_sweep(int argc, char **argv)
             code = CS_EXIT_IO;
         } else if ((lock_fd = cs__sweep_lock(outdir, lock, sizeof lock)) < 0) {
             code = CS_EXIT_IO; /* all ranks end with it (MPI_Bcast below) */
-        } else if (resume && access(fin, F_OK) == 0 && cs__same_sweep(fin, sw) == 0) {
+        } else if (resume && access(fin, F_OK) == 0 && (same = cs__same_sweep(fin, sw, err, sizeof err)) == 0) {
             fprintf(stderr,
                     "cowsim sweep: --resume: %s was written by a different sweep or base scenario; "
                     "use another -o DIR or run without --resume\n",
                     fin);
             code = CS_EXIT_USAGE;
+        } else if (resume && same == -2) {
+            /* The run files are checked one by one; the summary they are
+             * collected into is not rewritten over a damaged one. */
+            fprintf(stderr,
+                    "cowsim sweep: --resume: %s; remove it to rebuild the summary from the run files, "
+                    "or run without --resume\n",
+                    err);
+            code = CS_EXIT_CORRUPT;
         }
         /* Which runs to run and which only to collect. */
         size_t n_complete = 0;

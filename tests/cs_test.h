@@ -65,6 +65,11 @@ void cs_test_hex(const uint8_t *b, size_t n, char *out); /* out: 2n+1 bytes */
 /* The directory for a test's scratch files: $TMPDIR when set and not
  * empty (CMakeLists.txt points it at a tmpfs, CS_TEST_TMPDIR), else /tmp. */
 const char *cs_test_tmpdir(void);
+/* The whole file at path, NUL-terminated (not counted in *n); NULL if it
+ * does not read.  Free with free(). */
+unsigned char *cs_test_slurp(const char *path, size_t *n);
+/* Write n bytes of b to path (created or truncated); 0 or -1. */
+int cs_test_spit(const char *path, const unsigned char *b, size_t n);
 
 #include <stdio.h>
 #endif

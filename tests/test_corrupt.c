@@ -36,31 +36,6 @@ static uint64_t next(void)
     return rng_state = x;
 }
 
-static unsigned char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc(len > 0 ? (size_t)len : 1);
-    if (b && fread(b, 1, (size_t)len, f) != (size_t)len) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *n = (size_t)len;
-    return b;
-}
-
-static int spit(const char *path, const unsigned char *b, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) return -1;
-    int ok = fwrite(b, 1, n, f) == n;
-    return fclose(f) == 0 && ok ? 0 : -1;
-}
-
 int main(void)
 {
     const char *bin = getenv("CS_BIN");
@@ -73,7 +48,7 @@ int main(void)
     snprintf(run, sizeof run, "%s/fifo.h5", dir);
     snprintf(mut, sizeof mut, "%s/mutant.h5", dir);
     size_t n = 0;
-    unsigned char *orig = slurp(run, &n), *buf = orig ? malloc(n) : NULL;
+    unsigned char *orig = cs_test_slurp(run, &n), *buf = orig ? malloc(n) : NULL;
     CS_CHECK(orig != NULL && buf != NULL && n > 1000);
     static cs_metrics_t m0, m;
     char err[1024];
@@ -91,7 +66,7 @@ int main(void)
         } else {
             len = (size_t)(next() % n);
         }
-        CS_CHECK(spit(mut, buf, len) == 0);
+        CS_CHECK(cs_test_spit(mut, buf, len) == 0);
         memset(&m, 0, sizeof m);
         int rc = cs_metrics_compute(mut, NULL, &m, err, sizeof err);
         if (rc == CS_OK) {

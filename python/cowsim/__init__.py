@@ -138,8 +138,8 @@ class Run:
 
 
 class CorruptRunError(ValueError):
-    """A run file whose checksums or cross-checks fail (cowsim's exit
-    status 4; DESIGN-NOTES N50)."""
+    """A run file or sweep summary whose checksums or cross-checks fail
+    (cowsim's exit status 4; DESIGN-NOTES N50, N51)."""
 
 
 def _exact_sum(df, col):
@@ -219,15 +219,83 @@ class Sweep:
         return f"<cowsim.Sweep {self.path!r} {len(self.runs)} rows>"
 
 
+def _cross_check_sweep(path, attrs, raw):
+    """The cross-checks of cs_sweep_file_verify (analysis/cs_h5_table.c) on
+    a sweep summary's root counts and raw /runs rows.  Raises
+    CorruptRunError."""
+    def count(name):
+        v = attrs.get(name)
+        return None if v is None else int(v)
+
+    nruns, done, npts, nseeds, complete = (count(k) for k in ("n_runs", "runs_done", "n_points", "n_seeds",
+                                                              "complete"))
+    bad = None
+    if None not in (nruns, npts, nseeds) and nruns != npts * nseeds:
+        bad = "n_runs is not n_points x n_seeds"
+    elif None not in (nruns, done) and done > nruns:
+        bad = "runs_done exceeds n_runs"
+    elif complete is not None and complete not in (0, 1):
+        bad = "complete is neither 0 nor 1"
+    elif complete == 1 and None not in (nruns, done) and done != nruns:
+        bad = "complete, but runs_done is not n_runs"
+    names = raw.dtype.names or ()
+    if not bad and len(raw) == 0 and done:
+        bad = "/runs is empty but runs_done is not 0"
+    if not bad and len(raw) and "run_id" in names:
+        ids = raw["run_id"]
+        k = 1
+        while k < len(raw) and ids[k] == ids[0]:
+            k += 1
+        if done is not None and len(raw) != done * k:
+            bad = "/runs rows are not runs_done x mechanisms"
+        elif len(raw) % k:
+            bad = "/runs rows are not whole runs"
+        prev = -1
+        for g in range(0 if bad else len(raw) // k):
+            grp = raw[g * k:(g + 1) * k]
+            rid = bytes(grp["run_id"][0]).rstrip(b"\0")
+            rn = int(rid[1:]) if rid[:1] == b"r" and rid[1:].isdigit() else -1
+            pt = int(grp["point"][0]) if "point" in names else None
+            if rn < 0:
+                bad = "a run_id is not r<number>"
+            elif rn <= prev:
+                bad = "run_ids are not increasing"
+            elif nruns is not None and rn >= nruns:
+                bad = "a run_id is beyond n_runs"
+            elif pt is not None and nseeds and pt != rn // nseeds:
+                bad = "a point differs from its run_id"
+            elif pt is not None and npts is not None and pt >= npts:
+                bad = "a point is beyond n_points"
+            elif any((c in names and (grp[c] != grp[c][0]).any()) for c in ("run_id", "point", "seed")):
+                bad = "a run's rows differ in run_id, point or seed"
+            elif "mechanism" in names and g and (grp["mechanism"] != raw["mechanism"][:k]).any():
+                bad = "a run's mechanisms differ from the first run's"
+            prev = rn
+            if bad:
+                break
+    if bad:
+        raise CorruptRunError(f"{path} is corrupt: {bad}")
+
+
 def load_sweep(path, series=None, params="varying"):
     """Read DIR/sweep.h5.  series: /blocks columns to gather from every run
     file in long format (None: none).  params: "varying" joins the effective
-    parameters that differ between rows, "all" every one, None none."""
-    with h5py.File(path, "r") as f:
-        attrs = {k: _decode(v) for k, v in f.attrs.items()}
-        if "runs" not in f:
-            raise ValueError(f"{path}: not a cowsim sweep summary (no /runs)")
-        runs = _tidy(f["runs"][:])
+    parameters that differ between rows, "all" every one, None none.  A
+    damaged summary raises CorruptRunError: HDF5 verifies /runs' Fletcher-32
+    checksums and the object header checksums as it reads, and the root
+    counts and rows are cross-checked (older files without checksums too)."""
+    try:
+        with h5py.File(path, "r") as f:
+            attrs = {k: _decode(v) for k, v in f.attrs.items()}
+            if "runs" not in f:
+                raise ValueError(f"{path}: not a cowsim sweep summary (no /runs)")
+            raw = f["runs"][:]
+    except (OSError, RuntimeError, KeyError) as e:
+        if isinstance(e, (FileNotFoundError, PermissionError)):
+            raise
+        raise CorruptRunError(f"{path} is corrupt: {e}") from e
+    _cross_check_sweep(path, attrs, raw)
+    runs = _tidy(raw)
     top = os.path.dirname(os.path.abspath(path))
     runs["mechanism"] = pd.Categorical(runs["mechanism"])
     runs["file"] = [os.path.join(top, "runs", r, f"{m}.h5") for r, m in zip(runs.run_id, runs.mechanism)]

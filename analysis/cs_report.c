@@ -297,7 +297,8 @@ int cs_report_write(const char *const *inputs, size_t nin, const cs_report_opts_
     if (out) {
         int werr = ferror(out);
         if (fclose(out) != 0 || werr) {
-            if (rc == 0) fprintf(stderr, "cowsim report: cannot write %s\n", tmp_md);
+            int e = errno;
+            if (rc == 0) fprintf(stderr, "cowsim report: cannot write %s: %s\n", tmp_md, strerror(e));
             if (rc == 0) rc = CS_EXIT_IO;
         }
         if (rc == 0 && cs_publish_commit(-1, tmp_md, md) != 0) { /* fsync, rename, fsync the directory (N48) */

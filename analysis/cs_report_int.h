@@ -83,6 +83,7 @@ typedef struct cs__plots {
 int cs__gp_find(cs__gp_t *g);
 int cs__gp_exec(const cs__gp_t *g, const char *a1, const char *a2);
 FILE *cs__gp_begin(const cs__gp_t *g, const char *base, int w, int h);
+void cs__gp_abort(const cs__gp_t *g, FILE *f, const char *base);
 int cs__gp_end(const cs__gp_t *g, FILE *f, const char *base, cs__plots_t *plots, const char *alt,
                const char *caption);
 FILE *cs__open_out(const char *dir, const char *name);

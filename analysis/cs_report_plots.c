@@ -206,7 +206,7 @@ int cs__plot_delays(const cs__gp_t *g, const cs__rep_run_t *runs, size_t n, cs__
             snprintf(dat, sizeof dat, "run%zu_delay_%s.dat", i + 1, kn);
             int rc = cs__write_cdf(g->dir, dat, h, shift, xend);
             if (rc) {
-                fclose(f);
+                cs__gp_abort(g, f, base);
                 return rc;
             }
             char title[256];

@@ -100,7 +100,12 @@ static int cs__run_blocks(cs__rep_run_t *r, cs_h5_reader_t *rd, size_t idx, cons
     FILE *fb = cs__open_out(dir, nb);
     FILE *fu = fb ? cs__open_out(dir, nu) : NULL;
     if (!fb || !fu) {
-        if (fb) fclose(fb);
+        if (fb) {
+            fclose(fb);
+            char p[CS__PATH_MAX];
+            snprintf(p, sizeof p, "%s/%s", dir, nb);
+            remove(p); /* no empty data file left behind */
+        }
         return CS_EXIT_IO;
     }
     fprintf(fb, "# %s (%s): height, lane basefee (mean over %llu-block bins)\n", r->label, r->path,

@@ -694,8 +694,9 @@ int main(void)
         cs__run_case(&ck);
     }
     if (cs__have("report")) {
-        /* A stand-in gnuplot that only writes each script's output file (one
-         * byte: report takes an empty plot for gnuplot's failure): the test
+        /* A stand-in gnuplot that only writes each script's output file (a
+         * PNG signature and IEND chunk: report takes an empty or cut plot,
+         * one that does not end with IEND, for a failed write): the test
          * is about the report's own allocations, and the real gnuplot would
          * make every one of the ~200 children 1 s slower. */
         char gpdir[300], gp[320], path[4400];
@@ -706,7 +707,8 @@ int main(void)
                       "for a in \"$@\"; do\n"
                       "  case \"$a\" in\n"
                       "    --version|-V) echo 'gnuplot 5.4 patchlevel 4'; exit 0;;\n"
-                      "    *.gp) sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$a\" | while IFS= read -r o; do printf x > \"$o\"; done;;\n"
+                      "    *.gp) sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$a\" | while IFS= read -r o; do "
+                      "printf '\\211PNG\\r\\n\\032\\n\\000\\000\\000\\000IEND\\256B\\140\\202' > \"$o\"; done;;\n"
                       "  esac\n"
                       "done\n"
                       "exit 0\n");

@@ -137,6 +137,10 @@ int main(void)
     CS_CHECK(bin != NULL);
     if (!bin) return cs_test_done("corrupt_sweep");
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    /* No free-list caching in libhdf5: a block it leaks while reading a
+     * mutant (LeakSanitizer off) must not be one first allocated, and so
+     * tracked, before. */
+    H5set_free_list_limits(0, 0, 0, 0, 0, 0);
     char dir[600], cmd[8192], sw[700], mut[700], errf[700];
     snprintf(dir, sizeof dir, "%s/cs_test_corrupt_sweep_XXXXXX", cs_test_tmpdir());
     CS_CHECK(mkdtemp(dir) != NULL);
@@ -166,7 +170,11 @@ int main(void)
         }
         CS_CHECK(cs_test_spit(mut, buf, len) == 0);
         s.n = 0;
+        /* libhdf5 leaks parts of some damaged headers it fails to decode
+         * (as in tests/test_h5.c): LeakSanitizer ignores the mutants' reads. */
+        CS__LSAN_DISABLE();
         int rc = read_sweep(mut, &s, err, sizeof err);
+        CS__LSAN_ENABLE();
         if (rc == CS_OK && s.n == s0.n && memcmp(s.b, s0.b, s.n) == 0) {
             same++;
         } else if (rc == CS_OK) {

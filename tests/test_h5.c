@@ -31,16 +31,6 @@
 #include "cs_h5.h"
 #include "cs_test.h"
 
-/* LeakSanitizer's disable / enable, where the build has it (CS_SANITIZE). */
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#define CS__LSAN_DISABLE() __lsan_disable()
-#define CS__LSAN_ENABLE() __lsan_enable()
-#else
-#define CS__LSAN_DISABLE() ((void)0)
-#define CS__LSAN_ENABLE() ((void)0)
-#endif
-
 static char g_dir[256];   /* scratch directory for this run */
 static char g_self[4096]; /* this executable, for --probe */
 

@@ -179,6 +179,22 @@ static long long cs__h5t_run_no(const unsigned char *p, size_t n)
     return v;
 }
 
+/* Bytes /runs stores, or the largest hsize_t when a filter other than
+ * Fletcher-32 (compression: a summary written by other tools) makes the
+ * stored size no bound on the rows. */
+static hsize_t cs__h5t_stored(hid_t ds)
+{
+    hid_t dcpl = H5Dget_create_plist(ds);
+    int nf = dcpl >= 0 ? H5Pget_nfilters(dcpl) : -1, other = nf < 0;
+    for (int i = 0; i < nf && !other; i++) {
+        unsigned flags = 0;
+        size_t ne = 0;
+        other = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ne, NULL, 0, NULL, NULL) != H5Z_FILTER_FLETCHER32;
+    }
+    if (dcpl >= 0) H5Pclose(dcpl);
+    return other ? (hsize_t)-1 : H5Dget_storage_size(ds);
+}
+
 int cs_sweep_file_verify(hid_t fid, const char *path, char *err, size_t cap)
 {
     /* First the stored row type: libhdf5 copies members by their stored
@@ -231,6 +247,9 @@ int cs_sweep_file_verify(hid_t fid, const char *path, char *err, size_t cap)
     int rc = 0;
     if (!ok || rowsz == 0 || (nrows && rowsz > SIZE_MAX / nrows)) {
         rc = cs__h5t_err(err, cap, CS_ECORRUPT, "'%s' is corrupt: /runs is unreadable", path);
+    } else if (cs__h5t_stored(ds) < (hsize_t)nrows * H5Tget_size(ft)) {
+        /* (before anything the size of the claimed rows is reserved) */
+        rc = cs__h5t_err(err, cap, CS_ECORRUPT, "'%s' is corrupt: /runs claims more rows than it stores", path);
     } else if ((buf = malloc(nrows ? nrows * rowsz : 1)) == NULL) {
         rc = cs__h5t_err(err, cap, CS_ENOMEM, "'%s': out of memory", path);
     } else if (nrows && H5Dread(ds, nt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {

@@ -15,7 +15,8 @@
  * Then, end to end on one flip inside the first chunk of /runs (found with
  * H5Dget_chunk_info): `cowsim report` exits 4 naming the file,
  * `cowsim sweep --resume` exits 4 naming it and leaves it as it was, and
- * the Python loader raises CorruptRunError naming it.  A summary in the
+ * the Python loader raises CorruptRunError naming it.  An extent of 10^9
+ * rows is refused before memory for them is reserved.  A summary in the
  * older layout (tests/data/sweep-v0/sweep.h5: written by main at 54e8bef, contiguous
  * /runs without checksums, variable-length string attributes) still
  * verifies, and one whose runs_done disagrees with /runs is corrupt.
@@ -240,6 +241,25 @@ int main(void)
              "try:\n    cowsim.load_sweep(sys.argv[1], params=None)\nexcept cowsim.CorruptRunError as e:\n"
              "    sys.exit(0 if sys.argv[1] in str(e) and 'is corrupt' in str(e) else 3)\nsys.exit(1)\" '%s' 2> '%s'",
              sw, errf);
+    CS_CHECK_EQ_U64(status_of(cmd), 0);
+
+    /* ---- an extent of 10^9 rows over the 16 stored: refused before the
+     * rows are reserved ------------------------------------------------- */
+    snprintf(mut, sizeof mut, "%s/big.h5", dir);
+    CS_CHECK(orig && cs_test_spit(mut, orig, n) == 0);
+    f = H5Fopen(mut, H5F_ACC_RDWR, H5P_DEFAULT);
+    ds = f >= 0 ? H5Dopen2(f, "runs", H5P_DEFAULT) : -1;
+    hsize_t big[1] = {1000000000};
+    CS_CHECK(ds >= 0 && H5Dset_extent(ds, big) >= 0);
+    if (ds >= 0) H5Dclose(ds);
+    if (f >= 0) H5Fclose(f);
+    CS_CHECK_EQ_U64(read_sweep(mut, &s, err, sizeof err), CS_ECORRUPT);
+    CS_CHECK(strstr(err, "claims more rows than it stores") != NULL);
+    snprintf(cmd, sizeof cmd,
+             "PYTHONPATH=python /usr/bin/python3 -c \"import sys, cowsim\n"
+             "try:\n    cowsim.load_sweep(sys.argv[1], params=None)\nexcept cowsim.CorruptRunError as e:\n"
+             "    sys.exit(0 if 'claims more rows' in str(e) else 3)\nsys.exit(1)\" '%s' 2> '%s'",
+             mut, errf);
     CS_CHECK_EQ_U64(status_of(cmd), 0);
 
     /* ---- the older layout ----------------------------------------------- */

@@ -289,7 +289,12 @@ def load_sweep(path, series=None, params="varying"):
             attrs = {k: _decode(v) for k, v in f.attrs.items()}
             if "runs" not in f:
                 raise ValueError(f"{path}: not a cowsim sweep summary (no /runs)")
-            raw = f["runs"][:]
+            d = f["runs"]
+            if (d.compression is None and not d.shuffle and d.scaleoffset is None and len(d.shape) == 1
+                    and d.id.get_storage_size() < d.shape[0] * d.id.get_type().get_size()):
+                # (before memory for the claimed rows is reserved)
+                raise CorruptRunError(f"{path} is corrupt: /runs claims more rows than it stores")
+            raw = d[:]
     except (OSError, RuntimeError, KeyError) as e:
         if isinstance(e, (FileNotFoundError, PermissionError)):
             raise

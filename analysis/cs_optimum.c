@@ -326,6 +326,7 @@ static float cs__float_up(double x)
  * reads 2-5 % of the variables.  v is rewritten in place: its job indices
  * are gone on return.
  */
+#define CS__HEAD 4
 static int cs__lagrange(const cs_opt_problem_t *p, cs__var_t *v, size_t n, size_t b0, size_t nblk, double lower,
                         double *obj)
 {
@@ -335,8 +336,12 @@ static int cs__lagrange(const cs_opt_problem_t *p, cs__var_t *v, size_t n, size_
     double *gas = calloc(nblk, sizeof *gas), *cnt = calloc(nblk, sizeof *cnt);
     size_t *jbeg = malloc((nj + 1) * sizeof *jbeg); /* job q holds v[jbeg[q] .. jbeg[q + 1]) */
     double *jgas = malloc((nj ? nj : 1) * sizeof *jgas);
-    if (!mu || !nu || !gas || !cnt || !jbeg || !jgas) {
-        free(mu), free(nu), free(gas), free(cnt), free(jbeg), free(jgas);
+    /* The first CS__HEAD heights of every job side by side (a job usually
+     * stops within them): one pass reads them in order, and only the rest
+     * of a long job a cache miss away.  Unused slots have smax -inf. */
+    cs__var_t *head = malloc((nj ? nj : 1) * CS__HEAD * sizeof *head);
+    if (!mu || !nu || !gas || !cnt || !jbeg || !jgas || !head) {
+        free(mu), free(nu), free(gas), free(cnt), free(jbeg), free(jgas), free(head);
         return CS_ENOMEM;
     }
     for (size_t i = 0, q = 0; i < n; i++)
@@ -351,6 +356,9 @@ static int cs__lagrange(const cs_opt_problem_t *p, cs__var_t *v, size_t n, size_
             m = v[k].v > m ? v[k].v : m;
             v[k].smax = cs__float_up(m);
         }
+        for (size_t k = 0; k < CS__HEAD; k++)
+            head[q * CS__HEAD + k] = jbeg[q] + k < jbeg[q + 1] ? v[jbeg[q] + k]
+                                                               : (cs__var_t){.smax = -INFINITY, .blk = 0, .v = 0};
     }
     double best = INFINITY, theta = 2.0;
     int stall = 0;
@@ -365,13 +373,19 @@ static int cs__lagrange(const cs_opt_problem_t *p, cs__var_t *v, size_t n, size_
         for (size_t q = 0; q < nj; q++) {
             size_t arg = SIZE_MAX;
             double g = jgas[q], top = 0;
-            /* Each job starts a cache miss away from the last: fetch ahead. */
-            if (q + 8 < nj) __builtin_prefetch(&v[jbeg[q + 8]]);
-            for (size_t k = jbeg[q], e = jbeg[q + 1]; k < e && (double)v[k].smax > top; k++) {
-                size_t b = v[k].blk - b0;
-                double r = v[k].v - mu[b] * g - nu[b];
+            const cs__var_t *hv = &head[q * CS__HEAD];
+            size_t k = 0;
+            for (; k < CS__HEAD && (double)hv[k].smax > top; k++) {
+                size_t b = hv[k].blk - b0;
+                double r = hv[k].v - mu[b] * g - nu[b];
                 if (r > top) top = r, arg = b;
             }
+            if (k == CS__HEAD) /* every head height could matter: the rest may too */
+                for (k = jbeg[q] + CS__HEAD; k < jbeg[q + 1] && (double)v[k].smax > top; k++) {
+                    size_t b = v[k].blk - b0;
+                    double r = v[k].v - mu[b] * g - nu[b];
+                    if (r > top) top = r, arg = b;
+                }
             if (arg != SIZE_MAX) {
                 L += top;
                 gas[arg] += g;
@@ -413,7 +427,7 @@ static int cs__lagrange(const cs_opt_problem_t *p, cs__var_t *v, size_t n, size_
             }
         }
     }
-    free(mu), free(nu), free(gas), free(cnt), free(jbeg), free(jgas);
+    free(mu), free(nu), free(gas), free(cnt), free(jbeg), free(jgas), free(head);
     *obj = best;
     return CS_OK;
 }

@@ -340,8 +340,13 @@ static int cs__lagrange(const cs_opt_problem_t *p, cs__var_t *v, size_t n, size_
      * stops within them): one pass reads them in order, and only the rest
      * of a long job a cache miss away.  Unused slots have smax -inf. */
     cs__var_t *head = malloc((nj ? nj : 1) * CS__HEAD * sizeof *head);
-    if (!mu || !nu || !gas || !cnt || !jbeg || !jgas || !head) {
-        free(mu), free(nu), free(gas), free(cnt), free(jbeg), free(jgas), free(head);
+    /* Range minima of mu and nu (sparse tables, rebuilt each pass): level l
+     * holds the minimum over [b, b + 2^l). */
+    size_t lv = 1;
+    while (((size_t)1 << lv) <= nblk) lv++;
+    double *rmu = malloc(lv * (nblk ? nblk : 1) * sizeof *rmu), *rnu = malloc(lv * (nblk ? nblk : 1) * sizeof *rnu);
+    if (!mu || !nu || !gas || !cnt || !jbeg || !jgas || !head || !rmu || !rnu) {
+        free(mu), free(nu), free(gas), free(cnt), free(jbeg), free(jgas), free(head), free(rmu), free(rnu);
         return CS_ENOMEM;
     }
     for (size_t i = 0, q = 0; i < n; i++)
@@ -370,6 +375,17 @@ static int cs__lagrange(const cs_opt_problem_t *p, cs__var_t *v, size_t n, size_
             if (bl->quota_block) L += nu[b] * (double)bl->quota_block;
             gas[b] = cnt[b] = 0;
         }
+        memcpy(rmu, mu, nblk * sizeof *mu);
+        memcpy(rnu, nu, nblk * sizeof *nu);
+        for (size_t l = 1; l < lv; l++) {
+            const double *am = rmu + (l - 1) * nblk, *an = rnu + (l - 1) * nblk;
+            double *zm = rmu + l * nblk, *zn = rnu + l * nblk;
+            size_t w = (size_t)1 << (l - 1);
+            for (size_t b = 0; b + 2 * w <= nblk; b++) {
+                zm[b] = am[b] < am[b + w] ? am[b] : am[b + w];
+                zn[b] = an[b] < an[b + w] ? an[b] : an[b + w];
+            }
+        }
         for (size_t q = 0; q < nj; q++) {
             size_t arg = SIZE_MAX;
             double g = jgas[q], top = 0;
@@ -380,12 +396,28 @@ static int cs__lagrange(const cs_opt_problem_t *p, cs__var_t *v, size_t n, size_
                 double r = hv[k].v - mu[b] * g - nu[b];
                 if (r > top) top = r, arg = b;
             }
-            if (k == CS__HEAD) /* every head height could matter: the rest may too */
-                for (k = jbeg[q] + CS__HEAD; k < jbeg[q + 1] && (double)v[k].smax > top; k++) {
+            if (k == CS__HEAD) { /* every head height could matter: the rest may too */
+                size_t e = jbeg[q + 1], blast = v[e - 1].blk - b0;
+                for (k = jbeg[q] + CS__HEAD; k < e && (double)v[k].smax > top; k++) {
                     size_t b = v[k].blk - b0;
+                    /* Every 16 heights: the rest of the window is beaten
+                     * when even its largest v less the smallest mu g and
+                     * nu over its blocks is <= top.  Each operation of
+                     * r = v - mu g - nu rounds monotonically in each
+                     * argument, so that bound, computed in the same
+                     * shape, is >= every later r in floating point too. */
+                    if (((k - jbeg[q]) & 15) == 0) {
+                        size_t l = 0;
+                        while (((size_t)2 << l) <= blast - b + 1) l++;
+                        size_t b2 = blast + 1 - ((size_t)1 << l);
+                        const double *zm = rmu + l * nblk, *zn = rnu + l * nblk;
+                        double mmin = zm[b] < zm[b2] ? zm[b] : zm[b2], nmin = zn[b] < zn[b2] ? zn[b] : zn[b2];
+                        if ((double)v[k].smax - mmin * g - nmin <= top) break;
+                    }
                     double r = v[k].v - mu[b] * g - nu[b];
                     if (r > top) top = r, arg = b;
                 }
+            }
             if (arg != SIZE_MAX) {
                 L += top;
                 gas[arg] += g;
@@ -427,7 +459,7 @@ static int cs__lagrange(const cs_opt_problem_t *p, cs__var_t *v, size_t n, size_
             }
         }
     }
-    free(mu), free(nu), free(gas), free(cnt), free(jbeg), free(jgas), free(head);
+    free(mu), free(nu), free(gas), free(cnt), free(jbeg), free(jgas), free(head), free(rmu), free(rnu);
     *obj = best;
     return CS_OK;
 }

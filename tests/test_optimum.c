@@ -7,8 +7,8 @@
  * every assignment (each job unfired or at one of its heights), and the LP
  * relaxation and the Lagrangian bound (forced by small limits) are never
  * below it.  Plus hand-computed cases, and the Lagrangian bound on 200
- * larger random instances (up to 60 jobs, 40 blocks, windows of up to 30
- * heights, tied values) equal, bit for bit, to a full-scan reference of
+ * larger random instances (up to 200 jobs, 160 blocks, windows of up to
+ * 150 heights, tied values) equal, bit for bit, to a full-scan reference of
  * the algorithm cs_optimum.h documents (the solver skips heights that
  * cannot beat the best so far; skipping one that can changes the bound).
  */
@@ -231,8 +231,8 @@ static void test_hand(void)
 
 /* ---- the Lagrangian bound, full scan ---------------------------------- */
 
-#define LJ 60
-#define LB 40
+#define LJ 200
+#define LB 160
 #define LV (LJ * LB)
 
 /* The documented method (cs_optimum.h, CS_OPT_LAGRANGE) with every height
@@ -310,11 +310,14 @@ static void test_lagrange_scan(void)
         }
         static cs_opt_job_t jobs[LJ];
         cs_opt_block_t blocks[LB];
-        size_t nb = 5 + gsl_rng_uniform_int(r, LB - 4), nj = 10 + gsl_rng_uniform_int(r, LJ - 9);
+        /* Odd instances: long windows over a congested lane (mu > 0 in
+         * most blocks, where the range-minimum cut decides). */
+        size_t nb = 5 + gsl_rng_uniform_int(r, i % 2 ? LB - 4 : 36);
+        size_t nj = 10 + gsl_rng_uniform_int(r, i % 2 ? LJ - 9 : 51);
         uint64_t h0 = 1 + gsl_rng_uniform_int(r, 50);
         int ties = (int)gsl_rng_uniform_int(r, 2);
         for (size_t b = 0; b < nb; b++) {
-            blocks[b].budget = gsl_rng_uniform_int(r, 8) == 0 ? UINT64_MAX : 100 + gsl_rng_uniform_int(r, 600);
+            blocks[b].budget = gsl_rng_uniform_int(r, 8) == 0 ? UINT64_MAX : 100 + gsl_rng_uniform_int(r, i % 2 ? 200 : 600);
             blocks[b].cap = gsl_rng_uniform_int(r, 4) == 0 ? 150 : UINT64_MAX;
             blocks[b].quota_block = gsl_rng_uniform_int(r, 3) == 0 ? (uint32_t)(1 + gsl_rng_uniform_int(r, 4)) : 0;
             blocks[b].quota_actor = 0;
@@ -322,7 +325,7 @@ static void test_lagrange_scan(void)
         for (size_t k = 0; k < nj; k++) {
             cs_opt_job_t *j = &jobs[k];
             j->due = h0 + gsl_rng_uniform_int(r, nb + 2) - 2;
-            j->last = j->due + gsl_rng_uniform_int(r, 31);
+            j->last = j->due + gsl_rng_uniform_int(r, i % 2 ? 150 : 31);
             j->gas = 20 + gsl_rng_uniform_int(r, 200);
             j->actor = (uint32_t)gsl_rng_uniform_int(r, 3);
             /* Tied instances: a few integer values, no decay (many equal

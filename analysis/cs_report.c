@@ -255,11 +255,14 @@ int cs_report_write(const char *const *inputs, size_t nin, const cs_report_opts_
         rc = CS_EXIT_IO;
     }
     for (size_t i = 0; i < nsr && rc == 0; i++) {
-        char prefix[32];
-        if (nsr > 1) snprintf(prefix, sizeof prefix, "seeds%zu_bars", i + 1);
-        else snprintf(prefix, sizeof prefix, "seeds_bars");
+        char prefix[32], bars[40];
+        if (nsr > 1) snprintf(prefix, sizeof prefix, "seeds%zu", i + 1);
+        else snprintf(prefix, sizeof prefix, "seeds");
+        snprintf(bars, sizeof bars, "%s_bars", prefix);
         sr_from[i] = plots.n;
-        rc = cs__seedrun_plot(&g, &sruns[i], prefix, &plots);
+        rc = cs__seedrun_load(&sruns[i]);
+        if (rc == 0) rc = cs__seedrun_figures(&g, &sruns[i], prefix, &plots);
+        if (rc == 0) rc = cs__seedrun_plot(&g, &sruns[i], bars, &plots);
         sr_from[i + 1] = plots.n;
     }
     for (size_t i = 0; i < ns && rc == 0; i++) {

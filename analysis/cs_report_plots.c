@@ -115,10 +115,31 @@ static void cs__delay_ticks(FILE *f, uint32_t max)
     fprintf(f, ")\n");
 }
 
+/* The x axis of a delay CDF whose largest delay is max, written to script
+ * f: for long tails (max > 50) a log axis of delay + 1, so both the bulk
+ * and the tail show, with ticks labelled in delays.  Sets *shift (what is
+ * added to a delay: 1 or 0) and *xend (the axis end); returns 1 for the
+ * log axis. */
+int cs__delay_axis(FILE *f, uint32_t max, double *shift, double *xend)
+{
+    int logx = max > 50;
+    *shift = logx ? 1 : 0;
+    *xend = logx ? ((double)max + 1) * 1.15 : (double)max + 1;
+    if (logx) {
+        fprintf(f, "set logscale x\nset xrange [1:%.10g]\n", *xend);
+        cs__delay_ticks(f, max);
+        fprintf(f, "set xlabel 'delay = fire height - due height (blocks; log scale of delay + 1)'\n");
+    } else {
+        fprintf(f, "set xrange [-0.5:%.10g]\n", *xend);
+        fprintf(f, "set xlabel 'delay = fire height - due height (blocks)'\n");
+    }
+    return logx;
+}
+
 /* Write the empirical CDF of h to DIR/name: "x F" points for a `steps`
  * plot: a leading (first, 0), one point per distinct delay, and a trailing
  * (xend, 1).  x is delay + shift. */
-static int cs__write_cdf(const char *dir, const char *name, const cs__dhist_t *h, double shift, double xend)
+int cs__write_cdf(const char *dir, const char *name, const cs__dhist_t *h, double shift, double xend)
 {
     FILE *f = cs__open_out(dir, name);
     if (!f) return CS_EXIT_IO;
@@ -172,22 +193,13 @@ int cs__plot_delays(const cs__gp_t *g, const cs__rep_run_t *runs, size_t n, cs__
         if (!any) continue;
         const char *kn = cs_h5_kind_names[k];
         /* Long tails: log axis of delay + 1 so both the bulk and the tail show. */
-        int logx = max > 50;
-        double shift = logx ? 1 : 0;
-        double xend = logx ? ((double)max + 1) * 1.15 : (double)max + 1;
         char base[128];
         snprintf(base, sizeof base, "delay_cdf_%s", kn);
         FILE *f = cs__gp_begin(g, base, 1000, 660);
         if (!f) return CS_EXIT_IO;
         fprintf(f, "set title 'Fire delay CDF: agent kind %s'\n", kn);
-        if (logx) {
-            fprintf(f, "set logscale x\nset xrange [1:%.10g]\n", xend);
-            cs__delay_ticks(f, max);
-            fprintf(f, "set xlabel 'delay = fire height - due height (blocks; log scale of delay + 1)'\n");
-        } else {
-            fprintf(f, "set xrange [-0.5:%.10g]\n", xend);
-            fprintf(f, "set xlabel 'delay = fire height - due height (blocks)'\n");
-        }
+        double shift, xend;
+        int logx = cs__delay_axis(f, max, &shift, &xend);
         /* Mostly-prompt kinds: zoom on the tail, starting 0.1 below the
          * lowest first step (rounded down to a tenth), and say so. */
         double ylo = f0 >= 0.4 ? floor(f0 * 10.0) / 10.0 - 0.1 : 0;

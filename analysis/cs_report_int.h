@@ -55,7 +55,7 @@ void cs__gp_quote(FILE *f, const char *s);
 const char *cs__fmt_num(char *buf, size_t cap, double v);
 const char *cs__fmt_sig(char *buf, size_t cap, double v);
 const char *cs__metric_unit(const char *name, int *better);
-void cs__best(const double *v, size_t n, int better, int *mark);
+void cs__best(const double *v, const char *const *mechs, size_t n, int better, int *mark);
 void cs__dat_num(FILE *f, double v);
 int cs__cmp_double(const void *a, const void *b);
 int cs__cmp_u32(const void *a, const void *b);

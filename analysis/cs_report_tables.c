@@ -133,7 +133,7 @@ void cs__md_runs(FILE *f, const cs__rep_run_t *runs, size_t n)
                "(`cowsim compare --json` prints them exactly), with the unit of each row; **bold** is the best "
                "value of a row where one direction is better (higher welfare, utility, efficiency and Jain; lower "
                "delays, censored timers, poa, Gini, variances, basefee CV, reversals and attack gain), compared at "
-               "full precision; `%s` = undefined (JSON null: e.g. efficiency without a `greedy.h5` beside the run) "
+               "full precision among the rules (not the greedy reference); `%s` = undefined (JSON null: e.g. efficiency without a `greedy.h5` beside the run) "
                "or a kind absent from the run.\n\n",
             CS__NUM_NAN);
     cs__md_run_head(f, "metric", runs, n);
@@ -148,7 +148,9 @@ void cs__md_runs(FILE *f, const cs__rep_run_t *runs, size_t n)
     size_t nn = cs_metrics_n(&all);
     double *v = malloc((n + 1) * sizeof *v);
     int *best = malloc((n + 1) * sizeof *best);
-    for (size_t j = 0; v && best && j < nn; j++) {
+    const char **mechs = malloc((n + 1) * sizeof *mechs);
+    for (size_t i = 0; mechs && i < n; i++) mechs[i] = runs[i].mechanism;
+    for (size_t j = 0; v && best && mechs && j < nn; j++) {
         char name[96];
         if (!cs_metrics_name(&all, j, name, sizeof name)) continue;
         int better;
@@ -156,13 +158,14 @@ void cs__md_runs(FILE *f, const cs__rep_run_t *runs, size_t n)
         fprintf(f, "| %s | %s |", name, unit);
         for (size_t i = 0; i < n; i++)
             if (cs_metrics_get(&runs[i].met, name, &v[i]) != 0) v[i] = CS__REP_NAN;
-        cs__best(v, n, better, best);
+        cs__best(v, mechs, n, better, best);
         for (size_t i = 0; i < n; i++) cs__md_num(f, v[i], CS__REP_NAN, CS__REP_NAN, best[i]);
         fputc('\n', f);
     }
-    if (!v || !best) fprintf(stderr, "cowsim report: out of memory writing the metrics table\n");
+    if (!v || !best || !mechs) fprintf(stderr, "cowsim report: out of memory writing the metrics table\n");
     free(v);
     free(best);
+    free(mechs);
     fputc('\n', f);
     cs__md_steady(f, runs, n);
 }
@@ -188,7 +191,7 @@ void cs__md_seedrun(FILE *f, const cs__seedrun_t *s, const cs__plots_t *pl, size
                "where a metric is undefined left out), 4 significant digits: the numbers of `cowsim compare %s "
                "--json` (fields mean, t_lo, t_hi, at full precision), which adds the paired differences between "
                "mechanisms with t and BCa intervals.  **Bold**: the best mean of a row where one direction is "
-               "better; \xe2\x80\x94: no lane basefee (not a fee mechanism).\n\n",
+               "better, among the rules (not the greedy reference); \xe2\x80\x94: no lane basefee (not a fee mechanism).\n\n",
             s->path);
     fprintf(f, "| metric | unit |");
     for (size_t j = 0; j < nm; j++) fprintf(f, " %s |", s->set.mechs[j]);
@@ -211,7 +214,7 @@ void cs__md_seedrun(FILE *f, const cs__seedrun_t *s, const cs__plots_t *pl, size
             mean[j] = lo[j] = hi[j] = CS__REP_NAN;
             if (k) cs_stat_t_interval(x, k, CS__BOOT_LEVEL, &mean[j], &lo[j], &hi[j]);
         }
-        cs__best(mean, nm, better, best);
+        cs__best(mean, (const char *const *)s->set.mechs, nm, better, best);
         fprintf(f, "| %s | %s |", name, unit);
         for (size_t j = 0; j < nm; j++) {
             /* As `cowsim run`'s table: only fee mechanisms have a lane

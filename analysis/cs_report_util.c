@@ -7,6 +7,7 @@
 #include "cs_report_int.h"
 
 #include "cs_exit.h"
+#include "cs_mech.h"
 #include "cs_publish.h"
 
 #include <errno.h>
@@ -146,22 +147,28 @@ const char *cs__metric_unit(const char *name, int *better)
 }
 
 /* Which of v[0, n) are the best of a row (mark[i] = 1): the largest
- * (better > 0) or smallest (better < 0) finite value, every tie marked;
- * none when better is 0, fewer than two values are finite, or they are all
- * equal (nothing to choose). */
-void cs__best(const double *v, size_t n, int better, int *mark)
+ * (better > 0) or smallest (better < 0) finite value among the columns of
+ * real rules (mechs[i] not a reference allocator, CS_MF_REFERENCE: the
+ * greedy is a yardstick, not a contender; mechs may be NULL), every tie
+ * marked; none when better is 0, fewer than two values take part, or they
+ * are all equal (nothing to choose). */
+void cs__best(const double *v, const char *const *mechs, size_t n, int better, int *mark)
 {
     size_t nf = 0;
     double best = CS__REP_NAN;
     int differ = 0;
     for (size_t i = 0; i < n; i++) {
+        const cs_mech_ops_t *ops = mechs ? cs_mech_find_any(mechs[i]) : NULL;
         mark[i] = 0;
-        if (!isfinite(v[i])) continue;
+        if (!isfinite(v[i]) || (ops && (ops->flags & CS_MF_REFERENCE))) continue;
         if (nf++ && v[i] != best) differ = 1;
         if (nf == 1 || (better > 0 ? v[i] > best : v[i] < best)) best = v[i];
     }
     if (better == 0 || nf < 2 || !differ) return;
-    for (size_t i = 0; i < n; i++) mark[i] = isfinite(v[i]) && v[i] == best;
+    for (size_t i = 0; i < n; i++) {
+        const cs_mech_ops_t *ops = mechs ? cs_mech_find_any(mechs[i]) : NULL;
+        mark[i] = isfinite(v[i]) && v[i] == best && !(ops && (ops->flags & CS_MF_REFERENCE));
+    }
 }
 
 /* Write v to a data file: "NaN" (which gnuplot skips) for non-finite. */

@@ -40,13 +40,19 @@ def sig(v):
     return s
 
 
-def best(values, better):
-    """Which values are the best of a row (finite ones; ties all; none if all equal or < 2)."""
-    fin = [v for v in values if v is not None and math.isfinite(v)]
+# Reference allocators: columns that are never marked best (a yardstick, not a rule).
+REFERENCE = {"greedy"}
+
+
+def best(values, better, mechs):
+    """Which values are the best of a row: among the finite values of real rules (not REFERENCE);
+    ties all marked; none if they are all equal or fewer than 2."""
+    take = [v is not None and math.isfinite(v) and m not in REFERENCE for v, m in zip(values, mechs)]
+    fin = [v for v, t in zip(values, take) if t]
     if better == 0 or len(fin) < 2 or len(set(fin)) == 1:
         return [False] * len(values)
     b = max(fin) if better > 0 else min(fin)
-    return [v is not None and math.isfinite(v) and v == b for v in values]
+    return [t and v == b for v, t in zip(values, take)]
 
 
 def cell(v, lo=None, hi=None, bold=False):

@@ -138,7 +138,7 @@ for r in rows:
         errs.append("%s: unit %r, want %r" % (r[0], r[1], u))
     vals = [run["metrics"].get(r[0]) for run in runs]
     vals = [float("nan") if v is None else float(v) for v in vals]
-    for c, (run, v, b) in enumerate(zip(runs, vals, best(vals, better))):
+    for c, (run, v, b) in enumerate(zip(runs, vals, best(vals, better, [x["mechanism"] for x in runs]))):
         want = cell(v, bold=b)   # 4 significant digits, bold = the row's best (full precision)
         marked += b
         if r[2 + c] != want:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_report_seeds.sh -- `cowsim report RUNDIR` on a small multi-seed run
 # (scenarios/default.json, 3 seeds x 200 blocks, bias-vcg, eip1559 and
-# fifo-capped), and `cowsim run`'s progress line:
+# greedy, the reference never marked best), and `cowsim run`'s progress line:
 #   1. the five figures (lane basefee and utilisation bands, pooled delay
 #      and W CDFs, what was paid by part) are drawn, embedded in report.md
 #      with captions that say what is drawn over how many seeds;
@@ -23,7 +23,7 @@ SRC=${CS_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 case "$BIN" in /*) ;; *) BIN="$(pwd)/$BIN" ;; esac
 trap 'chmod -R u+w "$T" 2> /dev/null; rm -rf "$T"' EXIT
 
-"$BIN" run "$SRC/scenarios/default.json" --seeds 3 --set blocks=200 --mechanism bias-vcg,eip1559,fifo-capped \
+"$BIN" run "$SRC/scenarios/default.json" --seeds 3 --set blocks=200 --mechanism bias-vcg,eip1559,greedy \
     -o "$T/run" --quiet > /dev/null 2> "$T/run.err"
 check "[ $? -eq 0 ] && [ ! -s '$T/run.err' ]" "run 3 seeds, --quiet: exit 0, nothing on stderr ($(head -c 300 "$T/run.err"))"
 "$BIN" report "$T/run" -o "$T/out" > /dev/null 2> "$T/rep.err"
@@ -67,7 +67,7 @@ $PY - "$T/run" "$T/out" > "$T/data.txt" 2>&1 << 'PYEOF'
 import os, sys, h5py, numpy as np
 run, out = sys.argv[1], sys.argv[2]
 seeds = sorted(int(d[5:]) for d in os.listdir(run) if d.startswith("seed-"))
-mechs = ["bias-vcg", "eip1559", "fifo-capped"]   # the scenario's order
+mechs = ["bias-vcg", "eip1559", "greedy"]   # the scenario's order
 fee = {"eip1559"}
 errs = []
 def load(m):
@@ -144,7 +144,7 @@ for r in rows[1:]:
         errs.append("%s unit %s" % (r[0], r[1]))
     means = [by[(r[0], m)]["mean"] for m in js["mechanisms"]]
     means = [float("nan") if v is None else v for v in means]
-    for k, (m, b) in enumerate(zip(js["mechanisms"], best(means, better))):
+    for k, (m, b) in enumerate(zip(js["mechanisms"], best(means, better, js["mechanisms"]))):
         g = by[(r[0], m)]
         want = cell(g["mean"], g["t_lo"], g["t_hi"], b)
         if r[0] == "basefee_mean" and m != "eip1559":
@@ -154,6 +154,12 @@ for r in rows[1:]:
             errs.append("%s / %s: %r, want %r" % (r[0], m, r[2 + k], want))
 if marked < 5:
     errs.append("only %d best values marked" % marked)
+g = 2 + js["mechanisms"].index("greedy")
+if any("**" in r[g] for r in rows[1:]):
+    errs.append("the greedy reference marked best")
+w = {m: by[("welfare", m)]["mean"] for m in js["mechanisms"]}
+if max(w, key=w.get) != "greedy":   # else the check above proves nothing
+    errs.append("greedy's welfare is not the largest here: %s" % w)
 print("rows", len(rows) - 1, "errors", len(errs))
 for e in errs[:10]:
     print(" ", e)

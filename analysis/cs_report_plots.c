@@ -354,8 +354,9 @@ const int cs__bar_metrics[] = {CS_M_welfare,      CS_M_efficiency, CS_M_poa,
 /*
  * One bar chart `base`: bar i has height mean[i] and label lab[i]; with
  * lo/hi (may be NULL) a whisker from lo[i] to hi[i] (none where NaN).  Data
- * file base.dat: "index label mean lo hi".  Nothing is drawn (0 returned)
- * when every mean is NaN.  Returns 0 or an exit code with a message.
+ * file base.dat: "index label mean lo hi".  The caption says what the bars
+ * (and whiskers) are: ivdesc.  Nothing is drawn (0 returned) when every
+ * mean is NaN.  Returns 0 or an exit code with a message.
  */
 int cs__plot_bars(const cs__gp_t *g, const char *base, const char *metric, char (*lab)[128], const double *mean,
                   const double *lo, const double *hi, size_t n, const char *ivdesc, cs__plots_t *plots)
@@ -401,8 +402,7 @@ int cs__plot_bars(const cs__gp_t *g, const char *base, const char *metric, char 
     fputc('\n', f);
     char alt[256], cap[768];
     snprintf(alt, sizeof alt, "%s per mechanism", metric);
-    snprintf(cap, sizeof cap, "%s per mechanism (analysis/README.md)%s%s.", metric, whiskers ? "; whiskers: " : "",
-             whiskers ? ivdesc : "");
+    snprintf(cap, sizeof cap, "%s per mechanism (analysis/README.md): %s.", metric, ivdesc);
     return cs__gp_end(g, f, base, plots, alt, cap);
 }
 
@@ -421,7 +421,8 @@ int cs__plot_metric_bars(const cs__gp_t *g, const cs__rep_run_t *runs, size_t n,
             snprintf(lab[i], sizeof lab[i], "%s", runs[i].label);
             v[i] = runs[i].met.v[cs__bar_metrics[k]];
         }
-        rc = cs__plot_bars(g, base, name, lab, v, NULL, NULL, n, "", plots);
+        rc = cs__plot_bars(g, base, name, lab, v, NULL, NULL, n, "the value of each run file, as compare prints it",
+                           plots);
     }
     if (!lab || !v) fprintf(stderr, "cowsim report: out of memory\n");
     free(lab);

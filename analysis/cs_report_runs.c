@@ -369,9 +369,10 @@ int cs__seedrun_plot(const cs__gp_t *g, cs__seedrun_t *s, const char *prefix, cs
             lo[j] = c->t_lo;
             hi[j] = c->t_hi;
         }
-        char base[128], iv[96];
+        char base[128], iv[160];
         snprintf(base, sizeof base, "%s_%s", prefix, cs__mnames[cs__bar_metrics[k]]);
-        snprintf(iv, sizeof iv, "the 95 %% Student-t interval of the mean over %zu seeds", ns);
+        snprintf(iv, sizeof iv, "bars: the mean over %zu seeds; whiskers: the 95 %% Student-t interval of the mean over "
+                 "%zu seeds", ns, ns);
         if (rc == 0) rc = cs__plot_bars(g, base, cs__mnames[cs__bar_metrics[k]], lab, m, lo, hi, nm, iv, plots);
     }
     if (rc == CS_EXIT_IO && !(s->ci && x && m && lo && hi && lab)) fprintf(stderr, "cowsim report: out of memory\n");

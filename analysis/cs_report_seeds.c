@@ -293,9 +293,13 @@ static int cs__plot_seed_delays(const cs__gp_t *g, const char *base, const cs__s
     FILE *mk = cs__open_out(g->dir, name);
     if (!mk) return CS_EXIT_IO;
     fprintf(mk, "# mechanism index, fires (all seeds), delay p50, delay p99 (GSL quantiles of the pooled delays)\n");
-    for (size_t j = 0; j < nm; j++)
-        fprintf(mk, "%zu %llu %.17g %.17g\n", j + 1, (unsigned long long)sm[j].delay.total,
-                cs__dhist_quantile(&sm[j].delay, 0.5), cs__dhist_quantile(&sm[j].delay, 0.99));
+    for (size_t j = 0; j < nm; j++) {
+        fprintf(mk, "%zu %llu", j + 1, (unsigned long long)sm[j].delay.total);
+        if (sm[j].delay.total == 0) fputs(" NaN NaN\n", mk); /* no fires: no quantiles */
+        else
+            fprintf(mk, " %.17g %.17g\n", cs__dhist_quantile(&sm[j].delay, 0.5),
+                    cs__dhist_quantile(&sm[j].delay, 0.99));
+    }
     int rc = cs__close_out(mk, g->dir, name);
     if (rc) return rc;
     FILE *f = cs__gp_begin(g, base, 1100, 640);
@@ -322,10 +326,10 @@ static int cs__plot_seed_delays(const cs__gp_t *g, const char *base, const cs__s
         fputs(" title ", f);
         cs__gp_quote(f, title);
         /* The marks: (p50, 0.5) as a circle, (p99, 0.99) as a square. */
-        fprintf(f, ", \\\n    '%s_marks.dat' every ::%zu::%zu using ($3 + %g):(0.5) with points pt 7 ps 1.3 lc rgb "
-                   "'%s' notitle, \\\n    '' every ::%zu::%zu using ($4 + %g):(0.99) with points pt 5 ps 1.3 lc rgb "
-                   "'%s' notitle",
-                base, j, j, shift, cs__colors[j % 10], j, j, shift, cs__colors[j % 10]);
+        fprintf(f, ", \\\n    '%s_marks.dat' using ($1 == %zu ? $3 + %g : NaN):(0.5) with points pt 7 ps 1.3 lc "
+                   "rgb '%s' notitle, \\\n    '' using ($1 == %zu ? $4 + %g : NaN):(0.99) with points pt 5 ps 1.3 lc "
+                   "rgb '%s' notitle",
+                base, j + 1, shift, cs__colors[j % 10], j + 1, shift, cs__colors[j % 10]);
     }
     fprintf(f, ", \\\n    NaN with points pt 7 ps 1.3 lc rgb '#000000' title 'p50 (circle)', \\\n"
                "    NaN with points pt 5 ps 1.3 lc rgb '#000000' title 'p99 (square)'\n");
@@ -503,6 +507,8 @@ int cs__seedrun_figures(const cs__gp_t *g, const cs__seedrun_t *s, const char *p
         snprintf(binned, sizeof binned, " (runs of %llu blocks: each seed's mean over bins of %llu blocks first)",
                  (unsigned long long)nmax, (unsigned long long)bin);
     double xmax, lo, hi;
+    if (nbin == 0) /* runs without blocks: no series to draw */
+        for (size_t j = 0; j < nm; j++) use[j] = all[j] = 0;
     if (rc == 0) {
         snprintf(base, sizeof base, "%s_basefee", prefix);
         snprintf(cap, sizeof cap,

@@ -478,6 +478,7 @@ int cs__seedrun_figures(const cs__gp_t *g, const cs__seedrun_t *s, const char *p
         m->x = malloc((nbin ? nbin : 1) * sizeof *m->x);
         m->part = calloc(ns * CS__NPART, sizeof *m->part);
         if (!m->bf || !m->util || !m->x || !m->part) {
+            fprintf(stderr, "cowsim report: out of memory\n");
             rc = CS_EXIT_IO;
             break;
         }

@@ -212,7 +212,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
                          .id = t->id,
                          .bid = cs__rec_bid(s, slot)};
         rc = cs__fees_classify(s, slot, c);
-        if (rc == CS_EINSUFFICIENT_FUNDS && !(ops->flags & CS_MF_DEFER_FUNDS)) {
+        if (rc == CS_EINSUFFICIENT_FUNDS && !cs__fees_defers(s)) {
             /* Path 3: balance(fee_payer) < max_cost -> GC lane, emitting
              * TimerCancelledInsufficientFunds. */
             cs__carry_del(s, slot);
@@ -279,6 +279,16 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
         const cs_timer_t *t = &s->pool[slot];
         cs_timer_hot_t *th = &s->hot[slot];
         if (cs__fees_precharge(s, c, row) != CS_OK) {
+            if (cs__fees_defers(s)) {
+                /* CIP-1 first draft §4.1, D10: the owner cannot pay the
+                 * GBA's bid (its earlier fires of this block took the
+                 * rest): execution fails for this block and the timer is
+                 * deferred, carried below with the losers (N60). */
+                c->selected = 0;
+                c->why = CS_WHY_FUNDS;
+                row->why = CS_WHY_FUNDS;
+                continue;
+            }
             /* CIP-1 rev §3 step 8: insufficient funds at any step ->
              * CIP-5 §5.4 path 2, self-destruct without firing. */
             cs__carry_del(s, slot);

@@ -382,6 +382,38 @@ static void cs__charge(const cs_sched_t *s, const cs_timer_t *t, cs_u128 prio_ra
                           &ch->basefee_lane);
 }
 
+int cs__fees_defers(const cs_sched_t *s)
+{
+    return (s->mech.ops->flags & CS_MF_DEFER_FUNDS) && s->p.gba_tip_charge == CS_GBA_CHARGE_DRAFT;
+}
+
+/* What the funds test and the charge of a fee-rule fire price (N60): under
+ * gba-tip's first-draft charge the cycles and cells the fire will use (the
+ * usage hook, capped at its limits; without a hook its limits, and the
+ * settlement refunds what it did not use); otherwise its limits
+ * (max_cost, CIP-1 rev §3 step 8). */
+static void cs__fees_usage(const cs_sched_t *s, uint32_t slot, cs_cand_t *c)
+{
+    const cs_timer_t *t = &s->pool[slot];
+    c->use_cycles = t->gas_limit;
+    c->use_cells = t->max_cells;
+    if (!cs__fees_defers(s)) return;
+    if (s->hooks.usage) s->hooks.usage(s->hooks.user, s, slot, &c->use_cycles, &c->use_cells);
+    if (c->use_cycles == 0 || c->use_cycles > t->gas_limit) c->use_cycles = t->gas_limit;
+    if (c->use_cells > t->max_cells) c->use_cells = t->max_cells;
+}
+
+/* The charge of a fee-rule fire, priced at what cs__fees_usage chose: its
+ * limits become the usage under the first-draft charge, so the pre-charge
+ * is the GBA's price for what the fire uses and nothing is refunded. */
+static void cs__fee_charge(const cs_sched_t *s, const cs_cand_t *c, cs_fire_charge_t *ch)
+{
+    cs__charge(s, &s->pool[c->slot], c->prio_rate, c->payment, ch);
+    if (!cs__fees_defers(s)) return;
+    ch->gas_limit = c->use_cycles;
+    ch->max_cells = c->use_cells;
+}
+
 int cs__fees_classify(cs_sched_t *s, uint32_t slot, cs_cand_t *c)
 {
     struct cs_fees *f = s->fees;
@@ -398,8 +430,13 @@ int cs__fees_classify(cs_sched_t *s, uint32_t slot, cs_cand_t *c)
         /* CIP-1 rev §3 step 4: balance(fee_payer) < max_cost -> GC path 3. */
         cs_u128 rate = 0, cost = 0;
         if (cs_gba_prio_rate(c->max_fee, c->max_prio, lane, &rate) != CS_OK) rate = 0;
+        cs__fees_usage(s, slot, c);
         cs_fire_charge_t ch;
         cs__charge(s, t, rate, 0, &ch);
+        ch.gas_limit = c->use_cycles;
+        ch.max_cells = c->use_cells;
+        /* Under gba_tip_charge = draft a payer short of it is deferred by
+         * the mechanism (its funds test is this one), N60. */
         if (cs_ledger_max_cost(&ch, &cost) != CS_OK || c->balance < cost) return CS_EINSUFFICIENT_FUNDS;
         return CS_OK;
     }
@@ -428,7 +465,7 @@ int cs__fees_precharge(cs_sched_t *s, const cs_cand_t *c, cs_cand_row_t *row)
      * handler returns and the unused part is refunded (the execution fees
      * alone under the other mechanisms, N58). */
     cs_fire_charge_t ch;
-    if (fees) cs__charge(s, t, c->prio_rate, c->payment, &ch);
+    if (fees) cs__fee_charge(s, c, &ch);
     else cs__exec_charge(s, t, &ch);
     cs_u128 cost;
     if (cs_ledger_max_cost(&ch, &cost) != CS_OK) return CS_EINSUFFICIENT_FUNDS;
@@ -477,7 +514,7 @@ void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles, ui
             cost = pc->cost;
             have = 1;
         } else {
-            if (fl & CS_MF_FEES) cs__charge(s, t, c->prio_rate, c->payment, &ch);
+            if (fl & CS_MF_FEES) cs__fee_charge(s, c, &ch);
             else cs__exec_charge(s, t, &ch);
             have = cs_ledger_max_cost(&ch, &cost) == CS_OK;
         }

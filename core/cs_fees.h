@@ -76,6 +76,10 @@ void cs__fees_op_debit(cs_sched_t *s, uint32_t actor, cs_u128 cost, int is_cance
 void cs__fees_on_destroy(cs_sched_t *s, uint32_t slot);
 int cs__fees_on_insert(cs_sched_t *s, uint32_t slot);
 int cs__fees_classify(cs_sched_t *s, uint32_t slot, cs_cand_t *c);
+/* 1 when a fire its payer cannot pay is deferred rather than destroyed:
+ * gba-tip under gba_tip_charge = draft (CIP-1 first draft §4.1, D10,
+ * DESIGN-NOTES N60), at classification and at the pre-charge alike. */
+int cs__fees_defers(const cs_sched_t *s);
 int cs__fees_precharge(cs_sched_t *s, const cs_cand_t *c, cs_cand_row_t *row);
 void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles,
                      uint64_t used_cells, cs_cand_row_t *row);

@@ -98,7 +98,8 @@
     X(weight_min, FP, CS_PPM, 0, 100000000, 500000, NULL, "gba-tip weight clamp low")              \
     X(weight_max, FP, CS_PPM, 0, 100000000, 2000000, NULL, "gba-tip weight clamp high")            \
     X(starvation_blocks, U64, 1, 0, 1u << 20, 10, NULL, "deferrals after which the starvation floor applies") \
-    X(actor_budget_slice, FP, CS_PPM, 0, 1000000, 0, NULL, "per-actor budget share by weight, 0 = off")
+    X(actor_budget_slice, FP, CS_PPM, 0, 1000000, 0, NULL, "per-actor budget share by weight, 0 = off") \
+    X(gba_tip_charge, ENUM, 1, 0, 1, 0, "draft|cip1-rev", "gba-tip: the GBA's price for what the fire uses, charged at execution, deferred when unpaid (CIP-1 first draft §4.1, D10), or the max_cost pre-charge at the limits, destroyed when unpaid (CIP-1 rev §3 steps 4, 8)")
 
 typedef enum cs_param_kind { CS_PK_U64, CS_PK_FP, CS_PK_U128, CS_PK_ENUM } cs_param_kind;
 
@@ -154,5 +155,6 @@ enum { CS_VCG_SPEC = 0, CS_VCG_CRITICAL = 1 };
 enum { CS_LAMBDA_OFF = 0, CS_LAMBDA_ON = 1 };
 enum { CS_SCORE_PAY_BID = 0, CS_SCORE_PAY_NONE = 1 };
 enum { CS_SCORE_BUDGET_LANE = 0, CS_SCORE_BUDGET_NONE = 1 };
+enum { CS_GBA_CHARGE_DRAFT = 0, CS_GBA_CHARGE_REV = 1 };
 
 #endif /* CS_PARAMS_H */

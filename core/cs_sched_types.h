@@ -147,6 +147,11 @@ typedef struct cs_sched_hooks {
                     uint64_t *used_cells);
     int (*gba)(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t *ctx, cs_u128 *max_fee,
                cs_u128 *max_prio);
+    /* The cycles and cells the handler of the timer in `slot` will use
+     * when it fires now (at most its limits), as execute will report
+     * them: gba-tip's first-draft funds rule prices a fire at what it
+     * uses before it runs (DESIGN-NOTES N60).  NULL: the limits. */
+    void (*usage)(void *user, const cs_sched_t *s, uint32_t slot, uint64_t *cycles, uint64_t *cells);
 } cs_sched_hooks_t;
 
 #endif /* CS_SCHED_TYPES_H */

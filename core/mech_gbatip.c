@@ -11,9 +11,12 @@
  *   Order: tip desc, then the actor's EMA weight desc (§3 "Priority Weight"
  *   d(i): weights break ties among equal effective tips), then timer_id asc.
  *   Scan in that order:
- *     - balance below cycles * (basefee_lane + tip) (+ basefee_cycle when
- *       lane_basefee_mode = additional, D3) -> FUNDS: the timer is deferred,
- *       not destroyed (§4.1, D10; flag CS_MF_DEFER_FUNDS);
+ *     - balance below use_cycles * (basefee_lane + tip) (+ basefee_cycle
+ *       when lane_basefee_mode = additional, D3) + use_cells *
+ *       basefee_cell -> FUNDS: the timer is deferred, not destroyed (§4.1,
+ *       D10; flag CS_MF_DEFER_FUNDS).  use_* are what the fire will use
+ *       (gba_tip_charge = draft) or its limits (cip1-rev), as the charge
+ *       prices it (cs_fees.c, DESIGN-NOTES N60);
  *     - max_fires_per_block / max_fires_per_actor -> BLOCK_QUOTA /
  *       ACTOR_QUOTA (CIP-5 §9.4 caps; 0 = off, the default);
  *     - the budget (TIMER_PROCESSING_BUDGET_CYCLES = ctx->budget_cycles) ->
@@ -246,7 +249,13 @@ static int cs__gba_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, s
         } else {
             cs_u128 room = t->max_fee - bf;
             t->prio_rate = t->max_prio < room ? t->max_prio : room;
-            cs_u128 cost = cs__sat_mul64(t->cycles, cs__sat_add(base_rate, t->prio_rate));
+            /* One funds rule with the charge (N60): the GBA's price per
+             * cycle for the cycles it prices, plus its cells at the cell
+             * basefee -- what the fire uses under gba_tip_charge = draft,
+             * its limits (max_cost) under cip1-rev. */
+            uint64_t uc = t->use_cycles ? t->use_cycles : t->cycles;
+            cs_u128 cost = cs__sat_add(cs__sat_mul64(uc, cs__sat_add(base_rate, t->prio_rate)),
+                                       cs__sat_mul64(t->use_cells, ctx->basefee_cell));
             if (t->balance < cost) why0 = CS_WHY_FUNDS; /* §4.1, D10: defer */
         }
         t->priority = t->prio_rate;

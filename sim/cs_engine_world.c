@@ -465,6 +465,17 @@ void cs__hook_execute(void *user, cs_sched_t *s, const cs_delivery_t *d, uint64_
     e->in_handler = 0;
 }
 
+void cs__hook_usage(void *user, const cs_sched_t *s, uint32_t slot, uint64_t *cycles, uint64_t *cells)
+{
+    cs_engine_t *e = user;
+    const cs_timer_t *t = cs_sched_record(s, slot);
+    /* What cs__hook_execute will report: the handler's cycles within the
+     * gas limit, the payload's bytes as cells. */
+    uint64_t cyc = cs__ti_live(e, slot) ? cs__ti_cycles(e, slot) : 0;
+    *cycles = cyc && cyc < t->gas_limit ? cyc : t->gas_limit;
+    *cells = t->payload_len;
+}
+
 int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t *ctx, cs_u128 *max_fee,
                  cs_u128 *max_prio)
 {

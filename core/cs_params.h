@@ -99,6 +99,7 @@
     X(weight_max, FP, CS_PPM, 0, 100000000, 2000000, NULL, "gba-tip weight clamp high")            \
     X(starvation_blocks, U64, 1, 0, 1u << 20, 10, NULL, "deferrals after which the starvation floor applies") \
     X(actor_budget_slice, FP, CS_PPM, 0, 1000000, 0, NULL, "per-actor budget share by weight, 0 = off") \
+    X(gba_weight_epoch, U64, 1, 0, 1u << 24, 0, NULL, "blocks between gba-tip weight recomputations (CIP-1 first draft §3 step 5e, on epoch rollover); 0 = epoch_blocks, 1 = every block") \
     X(gba_tip_charge, ENUM, 1, 0, 1, 0, "draft|cip1-rev", "gba-tip: the GBA's price for what the fire uses, charged at execution, deferred when unpaid (CIP-1 first draft §4.1, D10), or the max_cost pre-charge at the limits, destroyed when unpaid (CIP-1 rev §3 steps 4, 8)")
 
 typedef enum cs_param_kind { CS_PK_U64, CS_PK_FP, CS_PK_U128, CS_PK_ENUM } cs_param_kind;

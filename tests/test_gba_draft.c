@@ -25,14 +25,7 @@
 enum { USE_CYC = 60000, USE_CELLS = 20, GAS = 100000 };
 #define FIRE_COST ((cs_u128)USE_CYC * 1500u + (cs_u128)USE_CELLS * 10u)
 
-static cs_addr_t addr(uint8_t tag)
-{
-    cs_addr_t a;
-    memset(a.b, 0, sizeof a.b);
-    a.b[0] = 0xd1;
-    a.b[19] = tag;
-    return a;
-}
+static cs_addr_t addr(uint8_t tag) { return cs_test_addr(0xd1, tag); }
 
 static void on_exec(void *user, cs_sched_t *s, const cs_delivery_t *d, uint64_t *uc, uint64_t *ue)
 {

@@ -40,14 +40,7 @@ enum { K = 10, GAS = 100000, D = 80 };
 #define SCALE 1000000u
 #define BID 10000000u
 
-static cs_addr_t addr(uint8_t tag)
-{
-    cs_addr_t a;
-    memset(a.b, 0, sizeof a.b);
-    a.b[0] = 0xb0;
-    a.b[19] = tag;
-    return a;
-}
+static cs_addr_t addr(uint8_t tag) { return cs_test_addr(0xb0, tag); }
 
 static void sched(cs_sched_t *s, uint8_t tag, uint64_t due, int bid)
 {

@@ -87,6 +87,7 @@
     X(lambda_gain, FP, CS_PPM, 0, 1000000, 100000, NULL, "relative lambda step per epoch at full error") \
     X(lambda_min, FP, CS_PPB, 0, 10000000000ull, 1000000, NULL, "lower bound of lambda")          \
     X(lambda_max, FP, CS_PPB, 0, 10000000000ull, 500000000, NULL, "upper bound of lambda")        \
+    X(lambda_epoch, U64, 1, 0, 1u << 24, 100, NULL, "blocks between lambda-loop updates, the first after block lambda_epoch - 1; 0 = epoch_blocks (N63)") \
     /* Score rule (CIP-5 CN §9) */                                                                \
     X(w_age, U64, 1, 0, 1ull << 32, 1, NULL, "score weight on age_blocks")                        \
     X(w_bid, U64, 1, 0, 1ull << 32, 1, NULL, "score weight on bid")                               \

@@ -371,6 +371,7 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
         free(eff);
         if (rc == CS_OK && opts->drop_attackers) rc = cs_h5_attr_u64(e->h5, "attackers_removed", 1);
         if (rc == CS_OK) rc = cs__write_idents(e);
+        if (rc == CS_OK) rc = cs__write_nmax(e);
         if (rc != CS_OK) {
             snprintf(err, errcap, "cannot write %s: %s", opts->out_path, cs_h5_last_error());
             goto fail_msg;

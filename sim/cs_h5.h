@@ -44,7 +44,10 @@
  * determinism rule), fires_mode (string "all"|"sample"|"off"),
  * fires_sample_every (uint64), complete (int32: 0 until cs_h5_close(h, 1)),
  * fires_seen (uint64, fires offered to cs_h5_append_fires: 0 at creation,
- * updated at every flush, so each checkpoint says how far it got).  Each
+ * updated at every flush, so each checkpoint says how far it got); the
+ * engine adds params_effective, attackers_removed and CIP-5 §9.2's N_max
+ * (nmax_wealth_exact, nmax_bias_scale_exact: decimal strings; nmax_lambda,
+ * nmax_spec: float64; nmax_exact: uint64; DESIGN-NOTES N62).  Each
  * dataset carries a "description" string attribute listing its columns.
  *
  * Durability (DESIGN-NOTES N48).  HDF5 does not write the output path

@@ -233,7 +233,8 @@ static inline cs_u128 cs_h5_money_u128(cs_h5_money_t m) { return (cs_u128)m.hi <
     X(exec_fee, MONEY, "CIP-3 execution fees of the fires at h (sum of /fires.exec_fee, N58)")  \
     X(lane_burn, MONEY, "lane basefee burned by the fires at h (sum of /fires.lane_burn)")      \
     X(sched_cost, MONEY, "schedule costs debited at h: 1,000 cycles + payload cells at the CIP-3 basefees (CIP-5 §6.1, N58)") \
-    X(cancel_cost, MONEY, "cancel costs debited at h: 500 cycles at the CIP-3 cycle basefee (CIP-5 §6.1, N58)")
+    X(cancel_cost, MONEY, "cancel costs debited at h: 500 cycles at the CIP-3 cycle basefee (CIP-5 §6.1, N58)") \
+    X(bias_slack, F64, "CIP-5 §9.3 invariant slack at h: mean over the candidates deferred at h of Y - (Bias(n+1) - Bias(n)), Y a timer's true value decay over the block it waits, n its deferrals; NaN without a deferred candidate or under a rule without Bias (N64)")
 
 /* /fires: one row per fire. */
 #define CS_H5_FIRE_FIELDS(X)                                                                 \
@@ -348,11 +349,11 @@ _Static_assert(sizeof(cs_h5_actor_t) == 0 CS_H5_ACTOR_FIELDS(CS__H5_SIZE), "acto
 _Static_assert(sizeof(cs_h5_weight_t) == 0 CS_H5_WEIGHT_FIELDS(CS__H5_SIZE), "weights padding");
 _Static_assert(sizeof(cs_h5_summary_t) == 0 CS_H5_SUMMARY_FIELDS(CS__H5_SIZE), "summary padding");
 _Static_assert(sizeof(cs_h5_ident_t) == 0 CS_H5_IDENT_FIELDS(CS__H5_SIZE), "identities padding");
-_Static_assert(sizeof(cs_h5_block_t) == 440 && sizeof(cs_h5_fire_t) == 312 &&
+_Static_assert(sizeof(cs_h5_block_t) == 448 && sizeof(cs_h5_fire_t) == 312 &&
                    sizeof(cs_h5_timer_t) == 136 && sizeof(cs_h5_actor_t) == 136 &&
                    sizeof(cs_h5_weight_t) == 24 && sizeof(cs_h5_summary_t) == 104 &&
                    sizeof(cs_h5_ident_t) == 140,
-               "row sizes are part of format_version 2 (columns added at a table end: N30, N43, N58)");
+               "row sizes are part of format_version 2 (columns added at a table end: N30, N43, N58, N64)");
 
 /* Dataset selector for the generic row functions. */
 typedef enum cs_h5_ds {

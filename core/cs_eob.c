@@ -232,7 +232,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
     ctx.p = &s->p;
     ctx.height = h;
     cs__fees_ctx(s, &ctx);
-    st->basefee_lane = ctx.basefee_lane;
+    st->basefee_lane = cs__fees_draft_lane(s) ? 0 : ctx.basefee_lane; /* N65: none charged */
     cs_clear_out_t out;
     memset(&out, 0, sizeof out);
     if (s->paused) {

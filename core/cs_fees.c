@@ -128,9 +128,19 @@ void cs__fees_begin_block(cs_sched_t *s, uint64_t h)
  * CS_U128_MAX on overflow.  Memoized on its full input (basefee_lane,
  * lane_fee_multiplier): the pipeline asks for it several times per
  * candidate and it changes at most once per block. */
+int cs__fees_draft_lane(const cs_sched_t *s)
+{
+    return (s->mech.ops->flags & CS_MF_DEFER_FUNDS) && s->p.gba_tip_lane == CS_GBA_LANE_NONE;
+}
+
+int cs_sched_lane_is_cycle(const cs_sched_t *s) { return cs__fees_draft_lane(s); }
+
 static cs_u128 cs__lane_charged(const cs_sched_t *s)
 {
     struct cs_fees *f = s->fees;
+    /* First-draft gba-tip (N65): bids are measured against the cycle
+     * basefee ("min(tip_per_cycle, max_fee_per_cycle - basefee_cycle)"). */
+    if (cs__fees_draft_lane(s)) return f->basefee_cycle;
     if (f->lc_valid && f->lc_in == f->basefee_lane && f->lc_mult == s->p.lane_fee_multiplier) return f->lc_out;
     cs_u128 out = f->basefee_lane;
     if (cs_basefee_charged(&s->p, f->basefee_lane, &out) != CS_OK) out = CS_U128_MAX;
@@ -380,6 +390,11 @@ static void cs__charge(const cs_sched_t *s, const cs_timer_t *t, cs_u128 prio_ra
                              .payments_to = s->p.payments_to};
     cs_basefee_fire_rates(&s->p, s->fees->basefee_cycle, cs__lane_charged(s), &ch->basefee_cycle,
                           &ch->basefee_lane);
+    if (cs__fees_draft_lane(s)) {
+        /* N65: the cycle basefee and the tip, no lane basefee. */
+        ch->basefee_cycle = s->fees->basefee_cycle;
+        ch->basefee_lane = 0;
+    }
 }
 
 int cs__fees_defers(const cs_sched_t *s)
@@ -581,7 +596,7 @@ int cs__fees_end_block(cs_sched_t *s, const cs_cand_t *c, size_t n, cs_block_sta
     f->p50_tip = cs_gba_p50_tip(f->tips, nt);
     st->p50_tip = f->p50_tip;
     /* CIP-1 rev §5: the lane basefee for h+1 from this block's lane usage. */
-    if (s->mech.ops->flags & CS_MF_FEES) {
+    if ((s->mech.ops->flags & CS_MF_FEES) && !cs__fees_draft_lane(s)) {
         cs_u128 next;
         if (cs_basefee_win_step(&f->bwin, &s->p, f->basefee_lane, st->lane_cycles, &next) == CS_OK)
             f->basefee_lane = next;

@@ -304,7 +304,8 @@ static int cs__gba_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, s
     cs__gba_roll_upto(s, p, ctx->height);
     cs_u128 bf = ctx->basefee_lane;
     /* D3: the lane basefee is charged on top of the CIP-3 cycle basefee. */
-    cs_u128 base_rate = p->lane_basefee_mode == CS_LANE_ADDITIONAL
+    /* N65: under gba_tip_lane = none bf is the cycle basefee itself. */
+    cs_u128 base_rate = p->lane_basefee_mode == CS_LANE_ADDITIONAL && p->gba_tip_lane == CS_GBA_LANE_REV
                             ? cs__sat_add(bf, ctx->basefee_cycle)
                             : bf;
     /* The one pass over c: outputs reset, effective tip and known outcome

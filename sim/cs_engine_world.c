@@ -501,6 +501,7 @@ int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t *ctx, c
         double v = cs__value(e, a, &in, now > in.due_height ? now - in.due_height : 0);
         cs_u128 cyc_rate = 0, lane_rate = 0;
         cs_basefee_fire_rates(p, ctx->basefee_cycle, ctx->basefee_lane_timer, &cyc_rate, &lane_rate);
+        if (cs_sched_lane_is_cycle(e->s)) cyc_rate = 0; /* within max_fee (N65) */
         uint64_t cyc = cs__ti_cycles(e, slot);
         uint64_t uc = cyc && cyc < t->gas_limit ? cyc : t->gas_limit;
         in.fire_value = v;

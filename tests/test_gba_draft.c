@@ -4,7 +4,9 @@
  * GBA's price for the cycles and cells a fire uses is charged at
  * execution, one funds rule in clearing and in charging, and a timer its
  * owner cannot pay is deferred, never destroyed; gba_tip_charge = cip1-rev
- * is the revised text's max_cost pre-charge (CIP-1 rev §3 steps 4, 8).
+ * is the revised text's max_cost pre-charge (CIP-1 rev §3 steps 4, 8);
+ * the price base is the cycle basefee with no lane basefee (gba_tip_lane =
+ * none, N65), cip1-rev charging the revised lane basefee on top.
  *
  * The world, by hand: cycle basefee 1,000, cell basefee 10, lane basefee
  * 0 (initial and floor 0, so the empty blocks keep it 0; lane mode
@@ -185,10 +187,71 @@ static void cells_limit(void)
     cs_sched_free(s);
 }
 
+/*
+ * The price base (gba_tip_lane, N65).  Lane basefee pinned at 400 (initial
+ * and floor), one timer of actor 4 due at 3 with max_fee 1,200 and
+ * max_priority_fee 500, funded amply:
+ *   none (the draft): tip = min(500, 1,200 - 1,000) = 200, price 1,000 +
+ *     200 = 1,200 a cycle: paid 60,000 x 1,200 + 20 x 10 = 72,000,200 =
+ *     execution fee 60,000,200 + tip 12,000,000, no lane burn, and
+ *     /blocks' basefee_lane 0;
+ *   cip1-rev: tip = min(500, 1,200 - 400) = 500, price 1,000 + 400 + 500 =
+ *     1,900: paid 114,000,200 = 60,000,200 + lane burn 24,000,000 + tip
+ *     30,000,000, basefee_lane 400.
+ */
+static void price_base(int rev)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    p.schedule_cycles = 0;
+    p.lane_basefee_initial = 400;
+    p.lane_basefee_min = 400;
+    if (rev) p.gba_tip_lane = CS_GBA_LANE_REV;
+    cs_sched_t *s = NULL;
+    CS_CHECK_EQ_U64(cs_sched_alloc(&s, &p, "gba-tip", 0), CS_OK);
+    cs_sched_hooks_t hk = {NULL, on_exec, NULL, on_usage};
+    cs_sched_set_hooks(s, &hk);
+    cs_sched_set_env(s, 1000, 10);
+    CS_CHECK_EQ_U64(cs_sched_lane_is_cycle(s), !rev);
+    cs_addr_t a4 = addr(4);
+    const cs_u128 fund = 1000000000u;
+    CS_CHECK_EQ_U64(cs_sched_fund(s, &a4, fund), CS_OK);
+    cs_block_result_t r;
+    for (uint64_t h = 1; h <= 3; h++) {
+        CS_CHECK_EQ_U64(cs_sched_begin_block(s, h), CS_OK);
+        if (h == 1) {
+            CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+            cs_sched_args_t a;
+            memset(&a, 0, sizeof a);
+            a.actor = a4;
+            a.kind = CS_KIND_HEIGHT;
+            a.height = 3;
+            a.gas_limit = GAS;
+            a.max_cells = 64;
+            a.has_fees = 1;
+            a.max_fee = 1200;
+            a.max_prio = 500;
+            CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, NULL, NULL), CS_OK);
+            CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+        }
+        CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    }
+    CS_CHECK_EQ_U64(r.st.fired, 1);
+    CS_CHECK(r.st.basefee_lane == (rev ? 400u : 0u));
+    const cs_u128 paid = rev ? 114000200u : 72000200u;
+    CS_CHECK(balance_of(s, 4) == fund - paid);
+    CS_CHECK(r.st.exec_fee == 60000200u);
+    CS_CHECK(r.st.lane_burn == (rev ? 24000000u : 0u));
+    CS_CHECK(r.st.tips == (rev ? 30000000u : 12000000u));
+    cs_sched_free(s);
+}
+
 int main(void)
 {
     one_and_a_half(0);
     one_and_a_half(1);
     cells_limit();
+    price_base(0);
+    price_base(1);
     return cs_test_done("gba_draft");
 }

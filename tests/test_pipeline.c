@@ -222,6 +222,7 @@ static void test_gbatip_defers_short_funds(void)
 {
     cs_params_t p;
     cs_params_default(&p);
+    p.gba_tip_lane = CS_GBA_LANE_REV; /* the lane basefee above (N65) */
     cs_sched_args_t x;
     cs_sched_t *s = mech_sched(&p, "gba-tip", 6, 1000000, &x);
     if (!s) return;

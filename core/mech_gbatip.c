@@ -7,7 +7,10 @@
  * Timers"):
  *   tip = min(max_priority_fee, max_fee - basefee_lane); max_fee below the
  *   lane basefee -> loses with BELOW_BASEFEE (deferred; its GBA may bid
- *   more next block).  cand.priority = cand.prio_rate = tip.
+ *   more next block).  cand.priority = cand.prio_rate = tip.  Under
+ *   gba_tip_lane = none (the default, the draft; DESIGN-NOTES N65) the
+ *   caller passes the CIP-3 cycle basefee as basefee_lane and nothing is
+ *   charged on top of it.
  *   Order: tip desc, then the actor's EMA weight desc (§3 "Priority Weight"
  *   d(i): weights break ties among equal effective tips), then timer_id asc.
  *   Scan in that order:

@@ -47,14 +47,18 @@ static void on_usage(void *user, const cs_sched_t *s, uint32_t slot, uint64_t *c
     *cells = USE_CELLS;
 }
 
-static cs_sched_t *world(int rev)
+/* The world of the file comment: lane basefee `lane` (initial and floor),
+ * gba_tip_charge cip1-rev when rev_charge, gba_tip_lane cip1-rev when
+ * rev_lane. */
+static cs_sched_t *world(int rev_charge, int rev_lane, uint64_t lane)
 {
     cs_params_t p;
     cs_params_default(&p);
     p.schedule_cycles = 0;
-    p.lane_basefee_initial = 0;
-    p.lane_basefee_min = 0;
-    if (rev) p.gba_tip_charge = CS_GBA_CHARGE_REV;
+    p.lane_basefee_initial = lane;
+    p.lane_basefee_min = lane;
+    if (rev_charge) p.gba_tip_charge = CS_GBA_CHARGE_REV;
+    if (rev_lane) p.gba_tip_lane = CS_GBA_LANE_REV;
     cs_sched_t *s = NULL;
     CS_CHECK_EQ_U64(cs_sched_alloc(&s, &p, "gba-tip", 0), CS_OK);
     cs_sched_hooks_t hk = {NULL, on_exec, NULL, on_usage};
@@ -64,8 +68,8 @@ static cs_sched_t *world(int rev)
 }
 
 /* Schedule `n` timers of actor `tag` due at `due` (in block 1's
- * transaction) with max_cells `cells`. */
-static void sched(cs_sched_t *s, uint8_t tag, int n, uint64_t due, uint64_t cells)
+ * transaction) with max_cells `cells` and max_fee `max_fee`. */
+static void sched_fee(cs_sched_t *s, uint8_t tag, int n, uint64_t due, uint64_t cells, uint64_t max_fee)
 {
     CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
     for (int i = 0; i < n; i++) {
@@ -77,11 +81,16 @@ static void sched(cs_sched_t *s, uint8_t tag, int n, uint64_t due, uint64_t cell
         a.gas_limit = GAS;
         a.max_cells = cells;
         a.has_fees = 1;
-        a.max_fee = 3000;
+        a.max_fee = max_fee;
         a.max_prio = 500;
         CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, NULL, NULL), CS_OK);
     }
     CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+}
+
+static void sched(cs_sched_t *s, uint8_t tag, int n, uint64_t due, uint64_t cells)
+{
+    sched_fee(s, tag, n, due, cells, 3000);
 }
 
 static cs_u128 balance_of(cs_sched_t *s, uint8_t tag)
@@ -106,7 +115,7 @@ static cs_u128 balance_of(cs_sched_t *s, uint8_t tag)
  */
 static void one_and_a_half(int rev)
 {
-    cs_sched_t *s = world(rev);
+    cs_sched_t *s = world(rev, 0, 0);
     cs_addr_t a1 = addr(1);
     const cs_u128 fund = FIRE_COST * 3u / 2u;
     CS_CHECK(fund == (cs_u128)135000300u);
@@ -162,7 +171,7 @@ static void one_and_a_half(int rev)
  */
 static void cells_limit(void)
 {
-    cs_sched_t *s = world(0);
+    cs_sched_t *s = world(0, 0, 0);
     cs_addr_t a2 = addr(2), a3 = addr(3);
     CS_CHECK_EQ_U64(cs_sched_fund(s, &a2, FIRE_COST), CS_OK);
     CS_CHECK_EQ_U64(cs_sched_fund(s, &a3, FIRE_COST - 1u), CS_OK);
@@ -201,17 +210,7 @@ static void cells_limit(void)
  */
 static void price_base(int rev)
 {
-    cs_params_t p;
-    cs_params_default(&p);
-    p.schedule_cycles = 0;
-    p.lane_basefee_initial = 400;
-    p.lane_basefee_min = 400;
-    if (rev) p.gba_tip_lane = CS_GBA_LANE_REV;
-    cs_sched_t *s = NULL;
-    CS_CHECK_EQ_U64(cs_sched_alloc(&s, &p, "gba-tip", 0), CS_OK);
-    cs_sched_hooks_t hk = {NULL, on_exec, NULL, on_usage};
-    cs_sched_set_hooks(s, &hk);
-    cs_sched_set_env(s, 1000, 10);
+    cs_sched_t *s = world(0, rev, 400);
     CS_CHECK_EQ_U64(cs_sched_lane_is_cycle(s), !rev);
     cs_addr_t a4 = addr(4);
     const cs_u128 fund = 1000000000u;
@@ -219,21 +218,7 @@ static void price_base(int rev)
     cs_block_result_t r;
     for (uint64_t h = 1; h <= 3; h++) {
         CS_CHECK_EQ_U64(cs_sched_begin_block(s, h), CS_OK);
-        if (h == 1) {
-            CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
-            cs_sched_args_t a;
-            memset(&a, 0, sizeof a);
-            a.actor = a4;
-            a.kind = CS_KIND_HEIGHT;
-            a.height = 3;
-            a.gas_limit = GAS;
-            a.max_cells = 64;
-            a.has_fees = 1;
-            a.max_fee = 1200;
-            a.max_prio = 500;
-            CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, NULL, NULL), CS_OK);
-            CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
-        }
+        if (h == 1) sched_fee(s, 4, 1, 3, 64, 1200);
         CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
     }
     CS_CHECK_EQ_U64(r.st.fired, 1);

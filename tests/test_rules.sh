@@ -137,4 +137,30 @@ ok = ok and all(int(x) == 20 for x in b0["fired"][2:]) and float(b0["burn"][2:].
 sys.exit(0 if ok else 1)
 PYEOF' "activation at 40: FIFO below (all fire, execution fee only), the auction from 40 (20 a block, eip1559 burns the lane basefee)"
 
+# MAX_TIMERS_PER_TARGET (N66): a cowsim timer's target is its actor, so the
+# cap is max_timers_per_actor, 50 here.  Storms of 300 timers over 3 actors
+# every 5 blocks from 2, due 20 later: at 2 and 27 each actor gets 50 (150
+# scheduled, 150 refused), at 7, 12, 17, 22 all 300 are refused, the 150
+# fire at 22 (fifo: all at once); every block else schedules and refuses
+# nothing.  With the cap at 1,024 every storm's 300 land.
+run $R/max-timers-per-target.json -o "$T/mt"
+run $R/max-timers-per-target.json -o "$T/mt1" --set params.max_timers_per_actor=1024
+check '"$PY" - "$T/mt/fifo.h5" "$T/mt1/fifo.h5" <<"PYEOF"
+import sys, collections, h5py
+def rows(path):
+    f = h5py.File(path)
+    b, t = f["blocks"][:], f["timers"][:]
+    return {int(r["height"]): (int(r["scheduled"]), int(r["rejected"]), int(r["fired"])) for r in b}, t
+got, t = rows(sys.argv[1])
+want = {h: (0, 0, 0) for h in range(1, 31)}
+for h in (2, 27): want[h] = (150, 150, 0)
+for h in (7, 12, 17): want[h] = (0, 300, 0)
+want[22] = (0, 300, 150)
+per = collections.Counter((int(r["sched_height"]), int(r["actor"])) for r in t)
+ok = got == want and sorted(per.values()) == [50] * 6
+got1, _ = rows(sys.argv[2])
+ok = ok and all(got1[h][:2] == ((300, 0) if h in (2, 7, 12, 17, 22, 27) else (0, 0)) for h in range(1, 31))
+sys.exit(0 if ok else 1)
+PYEOF' "max timers per target 50: storms of 300 over 3 actors land 150 at 2 and 27, none at 7-22; all with the cap at 1,024"
+
 finish rules

@@ -370,14 +370,25 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
         uint64_t uc = d->cycles_limit, ue = 0;
         if (s->hooks.execute) {
             s->tx_open = 0;
+            s->fire_defer_req = 0;
             if (cs_sched_tx_begin(s) == CS_OK) {
+                s->in_fire = 1;
                 s->hooks.execute(s->hooks.user, s, d, &uc, &ue);
+                s->in_fire = 0;
                 int crc = cs_sched_tx_commit(s);
                 if (crc != CS_OK) cs_sched_tx_rollback(s);
                 if (crc == CS_ENOMEM) oom = 1; /* a handler's timer was lost: report it */
             }
             if (uc > d->cycles_limit) uc = d->cycles_limit;
             if (ue > d->cells_limit) ue = d->cells_limit;
+            /* CIP-5 §6.2: the deferred transactions the handler created
+             * take their cycles from its own budget (N67), within the gas
+             * limit its fire is charged for (N58; fifo's 550,000 otherwise). */
+            uint64_t lim = d->cycles_limit, gl = s->pool[c->slot].gas_limit;
+            if (gl != 0 && gl < lim) lim = gl;
+            uint64_t ntx = cs_sched_handler_txs(s, lim, uc, s->fire_defer_req);
+            uc += ntx * s->p.handler_deferred_cycles;
+            st->handler_txs += ntx;
         }
         row->used_cycles = uc;
         used_sum += uc;

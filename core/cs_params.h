@@ -39,6 +39,8 @@
     X(cancel_cycles, U64, 1, 0, 1u << 30, 500, NULL, "cancel_timer cost in cycles (CIP-5 §6.1)")  \
     X(fifo_fire_cycles, U64, 1, 1, 1ull << 40, 550000, NULL, "FIFO per-fire cycles budget (CIP-5 §6.2)") \
     X(fifo_fire_cells, U64, 1, 1, 1ull << 40, 550000, NULL, "FIFO per-fire cells budget (CIP-5 §6.2)") \
+    X(handler_deferred_max, U64, 1, 0, 1u << 16, 2, NULL, "deferred transactions one timer handler may create (CIP-5 §6.2: up to 2)") \
+    X(handler_deferred_cycles, U64, 1, 1, 1ull << 40, 100000, NULL, "cycles each handler-created deferred transaction takes from the handler's budget (CIP-5 §6.2)") \
     /* Caps and lanes (CIP-5 §9.4, CIP-1 rev §9-10) */                                            \
     X(max_fires_per_block, U64, 1, 0, 1ull << 32, 0, NULL, "MAX_FIRES_PER_BLOCK, 0 = unlimited")  \
     X(max_fires_per_actor, U64, 1, 0, 1ull << 32, 0, NULL, "MAX_FIRES_PER_ACTOR / _TARGET, 0 = unlimited") \

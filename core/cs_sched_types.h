@@ -108,6 +108,7 @@ typedef struct cs_block_stats {
     cs_u128 burn, tips, payments;
     cs_u128 exec_fee, lane_burn;                 /* sums of the fires' parts (N58) */
     cs_u128 sched_cost, cancel_cost;             /* schedule and cancel costs debited at h (CIP-5 §6.1, N58) */
+    uint64_t handler_txs;                        /* deferred transactions handlers created at h (CIP-5 §6.2, N67) */
     cs_u128 p50_tip;                             /* previous-block p50 for next block */
     cs_queue_stats_t tiers;
     cs_hash_t digest;                            /* scheduler state digest for h */

@@ -229,8 +229,12 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
     cs_obs_t o0;
     memset(&o0, 0, sizeof o0);
     o0.mechanism = mechanism;
-    o0.basefee_lane = cs_sched_lane_is_cycle(e->s) ? 0 : cs__u128d(cs_sched_lane_basefee_charged(e->s));
+    o0.basefee_lane = cs__u128d(cs_sched_lane_basefee_charged(e->s));
     o0.basefee_cycle = cs__cycle_obs(cs_sched_params(e->s), cs_proc_value(&scn->basefee_cycle, 1, NULL, NULL));
+    if (cs_sched_lane_is_cycle(e->s)) { /* N65: as in every block's observation */
+        o0.basefee_lane = o0.basefee_cycle;
+        o0.basefee_cycle = 0;
+    }
     o0.basefee_cell = cs_proc_value(&scn->basefee_cell, 1, NULL, NULL);
     o0.reserve_price = cs__u128d(cs_sched_params(e->s)->reserve_price);
     /* Expand agent entries into instances and actors. */
@@ -537,9 +541,12 @@ int cs_sim_step(cs_engine_t *e)
     cs_sched_set_paused(e->s, e->pause_depth > 0);
     e->obs.height = h;
     e->obs.mechanism = e->mech;
-    /* No lane basefee is charged under first-draft gba-tip (N65). */
-    e->obs.basefee_lane = cs_sched_lane_is_cycle(e->s) ? 0 : cs__u128d(cs_sched_lane_basefee_charged(e->s));
-    e->obs.basefee_cycle = cs__cycle_obs(cs_sched_params(e->s), bc);
+    e->obs.basefee_lane = cs__u128d(cs_sched_lane_basefee_charged(e->s));
+    /* First-draft gba-tip (N65): the price base max_fee must cover is the
+     * cycle basefee, and no lane basefee comes on top, so agents see it as
+     * the lane's and a cycle basefee of 0 outside it (a fire costs (0 +
+     * basefee_lane + tip) per cycle in their estimates, once). */
+    e->obs.basefee_cycle = cs_sched_lane_is_cycle(e->s) ? 0 : cs__cycle_obs(cs_sched_params(e->s), bc);
     e->obs.basefee_cell = bl;
     e->obs.p50_tip = cs__u128d(cs_sched_p50_tip(e->s));
     e->obs.reserve_price = cs__u128d(cs_sched_params(e->s)->reserve_price);

@@ -163,4 +163,30 @@ ok = ok and all(got1[h][:2] == ((300, 0) if h in (2, 7, 12, 17, 22, 27) else (0,
 sys.exit(0 if ok else 1)
 PYEOF' "max timers per target 50: storms of 300 over 3 actors land 150 at 2 and 27, none at 7-22; all with the cap at 1,024"
 
+# Handler-created deferred transactions (N67, CIP-5 §6.2): heartbeats with
+# 250,000-cycle gas limits ask for 2 each; a fire creates n = min(2,
+# (250,000 - c) // 100,000) with c its handler's own cycles (the run with
+# deferred_txs 0, fire by fire on (height, timer_id)), and its cycles and
+# execution fee grow by n x 100,000 and n x 100,000 x the cycle basefee.
+run $R/handler-txs.json -o "$T/ht"
+run $R/handler-txs.json -o "$T/ht0" --set 'agents[0].deferred_txs=0'
+check '"$PY" - "$T/ht" "$T/ht0" <<"PYEOF"
+import sys, h5py
+ok, seen = True, 0
+for m in ("fifo", "eip1559"):
+    A = h5py.File(f"{sys.argv[1]}/{m}.h5")
+    a, b = A["fires"][:], h5py.File(f"{sys.argv[2]}/{m}.h5")["fires"][:]
+    bc = {int(r["height"]): int(r["basefee_cycle"]) for r in A["blocks"][:]}
+    key = lambda r: (int(r["height"]), int(r["timer_id"]))
+    base = {key(r): r for r in b}
+    ok = ok and len(a) == len(b) > 50
+    for r in a:
+        q = base[key(r)]
+        n = min(2, (250000 - int(q["cycles"])) // 100000)
+        seen += n
+        ok = ok and int(r["cycles"]) - int(q["cycles"]) == 100000 * n
+        ok = ok and float(r["exec_fee"]) - float(q["exec_fee"]) == 100000 * n * bc[key(r)[0]]
+sys.exit(0 if ok and seen > 0 else 1)
+PYEOF' "handler transactions: each fire uses and pays min(2, (250,000 - c) // 100,000) x 100,000 cycles more"
+
 finish rules

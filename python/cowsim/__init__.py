@@ -139,7 +139,7 @@ class Run:
 
 class CorruptRunError(ValueError):
     """A run file whose checksums or cross-checks fail (cowsim's exit
-    status 4; DESIGN-NOTES N50)."""
+    status 4; DESIGN-NOTES N68)."""
 
 
 def _exact_sum(df, col):

@@ -67,6 +67,8 @@ typedef struct cs_agent_policy {
     uint64_t sys_extend_within; /* SYS_EXTEND_TIMER (50) a deferred timer whose TTL ends
                                  * within this many blocks ... */
     uint64_t sys_extend_by;     /* ... to expires_at + this many blocks (>= 2) */
+    uint64_t deferred_txs;      /* deferred transactions each of its handlers creates
+                                 * (CIP-5 §6.2, DESIGN-NOTES N67) */
 } cs_agent_policy_t;
 
 /* Agent instance as the engine holds it. */

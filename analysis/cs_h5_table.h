@@ -1,7 +1,7 @@
 /*
  * cs_h5_table.h -- the HDF5 files cowsim writes besides run files
  * (DIR/sweep.h5, DIR/harm.h5) prove their own integrity as run files do
- * (issue 25, DESIGN-NOTES N50, N51):
+ * (issue 25, DESIGN-NOTES N68):
  *
  *   - the file is written in the HDF5 1.8 format (superblock v2, object
  *     headers v2: both checksummed, so damaged attributes are refused);

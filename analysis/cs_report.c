@@ -21,8 +21,13 @@
  *           kind), weights.png (W(actor) p10/p50/p90 per /weights sample),
  *           revenue.png (burn / tips / payments per run), bars_<metric>.png
  *           (one bar chart per fairness and welfare metric across runs);
- *   multi-seed run directories (RUNDIR/seed-<s>/<m>.h5): seeds_bars_<metric>.png,
- *           means over the seeds with 95 % Student-t whiskers;
+ *   multi-seed run directories (RUNDIR/seed-<s>/<m>.h5): seeds_basefee.png
+ *           and seeds_utilisation.png (per block, median over the seeds
+ *           with the 10-90 % band), seeds_delay_cdf.png and
+ *           seeds_weights_cdf.png (CDFs pooled over the seeds),
+ *           seeds_paid.png (what was paid by part, stacked;
+ *           cs_report_seeds.c), seeds_bars_<metric>.png (means over the
+ *           seeds with 95 % Student-t whiskers);
  *   sweeps: <prefix>_<param>__<metric>.png, each run-level metric against
  *           each swept parameter, one line per mechanism and per value of
  *           every other swept parameter (never averaged over them): mean
@@ -31,9 +36,10 @@
  *
  * Numbers.  The metrics table holds cs_metrics_compute's values for the
  * same greedy pairing as `cowsim compare` (cs_metrics_find_greedy), in
- * compare's row order, each printed to 6 significant digits ("%.6g",
- * cs__fmt_num: a report is read, not parsed; `cowsim compare --json`
- * gives the exact values).
+ * compare's row order, each printed to 4 significant digits (cs__fmt_sig:
+ * a report is read, not parsed; `cowsim compare --json` gives the exact
+ * values) with its unit, the best value of a row in bold (cs__metric_unit,
+ * cs__best); so are the steady-state and multi-seed tables.
  *
  * Exit codes (DESIGN §2.9): 0 ok; 2 bad usage or an input that is not a run
  * or sweep file; 3 a missing or unreadable input, an output directory that
@@ -255,11 +261,14 @@ int cs_report_write(const char *const *inputs, size_t nin, const cs_report_opts_
         rc = CS_EXIT_IO;
     }
     for (size_t i = 0; i < nsr && rc == 0; i++) {
-        char prefix[32];
-        if (nsr > 1) snprintf(prefix, sizeof prefix, "seeds%zu_bars", i + 1);
-        else snprintf(prefix, sizeof prefix, "seeds_bars");
+        char prefix[32], bars[40];
+        if (nsr > 1) snprintf(prefix, sizeof prefix, "seeds%zu", i + 1);
+        else snprintf(prefix, sizeof prefix, "seeds");
+        snprintf(bars, sizeof bars, "%s_bars", prefix);
         sr_from[i] = plots.n;
-        rc = cs__seedrun_plot(&g, &sruns[i], prefix, &plots);
+        rc = cs__seedrun_load(&sruns[i]);
+        if (rc == 0) rc = cs__seedrun_figures(&g, &sruns[i], prefix, &plots);
+        if (rc == 0) rc = cs__seedrun_plot(&g, &sruns[i], bars, &plots);
         sr_from[i + 1] = plots.n;
     }
     for (size_t i = 0; i < ns && rc == 0; i++) {

@@ -53,6 +53,9 @@ char *cs__strdup(const char *s);
 void cs__sanitize(char *dst, size_t cap, const char *src);
 void cs__gp_quote(FILE *f, const char *s);
 const char *cs__fmt_num(char *buf, size_t cap, double v);
+const char *cs__fmt_sig(char *buf, size_t cap, double v);
+const char *cs__metric_unit(const char *name, int *better);
+void cs__best(const double *v, const char *const *mechs, size_t n, int better, int *mark);
 void cs__dat_num(FILE *f, double v);
 int cs__cmp_double(const void *a, const void *b);
 int cs__cmp_u32(const void *a, const void *b);
@@ -126,6 +129,7 @@ typedef struct cs__rep_run {
     cs_steady_t ss;         /* cs_steady_compute of this file */
 } cs__rep_run_t;
 
+int cs__dhist_add(cs__dhist_t *h, uint32_t d);
 void cs__rep_run_free(cs__rep_run_t *r);
 int cs__rep_h5_fail(const char *path, int rc);
 int cs__run_weights(cs__rep_run_t *r, cs_h5_reader_t *rd, const char *name, const char *dir);
@@ -136,6 +140,8 @@ int cs__run_metrics(cs__rep_run_t *runs, size_t n, int ss_mode, uint64_t burn_in
 /* ---- run plots and bar charts (cs_report_plots.c) ----------------------- */
 
 void cs__style(FILE *f, size_t i, size_t n, double lw);
+int cs__delay_axis(FILE *f, uint32_t max, double *shift, double *xend);
+int cs__write_cdf(const char *dir, const char *name, const cs__dhist_t *h, double shift, double xend);
 int cs__plot_basefee(const cs__gp_t *g, const cs__rep_run_t *runs, size_t n, cs__plots_t *plots);
 int cs__plot_util(const cs__gp_t *g, const cs__rep_run_t *runs, size_t n, cs__plots_t *plots);
 int cs__plot_delays(const cs__gp_t *g, const cs__rep_run_t *runs, size_t n, cs__plots_t *plots);
@@ -154,7 +160,11 @@ typedef struct cs__seedrun {
 } cs__seedrun_t;
 
 void cs__seedrun_free(cs__seedrun_t *s);
+int cs__seedrun_load(cs__seedrun_t *s);
 int cs__seedrun_plot(const cs__gp_t *g, cs__seedrun_t *s, const char *prefix, cs__plots_t *plots);
+/* cs_report_seeds.c: the banded series, pooled distributions and the paid
+ * decomposition of a loaded multi-seed run directory. */
+int cs__seedrun_figures(const cs__gp_t *g, const cs__seedrun_t *s, const char *prefix, cs__plots_t *plots);
 
 /* ---- sweep summaries (cs_report_sweep.c) -------------------------------- */
 

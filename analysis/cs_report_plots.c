@@ -115,10 +115,31 @@ static void cs__delay_ticks(FILE *f, uint32_t max)
     fprintf(f, ")\n");
 }
 
+/* The x axis of a delay CDF whose largest delay is max, written to script
+ * f: for long tails (max > 50) a log axis of delay + 1, so both the bulk
+ * and the tail show, with ticks labelled in delays.  Sets *shift (what is
+ * added to a delay: 1 or 0) and *xend (the axis end); returns 1 for the
+ * log axis. */
+int cs__delay_axis(FILE *f, uint32_t max, double *shift, double *xend)
+{
+    int logx = max > 50;
+    *shift = logx ? 1 : 0;
+    *xend = logx ? ((double)max + 1) * 1.15 : (double)max + 1;
+    if (logx) {
+        fprintf(f, "set logscale x\nset xrange [1:%.10g]\n", *xend);
+        cs__delay_ticks(f, max);
+        fprintf(f, "set xlabel 'delay = fire height - due height (blocks; log scale of delay + 1)'\n");
+    } else {
+        fprintf(f, "set xrange [-0.5:%.10g]\n", *xend);
+        fprintf(f, "set xlabel 'delay = fire height - due height (blocks)'\n");
+    }
+    return logx;
+}
+
 /* Write the empirical CDF of h to DIR/name: "x F" points for a `steps`
  * plot: a leading (first, 0), one point per distinct delay, and a trailing
  * (xend, 1).  x is delay + shift. */
-static int cs__write_cdf(const char *dir, const char *name, const cs__dhist_t *h, double shift, double xend)
+int cs__write_cdf(const char *dir, const char *name, const cs__dhist_t *h, double shift, double xend)
 {
     FILE *f = cs__open_out(dir, name);
     if (!f) return CS_EXIT_IO;
@@ -172,22 +193,13 @@ int cs__plot_delays(const cs__gp_t *g, const cs__rep_run_t *runs, size_t n, cs__
         if (!any) continue;
         const char *kn = cs_h5_kind_names[k];
         /* Long tails: log axis of delay + 1 so both the bulk and the tail show. */
-        int logx = max > 50;
-        double shift = logx ? 1 : 0;
-        double xend = logx ? ((double)max + 1) * 1.15 : (double)max + 1;
         char base[128];
         snprintf(base, sizeof base, "delay_cdf_%s", kn);
         FILE *f = cs__gp_begin(g, base, 1000, 660);
         if (!f) return CS_EXIT_IO;
         fprintf(f, "set title 'Fire delay CDF: agent kind %s'\n", kn);
-        if (logx) {
-            fprintf(f, "set logscale x\nset xrange [1:%.10g]\n", xend);
-            cs__delay_ticks(f, max);
-            fprintf(f, "set xlabel 'delay = fire height - due height (blocks; log scale of delay + 1)'\n");
-        } else {
-            fprintf(f, "set xrange [-0.5:%.10g]\n", xend);
-            fprintf(f, "set xlabel 'delay = fire height - due height (blocks)'\n");
-        }
+        double shift, xend;
+        int logx = cs__delay_axis(f, max, &shift, &xend);
         /* Mostly-prompt kinds: zoom on the tail, starting 0.1 below the
          * lowest first step (rounded down to a tenth), and say so. */
         double ylo = f0 >= 0.4 ? floor(f0 * 10.0) / 10.0 - 0.1 : 0;
@@ -342,8 +354,9 @@ const int cs__bar_metrics[] = {CS_M_welfare,      CS_M_efficiency, CS_M_poa,
 /*
  * One bar chart `base`: bar i has height mean[i] and label lab[i]; with
  * lo/hi (may be NULL) a whisker from lo[i] to hi[i] (none where NaN).  Data
- * file base.dat: "index label mean lo hi".  Nothing is drawn (0 returned)
- * when every mean is NaN.  Returns 0 or an exit code with a message.
+ * file base.dat: "index label mean lo hi".  The caption says what the bars
+ * (and whiskers) are: ivdesc.  Nothing is drawn (0 returned) when every
+ * mean is NaN.  Returns 0 or an exit code with a message.
  */
 int cs__plot_bars(const cs__gp_t *g, const char *base, const char *metric, char (*lab)[128], const double *mean,
                   const double *lo, const double *hi, size_t n, const char *ivdesc, cs__plots_t *plots)
@@ -389,8 +402,7 @@ int cs__plot_bars(const cs__gp_t *g, const char *base, const char *metric, char 
     fputc('\n', f);
     char alt[256], cap[768];
     snprintf(alt, sizeof alt, "%s per mechanism", metric);
-    snprintf(cap, sizeof cap, "%s per mechanism (analysis/README.md)%s%s.", metric, whiskers ? "; whiskers: " : "",
-             whiskers ? ivdesc : "");
+    snprintf(cap, sizeof cap, "%s per mechanism (analysis/README.md): %s.", metric, ivdesc);
     return cs__gp_end(g, f, base, plots, alt, cap);
 }
 
@@ -409,7 +421,8 @@ int cs__plot_metric_bars(const cs__gp_t *g, const cs__rep_run_t *runs, size_t n,
             snprintf(lab[i], sizeof lab[i], "%s", runs[i].label);
             v[i] = runs[i].met.v[cs__bar_metrics[k]];
         }
-        rc = cs__plot_bars(g, base, name, lab, v, NULL, NULL, n, "", plots);
+        rc = cs__plot_bars(g, base, name, lab, v, NULL, NULL, n, "the value of each run file, as compare prints it",
+                           plots);
     }
     if (!lab || !v) fprintf(stderr, "cowsim report: out of memory\n");
     free(lab);

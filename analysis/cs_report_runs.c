@@ -21,7 +21,7 @@
 /* ---- run files ---------------------------------------------------------- */
 
 /* Count one fire with delay d.  Returns 0 or -1 when out of memory. */
-static int cs__dhist_add(cs__dhist_t *h, uint32_t d)
+int cs__dhist_add(cs__dhist_t *h, uint32_t d)
 {
     if (d < CS__DENSE_DELAYS) {
         if ((size_t)d >= h->ncnt) {
@@ -332,13 +332,9 @@ void cs__seedrun_free(cs__seedrun_t *s)
     free(s->ci);
 }
 
-/*
- * Load multi-seed run directory s->path and draw one bar chart per
- * fairness and welfare metric: each mechanism's mean over the seeds with
- * its 95 % Student-t interval as whiskers (data files <prefix>_<metric>.dat).
- * Returns 0 or an exit code with a message.
- */
-int cs__seedrun_plot(const cs__gp_t *g, cs__seedrun_t *s, const char *prefix, cs__plots_t *plots)
+/* Load multi-seed run directory s->path: its files and their metrics
+ * (cs_seeds_load).  Returns 0 or an exit code with a message. */
+int cs__seedrun_load(cs__seedrun_t *s)
 {
     char err[4700];
     int rc = cs_seeds_load(s->path, &s->set, err, sizeof err);
@@ -346,9 +342,20 @@ int cs__seedrun_plot(const cs__gp_t *g, cs__seedrun_t *s, const char *prefix, cs
         fprintf(stderr, "cowsim report: %s\n", err);
         return cs_exit_of(rc);
     }
+    if (s->set.ns < 2) fprintf(stderr, "cowsim report: warning: %s has one seed: no intervals\n", s->path);
+    return 0;
+}
+
+/*
+ * Draw one bar chart per fairness and welfare metric of loaded multi-seed
+ * run directory s: each mechanism's mean over the seeds with its 95 %
+ * Student-t interval as whiskers (data files <prefix>_<metric>.dat).
+ * Returns 0 or an exit code with a message.
+ */
+int cs__seedrun_plot(const cs__gp_t *g, cs__seedrun_t *s, const char *prefix, cs__plots_t *plots)
+{
+    int rc;
     size_t nm = s->set.nm, ns = s->set.ns;
-    if (ns < 2)
-        fprintf(stderr, "cowsim report: warning: %s has one seed: no intervals\n", s->path);
     s->ci = calloc(CS__NBAR * nm, sizeof *s->ci);
     double *x = malloc(ns * sizeof *x), *m = malloc(nm * sizeof *m), *lo = malloc(nm * sizeof *lo),
            *hi = malloc(nm * sizeof *hi);
@@ -367,9 +374,10 @@ int cs__seedrun_plot(const cs__gp_t *g, cs__seedrun_t *s, const char *prefix, cs
             lo[j] = c->t_lo;
             hi[j] = c->t_hi;
         }
-        char base[128], iv[96];
+        char base[128], iv[160];
         snprintf(base, sizeof base, "%s_%s", prefix, cs__mnames[cs__bar_metrics[k]]);
-        snprintf(iv, sizeof iv, "the 95 %% Student-t interval of the mean over %zu seeds", ns);
+        snprintf(iv, sizeof iv, "bars: the mean over %zu seeds; whiskers: the 95 %% Student-t interval of the mean over "
+                 "%zu seeds", ns, ns);
         if (rc == 0) rc = cs__plot_bars(g, base, cs__mnames[cs__bar_metrics[k]], lab, m, lo, hi, nm, iv, plots);
     }
     if (rc == CS_EXIT_IO && !(s->ci && x && m && lo && hi && lab)) fprintf(stderr, "cowsim report: out of memory\n");

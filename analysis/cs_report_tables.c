@@ -6,6 +6,8 @@
  */
 #include "cs_report_int.h"
 
+#include "cs_mech.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,19 +34,31 @@ void cs__md_plots(FILE *f, const cs__plots_t *pl, size_t from, size_t to, size_t
     }
 }
 
-/* Head of a table with one column per run: `first`, the run labels, and
- * the alignment row. */
+/* Head of a table with one column per run: `first`, `unit`, the run
+ * labels, and the alignment row. */
 static void cs__md_run_head(FILE *f, const char *first, const cs__rep_run_t *runs, size_t n)
 {
-    fprintf(f, "| %s |", first);
+    fprintf(f, "| %s | unit |", first);
     for (size_t i = 0; i < n; i++) {
         fputc(' ', f);
         cs__md_cell(f, runs[i].label);
         fputs(" |", f);
     }
-    fprintf(f, "\n|---|");
+    fprintf(f, "\n|---|---|");
     for (size_t i = 0; i < n; i++) fputs("---:|", f);
     fputc('\n', f);
+}
+
+/* One table cell: v (cs__fmt_sig), with " [lo, hi]" when lo is finite,
+ * bold when marked as the row's best. */
+static void cs__md_num(FILE *f, double v, double lo, double hi, int best)
+{
+    char a[64], b[64], c[64];
+    if (!isfinite(v)) fprintf(f, " %s |", CS__NUM_NAN);
+    else if (!isfinite(lo)) fprintf(f, " %s%s%s |", best ? "**" : "", cs__fmt_sig(a, sizeof a, v), best ? "**" : "");
+    else
+        fprintf(f, " %s%s%s [%s, %s] |", best ? "**" : "", cs__fmt_sig(a, sizeof a, v), best ? "**" : "",
+                cs__fmt_sig(b, sizeof b, lo), cs__fmt_sig(c, sizeof c, hi));
 }
 
 /* The steady-state table of report.md: how the warm-up was removed, each
@@ -54,7 +68,8 @@ static void cs__md_steady(FILE *f, const cs__rep_run_t *runs, size_t n)
     int mode = runs[0].ss.mode;
     fprintf(f, "## Steady state\n\n");
     fprintf(f, "Warm-up removed by %s; then the per-block series are averaged over the remaining blocks, "
-               "each mean with its 95 %% batch-means interval (%d batches; `analysis/README.md` \"Steady state\").\n\n",
+               "each mean with its 95 %% batch-means interval (%d batches; `analysis/README.md` \"Steady state\"), 4 "
+               "significant digits (`cowsim compare --json` has them exactly).\n\n",
             mode == CS_STEADY_MSER5 ? "MSER-5 on every series, the largest cut"
             : mode == CS_STEADY_BURNIN ? "a stated burn-in (`--burn-in`)" : "nothing (`--no-warmup`)",
             CS_STEADY_BATCHES);
@@ -68,14 +83,17 @@ static void cs__md_steady(FILE *f, const cs__rep_run_t *runs, size_t n)
                             : "");
     }
     fputc('\n', f);
+    /* Units of the series, in cs_steady order (cs_steady.h). */
+    _Static_assert(CS_SS__COUNT == 6, "one unit per steady-state series");
+    static const char *const unit[CS_SS__COUNT] = {"base units/cycle", "ratio",           "fires/block",
+                                                   "timers",           "base units/block", "base units/block"};
     cs__md_run_head(f, "series", runs, n);
     for (int k = 0; k < CS_SS__COUNT; k++) {
-        fprintf(f, "| %s |", cs_steady_name(k));
+        fprintf(f, "| %s | %s |", cs_steady_name(k), unit[k]);
         for (size_t i = 0; i < n; i++) {
             const cs_steady_t *s = &runs[i].ss;
-            if (!s->present[k] || isnan(s->mean[k])) fprintf(f, " %s |", CS__NUM_NAN);
-            else if (isnan(s->lo[k])) fprintf(f, " %.6g |", s->mean[k]);
-            else fprintf(f, " %.6g [%.6g, %.6g] |", s->mean[k], s->lo[k], s->hi[k]);
+            if (!s->present[k]) cs__md_num(f, CS__REP_NAN, CS__REP_NAN, CS__REP_NAN, 0);
+            else cs__md_num(f, s->mean[k], s->lo[k], s->hi[k], 0);
         }
         fputc('\n', f);
     }
@@ -111,9 +129,12 @@ void cs__md_runs(FILE *f, const cs__rep_run_t *runs, size_t n)
             fputc('\n', f);
         }
     fprintf(f, "\n## Metrics\n\n");
-    fprintf(f, "Values of `cs_metrics_compute` (definitions in `analysis/README.md`) to 6 significant digits "
-               "(`cowsim compare --json` prints them exactly); `%s` = undefined (JSON null: e.g. efficiency "
-               "without a `greedy.h5` beside the run) or a kind absent from the run.\n\n",
+    fprintf(f, "Values of `cs_metrics_compute` (definitions in `analysis/README.md`) to 4 significant digits "
+               "(`cowsim compare --json` prints them exactly), with the unit of each row; **bold** is the best "
+               "value of a row where one direction is better (higher welfare, utility, efficiency and Jain; lower "
+               "delays, censored timers, poa, Gini, variances, basefee CV, reversals and attack gain), compared at "
+               "full precision among the rules (not the greedy reference); `%s` = undefined (JSON null: e.g. efficiency without a `greedy.h5` beside the run) "
+               "or a kind absent from the run.\n\n",
             CS__NUM_NAN);
     cs__md_run_head(f, "metric", runs, n);
     /* Rows: as compare lists them, the run-level metrics, then the per-kind
@@ -125,20 +146,38 @@ void cs__md_runs(FILE *f, const cs__rep_run_t *runs, size_t n)
         for (int k = 0; k < CS_METRIC_KINDS; k++)
             if (runs[i].met.kind_present[k]) all.kind_present[k] = 1;
     size_t nn = cs_metrics_n(&all);
-    for (size_t j = 0; j < nn; j++) {
-        char name[96], num[64];
+    double *v = malloc((n + 1) * sizeof *v);
+    int *best = malloc((n + 1) * sizeof *best);
+    const char **mechs = malloc((n + 1) * sizeof *mechs);
+    for (size_t i = 0; mechs && i < n; i++) mechs[i] = runs[i].mechanism;
+    for (size_t j = 0; v && best && mechs && j < nn; j++) {
+        char name[96];
         if (!cs_metrics_name(&all, j, name, sizeof name)) continue;
-        fprintf(f, "| %s |", name);
-        for (size_t i = 0; i < n; i++) {
-            double v;
-            if (cs_metrics_get(&runs[i].met, name, &v) != 0) v = CS__REP_NAN;
-            fprintf(f, " %s |", cs__fmt_num(num, sizeof num, v));
-        }
+        int better;
+        const char *unit = cs__metric_unit(name, &better);
+        fprintf(f, "| %s | %s |", name, unit);
+        for (size_t i = 0; i < n; i++)
+            if (cs_metrics_get(&runs[i].met, name, &v[i]) != 0) v[i] = CS__REP_NAN;
+        cs__best(v, mechs, n, better, best);
+        for (size_t i = 0; i < n; i++) cs__md_num(f, v[i], CS__REP_NAN, CS__REP_NAN, best[i]);
         fputc('\n', f);
     }
+    if (!v || !best || !mechs) fprintf(stderr, "cowsim report: out of memory writing the metrics table\n");
+    free(v);
+    free(best);
+    free(mechs);
     fputc('\n', f);
     cs__md_steady(f, runs, n);
 }
+
+/* The rows of the multi-seed table: the columns of `cowsim run`'s own
+ * table (welfare, efficiency, paid, delay_p99, jain, basefee_mean) and the
+ * other welfare and fairness figures of the bar charts. */
+static const int cs__seed_rows[] = {CS_M_welfare,  CS_M_efficiency,       CS_M_paid,            CS_M_utility,
+                                    CS_M_delay_p50, CS_M_delay_p99,       CS_M_jain,            CS_M_gini,
+                                    CS_M_poa,      CS_M_var_util_per_bid, CS_M_var_eff_per_bid, CS_M_basefee_mean,
+                                    CS_M_util_mean};
+#define CS__NSEEDROW (sizeof cs__seed_rows / sizeof cs__seed_rows[0])
 
 /* The report.md section of multi-seed run s: seeds, the table of means
  * with t intervals, its figures. */
@@ -148,24 +187,51 @@ void cs__md_seedrun(FILE *f, const cs__seedrun_t *s, const cs__plots_t *pl, size
     size_t nm = s->set.nm, ns = s->set.ns;
     fprintf(f, "## Multi-seed run `%s`\n\nScenario %s, %zu seeds (", s->path, s->set.scenario, ns);
     for (size_t i = 0; i < ns; i++) fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)s->set.seeds[i]);
-    fprintf(f, ").  Mean over the seeds with its 95 %% Student-t interval, t(n-1, 0.975) s / sqrt(n); "
-               "`cowsim compare %s` adds the paired differences between mechanisms with t and BCa intervals.\n\n",
+    fprintf(f, ").  Mean over the seeds with its 95 %% Student-t interval, t(n-1, 0.975) s / sqrt(n) (seeds "
+               "where a metric is undefined left out), 4 significant digits: the numbers of `cowsim compare %s "
+               "--json` (fields mean, t_lo, t_hi, at full precision), which adds the paired differences between "
+               "mechanisms with t and BCa intervals.  **Bold**: the best mean of a row where one direction is "
+               "better, among the rules (not the greedy reference); \xe2\x80\x94: no lane basefee (not a fee mechanism).\n\n",
             s->path);
-    fprintf(f, "| metric |");
+    fprintf(f, "| metric | unit |");
     for (size_t j = 0; j < nm; j++) fprintf(f, " %s |", s->set.mechs[j]);
-    fprintf(f, "\n|---|");
+    fprintf(f, "\n|---|---|");
     for (size_t j = 0; j < nm; j++) fputs("---:|", f);
     fputc('\n', f);
-    for (size_t k = 0; k < CS__NBAR; k++) {
-        fprintf(f, "| %s |", cs__mnames[cs__bar_metrics[k]]);
+    double *x = malloc((ns + 1) * sizeof *x), *mean = malloc((nm + 1) * sizeof *mean),
+           *lo = malloc((nm + 1) * sizeof *lo), *hi = malloc((nm + 1) * sizeof *hi);
+    int *best = malloc((nm + 1) * sizeof *best);
+    for (size_t r = 0; x && mean && lo && hi && best && r < CS__NSEEDROW; r++) {
+        const char *name = cs__mnames[cs__seed_rows[r]];
+        int better;
+        const char *unit = cs__metric_unit(name, &better);
         for (size_t j = 0; j < nm; j++) {
-            const cs_stat_ci_t *c = &s->ci[k * nm + j];
-            if (isnan(c->mean)) fprintf(f, " %s |", CS__NUM_NAN);
-            else if (isnan(c->t_lo)) fprintf(f, " %.6g |", c->mean);
-            else fprintf(f, " %.6g [%.6g, %.6g] |", c->mean, c->t_lo, c->t_hi);
+            size_t k = 0;
+            for (size_t i = 0; i < ns; i++) {
+                double v = s->set.mt[j * ns + i].v[cs__seed_rows[r]];
+                if (isfinite(v)) x[k++] = v;
+            }
+            mean[j] = lo[j] = hi[j] = CS__REP_NAN;
+            if (k) cs_stat_t_interval(x, k, CS__BOOT_LEVEL, &mean[j], &lo[j], &hi[j]);
+        }
+        cs__best(mean, (const char *const *)s->set.mechs, nm, better, best);
+        fprintf(f, "| %s | %s |", name, unit);
+        for (size_t j = 0; j < nm; j++) {
+            /* As `cowsim run`'s table: only fee mechanisms have a lane
+             * basefee (CIP-1 rev §5); the others' is a constant nobody pays. */
+            const cs_mech_ops_t *ops = cs_mech_find_any(s->set.mechs[j]);
+            if (cs__seed_rows[r] == CS_M_basefee_mean && !(ops && (ops->flags & CS_MF_FEES)))
+                fputs(" \xe2\x80\x94 |", f);
+            else cs__md_num(f, mean[j], lo[j], hi[j], best[j]);
         }
         fputc('\n', f);
     }
+    if (!(x && mean && lo && hi && best)) fprintf(stderr, "cowsim report: out of memory writing the seeds table\n");
+    free(x);
+    free(mean);
+    free(lo);
+    free(hi);
+    free(best);
     fputc('\n', f);
     cs__md_plots(f, pl, from, to, fig);
 }

@@ -7,6 +7,7 @@
 #include "cs_report_int.h"
 
 #include "cs_exit.h"
+#include "cs_mech.h"
 #include "cs_publish.h"
 
 #include <errno.h>
@@ -79,6 +80,95 @@ const char *cs__fmt_num(char *buf, size_t cap, double v)
     if (!isfinite(v)) snprintf(buf, cap, "%s", CS__NUM_NAN);
     else snprintf(buf, cap, "%.6g", v);
     return buf;
+}
+
+/* Format v for a report.md table: 4 significant digits ("%.4g") with the
+ * exponent written short ("7.498e12", "1.5e-5": no '+', no leading
+ * zeros); CS__NUM_NAN for NaN and infinities (compare --json: null). */
+const char *cs__fmt_sig(char *buf, size_t cap, double v)
+{
+    char t[64];
+    if (!isfinite(v)) {
+        snprintf(buf, cap, "%s", CS__NUM_NAN);
+        return buf;
+    }
+    snprintf(t, sizeof t, "%.4g", v);
+    char *e = strchr(t, 'e');
+    if (!e) {
+        snprintf(buf, cap, "%s", t);
+        return buf;
+    }
+    const char *p = e + 1, *sign = *p == '-' ? "-" : "";
+    if (*p == '-' || *p == '+') p++;
+    while (*p == '0' && p[1]) p++;
+    *e = '\0';
+    snprintf(buf, cap, "%se%s%s", t, sign, p);
+    return buf;
+}
+
+/* The unit of metric `name` in report.md's tables (run-level or
+ * "<metric>.<kind>") and which way is better: *better = 1 (higher), -1
+ * (lower) or 0 (neither: a count, an amount or a description). */
+const char *cs__metric_unit(const char *name, int *better)
+{
+    static const struct {
+        const char *name; /* metric (for "<metric>.<kind>": the part before the dot) */
+        const char *unit; /* unit shown in the table */
+        int better;       /* 1 higher is better, -1 lower, 0 neither */
+    } u[] = {
+        {"blocks", "blocks", 0},          {"complete", "flag", 0},
+        {"timers", "count", 0},           {"fires", "count", 0},
+        {"censored", "count", -1},        {"delay_p50", "blocks", -1},
+        {"delay_p95", "blocks", -1},      {"delay_p99", "blocks", -1},
+        {"delay_max", "blocks", -1},      {"burn", "base units", 0},
+        {"tips", "base units", 0},        {"payments", "base units", 0},
+        {"revenue_proposer", "base units", 0}, {"welfare", "base units", 1},
+        {"paid", "base units", 0},        {"utility", "base units", 1},
+        {"efficiency", "ratio", 1},       {"poa", "ratio", -1},
+        {"welfare_opt", "base units", 0}, {"opt_exact", "flag", 0},
+        {"efficiency_greedy", "ratio", 1}, {"jain", "ratio", 1},
+        {"gini", "ratio", -1},            {"var_util_per_bid", "ratio", -1},
+        {"var_eff_per_bid", "ratio", -1}, {"w_p10", "ratio (W)", 0},
+        {"w_p50", "ratio (W)", 0},        {"w_p90", "ratio (W)", 0},
+        {"basefee_mean", "base units/cycle", 0}, {"basefee_cv", "ratio", -1},
+        {"util_mean", "ratio", 0},        {"full_share", "ratio", 0},
+        {"empty_share", "ratio", 0},      {"reversals", "count", -1},
+        {"attack_gain", "ratio", -1},     {"svc_per_paid", "fires/base unit", 0},
+    };
+    const char *dot = strchr(name, '.');
+    size_t len = dot ? (size_t)(dot - name) : strlen(name);
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
+        if (strlen(u[i].name) == len && strncmp(u[i].name, name, len) == 0) {
+            *better = u[i].better;
+            return u[i].unit;
+        }
+    *better = 0;
+    return "";
+}
+
+/* Which of v[0, n) are the best of a row (mark[i] = 1): the largest
+ * (better > 0) or smallest (better < 0) finite value among the columns of
+ * real rules (mechs[i] not a reference allocator, CS_MF_REFERENCE: the
+ * greedy is a yardstick, not a contender; mechs may be NULL), every tie
+ * marked; none when better is 0, fewer than two values take part, or they
+ * are all equal (nothing to choose). */
+void cs__best(const double *v, const char *const *mechs, size_t n, int better, int *mark)
+{
+    size_t nf = 0;
+    double best = CS__REP_NAN;
+    int differ = 0;
+    for (size_t i = 0; i < n; i++) {
+        const cs_mech_ops_t *ops = mechs ? cs_mech_find_any(mechs[i]) : NULL;
+        mark[i] = 0;
+        if (!isfinite(v[i]) || (ops && (ops->flags & CS_MF_REFERENCE))) continue;
+        if (nf++ && v[i] != best) differ = 1;
+        if (nf == 1 || (better > 0 ? v[i] > best : v[i] < best)) best = v[i];
+    }
+    if (better == 0 || nf < 2 || !differ) return;
+    for (size_t i = 0; i < n; i++) {
+        const cs_mech_ops_t *ops = mechs ? cs_mech_find_any(mechs[i]) : NULL;
+        mark[i] = isfinite(v[i]) && v[i] == best && !(ops && (ops->flags & CS_MF_REFERENCE));
+    }
 }
 
 /* Write v to a data file: "NaN" (which gnuplot skips) for non-finite. */

@@ -25,13 +25,17 @@
 
 #define CS__LEVEL 0.95
 
-/* The columns: metric, heading. */
+/* The columns: metric, heading, unit, which way is better (1 higher, -1
+ * lower, 0 neither: an amount paid, a price). */
 static const struct {
     int metric;          /* CS_M_* */
     const char *head;    /* column heading */
+    const char *unit;    /* unit, under the heading */
+    int better;          /* the best mean of the column is starred unless 0 */
 } cs__cols[] = {
-    {CS_M_welfare, "welfare"},   {CS_M_efficiency, "efficiency"}, {CS_M_paid, "paid"},
-    {CS_M_delay_p99, "delay_p99"}, {CS_M_jain, "jain"},           {CS_M_basefee_mean, "lane basefee"},
+    {CS_M_welfare, "welfare", "base units", 1},      {CS_M_efficiency, "efficiency", "ratio", 1},
+    {CS_M_paid, "paid", "base units", 0},            {CS_M_delay_p99, "delay_p99", "blocks", -1},
+    {CS_M_jain, "jain", "ratio", 1},                 {CS_M_basefee_mean, "lane basefee", "base units/cycle", 0},
 };
 #define CS__NCOL (sizeof cs__cols / sizeof cs__cols[0])
 /* Paired differences: indices into cs__cols. */
@@ -80,25 +84,58 @@ int cs_seeds_table(const char *name, uint64_t blocks, const char *dir, const uin
     }
     fprintf(out, ")\nmean +/- half-width of the 95 %% Student-t interval across seeds, t(n-1, 0.975) s / sqrt(n)\n\n");
     fprintf(out, "%-12s", "mechanism");
-    for (size_t c = 0; c < CS__NCOL; c++) fprintf(out, " %22s", cs__cols[c].head);
+    /* Each column: a 22-wide cell, then 2 for its star. */
+    for (size_t c = 0; c < CS__NCOL; c++) fprintf(out, " %22s%s", cs__cols[c].head, c + 1 < CS__NCOL ? "  " : "");
+    fprintf(out, "\n%-12s", "");
+    for (size_t c = 0; c < CS__NCOL; c++) {
+        char u[40];
+        snprintf(u, sizeof u, "(%s)", cs__cols[c].unit);
+        fprintf(out, " %22s%s", u, c + 1 < CS__NCOL ? "  " : "");
+    }
     fputc('\n', out);
-    int rc = CS_OK;
+    /* Every cell's mean and interval first: the best mean of each column
+     * among the rules (not a reference allocator such as greedy: a
+     * yardstick) is starred, ties all. */
+    cs_stat_ci_t *cis = malloc(nm * CS__NCOL * sizeof *cis);
+    int *star = calloc(nm * CS__NCOL, sizeof *star), any_star = 0;
+    int rc = cis && star ? CS_OK : CS_ENOMEM;
+    for (size_t i = 0; rc == CS_OK && i < nm * CS__NCOL; i++)
+        rc = cs_stat_ci(&v[i * ns], ns, CS__LEVEL, 0, &cis[i]);
+    for (size_t c = 0; rc == CS_OK && c < CS__NCOL; c++) {
+        double b = (double)NAN;
+        size_t nb = 0;
+        int differ = 0;
+        for (size_t pass = 0; pass < 2 && cs__cols[c].better; pass++)
+            for (size_t m = 0; m < nm; m++) {
+                const cs_mech_ops_t *ops = cs_mech_find_any(mechs[m]);
+                double mean = cis[m * CS__NCOL + c].mean;
+                if ((ops && (ops->flags & CS_MF_REFERENCE)) || cis[m * CS__NCOL + c].n == 0 || !isfinite(mean))
+                    continue;
+                if (pass == 0) {
+                    if (nb++ && mean != b) differ = 1;
+                    if (nb == 1 || (cs__cols[c].better > 0 ? mean > b : mean < b)) b = mean;
+                } else if (nb >= 2 && differ && mean == b) {
+                    star[m * CS__NCOL + c] = any_star = 1;
+                }
+            }
+    }
     for (size_t m = 0; m < nm && rc == CS_OK; m++) {
         const cs_mech_ops_t *ops = cs_mech_find(mechs[m]);
         int lane_fee = ops && (ops->flags & CS_MF_FEES);
         fprintf(out, "%-12s", mechs[m]);
         for (size_t c = 0; c < CS__NCOL; c++) {
             char cell[64];
-            cs_stat_ci_t ci;
             /* Only fee mechanisms have a lane basefee (CIP-1 rev §5). */
             if (cs__cols[c].metric == CS_M_basefee_mean && !lane_fee) snprintf(cell, sizeof cell, "\xe2\x80\x94");
-            else if ((rc = cs_stat_ci(&v[(m * CS__NCOL + c) * ns], ns, CS__LEVEL, 0, &ci)) != CS_OK) break;
-            else cs__cell(&ci, cell, sizeof cell);
+            else cs__cell(&cis[m * CS__NCOL + c], cell, sizeof cell);
             /* The em dash is 3 bytes and 1 column wide. */
-            fprintf(out, " %*s", strcmp(cell, "\xe2\x80\x94") == 0 ? 24 : 22, cell);
+            fprintf(out, " %*s%s", strcmp(cell, "\xe2\x80\x94") == 0 ? 24 : 22, cell,
+                    star[m * CS__NCOL + c] ? " *" : c + 1 < CS__NCOL ? "  " : "");
         }
         fputc('\n', out);
     }
+    free(cis);
+    free(star);
     if (rc == CS_OK && nm > 1) {
         fprintf(out, "\npaired differences against %s (same seed: common random numbers), mean +/- half-width\n\n",
                 mechs[0]);
@@ -128,6 +165,9 @@ int cs_seeds_table(const char *name, uint64_t blocks, const char *dir, const uin
                      "the benchmark of `compare` (analysis/README.md); paid: everything agents paid for their fires (burned\n"
                      "and to the proposer), the same quantity under every rule; delay_p99 in blocks; jain over\n"
                      "every actor; lane basefee: mean, only for mechanisms that have one (\xe2\x80\x94 otherwise).\n");
+    if (rc == CS_OK && any_star)
+        fprintf(out, "*: the best mean of its column among the rules (higher welfare, efficiency and jain, lower\n"
+                     "delay_p99; the greedy reference is not ranked).\n");
     else snprintf(err, errcap, "out of memory");
     free(v);
     return rc;

@@ -350,7 +350,9 @@ static size_t cs__bc_base_fees(const cs__bc_block_t *b, const cs_params_t *p,
                                uint8_t *why0, cs__bc_res_t *res)
 {
     cs_u128 bf = ctx->basefee_lane;
-    cs_u128 base_rate = p->lane_basefee_mode == CS_LANE_ADDITIONAL
+    /* First-draft gba-tip (gba_tip_lane = none, N65): bf is the cycle
+     * basefee itself, nothing on top. */
+    cs_u128 base_rate = p->lane_basefee_mode == CS_LANE_ADDITIONAL && !(gba && p->gba_tip_lane == CS_GBA_LANE_NONE)
                             ? cs__bc_sadd(bf, ctx->basefee_cycle)
                             : bf;
     for (size_t i = 0; i < b->n; i++) {

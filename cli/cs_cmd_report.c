@@ -26,9 +26,13 @@ static void cs__report_usage(FILE *f)
                "  table: warm-up cut by MSER-5 (or --burn-in N, or nothing with --no-warmup),\n"
                "  per-block means with 95 %% batch-means intervals.  One bar chart per fairness\n"
                "  and welfare metric across mechanisms; RUNDIR (a multi-seed run): means over\n"
-               "  the seeds with 95 %% t-interval whiskers.  --point P (a point index, or\n"
-               "  param=value[,...]) with a sweep: per-block basefee and backlog and the W\n"
-               "  quantiles of every run of that point (--series basefee,backlog,w_p10,w_p50,w_p90).\n");
+               "  the seeds with 95 %% t-interval whiskers, and per mechanism on shared axes the\n"
+               "  lane basefee and utilisation per block (median over the seeds, 10-90 %% band),\n"
+               "  the delay and W(actor) CDFs pooled over the seeds, and what was paid by part.\n"
+               "  Tables: 4 significant digits, a unit per row, the best value in bold.\n"
+               "  --point P (a point index, or param=value[,...]) with a sweep: per-block\n"
+               "  basefee and backlog and the W quantiles of every run of that point\n"
+               "  (--series basefee,backlog,w_p10,w_p50,w_p90).\n");
 }
 
 /* `cowsim report ...`: parse the arguments (the usage text for -h, --help

@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t cs__stop;
@@ -155,13 +156,66 @@ static int cs__parse_bytes(const char *s, uint64_t *out)
 }
 
 
-static void cs__progress(const char *mech, uint64_t h, uint64_t n)
+/* Progress of the whole run on a terminal: runs_total runs (seeds x
+ * mechanisms, twice with --harm), run_idx of them done, the current one at
+ * block h of n.  The ETA assumes every run costs what the runs so far cost
+ * on average (elapsed / fraction done x fraction left); it is shown once a
+ * hundredth of the work is done.  One line, redrawn in place; the caller
+ * ends it with cs__progress_end. */
+typedef struct cs__prog {
+    struct timespec t0; /* start of the first run (CLOCK_MONOTONIC) */
+    size_t runs_total;  /* runs to make */
+    size_t run_idx;     /* runs finished */
+    size_t ns;          /* seeds */
+    int open;           /* 1 while a progress line is drawn without its newline */
+} cs__prog_t;
+
+static double cs__secs_since(const struct timespec *t0)
 {
-    int w = 40, fill = n ? (int)((double)h / (double)n * w) : w;
-    fprintf(stderr, "\r%-12s [", mech);
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+static void cs__progress(cs__prog_t *p, size_t si, const char *mech, const char *pass, uint64_t h,
+                         uint64_t n)
+{
+    double run_frac = n ? (double)h / (double)n : 1.0;
+    double frac = ((double)p->run_idx + run_frac) / (double)(p->runs_total ? p->runs_total : 1);
+    int w = 24, fill = (int)(frac * w);
+    if (fill > w) fill = w;
+    char seed[48] = "";
+    if (p->ns > 1) snprintf(seed, sizeof seed, "seed %zu/%zu ", si + 1, p->ns);
+    fprintf(stderr, "\r%s%-12.12s%s [", seed, mech, pass);
     for (int i = 0; i < w; i++) fputc(i < fill ? '#' : '.', stderr);
-    fprintf(stderr, "] %3d%%", n ? (int)(100.0 * (double)h / (double)n) : 100);
-    if (h == n) fputc('\n', stderr);
+    fprintf(stderr, "] %3d%%  run %zu/%zu", (int)(100.0 * frac), p->run_idx + 1, p->runs_total);
+    double el = cs__secs_since(&p->t0);
+    if (frac >= 0.01 && frac < 1) {
+        double eta = el / frac * (1 - frac);
+        unsigned long s = (unsigned long)(eta + 0.5);
+        fprintf(stderr, "  ETA %lu:%02lu:%02lu ", s / 3600, s / 60 % 60, s % 60);
+    } else {
+        fprintf(stderr, "  ETA  -:--:-- ");
+    }
+    p->open = 1;
+    fflush(stderr);
+}
+
+/* Before a message: end a progress line left open, so the message starts
+ * on a line of its own. */
+static void cs__progress_break(cs__prog_t *p)
+{
+    if (p->open) fputc('\n', stderr);
+    p->open = 0;
+}
+
+/* End the progress line: the total time on it, then a newline. */
+static void cs__progress_end(cs__prog_t *p)
+{
+    p->open = 0;
+    unsigned long s = (unsigned long)(cs__secs_since(&p->t0) + 0.5);
+    fprintf(stderr, "\r%-*s\rran %zu run(s) in %lu:%02lu:%02lu\n", 78, "", p->run_idx, s / 3600, s / 60 % 60,
+            s % 60);
 }
 
 /* The capacity every compared mechanism faces, the load it carries and
@@ -448,17 +502,19 @@ int cs_cmd_run(int argc, char **argv)
         exit_code = CS_EXIT_IO;
     }
     size_t done = 0;
+    cs__prog_t prog = {.runs_total = ns * nm * (harm ? 2u : 1u), .ns = ns};
+    clock_gettime(CLOCK_MONOTONIC, &prog.t0);
     for (size_t si = 0; si < ns && rs && exit_code == CS_EXIT_OK; si++) {
         uint64_t run_seed = cs_scenario_seed(scn, si);
         char sdir[4200];
         if (ns > 1) {
             snprintf(sdir, sizeof sdir, "%s/seed-%llu", outdir, (unsigned long long)run_seed);
             if (cs_mkdirs(sdir) != 0) {
+                cs__progress_break(&prog);
                 fprintf(stderr, "cowsim run: cannot create output directory %s: %s\n", sdir, strerror(errno));
                 exit_code = CS_EXIT_IO;
                 break;
             }
-            if (!quiet) fprintf(stderr, "seed %llu (%zu of %zu)\n", (unsigned long long)run_seed, si + 1, ns);
         } else {
             snprintf(sdir, sizeof sdir, "%s", outdir);
         }
@@ -475,6 +531,7 @@ int cs_cmd_run(int argc, char **argv)
             char err[512];
             rc = cs_sim_init(&e, scn, list[m], &opts, err, sizeof err);
             if (rc != CS_OK) {
+                cs__progress_break(&prog);
                 fprintf(stderr, "cowsim run: %s\n", err);
                 exit_code = rc == CS_EIO || rc == CS_ENOMEM ? CS_EXIT_IO : CS_EXIT_USAGE;
                 break;
@@ -490,29 +547,34 @@ int cs_cmd_run(int argc, char **argv)
                 }
                 if (rc != CS_OK) break;
                 if (tty && (cs_sim_height(e) % every == 0 || cs_sim_height(e) == scn->blocks))
-                    cs__progress(list[m], cs_sim_height(e), scn->blocks);
+                    cs__progress(&prog, si, list[m], pass ? " (no attackers)" : "", cs_sim_height(e), scn->blocks);
             }
             int step_rc = rc;
             char step_err[512];
             snprintf(step_err, sizeof step_err, "%s", cs_sim_error(e));
             rc = cs_sim_done(e, complete, pass ? &scratch : &rs[m]);
+            prog.run_idx++;
             if (!pass) done++;
             if (step_rc == CS_EINVARIANT) {
+                cs__progress_break(&prog);
                 fprintf(stderr, "cowsim run: %s: %s\n", list[m], step_err);
                 exit_code = CS_EXIT_CHECK;
                 break;
             }
             if (step_rc == CS_EIO || rc == CS_EIO) {
+                cs__progress_break(&prog);
                 fprintf(stderr, "cowsim run: %s\n", step_err[0] ? step_err : (pass ? &scratch : &rs[m])->error);
                 exit_code = CS_EXIT_IO;
                 break;
             }
             if (step_rc != CS_OK && step_rc != CS_EINTERRUPTED) {
+                cs__progress_break(&prog);
                 fprintf(stderr, "cowsim run: %s: %s\n", list[m], step_err[0] ? step_err : cs_strerror(step_rc));
                 exit_code = CS_EXIT_IO;
                 break;
             }
             if (cs__stop) {
+                cs__progress_break(&prog);
                 fprintf(stderr, "cowsim run: interrupted at block %llu; %s written with complete = 0\n",
                         (unsigned long long)(pass ? &scratch : &rs[m])->blocks, file);
                 exit_code = 130;
@@ -520,6 +582,8 @@ int cs_cmd_run(int argc, char **argv)
             }
         }
     }
+    if (tty && prog.run_idx > 0 && exit_code == CS_EXIT_OK) cs__progress_end(&prog);
+    cs__progress_break(&prog);
     if (rs && done > 0 && exit_code == CS_EXIT_OK && ns == 1) cs__table(scn, rs, done);
     if (harm && exit_code == CS_EXIT_OK) exit_code = cs__harm(scn, outdir, ns, list, nm);
     if (rs && exit_code == CS_EXIT_OK && ns > 1) {
@@ -530,6 +594,7 @@ int cs_cmd_run(int argc, char **argv)
             exit_code = CS_EXIT_IO;
         } else {
             for (size_t si = 0; si < ns; si++) seeds[si] = cs_scenario_seed(scn, si);
+            if (tty) fprintf(stderr, "metrics of the %zu files (with the welfare optimum of each) ...\n", ns * nm);
             putchar('\n');
             cs__capacity(scn, rs, done);
             rc = cs_seeds_table(scn->name, scn->blocks, outdir, seeds, ns, list, nm, stdout, err, sizeof err);

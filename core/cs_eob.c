@@ -212,7 +212,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
                          .id = t->id,
                          .bid = cs__rec_bid(s, slot)};
         rc = cs__fees_classify(s, slot, c);
-        if (rc == CS_EINSUFFICIENT_FUNDS && !(ops->flags & CS_MF_DEFER_FUNDS)) {
+        if (rc == CS_EINSUFFICIENT_FUNDS && !cs__fees_defers(s)) {
             /* Path 3: balance(fee_payer) < max_cost -> GC lane, emitting
              * TimerCancelledInsufficientFunds. */
             cs__carry_del(s, slot);
@@ -232,7 +232,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
     ctx.p = &s->p;
     ctx.height = h;
     cs__fees_ctx(s, &ctx);
-    st->basefee_lane = ctx.basefee_lane;
+    st->basefee_lane = cs__fees_draft_lane(s) ? 0 : ctx.basefee_lane; /* N65: none charged */
     cs_clear_out_t out;
     memset(&out, 0, sizeof out);
     if (s->paused) {
@@ -279,6 +279,16 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
         const cs_timer_t *t = &s->pool[slot];
         cs_timer_hot_t *th = &s->hot[slot];
         if (cs__fees_precharge(s, c, row) != CS_OK) {
+            if (cs__fees_defers(s)) {
+                /* CIP-1 first draft §4.1, D10: the owner cannot pay the
+                 * GBA's bid (its earlier fires of this block took the
+                 * rest): execution fails for this block and the timer is
+                 * deferred, carried below with the losers (N60). */
+                c->selected = 0;
+                c->why = CS_WHY_FUNDS;
+                row->why = CS_WHY_FUNDS;
+                continue;
+            }
             /* CIP-1 rev §3 step 8: insufficient funds at any step ->
              * CIP-5 §5.4 path 2, self-destruct without firing. */
             cs__carry_del(s, slot);
@@ -360,14 +370,25 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
         uint64_t uc = d->cycles_limit, ue = 0;
         if (s->hooks.execute) {
             s->tx_open = 0;
+            s->fire_defer_req = 0;
             if (cs_sched_tx_begin(s) == CS_OK) {
+                s->in_fire = 1;
                 s->hooks.execute(s->hooks.user, s, d, &uc, &ue);
+                s->in_fire = 0;
                 int crc = cs_sched_tx_commit(s);
                 if (crc != CS_OK) cs_sched_tx_rollback(s);
                 if (crc == CS_ENOMEM) oom = 1; /* a handler's timer was lost: report it */
             }
             if (uc > d->cycles_limit) uc = d->cycles_limit;
             if (ue > d->cells_limit) ue = d->cells_limit;
+            /* CIP-5 §6.2: the deferred transactions the handler created
+             * take their cycles from its own budget (N67), within the gas
+             * limit its fire is charged for (N58; fifo's 550,000 otherwise). */
+            uint64_t lim = d->cycles_limit, gl = s->pool[c->slot].gas_limit;
+            if (gl != 0 && gl < lim) lim = gl;
+            uint64_t ntx = cs_sched_handler_txs(s, lim, uc, s->fire_defer_req);
+            uc += ntx * s->p.handler_deferred_cycles;
+            st->handler_txs += ntx;
         }
         row->used_cycles = uc;
         used_sum += uc;

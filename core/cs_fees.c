@@ -128,9 +128,19 @@ void cs__fees_begin_block(cs_sched_t *s, uint64_t h)
  * CS_U128_MAX on overflow.  Memoized on its full input (basefee_lane,
  * lane_fee_multiplier): the pipeline asks for it several times per
  * candidate and it changes at most once per block. */
+int cs__fees_draft_lane(const cs_sched_t *s)
+{
+    return (s->mech.ops->flags & CS_MF_DEFER_FUNDS) && s->p.gba_tip_lane == CS_GBA_LANE_NONE;
+}
+
+int cs_sched_lane_is_cycle(const cs_sched_t *s) { return cs__fees_draft_lane(s); }
+
 static cs_u128 cs__lane_charged(const cs_sched_t *s)
 {
     struct cs_fees *f = s->fees;
+    /* First-draft gba-tip (N65): bids are measured against the cycle
+     * basefee ("min(tip_per_cycle, max_fee_per_cycle - basefee_cycle)"). */
+    if (cs__fees_draft_lane(s)) return f->basefee_cycle;
     if (f->lc_valid && f->lc_in == f->basefee_lane && f->lc_mult == s->p.lane_fee_multiplier) return f->lc_out;
     cs_u128 out = f->basefee_lane;
     if (cs_basefee_charged(&s->p, f->basefee_lane, &out) != CS_OK) out = CS_U128_MAX;
@@ -380,6 +390,43 @@ static void cs__charge(const cs_sched_t *s, const cs_timer_t *t, cs_u128 prio_ra
                              .payments_to = s->p.payments_to};
     cs_basefee_fire_rates(&s->p, s->fees->basefee_cycle, cs__lane_charged(s), &ch->basefee_cycle,
                           &ch->basefee_lane);
+    if (cs__fees_draft_lane(s)) {
+        /* N65: the cycle basefee and the tip, no lane basefee. */
+        ch->basefee_cycle = s->fees->basefee_cycle;
+        ch->basefee_lane = 0;
+    }
+}
+
+int cs__fees_defers(const cs_sched_t *s)
+{
+    return (s->mech.ops->flags & CS_MF_DEFER_FUNDS) && s->p.gba_tip_charge == CS_GBA_CHARGE_DRAFT;
+}
+
+/* What the funds test and the charge of a fee-rule fire price (N60): under
+ * gba-tip's first-draft charge the cycles and cells the fire will use (the
+ * usage hook, capped at its limits; without a hook its limits, and the
+ * settlement refunds what it did not use); otherwise its limits
+ * (max_cost, CIP-1 rev §3 step 8). */
+static void cs__fees_usage(const cs_sched_t *s, uint32_t slot, cs_cand_t *c)
+{
+    const cs_timer_t *t = &s->pool[slot];
+    c->use_cycles = t->gas_limit;
+    c->use_cells = t->max_cells;
+    if (!cs__fees_defers(s)) return;
+    if (s->hooks.usage) s->hooks.usage(s->hooks.user, s, slot, &c->use_cycles, &c->use_cells);
+    if (c->use_cycles == 0 || c->use_cycles > t->gas_limit) c->use_cycles = t->gas_limit;
+    if (c->use_cells > t->max_cells) c->use_cells = t->max_cells;
+}
+
+/* The charge of a fee-rule fire, priced at what cs__fees_usage chose: its
+ * limits become the usage under the first-draft charge, so the pre-charge
+ * is the GBA's price for what the fire uses and nothing is refunded. */
+static void cs__fee_charge(const cs_sched_t *s, const cs_cand_t *c, cs_fire_charge_t *ch)
+{
+    cs__charge(s, &s->pool[c->slot], c->prio_rate, c->payment, ch);
+    if (!cs__fees_defers(s)) return;
+    ch->gas_limit = c->use_cycles;
+    ch->max_cells = c->use_cells;
 }
 
 int cs__fees_classify(cs_sched_t *s, uint32_t slot, cs_cand_t *c)
@@ -398,8 +445,13 @@ int cs__fees_classify(cs_sched_t *s, uint32_t slot, cs_cand_t *c)
         /* CIP-1 rev §3 step 4: balance(fee_payer) < max_cost -> GC path 3. */
         cs_u128 rate = 0, cost = 0;
         if (cs_gba_prio_rate(c->max_fee, c->max_prio, lane, &rate) != CS_OK) rate = 0;
+        cs__fees_usage(s, slot, c);
         cs_fire_charge_t ch;
         cs__charge(s, t, rate, 0, &ch);
+        ch.gas_limit = c->use_cycles;
+        ch.max_cells = c->use_cells;
+        /* Under gba_tip_charge = draft a payer short of it is deferred by
+         * the mechanism (its funds test is this one), N60. */
         if (cs_ledger_max_cost(&ch, &cost) != CS_OK || c->balance < cost) return CS_EINSUFFICIENT_FUNDS;
         return CS_OK;
     }
@@ -428,7 +480,7 @@ int cs__fees_precharge(cs_sched_t *s, const cs_cand_t *c, cs_cand_row_t *row)
      * handler returns and the unused part is refunded (the execution fees
      * alone under the other mechanisms, N58). */
     cs_fire_charge_t ch;
-    if (fees) cs__charge(s, t, c->prio_rate, c->payment, &ch);
+    if (fees) cs__fee_charge(s, c, &ch);
     else cs__exec_charge(s, t, &ch);
     cs_u128 cost;
     if (cs_ledger_max_cost(&ch, &cost) != CS_OK) return CS_EINSUFFICIENT_FUNDS;
@@ -477,7 +529,7 @@ void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles, ui
             cost = pc->cost;
             have = 1;
         } else {
-            if (fl & CS_MF_FEES) cs__charge(s, t, c->prio_rate, c->payment, &ch);
+            if (fl & CS_MF_FEES) cs__fee_charge(s, c, &ch);
             else cs__exec_charge(s, t, &ch);
             have = cs_ledger_max_cost(&ch, &cost) == CS_OK;
         }
@@ -544,7 +596,7 @@ int cs__fees_end_block(cs_sched_t *s, const cs_cand_t *c, size_t n, cs_block_sta
     f->p50_tip = cs_gba_p50_tip(f->tips, nt);
     st->p50_tip = f->p50_tip;
     /* CIP-1 rev §5: the lane basefee for h+1 from this block's lane usage. */
-    if (s->mech.ops->flags & CS_MF_FEES) {
+    if ((s->mech.ops->flags & CS_MF_FEES) && !cs__fees_draft_lane(s)) {
         cs_u128 next;
         if (cs_basefee_win_step(&f->bwin, &s->p, f->basefee_lane, st->lane_cycles, &next) == CS_OK)
             f->basefee_lane = next;

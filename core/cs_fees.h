@@ -34,6 +34,11 @@ void cs_sched_set_env(cs_sched_t *s, cs_u128 basefee_cycle, cs_u128 basefee_cell
 cs_u128 cs_sched_lane_basefee(const cs_sched_t *s);
 /* The lane basefee actually charged (lane_fee_multiplier applied, §5). */
 cs_u128 cs_sched_lane_basefee_charged(const cs_sched_t *s);
+/* 1 when the price base fee rules bid against (cs_sched_lane_basefee_charged)
+ * is the CIP-3 cycle basefee itself, with no lane basefee on top: gba-tip
+ * under gba_tip_lane = none (N65).  A fire then pays the price base and its
+ * tip per cycle, both within max_fee. */
+int cs_sched_lane_is_cycle(const cs_sched_t *s);
 /* The fire-count median W(actor) uses in this block (CIP-1 rev §8, D12). */
 uint64_t cs_sched_fair_median(const cs_sched_t *s);
 cs_u128 cs_sched_p50_tip(const cs_sched_t *s);
@@ -76,6 +81,14 @@ void cs__fees_op_debit(cs_sched_t *s, uint32_t actor, cs_u128 cost, int is_cance
 void cs__fees_on_destroy(cs_sched_t *s, uint32_t slot);
 int cs__fees_on_insert(cs_sched_t *s, uint32_t slot);
 int cs__fees_classify(cs_sched_t *s, uint32_t slot, cs_cand_t *c);
+/* 1 when a fire its payer cannot pay is deferred rather than destroyed:
+ * gba-tip under gba_tip_charge = draft (CIP-1 first draft §4.1, D10,
+ * DESIGN-NOTES N60), at classification and at the pre-charge alike. */
+int cs__fees_defers(const cs_sched_t *s);
+/* 1 when the run's fees have no lane basefee: gba-tip under gba_tip_lane =
+ * none (the first draft, DESIGN-NOTES N65) prices against the CIP-3 cycle
+ * basefee, and the lane basefee is neither charged nor updated. */
+int cs__fees_draft_lane(const cs_sched_t *s);
 int cs__fees_precharge(cs_sched_t *s, const cs_cand_t *c, cs_cand_row_t *row);
 void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles,
                      uint64_t used_cells, cs_cand_row_t *row);

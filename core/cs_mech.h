@@ -54,6 +54,8 @@ typedef struct cs_cand {
     cs_u128 max_prio;      /* max_priority_fee_per_cycle */
     cs_u128 balance;       /* fee payer balance available for this fire */
     uint64_t weight;       /* W(actor) in ppm (1e6 = 1.0); 0 means "use 1.0" */
+    uint64_t use_cycles;   /* cycles the funds test prices (gba-tip), 0 = cycles */
+    uint64_t use_cells;    /* cells the funds test prices (gba-tip) */
     /* outputs */
     uint8_t selected;      /* 1 if it fires this block */
     uint8_t why;           /* cs_why for a loser */

@@ -39,6 +39,8 @@
     X(cancel_cycles, U64, 1, 0, 1u << 30, 500, NULL, "cancel_timer cost in cycles (CIP-5 §6.1)")  \
     X(fifo_fire_cycles, U64, 1, 1, 1ull << 40, 550000, NULL, "FIFO per-fire cycles budget (CIP-5 §6.2)") \
     X(fifo_fire_cells, U64, 1, 1, 1ull << 40, 550000, NULL, "FIFO per-fire cells budget (CIP-5 §6.2)") \
+    X(handler_deferred_max, U64, 1, 0, 1u << 16, 2, NULL, "deferred transactions one timer handler may create (CIP-5 §6.2: up to 2)") \
+    X(handler_deferred_cycles, U64, 1, 1, 1ull << 40, 100000, NULL, "cycles each handler-created deferred transaction takes from the handler's budget (CIP-5 §6.2)") \
     /* Caps and lanes (CIP-5 §9.4, CIP-1 rev §9-10) */                                            \
     X(max_fires_per_block, U64, 1, 0, 1ull << 32, 0, NULL, "MAX_FIRES_PER_BLOCK, 0 = unlimited")  \
     X(max_fires_per_actor, U64, 1, 0, 1ull << 32, 0, NULL, "MAX_FIRES_PER_ACTOR / _TARGET, 0 = unlimited") \
@@ -87,6 +89,7 @@
     X(lambda_gain, FP, CS_PPM, 0, 1000000, 100000, NULL, "relative lambda step per epoch at full error") \
     X(lambda_min, FP, CS_PPB, 0, 10000000000ull, 1000000, NULL, "lower bound of lambda")          \
     X(lambda_max, FP, CS_PPB, 0, 10000000000ull, 500000000, NULL, "upper bound of lambda")        \
+    X(lambda_epoch, U64, 1, 0, 1u << 24, 100, NULL, "blocks between lambda-loop updates, the first after block lambda_epoch - 1; 0 = epoch_blocks (N63)") \
     /* Score rule (CIP-5 CN §9) */                                                                \
     X(w_age, U64, 1, 0, 1ull << 32, 1, NULL, "score weight on age_blocks")                        \
     X(w_bid, U64, 1, 0, 1ull << 32, 1, NULL, "score weight on bid")                               \
@@ -98,7 +101,10 @@
     X(weight_min, FP, CS_PPM, 0, 100000000, 500000, NULL, "gba-tip weight clamp low")              \
     X(weight_max, FP, CS_PPM, 0, 100000000, 2000000, NULL, "gba-tip weight clamp high")            \
     X(starvation_blocks, U64, 1, 0, 1u << 20, 10, NULL, "deferrals after which the starvation floor applies") \
-    X(actor_budget_slice, FP, CS_PPM, 0, 1000000, 0, NULL, "per-actor budget share by weight, 0 = off")
+    X(actor_budget_slice, FP, CS_PPM, 0, 1000000, 0, NULL, "per-actor budget share by weight, 0 = off") \
+    X(gba_weight_epoch, U64, 1, 0, 1u << 24, 0, NULL, "blocks between gba-tip weight recomputations (CIP-1 first draft §3 step 5e, on epoch rollover); 0 = epoch_blocks, 1 = every block") \
+    X(gba_tip_lane, ENUM, 1, 0, 1, 0, "none|cip1-rev", "gba-tip's price base: the CIP-3 cycle basefee, tip = min(tip, max_fee - basefee_cycle), no lane basefee (none: the first draft), or the revised lane basefee charged on top (cip1-rev: CIP-1 rev §5, D3); N65") \
+    X(gba_tip_charge, ENUM, 1, 0, 1, 0, "draft|cip1-rev", "gba-tip: the GBA's price for what the fire uses, charged at execution, deferred when unpaid (CIP-1 first draft §4.1, D10), or the max_cost pre-charge at the limits, destroyed when unpaid (CIP-1 rev §3 steps 4, 8)")
 
 typedef enum cs_param_kind { CS_PK_U64, CS_PK_FP, CS_PK_U128, CS_PK_ENUM } cs_param_kind;
 
@@ -154,5 +160,7 @@ enum { CS_VCG_SPEC = 0, CS_VCG_CRITICAL = 1 };
 enum { CS_LAMBDA_OFF = 0, CS_LAMBDA_ON = 1 };
 enum { CS_SCORE_PAY_BID = 0, CS_SCORE_PAY_NONE = 1 };
 enum { CS_SCORE_BUDGET_LANE = 0, CS_SCORE_BUDGET_NONE = 1 };
+enum { CS_GBA_CHARGE_DRAFT = 0, CS_GBA_CHARGE_REV = 1 };
+enum { CS_GBA_LANE_NONE = 0, CS_GBA_LANE_REV = 1 };
 
 #endif /* CS_PARAMS_H */

@@ -450,6 +450,21 @@ void cs_sched_mem(const cs_sched_t *s, cs_sched_mem_t *m)
 const cs_hash_t *cs_sched_digest(const cs_sched_t *s) { return &s->digest; }
 const cs_mech_t *cs_sched_mech(const cs_sched_t *s) { return &s->mech; }
 
+uint64_t cs_sched_handler_txs(const cs_sched_t *s, uint64_t limit, uint64_t used, uint64_t requested)
+{
+    /* CIP-5 §6.2: up to handler_deferred_max, each handler_deferred_cycles
+     * of the handler's own budget (N67). */
+    uint64_t per = s->p.handler_deferred_cycles, fit = per && limit > used ? (limit - used) / per : 0;
+    return CS_MIN(requested, CS_MIN(s->p.handler_deferred_max, fit));
+}
+
+int cs_sched_defer_tx(cs_sched_t *s)
+{
+    if (!s->in_fire) return CS_EINVAL;
+    if (s->fire_defer_req < UINT32_MAX) s->fire_defer_req++;
+    return CS_OK;
+}
+
 const cs_timer_t *cs_sched_record(const cs_sched_t *s, uint32_t slot)
 {
     return slot < s->pool_n ? &s->pool[slot] : NULL;

@@ -109,6 +109,17 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res);
 /* Lookups. */
 const cs_timer_t *cs_sched_find(const cs_sched_t *s, const cs_hash_t *id);
 const cs_timer_t *cs_sched_record(const cs_sched_t *s, uint32_t slot);
+/* From inside a fire's handler (the execute hook): create one deferred
+ * transaction (CIP-5 §6.2, DESIGN-NOTES N67).  When the handler returns,
+ * the first handler_deferred_max of its requests that fit what its budget
+ * has left after its own cycles are created, each taking
+ * handler_deferred_cycles of the budget (they count in the fire's used
+ * cycles and its execution fee); the rest fail.  CS_EINVAL outside a
+ * handler. */
+int cs_sched_defer_tx(cs_sched_t *s);
+/* How many of `requested` deferred transactions a handler with cycles
+ * limit `limit` that used `used` of its own creates (the rule above). */
+uint64_t cs_sched_handler_txs(const cs_sched_t *s, uint64_t limit, uint64_t used, uint64_t requested);
 /* The hot part of the record in the same slot (height, fifo_rank, kind,
  * flags, deferrals, fire_seq; cs_timer.h), NULL past the pool. */
 const cs_timer_hot_t *cs_sched_hot(const cs_sched_t *s, uint32_t slot);

@@ -98,6 +98,8 @@ struct cs_sched {
     cs_hash_t *modkeys;       /* ModifiedKeySet(h), hashed */
     size_t n_modkeys, modkeys_cap, tx_modkeys0;
     int tx_open;              /* a transaction is open */
+    int in_fire;              /* a fire's handler is running (execute hook) */
+    uint32_t fire_defer_req;  /* deferred transactions it asked for (N67) */
     int paused;               /* lane paused: nothing fires */
     cs__op_t *ops;            /* the open transaction's side effects */
     size_t n_ops, ops_cap;

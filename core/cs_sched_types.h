@@ -108,6 +108,7 @@ typedef struct cs_block_stats {
     cs_u128 burn, tips, payments;
     cs_u128 exec_fee, lane_burn;                 /* sums of the fires' parts (N58) */
     cs_u128 sched_cost, cancel_cost;             /* schedule and cancel costs debited at h (CIP-5 §6.1, N58) */
+    uint64_t handler_txs;                        /* deferred transactions handlers created at h (CIP-5 §6.2, N67) */
     cs_u128 p50_tip;                             /* previous-block p50 for next block */
     cs_queue_stats_t tiers;
     cs_hash_t digest;                            /* scheduler state digest for h */
@@ -147,6 +148,11 @@ typedef struct cs_sched_hooks {
                     uint64_t *used_cells);
     int (*gba)(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t *ctx, cs_u128 *max_fee,
                cs_u128 *max_prio);
+    /* The cycles and cells the handler of the timer in `slot` will use
+     * when it fires now (at most its limits), as execute will report
+     * them: gba-tip's first-draft funds rule prices a fire at what it
+     * uses before it runs (DESIGN-NOTES N60).  NULL: the limits. */
+    void (*usage)(void *user, const cs_sched_t *s, uint32_t slot, uint64_t *cycles, uint64_t *cells);
 } cs_sched_hooks_t;
 
 #endif /* CS_SCHED_TYPES_H */

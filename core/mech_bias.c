@@ -75,8 +75,8 @@
  * it nothing is quadratic.
  *
  * Dynamic lambda (CIP-5 §9.3, DESIGN §2.4) in end_block, when
- * lambda_control = on: over each epoch (heights h with (h + 1) %
- * epoch_blocks == 0 close one) accumulate the winners' Bias and V; at the
+ * lambda_control = on: over each loop epoch (heights h with (h + 1) % E
+ * == 0 close one, E = lambda_epoch, 0 = epoch_blocks; DESIGN-NOTES N63) accumulate the winners' Bias and V; at the
  * close share = sum Bias / sum V (ppm) and
  *   lambda += lambda * lambda_gain * (lambda_target - share)   (ppm * ppm)
  * truncated toward zero, clamped to [lambda_min, lambda_max].  An epoch
@@ -587,7 +587,9 @@ static void cs__bias_end_block(void *state, const cs_clear_ctx_t *ctx, const cs_
     if (p->lambda_control != CS_LAMBDA_ON) return;
     s->acc_bias = cs__sat_add(s->acc_bias, out->bias_prio);
     s->acc_total = cs__sat_add(s->acc_total, out->total_prio);
-    if (p->epoch_blocks == 0 || (ctx->height + 1) % p->epoch_blocks != 0) return;
+    /* The loop's epoch (lambda_epoch, 0 = the queue's epoch_blocks), N63. */
+    uint64_t E = p->lambda_epoch ? p->lambda_epoch : p->epoch_blocks;
+    if (E == 0 || (ctx->height + 1) % E != 0) return;
     cs_u128 ab = s->acc_bias, at = s->acc_total;
     s->acc_bias = 0;
     s->acc_total = 0;

@@ -7,13 +7,19 @@
  * Timers"):
  *   tip = min(max_priority_fee, max_fee - basefee_lane); max_fee below the
  *   lane basefee -> loses with BELOW_BASEFEE (deferred; its GBA may bid
- *   more next block).  cand.priority = cand.prio_rate = tip.
+ *   more next block).  cand.priority = cand.prio_rate = tip.  Under
+ *   gba_tip_lane = none (the default, the draft; DESIGN-NOTES N65) the
+ *   caller passes the CIP-3 cycle basefee as basefee_lane and nothing is
+ *   charged on top of it.
  *   Order: tip desc, then the actor's EMA weight desc (§3 "Priority Weight"
  *   d(i): weights break ties among equal effective tips), then timer_id asc.
  *   Scan in that order:
- *     - balance below cycles * (basefee_lane + tip) (+ basefee_cycle when
- *       lane_basefee_mode = additional, D3) -> FUNDS: the timer is deferred,
- *       not destroyed (§4.1, D10; flag CS_MF_DEFER_FUNDS);
+ *     - balance below use_cycles * (basefee_lane + tip) (+ basefee_cycle
+ *       when lane_basefee_mode = additional, D3) + use_cells *
+ *       basefee_cell -> FUNDS: the timer is deferred, not destroyed (§4.1,
+ *       D10; flag CS_MF_DEFER_FUNDS).  use_* are what the fire will use
+ *       (gba_tip_charge = draft) or its limits (cip1-rev), as the charge
+ *       prices it (cs_fees.c, DESIGN-NOTES N60);
  *     - max_fires_per_block / max_fires_per_actor -> BLOCK_QUOTA /
  *       ACTOR_QUOTA (CIP-5 §9.4 caps; 0 = off, the default);
  *     - the budget (TIMER_PROCESSING_BUDGET_CYCLES = ctx->budget_cycles) ->
@@ -32,29 +38,34 @@
  * budget would have held it, else with BUDGET.  Unused slices are not
  * redistributed within the block (that reservation is the smoothing).
  *
- * EMA weights (§3 "Priority Weight" a-c), in end_block, for every identity
- * with a candidate this block (d = its candidates, f = its winners):
- *   T = its mean tip / the block's mean tip, clipped to [0, 2] (1 when the
- *       block's mean tip is 0)                         -- effective tip
+ * EMA weights (§3 "Priority Weight" a-c, e), recomputed at the end of
+ * each weight epoch (gba_weight_epoch blocks, 0 = epoch_blocks: "recompute
+ * on epoch rollover", applied "in the next epoch"; DESIGN-NOTES N61) for
+ * every identity with a candidate in the epoch, over the epoch's blocks
+ * (d = its candidates, f = its winners):
+ *   T = its mean tip / the epoch's mean tip, clipped to [0, 2] (1 when
+ *       the epoch's mean tip is 0)                      -- effective tip
  *   Q = (d - f) / d                                    -- success / defer
  *   L = min(1, mean(h - due_height) / starvation_blocks), 0 if that is 0
  *                                                      -- lateness
- *   U = min(1, its winners' cycles / B), 0 if B = 0    -- budget share
+ *   U = min(1, its winners' cycles / the sum of B over the blocks it had
+ *       candidates in), 0 if that is 0                  -- budget share
  *   S = clip(T/2 + 1/2 + Q/2 + L/2 - U, 0, 2)
  * so an actor tipping the block's mean and firing everything cheaply
  * scores 1; paying more, being deferred or being late raises S, and
  * consuming the budget lowers it.  Then
  *   w' = clamp((1 - ema_lambda) w + ema_lambda S, weight_min, weight_max)
- * and, when starvation_blocks > 0 and one of its losers has now been
- * deferred starvation_blocks times or more (deferrals + 1), the starvation
- * floor w' = max(w', weight_max) applies.  Decay on inactivity: each block
- * an identity has no candidate moves its weight toward the neutral
- * clamp(1, weight_min, weight_max) by the factor (1 - ema_lambda), applied
- * lazily when the identity next appears (after 64 idle blocks it is reset
- * to neutral).  An identity seen for the first time starts at cand.weight
- * (0 = 1.0) clamped to [weight_min, weight_max].  All ppm integers; weights
- * update every block (the draft's "next epoch" application is approximated
- * by the one-block lag).
+ * with w the weight it carried in its last block of the epoch, and, when
+ * starvation_blocks > 0 and one of its losers was deferred
+ * starvation_blocks times or more (deferrals + 1) in the epoch, the
+ * starvation floor w' = max(w', weight_max) applies.  Decay on
+ * inactivity: each weight epoch an identity has no candidate moves its
+ * weight toward the neutral clamp(1, weight_min, weight_max) by the factor
+ * (1 - ema_lambda), applied lazily when the identity next appears (after
+ * 64 idle epochs it is reset to neutral).  An identity not yet recomputed
+ * carries cand.weight (0 = 1.0) clamped to [weight_min, weight_max].  All
+ * ppm integers; gba_weight_epoch = 1 recomputes after every block (the
+ * one-block lag cowsim used before N61).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -63,12 +74,21 @@
 #include "cs_mech_bias.h"
 #include "cs_mech_int.h"
 
-/* One identity's persistent weight. */
+/* One identity's persistent weight and what its candidates did in the
+ * weight epoch under way (the accumulators, zero outside it). */
 typedef struct cs__gba_actor {
     uint32_t ident;   /* fairness identity */
     uint32_t used;    /* 1 when the slot is occupied */
-    uint64_t weight;  /* EMA weight, ppm */
-    uint64_t last_h;  /* last height it had a candidate */
+    uint64_t weight;  /* EMA weight, ppm (valid once upd) */
+    uint64_t last_e;  /* last weight epoch in which it had a candidate */
+    uint8_t upd;      /* its weight has been recomputed at least once */
+    uint8_t starved;  /* acc: a loser reached starvation_blocks deferrals */
+    uint32_t d, f;    /* acc: candidates, winners */
+    uint64_t base;    /* acc: the weight it carried in its last block */
+    cs_u128 tip;      /* acc: sum of its tips */
+    cs_u128 late;     /* acc: sum of h - due_height */
+    cs_u128 cyc;      /* acc: its winners' cycles */
+    cs_u128 bud;      /* acc: the budgets of the blocks it had candidates in */
 } cs__gba_actor_t;
 
 /* Per-block aggregate of one identity. */
@@ -91,7 +111,19 @@ typedef struct cs__gba_state {
     size_t tcount;          /* occupied slots */
     cs__gba_local_t *loc;   /* per-block identity aggregates */
     size_t lcap;            /* capacity of loc */
+    uint32_t *touch;        /* identities with accumulators this weight epoch */
+    size_t ntouch, touch_cap;
+    uint64_t ep;            /* the weight epoch the accumulators belong to */
+    cs_u128 tip_all;        /* acc: every candidate's tip this weight epoch */
+    uint64_t n_all;         /* acc: candidates this weight epoch */
 } cs__gba_state_t;
+
+/* Blocks of a weight epoch: gba_weight_epoch, 0 = the queue's epoch. */
+static uint64_t cs__gba_epoch(const cs_params_t *p)
+{
+    uint64_t e = p->gba_weight_epoch ? p->gba_weight_epoch : p->epoch_blocks;
+    return e ? e : 1;
+}
 
 /* Comparator context: candidate base and weights by index. */
 typedef struct cs__gba_ctx {
@@ -151,9 +183,10 @@ static uint64_t cs__gba_weight(const cs__gba_state_t *s, const cs_params_t *p, u
                                const cs_cand_t *t)
 {
     const cs__gba_actor_t *a = cs__gba_find(s, t->ident);
-    if (a == NULL) return cs__clamp_w(t->weight ? t->weight : CS_PPM, p);
+    if (a == NULL || !a->upd) return cs__clamp_w(t->weight ? t->weight : CS_PPM, p);
     uint64_t neutral = cs__clamp_w(CS_PPM, p);
-    uint64_t idle = h > a->last_h + 1 ? h - a->last_h - 1 : 0;
+    uint64_t e = h / cs__gba_epoch(p); /* idle weight epochs */
+    uint64_t idle = e > a->last_e + 1 ? e - a->last_e - 1 : 0;
     if (idle > 64) return neutral;
     cs_i128 dev = (cs_i128)a->weight - (cs_i128)neutral;
     for (uint64_t k = 0; k < idle && dev != 0; k++)
@@ -210,6 +243,58 @@ static size_t cs__gba_group(cs__gba_state_t *s, const cs_params_t *p, uint64_t h
     return na;
 }
 
+/* num / den in ppm clipped to [0, cap_ppm]. */
+static uint64_t cs__ratio_ppm(cs_u128 num, cs_u128 den, uint64_t cap_ppm)
+{
+    if (den == 0) return cap_ppm;
+    while (num >> 100 || den >> 100) {
+        num >>= 8;
+        den >>= 8;
+    }
+    if (den == 0) return cap_ppm;
+    cs_u128 r = num * CS_PPM / den;
+    return r > cap_ppm ? cap_ppm : (uint64_t)r;
+}
+
+/* The end of weight epoch s->ep (CIP-1 first draft §3 step 5 a-c, e):
+ * every identity that had a candidate in it gets its score S over the
+ * epoch and its EMA step; the accumulators are cleared. */
+static void cs__gba_roll(cs__gba_state_t *s, const cs_params_t *p)
+{
+    cs_u128 mean_all = s->n_all ? s->tip_all / s->n_all : 0;
+    for (size_t k = 0; k < s->ntouch; k++) {
+        cs__gba_actor_t *a = cs__gba_find(s, s->touch[k]);
+        if (a == NULL || a->d == 0) continue;
+        uint64_t T = mean_all == 0 ? CS_PPM : cs__ratio_ppm(a->tip / a->d, mean_all, 2 * CS_PPM);
+        uint64_t Q = (uint64_t)(a->d - a->f) * CS_PPM / a->d;
+        uint64_t L = 0;
+        if (p->starvation_blocks != 0) L = cs__ratio_ppm(a->late / a->d, p->starvation_blocks, CS_PPM);
+        uint64_t U = a->bud == 0 ? 0 : cs__ratio_ppm(a->cyc, a->bud, CS_PPM);
+        int64_t S = (int64_t)(T / 2 + CS_PPM / 2 + Q / 2 + L / 2) - (int64_t)U;
+        if (S < 0) S = 0;
+        if (S > (int64_t)(2 * CS_PPM)) S = (int64_t)(2 * CS_PPM);
+        cs_u128 nw = ((cs_u128)(CS_PPM - p->ema_lambda) * a->base + (cs_u128)p->ema_lambda * (uint64_t)S) / CS_PPM;
+        uint64_t wv = cs__clamp_w((uint64_t)nw, p);
+        if (a->starved && wv < p->weight_max) wv = p->weight_max;
+        a->weight = wv;
+        a->upd = 1;
+        a->last_e = s->ep;
+        a->d = a->f = 0;
+        a->starved = 0;
+        a->tip = a->late = a->cyc = a->bud = 0;
+    }
+    s->ntouch = 0;
+    s->tip_all = 0;
+    s->n_all = 0;
+}
+
+/* Close the weight epoch under way if height h lies past it (an epoch
+ * whose last block cleared nothing, or was paused). */
+static void cs__gba_roll_upto(cs__gba_state_t *s, const cs_params_t *p, uint64_t h)
+{
+    if (s->ntouch != 0 && s->ep < h / cs__gba_epoch(p)) cs__gba_roll(s, p);
+}
+
 /* Order, select and price: see the file comment. */
 static int cs__gba_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, size_t n,
                          cs_clear_out_t *out)
@@ -219,9 +304,11 @@ static int cs__gba_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, s
     cs__ws_t *w = &s->ws;
     int rc = cs__gba_reserve(s, n);
     if (rc != CS_OK) return rc;
+    cs__gba_roll_upto(s, p, ctx->height);
     cs_u128 bf = ctx->basefee_lane;
     /* D3: the lane basefee is charged on top of the CIP-3 cycle basefee. */
-    cs_u128 base_rate = p->lane_basefee_mode == CS_LANE_ADDITIONAL
+    /* N65: under gba_tip_lane = none bf is the cycle basefee itself. */
+    cs_u128 base_rate = p->lane_basefee_mode == CS_LANE_ADDITIONAL && p->gba_tip_lane == CS_GBA_LANE_REV
                             ? cs__sat_add(bf, ctx->basefee_cycle)
                             : bf;
     /* The one pass over c: outputs reset, effective tip and known outcome
@@ -246,7 +333,13 @@ static int cs__gba_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, s
         } else {
             cs_u128 room = t->max_fee - bf;
             t->prio_rate = t->max_prio < room ? t->max_prio : room;
-            cs_u128 cost = cs__sat_mul64(t->cycles, cs__sat_add(base_rate, t->prio_rate));
+            /* One funds rule with the charge (N60): the GBA's price per
+             * cycle for the cycles it prices, plus its cells at the cell
+             * basefee -- what the fire uses under gba_tip_charge = draft,
+             * its limits (max_cost) under cip1-rev. */
+            uint64_t uc = t->use_cycles ? t->use_cycles : t->cycles;
+            cs_u128 cost = cs__sat_add(cs__sat_mul64(uc, cs__sat_add(base_rate, t->prio_rate)),
+                                       cs__sat_mul64(t->use_cells, ctx->basefee_cell));
             if (t->balance < cost) why0 = CS_WHY_FUNDS; /* §4.1, D10: defer */
         }
         t->priority = t->prio_rate;
@@ -388,69 +481,62 @@ static int cs__gba_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, s
     return CS_OK;
 }
 
-/* num / den in ppm clipped to [0, cap_ppm]. */
-static uint64_t cs__ratio_ppm(cs_u128 num, cs_u128 den, uint64_t cap_ppm)
-{
-    if (den == 0) return cap_ppm;
-    while (num >> 100 || den >> 100) {
-        num >>= 8;
-        den >>= 8;
-    }
-    if (den == 0) return cap_ppm;
-    cs_u128 r = num * CS_PPM / den;
-    return r > cap_ppm ? cap_ppm : (uint64_t)r;
-}
-
-/* EMA weight update (see the file comment). */
+/* EMA weights (see the file comment): the block's candidates join the
+ * weight epoch's accumulators; the epoch's last block recomputes. */
 static void cs__gba_end_block(void *state, const cs_clear_ctx_t *ctx, const cs_cand_t *c,
                               size_t n, const cs_clear_out_t *out)
 {
     cs__gba_state_t *s = state;
     const cs_params_t *p = ctx->p;
-    uint64_t h = ctx->height;
+    uint64_t h = ctx->height, E = cs__gba_epoch(p);
     (void)out;
-    if (n == 0 || cs__gba_reserve(s, n) != CS_OK) return;
-    uint32_t imax = 0;
-    for (size_t i = 0; i < n; i++) imax = CS_MAX(imax, c[i].ident);
-    size_t na = cs__gba_group(s, p, h, c, n, imax, NULL, NULL);
-    cs_u128 tip_all = 0;
-    for (size_t i = 0; i < n; i++) {
-        const cs_cand_t *t = &c[i];
-        cs__gba_local_t *l = &s->loc[*cs__tcount(&s->ws, t->ident) - 1];
-        cs_u128 tip = t->why == CS_WHY_BELOW_BASEFEE ? 0 : t->prio_rate;
-        l->d++;
-        l->tip = cs__sat_add(l->tip, tip);
-        tip_all = cs__sat_add(tip_all, tip);
-        l->late += h > t->due_height ? h - t->due_height : 0;
-        if (t->selected) {
-            l->f++;
-            l->cyc += t->cycles;
-        } else if (p->starvation_blocks != 0 &&
-                   (uint64_t)t->deferrals + 1 >= p->starvation_blocks) {
-            l->starved = 1;
+    cs__gba_roll_upto(s, p, h);
+    if (n != 0 && cs__gba_reserve(s, n) == CS_OK) {
+        uint32_t imax = 0;
+        for (size_t i = 0; i < n; i++) imax = CS_MAX(imax, c[i].ident);
+        size_t na = cs__gba_group(s, p, h, c, n, imax, NULL, NULL);
+        for (size_t i = 0; i < n; i++) {
+            const cs_cand_t *t = &c[i];
+            cs__gba_local_t *l = &s->loc[*cs__tcount(&s->ws, t->ident) - 1];
+            cs_u128 tip = t->why == CS_WHY_BELOW_BASEFEE ? 0 : t->prio_rate;
+            l->d++;
+            l->tip = cs__sat_add(l->tip, tip);
+            s->tip_all = cs__sat_add(s->tip_all, tip);
+            l->late += h > t->due_height ? h - t->due_height : 0;
+            if (t->selected) {
+                l->f++;
+                l->cyc += t->cycles;
+            } else if (p->starvation_blocks != 0 &&
+                       (uint64_t)t->deferrals + 1 >= p->starvation_blocks) {
+                l->starved = 1;
+            }
+        }
+        s->n_all += n;
+        s->ep = h / E;
+        for (size_t k = 0; k < na; k++) {
+            const cs__gba_local_t *l = &s->loc[k];
+            if (s->ntouch == s->touch_cap) {
+                size_t nc = s->touch_cap ? 2 * s->touch_cap : 64;
+                uint32_t *nt = realloc(s->touch, nc * sizeof *nt);
+                if (nt == NULL) continue; /* out of memory: this block leaves it out */
+                s->touch = nt;
+                s->touch_cap = nc;
+            }
+            cs__gba_actor_t *a = cs__gba_insert(s, l->ident);
+            if (a == NULL) continue; /* out of memory: keep the old weight */
+            if (a->d == 0) s->touch[s->ntouch++] = l->ident;
+            a->d += l->d;
+            a->f += l->f;
+            a->tip = cs__sat_add(a->tip, l->tip);
+            a->late += l->late;
+            a->cyc += l->cyc;
+            a->bud += ctx->budget_cycles;
+            a->base = l->weight;
+            a->starved |= l->starved;
         }
     }
-    cs_u128 mean_all = tip_all / n;
-    for (size_t a = 0; a < na; a++) {
-        cs__gba_local_t *l = &s->loc[a];
-        uint64_t T = mean_all == 0 ? CS_PPM : cs__ratio_ppm(l->tip / l->d, mean_all, 2 * CS_PPM);
-        uint64_t Q = (uint64_t)(l->d - l->f) * CS_PPM / l->d;
-        uint64_t L = 0;
-        if (p->starvation_blocks != 0)
-            L = cs__ratio_ppm(l->late / l->d, p->starvation_blocks, CS_PPM);
-        uint64_t U = ctx->budget_cycles == 0 ? 0 : cs__ratio_ppm(l->cyc, ctx->budget_cycles, CS_PPM);
-        int64_t S = (int64_t)(T / 2 + CS_PPM / 2 + Q / 2 + L / 2) - (int64_t)U;
-        if (S < 0) S = 0;
-        if (S > (int64_t)(2 * CS_PPM)) S = (int64_t)(2 * CS_PPM);
-        cs_u128 nw = ((cs_u128)(CS_PPM - p->ema_lambda) * l->weight +
-                      (cs_u128)p->ema_lambda * (uint64_t)S) / CS_PPM;
-        uint64_t wv = cs__clamp_w((uint64_t)nw, p);
-        if (l->starved && wv < p->weight_max) wv = p->weight_max;
-        cs__gba_actor_t *rec = cs__gba_insert(s, l->ident);
-        if (rec == NULL) continue; /* out of memory: keep the old weight */
-        rec->weight = wv;
-        rec->last_h = h;
-    }
+    /* §3 step 5e: recompute on epoch rollover (every block when E = 1). */
+    if ((h + 1) % E == 0) cs__gba_roll(s, p);
 }
 
 /* Release the workspace and tables. */
@@ -460,9 +546,11 @@ static void cs__gba_fini(void *state)
     cs__ws_free(&s->ws);
     free(s->tab);
     free(s->loc);
+    free(s->touch);
     s->tab = NULL;
     s->loc = NULL;
-    s->tcap = s->tcount = s->lcap = 0;
+    s->touch = NULL;
+    s->tcap = s->tcount = s->lcap = s->ntouch = s->touch_cap = 0;
 }
 
 const cs_mech_ops_t cs__mech_gbatip = {
@@ -481,7 +569,7 @@ uint64_t cs_mech_gba_weight(const cs_mech_t *m, uint32_t ident, uint64_t height)
     if (m == NULL || m->state == NULL || m->ops != &cs__mech_gbatip) return 0;
     const cs__gba_state_t *s = m->state;
     const cs__gba_actor_t *a = cs__gba_find(s, ident);
-    if (a == NULL) return 0;
+    if (a == NULL || !a->upd) return 0;
     /* Report the stored weight as of its last update (no decay applied). */
     (void)height;
     return a->weight;

@@ -98,6 +98,7 @@ static int cs__agent(cJSON *o, const cs_scn_agent_t *a)
         cs__put(o, "patience", cs__u64(a->pol.patience)) != 0 ||
         cs__put(o, "sys_cancel_after", cs__u64(a->pol.sys_cancel_after)) != 0 ||
         cs__put(o, "sys_extend_within", cs__u64(a->pol.sys_extend_within)) != 0 ||
+        cs__put(o, "deferred_txs", cs__u64(a->pol.deferred_txs)) != 0 ||
         (a->pol.sys_extend_by && cs__put(o, "sys_extend_by", cs__u64(a->pol.sys_extend_by)) != 0))
         return -1;
     if (a->deployer && cs__put(o, "deployer", cJSON_CreateString(a->deployer)) != 0) return -1;

@@ -222,7 +222,7 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
         free(e);
         return rc;
     }
-    cs_sched_hooks_t hk = {e, cs__hook_execute, cs__hook_gba};
+    cs_sched_hooks_t hk = {e, cs__hook_execute, cs__hook_gba, cs__hook_usage};
     cs_sched_set_hooks(e->s, &hk);
     rc = CS_ENOMEM;
     /* The opening observation, for balances given in fires. */
@@ -231,6 +231,10 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
     o0.mechanism = mechanism;
     o0.basefee_lane = cs__u128d(cs_sched_lane_basefee_charged(e->s));
     o0.basefee_cycle = cs__cycle_obs(cs_sched_params(e->s), cs_proc_value(&scn->basefee_cycle, 1, NULL, NULL));
+    if (cs_sched_lane_is_cycle(e->s)) { /* N65: as in every block's observation */
+        o0.basefee_lane = o0.basefee_cycle;
+        o0.basefee_cycle = 0;
+    }
     o0.basefee_cell = cs_proc_value(&scn->basefee_cell, 1, NULL, NULL);
     o0.reserve_price = cs__u128d(cs_sched_params(e->s)->reserve_price);
     /* Expand agent entries into instances and actors. */
@@ -371,6 +375,7 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
         free(eff);
         if (rc == CS_OK && opts->drop_attackers) rc = cs_h5_attr_u64(e->h5, "attackers_removed", 1);
         if (rc == CS_OK) rc = cs__write_idents(e);
+        if (rc == CS_OK) rc = cs__write_nmax(e);
         if (rc != CS_OK) {
             snprintf(err, errcap, "cannot write %s: %s", opts->out_path, cs_h5_last_error());
             goto fail_msg;
@@ -537,7 +542,11 @@ int cs_sim_step(cs_engine_t *e)
     e->obs.height = h;
     e->obs.mechanism = e->mech;
     e->obs.basefee_lane = cs__u128d(cs_sched_lane_basefee_charged(e->s));
-    e->obs.basefee_cycle = cs__cycle_obs(cs_sched_params(e->s), bc);
+    /* First-draft gba-tip (N65): the price base max_fee must cover is the
+     * cycle basefee, and no lane basefee comes on top, so agents see it as
+     * the lane's and a cycle basefee of 0 outside it (a fire costs (0 +
+     * basefee_lane + tip) per cycle in their estimates, once). */
+    e->obs.basefee_cycle = cs_sched_lane_is_cycle(e->s) ? 0 : cs__cycle_obs(cs_sched_params(e->s), bc);
     e->obs.basefee_cell = bl;
     e->obs.p50_tip = cs__u128d(cs_sched_p50_tip(e->s));
     e->obs.reserve_price = cs__u128d(cs_sched_params(e->s)->reserve_price);
@@ -579,6 +588,13 @@ int cs_sim_step(cs_engine_t *e)
     double top = 0, top_other = 0, thr = 0, wmin = -1;
     uint32_t top_agent = UINT32_MAX, thr_agent = UINT32_MAX;
     int is_bias = strncmp(e->mech, "bias-", 5) == 0;
+    /* CIP-5 §9.3 invariant slack of the block's deferred candidates (N64):
+     * Bias as the next clearing computes it (the lambda in force after
+     * this block's loop update, the scale). */
+    double slack_sum = 0;
+    uint64_t slack_n = 0;
+    uint64_t slack_lam = is_bias ? cs_mech_lambda(cs_sched_mech(e->s)) : 0;
+    cs_u128 slack_scale = cs_sched_params(e->s)->bias_scale;
     /* Fee mechanisms: priority per cycle is tip x W ppm (eip1559) or the tip (gba-tip). */
     int is_fee = (mflags & CS_MF_FEES) != 0, is_eip = strcmp(e->mech, "eip1559") == 0;
     /* Rows: fires, deferrals and the ends of timers. */
@@ -611,7 +627,18 @@ int cs_sim_step(cs_engine_t *e)
         }
         if (row->outcome == CS_OUT_DEFERRED) {
             /* The common case under congestion: no timer info needed unless
-             * the agent listens. */
+             * the agent listens (or for the §9.3 slack under a bias rule:
+             * the value the timer loses waiting one more block against
+             * the Bias it gains, from n = row->deferrals to n + 1). */
+            if (is_bias) {
+                cs_timer_info_t vi = cs__info(e, slot, t);
+                vi.due_height = row->due_height;
+                double y = cs__value(e, a, &vi, delay) - cs__value(e, a, &vi, delay + 1);
+                cs_u128 b0 = cs_fixed_bias(row->deferrals, slack_lam, slack_scale);
+                cs_u128 b1 = cs_fixed_bias(row->deferrals + 1, slack_lam, slack_scale);
+                slack_sum += y - cs__u128d(b1 - b0);
+                slack_n++;
+            }
             ti->deferrals++;
             if ((a->pol.sys_cancel_after || a->pol.sys_extend_within) &&
                 cs__sys_note(e, a, slot, &t->id, ti->deferrals, h) != CS_OK)
@@ -735,6 +762,11 @@ int cs_sim_step(cs_engine_t *e)
     b->lane_burn = cs_h5_money(st->lane_burn);
     b->sched_cost = cs_h5_money(st->sched_cost);
     b->cancel_cost = cs_h5_money(st->cancel_cost);
+    b->bias_slack = slack_n ? slack_sum / (double)slack_n : (double)NAN;
+    if (slack_n) {
+        e->slack_blocks++;
+        e->slack_violated += b->bias_slack < 0;
+    }
     b->lambda_ppb = cs_mech_lambda(cs_sched_mech(e->s));
     b->p50_tip = cs_h5_money(st->p50_tip);
     b->tier_ring = st->tiers.ring;
@@ -915,6 +947,11 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
             cs_h5_attr_f64(e->h5, "proposer", rs->proposer);
             cs_h5_attr_f64(e->h5, "util_mean", rs->util_mean);
             cs_h5_attr_f64(e->h5, "jain", rs->jain);
+            /* CIP-5 §9.3: the share of blocks whose invariant slack was
+             * negative, over the blocks that had one (N64). */
+            cs_h5_attr_u64(e->h5, "bias_slack_blocks", e->slack_blocks);
+            cs_h5_attr_f64(e->h5, "bias_slack_violated",
+                           e->slack_blocks ? (double)e->slack_violated / (double)e->slack_blocks : (double)NAN);
             /* Exact ledger totals (decimal strings of u128 amounts); DESIGN §2.6
              * conservation: initial + minted = Σ balances + escrow + burned + proposer. */
             char buf[48];

@@ -158,6 +158,8 @@ struct cs_engine {
     cs_h5_timer_t *rt;
     size_t nrt;
     uint64_t blk_rejected;
+    uint64_t slack_blocks;   /* blocks with a CIP-5 §9.3 slack (bias rules, N64) */
+    uint64_t slack_violated; /* ... of which the slack was negative */
     /* a /weights sample's buffers, kept from one sample to the next (at
      * 10^5 identities, allocating them each time cost the kernel as much
      * as filling them) */

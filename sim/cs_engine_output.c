@@ -7,6 +7,8 @@
  */
 #include "cs_engine_int.h"
 #include "cs_engine_output.h"
+#include "cs_fixed.h"
+#include "cs_ledger.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -143,4 +145,49 @@ int cs__write_idents(cs_engine_t *e)
     if (rc == CS_OK && n) rc = cs_h5_append_idents(e->h5, rows, n);
     free(rows);
     return rc;
+}
+
+/* CIP-5 §9.2's N_max of the run (DESIGN-NOTES N62), as root attributes:
+ * the competitor's wealth T is the largest balance any account holds when
+ * the run starts (nmax_wealth_exact, a decimal string), lambda the
+ * parameter's (nmax_lambda, the loop's start when lambda_control is on),
+ * S = bias_scale (nmax_bias_scale_exact);
+ *   nmax_spec  = ln(T / 3) / lambda, the spec's formula (-1 when T <= 3 or
+ *                lambda = 0);
+ *   nmax_exact = the least n with Bias(n) > T + Bias(0) under cowsim's
+ *                priority (V = bid + Bias(n) per cycle, Bias(n) =
+ *                floor(S e^(n lambda)), D7): the deferrals after which a
+ *                bid-0 timer outranks a fresh competitor bidding all of T
+ *                with the same cycles; UINT64_MAX when no n < 2^32 does.
+ * CS_OK or CS_EIO. */
+int cs__write_nmax(cs_engine_t *e)
+{
+    const cs_params_t *p = cs_sched_params(e->s);
+    const cs_ledger_t *l = cs_sched_ledger(e->s);
+    cs_u128 T = 0;
+    for (uint32_t i = 0; i < l->n; i++) {
+        cs_u128 b = cs_ledger_balance(l, i);
+        if (b > T) T = b;
+    }
+    cs_u128 need = T + cs_fixed_bias(0, p->lambda, p->bias_scale);
+    if (need < T) need = CS_U128_MAX; /* saturate */
+    uint64_t exact = UINT64_MAX;
+    if (cs_fixed_bias(UINT32_MAX, p->lambda, p->bias_scale) > need) {
+        uint64_t lo = 0, hi = UINT32_MAX; /* Bias(hi) > need; find the least such n */
+        while (lo < hi) {
+            uint64_t mid = lo + (hi - lo) / 2;
+            if (cs_fixed_bias((uint32_t)mid, p->lambda, p->bias_scale) > need) hi = mid;
+            else lo = mid + 1;
+        }
+        exact = lo;
+    }
+    double lam = (double)p->lambda / (double)CS_PPB;
+    double spec = T > 3 && p->lambda > 0 ? log(cs__u128d(T) / 3.0) / lam : -1.0;
+    char buf[48];
+    int rc = cs_h5_attr_str(e->h5, "nmax_wealth_exact", cs_u128_fmt(T, buf));
+    if (rc == CS_OK) rc = cs_h5_attr_str(e->h5, "nmax_bias_scale_exact", cs_u128_fmt(p->bias_scale, buf));
+    if (rc == CS_OK) rc = cs_h5_attr_f64(e->h5, "nmax_lambda", lam);
+    if (rc == CS_OK) rc = cs_h5_attr_f64(e->h5, "nmax_spec", spec);
+    if (rc == CS_OK) rc = cs_h5_attr_u64(e->h5, "nmax_exact", exact);
+    return rc == CS_OK ? CS_OK : CS_EIO;
 }

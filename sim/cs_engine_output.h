@@ -11,5 +11,6 @@
 int cs__flush_rows(cs_engine_t *e);
 void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t end_h);
 int cs__write_idents(cs_engine_t *e);
+int cs__write_nmax(cs_engine_t *e);
 
 #endif /* CS_ENGINE_OUTPUT_H */

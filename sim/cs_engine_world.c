@@ -447,7 +447,6 @@ cs_world_t cs__mkworld(cs_engine_t *e)
 void cs__hook_execute(void *user, cs_sched_t *s, const cs_delivery_t *d, uint64_t *uc, uint64_t *ue)
 {
     cs_engine_t *e = user;
-    (void)s;
     *uc = d->cycles_limit;
     *ue = d->payload_len;
     if (!cs__ti_live(e, d->slot)) return;
@@ -456,6 +455,8 @@ void cs__hook_execute(void *user, cs_sched_t *s, const cs_delivery_t *d, uint64_
     uint32_t ag;
     (void)cs__ti_owner(e, d->slot, &ag, NULL);
     cs_agent_t *a = &e->agents[ag];
+    /* CIP-5 §6.2: the deferred transactions its handler creates (N67). */
+    for (uint64_t k = 0; k < a->pol.deferred_txs; k++) (void)cs_sched_defer_tx(s);
     if (!a->ops->on_outcome) return;
     const cs_timer_t *t = cs_sched_record(e->s, d->slot);
     cs_timer_info_t in = cs__info(e, d->slot, t);
@@ -463,6 +464,24 @@ void cs__hook_execute(void *user, cs_sched_t *s, const cs_delivery_t *d, uint64_
     e->in_handler = 1;
     a->ops->on_outcome(a, &e->world, &in, CS_AO_FIRED, e->h + 1 - d->due_height, 0);
     e->in_handler = 0;
+}
+
+void cs__hook_usage(void *user, const cs_sched_t *s, uint32_t slot, uint64_t *cycles, uint64_t *cells)
+{
+    cs_engine_t *e = user;
+    const cs_timer_t *t = cs_sched_record(s, slot);
+    /* What cs__hook_execute will report: the handler's cycles within the
+     * gas limit, the payload's bytes as cells. */
+    uint64_t cyc = cs__ti_live(e, slot) ? cs__ti_cycles(e, slot) : 0;
+    *cycles = cyc && cyc < t->gas_limit ? cyc : t->gas_limit;
+    *cells = t->payload_len;
+    /* ... and the deferred transactions its handler creates (N67). */
+    uint32_t ag;
+    if (cs__ti_live(e, slot)) {
+        (void)cs__ti_owner(e, slot, &ag, NULL);
+        uint64_t n = cs_sched_handler_txs(s, t->gas_limit, *cycles, e->agents[ag].pol.deferred_txs);
+        *cycles += n * cs_sched_params(s)->handler_deferred_cycles;
+    }
 }
 
 int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t *ctx, cs_u128 *max_fee,
@@ -490,6 +509,7 @@ int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t *ctx, c
         double v = cs__value(e, a, &in, now > in.due_height ? now - in.due_height : 0);
         cs_u128 cyc_rate = 0, lane_rate = 0;
         cs_basefee_fire_rates(p, ctx->basefee_cycle, ctx->basefee_lane_timer, &cyc_rate, &lane_rate);
+        if (cs_sched_lane_is_cycle(e->s)) cyc_rate = 0; /* within max_fee (N65) */
         uint64_t cyc = cs__ti_cycles(e, slot);
         uint64_t uc = cyc && cyc < t->gas_limit ? cyc : t->gas_limit;
         in.fire_value = v;

@@ -22,6 +22,9 @@ void cs__bind_pending(cs_engine_t *e);
 int cs__w_cancel(void *impl, cs_agent_t *a, uint32_t actor, const cs_hash_t *id);
 cs_world_t cs__mkworld(cs_engine_t *e);
 void cs__hook_execute(void *user, cs_sched_t *s, const cs_delivery_t *d, uint64_t *uc, uint64_t *ue);
+/* The cycles and cells a fire's handler will use, as cs__hook_execute
+ * reports them (the core's usage hook, DESIGN-NOTES N60). */
+void cs__hook_usage(void *user, const cs_sched_t *s, uint32_t slot, uint64_t *cycles, uint64_t *cells);
 int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t *ctx, cs_u128 *max_fee,
                  cs_u128 *max_prio);
 

@@ -44,7 +44,10 @@
  * determinism rule), fires_mode (string "all"|"sample"|"off"),
  * fires_sample_every (uint64), complete (int32: 0 until cs_h5_close(h, 1)),
  * fires_seen (uint64, fires offered to cs_h5_append_fires: 0 at creation,
- * updated at every flush, so each checkpoint says how far it got).  Each
+ * updated at every flush, so each checkpoint says how far it got); the
+ * engine adds params_effective, attackers_removed and CIP-5 §9.2's N_max
+ * (nmax_wealth_exact, nmax_bias_scale_exact: decimal strings; nmax_lambda,
+ * nmax_spec: float64; nmax_exact: uint64; DESIGN-NOTES N62).  Each
  * dataset carries a "description" string attribute listing its columns.
  *
  * Durability (DESIGN-NOTES N48).  HDF5 does not write the output path
@@ -230,7 +233,8 @@ static inline cs_u128 cs_h5_money_u128(cs_h5_money_t m) { return (cs_u128)m.hi <
     X(exec_fee, MONEY, "CIP-3 execution fees of the fires at h (sum of /fires.exec_fee, N58)")  \
     X(lane_burn, MONEY, "lane basefee burned by the fires at h (sum of /fires.lane_burn)")      \
     X(sched_cost, MONEY, "schedule costs debited at h: 1,000 cycles + payload cells at the CIP-3 basefees (CIP-5 §6.1, N58)") \
-    X(cancel_cost, MONEY, "cancel costs debited at h: 500 cycles at the CIP-3 cycle basefee (CIP-5 §6.1, N58)")
+    X(cancel_cost, MONEY, "cancel costs debited at h: 500 cycles at the CIP-3 cycle basefee (CIP-5 §6.1, N58)") \
+    X(bias_slack, F64, "CIP-5 §9.3 invariant slack at h: mean over the candidates deferred at h of Y - (Bias(n+1) - Bias(n)), Y a timer's true value decay over the block it waits, n its deferrals; NaN without a deferred candidate or under a rule without Bias (N64)")
 
 /* /fires: one row per fire. */
 #define CS_H5_FIRE_FIELDS(X)                                                                 \
@@ -345,11 +349,11 @@ _Static_assert(sizeof(cs_h5_actor_t) == 0 CS_H5_ACTOR_FIELDS(CS__H5_SIZE), "acto
 _Static_assert(sizeof(cs_h5_weight_t) == 0 CS_H5_WEIGHT_FIELDS(CS__H5_SIZE), "weights padding");
 _Static_assert(sizeof(cs_h5_summary_t) == 0 CS_H5_SUMMARY_FIELDS(CS__H5_SIZE), "summary padding");
 _Static_assert(sizeof(cs_h5_ident_t) == 0 CS_H5_IDENT_FIELDS(CS__H5_SIZE), "identities padding");
-_Static_assert(sizeof(cs_h5_block_t) == 440 && sizeof(cs_h5_fire_t) == 312 &&
+_Static_assert(sizeof(cs_h5_block_t) == 448 && sizeof(cs_h5_fire_t) == 312 &&
                    sizeof(cs_h5_timer_t) == 136 && sizeof(cs_h5_actor_t) == 136 &&
                    sizeof(cs_h5_weight_t) == 24 && sizeof(cs_h5_summary_t) == 104 &&
                    sizeof(cs_h5_ident_t) == 140,
-               "row sizes are part of format_version 2 (columns added at a table end: N30, N43, N58)");
+               "row sizes are part of format_version 2 (columns added at a table end: N30, N43, N58, N64)");
 
 /* Dataset selector for the generic row functions. */
 typedef enum cs_h5_ds {

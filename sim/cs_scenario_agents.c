@@ -507,6 +507,8 @@ static void cs__agent(cs__ctx_t *c, const cJSON *j, size_t i, cs_scn_agent_t *ag
         cs__pkey(p, path, "sys_extend_within");
         cs__err(c, p, "needs sys_extend_by: the blocks added to the TTL (>= 2)");
     }
+    /* Deferred transactions its handlers create (CIP-5 §6.2, N67). */
+    cs__agent_uint(c, j, path, "deferred_txs", 0, &ag->pol.deferred_txs);
     /* Who `run --harm` removes (DESIGN-NOTES N44): spammers and fragmenters
      * attack unless told otherwise, every other kind is honest. */
     ag->attacker = ag->ops != NULL && (ag->ops->kind == CS_AK_SPAMMER || ag->ops->kind == CS_AK_FRAGMENTER);

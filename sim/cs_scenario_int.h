@@ -65,7 +65,7 @@ static const char *const cs__proc_keys[] = {"type", "value", "points", "sigma", 
 static const char *const cs__agent_keys[] = {"kind",     "count",    "deployer",    "balance", "fee_payer",
                                              "params",   "enter_at", "exit_at",     "value_aware", "patience",
                                              "strategy", "role",     "sys_cancel_after", "sys_extend_within",
-                                             "sys_extend_by"};
+                                             "sys_extend_by", "deferred_txs"};
 static const char *const cs__event_keys[] = {"at", "type", "params", "mult", "duration", "kinds", "agent"};
 static const char *const cs__output_keys[] = {"fires", "flush_every", "weights_every", "dir"};
 static const char *const cs__fires_keys[] = {"sample"};

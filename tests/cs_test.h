@@ -9,9 +9,22 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cs_types.h"
+
 extern long cs_test_pass, cs_test_fail;
 void cs_test_failed(const char *file, int line, const char *expr, const char *detail);
 int cs_test_done(const char *suite);
+
+/* A test actor's address: byte 0 is `hi` (one per test file), byte 19
+ * `tag`, the rest 0. */
+static inline cs_addr_t cs_test_addr(uint8_t hi, uint8_t tag)
+{
+    cs_addr_t a;
+    memset(a.b, 0, sizeof a.b);
+    a.b[0] = hi;
+    a.b[19] = tag;
+    return a;
+}
 
 #define CS_CHECK(e)                                                  \
     do {                                                             \

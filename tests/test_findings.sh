@@ -136,4 +136,16 @@ ok = ok and len(tb) == 71 and len(fb) == 0 and int((tb["outcome"] == oc["cancell
 sys.exit(0 if ok else 1)
 PYEOF' "S10: reserve 1 on an idle lane: payment-floor 70 of 71 fire at delay 0, paying 0; bid-gate 0 fire, 53 withdrawn"
 
+# S11: N_max as the spec writes it, ln(T/3)/lambda, against the exact bound
+# under its priority, the least n with floor(s e^(n lambda)) > T + s: T =
+# 1e11, s = 1e6, lambda 0.05: 484.596 and ln(1e5 + 1)/0.05 = 230.26 -> 231.
+check '"$PY" - "$T/s10f/bias-vcg.h5" <<"PYEOF"
+import sys, math, h5py
+a = h5py.File(sys.argv[1]).attrs
+spec, exact = math.log(1e11 / 3) / 0.05, math.floor(math.log(1e5 + 1) / 0.05) + 1
+ok = abs(float(a["nmax_spec"]) - spec) < 1e-9 * spec and int(a["nmax_exact"]) == exact == 231
+ok = ok and round(spec, 1) == 484.6 and int(a["nmax_wealth_exact"]) == 10**11
+sys.exit(0 if ok else 1)
+PYEOF' "S11: N_max spec 484.6 against the exact 231 (T 1e11, bias_scale 1e6, lambda 0.05)"
+
 finish findings

@@ -104,6 +104,7 @@ static void gen_block(uint64_t seed, uint64_t i, cs_h5_block_t *b)
     b->lane_burn = rnd_money(&s);
     b->sched_cost = rnd_money(&s);
     b->cancel_cost = rnd_money(&s);
+    b->bias_slack = (double)(int64_t)(sm64(&s) % 2000001u) - 1000000.25;
 }
 
 static void gen_fire(uint64_t seed, uint64_t i, cs_h5_fire_t *f)
@@ -292,7 +293,7 @@ static const char *diff_row(int ds, const void *a, const void *b)
 static size_t check_rows(int ds, const void *rows, size_t n, uint64_t first, const char *what)
 {
     size_t es = cs_h5_ds_row_size((cs_h5_ds)ds), bad = 0;
-    _Alignas(16) unsigned char want[512]; /* >= the largest row (/blocks, 440 bytes) */
+    _Alignas(16) unsigned char want[512]; /* >= the largest row (/blocks, 448 bytes) */
     for (size_t i = 0; i < n; i++) {
         gen_row(ds, first + i, want);
         const char *f = diff_row(ds, (const unsigned char *)rows + i * es, want);

@@ -81,7 +81,10 @@ PY" "bias-vcg: /timers.bid of the starved ticks 1e8, var_util_per_bid 3 r0^2/16 
 MECHS=fifo,fifo-capped,score,bias-vcg,bias-fp,eip1559,gba-tip,greedy
 n=0
 for sc in scenarios/*.json scenarios/regression/*.json; do
-    case "$sc" in *schema.json) continue ;; esac
+    # pending-1m: its 10^6 timers fall due after the shortened horizon, so
+    # no variable exists (benchmark "none", welfare 0 <= 0) and the check is
+    # vacuous while reading its eight 27 MB files costs a minute of CPU.
+    case "$sc" in *schema.json | */pending-1m.json) continue ;; esac
     b=$(basename "$sc" .json)
     blocks=$($PY -c "
 import json, sys
@@ -109,6 +112,6 @@ for r in runs:
 PY" "$b: welfare <= welfare_opt for every mechanism"
     n=$((n + 1))
 done
-check "[ $n -ge 13 ]" "every shipped scenario checked ($n)"
+check "[ $n -ge 13 ]" "every shipped scenario but pending-1m checked ($n)"
 
 finish measures

@@ -272,11 +272,18 @@ static void test_case2b(void)
  *   lambda_max 95,000,000.
  *   Heights 4, 5: no candidates -> unchanged.
  */
-static void test_lambda_loop(void)
+static void test_lambda_loop(int queue_epoch)
 {
     cs_params_t p;
     cs_params_default(&p);
-    p.epoch_blocks = 2;
+    CS_CHECK_EQ_U64(p.lambda_epoch, 100); /* N63: first update after block 99 */
+    /* The loop's epoch is lambda_epoch, or epoch_blocks when it is 0. */
+    if (queue_epoch) {
+        p.lambda_epoch = 0;
+        p.epoch_blocks = 2;
+    } else {
+        p.lambda_epoch = 2;
+    }
     p.lambda_control = CS_LAMBDA_ON;
     p.lambda = 100000000;
     p.lambda_target = 200000;
@@ -374,7 +381,8 @@ int main(void)
     test_case1();
     test_case2();
     test_case2b();
-    test_lambda_loop();
+    test_lambda_loop(0);
+    test_lambda_loop(1);
     test_large_order();
     return cs_test_done("mech_bias");
 }

@@ -127,6 +127,7 @@ static void test_ema(void)
 {
     cs_params_t p;
     cs_params_default(&p);
+    p.gba_weight_epoch = 1; /* recomputed after every block */
     cs_mech_t m;
     CS_CHECK_EQ_U64(cs_mech_open(&m, cs_mech_find("gba-tip"), &p), CS_OK);
     cs_cand_t c[3] = {mk(0x21, 1, 500000, 150, 40, 0), mk(0x22, 2, 600000, 1000, 20, 0),
@@ -148,6 +149,71 @@ static void test_ema(void)
     cs_cand_t d[3] = {mk(0x31, 1, 1000, 1000, 7, 0), mk(0x32, 3, 1000, 1000, 7, 1012801),
                       mk(0x33, 4, 1000, 1000, 7, 1012799)};
     ctx = ctx_at(&p, 103, 1000000);
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, d, 3, &out), CS_OK);
+    CS_CHECK_EQ_U64(d[1].rank, 0);
+    CS_CHECK_EQ_U64(d[0].rank, 1);
+    CS_CHECK_EQ_U64(d[2].rank, 2);
+    cs_mech_close(&m);
+}
+
+/*
+ * Weights recomputed per epoch (CIP-1 first draft §3 step 5e, N61):
+ * gba_weight_epoch 4, so blocks 100-103 are weight epoch 25; budget 1M,
+ * lane basefee 100, ema 0.2, clamp [0.5, 2], starvation 10.
+ *   100: X id1 500k tip 40 (max_fee 150) due 98 -> fires
+ *        Y id2 600k tip 20 due 100             -> BUDGET
+ *        Z id2 100k tip 0  due 95              -> fires
+ *   101: V id1 200k tip 40 due 101 -> fires;  W id2 100k tip 0 due 95 -> fires
+ *   102, 103: no candidates.
+ * No weight changes inside the epoch; after 103, over the epoch's five
+ * candidates (mean tip 100 / 5 = 20):
+ *   id1: d 2, f 2, mean tip 40 -> T 2.0; Q 0; late (2 + 0) / 2 = 1 -> L 0.1;
+ *        U = 700k / (2 x 1M) = 0.35; S = 1.0 + 0.5 + 0 + 0.05 - 0.35 = 1.2;
+ *        w = 0.8 + 0.2 x 1.2 = 1.04.
+ *   id2: d 3, f 2, mean tip floor(20 / 3) = 6 -> T 0.3; Q 333,333 ppm;
+ *        late (0 + 5 + 6) / 3 = 3 -> L 0.3; U = 200k / 2M = 0.1;
+ *        S = 150,000 + 500,000 + 166,666 + 150,000 - 100,000 = 866,666 ppm;
+ *        w = floor((0.8e6 x 1e6 + 0.2e6 x 866,666) / 1e6) = 973,333 ppm.
+ * At 112 (epoch 28) id1 has been idle two epochs (26, 27): deviation
+ * 40,000 -> 32,000 -> 25,600, weight 1,025,600; with equal tips it ranks
+ * after a new id3 at 1,025,601 and before a new id4 at 1,025,599.
+ */
+static void test_epoch(void)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    p.gba_weight_epoch = 4;
+    cs_mech_t m;
+    CS_CHECK_EQ_U64(cs_mech_open(&m, cs_mech_find("gba-tip"), &p), CS_OK);
+    cs_clear_out_t out;
+    cs_cand_t a[3] = {mk(0x41, 1, 500000, 150, 40, 0), mk(0x42, 2, 600000, 1000, 20, 0),
+                      mk(0x43, 2, 100000, 1000, 0, 0)};
+    a[0].due_height = 98;
+    a[1].due_height = 100;
+    a[2].due_height = 95;
+    cs_clear_ctx_t ctx = ctx_at(&p, 100, 1000000);
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, a, 3, &out), CS_OK);
+    CS_CHECK(a[0].selected && a[2].selected && a[1].why == CS_WHY_BUDGET);
+    cs_mech_end_block(&m, &ctx, a, 3, &out);
+    CS_CHECK_EQ_U64(cs_mech_gba_weight(&m, 1, 100), 0); /* not recomputed yet */
+    cs_cand_t b[2] = {mk(0x44, 1, 200000, 150, 40, 0), mk(0x45, 2, 100000, 1000, 0, 0)};
+    b[0].due_height = 101;
+    b[1].due_height = 95;
+    ctx = ctx_at(&p, 101, 1000000);
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, b, 2, &out), CS_OK);
+    CS_CHECK(b[0].selected && b[1].selected);
+    cs_mech_end_block(&m, &ctx, b, 2, &out);
+    for (uint64_t h = 102; h <= 103; h++) {
+        CS_CHECK_EQ_U64(cs_mech_gba_weight(&m, 1, h), 0);
+        ctx = ctx_at(&p, h, 1000000);
+        CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, b, 0, &out), CS_OK);
+        cs_mech_end_block(&m, &ctx, b, 0, &out);
+    }
+    CS_CHECK_EQ_U64(cs_mech_gba_weight(&m, 1, 104), 1040000);
+    CS_CHECK_EQ_U64(cs_mech_gba_weight(&m, 2, 104), 973333);
+    cs_cand_t d[3] = {mk(0x51, 1, 1000, 1000, 7, 0), mk(0x52, 3, 1000, 1000, 7, 1025601),
+                      mk(0x53, 4, 1000, 1000, 7, 1025599)};
+    ctx = ctx_at(&p, 112, 1000000);
     CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, d, 3, &out), CS_OK);
     CS_CHECK_EQ_U64(d[1].rank, 0);
     CS_CHECK_EQ_U64(d[0].rank, 1);
@@ -266,5 +332,6 @@ int main(void)
     test_order_budget_funds();
     test_slices();
     test_ema();
+    test_epoch();
     return cs_test_done("mech_gbatip");
 }

@@ -4,9 +4,10 @@
 #      report.md plus the expected PNGs, each a real PNG (signature, size),
 #      every image referenced in report.md with a caption;
 #   2. report.md's metrics table equals `cowsim compare --json` of the same
-#      files rounded to 6 significant digits (printf "%.6g" of the raw JSON
-#      number; null or a missing key <-> "-"), rows in compare's order,
-#      title from the files' root attributes;
+#      files rounded to 4 significant digits (tests/cs_report_ref.py: "%.4g"
+#      with a short exponent; null or a missing key <-> "-"), each row's
+#      unit and its best value in bold, rows in compare's order, title from
+#      the files' root attributes;
 #   3. the plotted data are checked against an independent recomputation
 #      from the HDF5 files with numpy: basefee per block, utilisation bin
 #      means, W p10/p50/p90 per sample (numpy 'linear' percentile = GSL's
@@ -107,9 +108,10 @@ check "[ $? -eq 0 ]" "every PNG embedded with a caption: $(cat "$T/img.txt")"
 check "[ $? -eq 0 ]" "cowsim compare --json exit 0"
 $PY - "$T/out/report.md" "$T/cmp.json" "$T"/run/*.h5 > "$T/cmp.txt" 2>&1 << 'PYEOF'
 import json, sys, h5py
+sys.path.insert(0, "tests")
+from cs_report_ref import unit, best, cell   # report.md's number format, units, best marks
 md, js, files = sys.argv[1], sys.argv[2], sys.argv[3:]
-# Raw number tokens: the report must print the same characters as compare.
-data = json.load(open(js), parse_float=str, parse_int=str)
+data = json.load(open(js))
 runs = data["runs"]
 lines = open(md).read().split("\n")
 i = lines.index("## Metrics")
@@ -122,21 +124,28 @@ while j < len(lines) and lines[j].startswith("|"):
     rows.append([c.strip() for c in lines[j].strip("|").split("|")])
     j += 1
 errs = []
-if hdr[1:] != [r["mechanism"] for r in runs]:
-    errs.append("columns %s != compare runs %s" % (hdr[1:], [r["mechanism"] for r in runs]))
+if hdr[1] != "unit" or hdr[2:] != [r["mechanism"] for r in runs]:
+    errs.append("columns %s != unit + compare runs %s" % (hdr[1:], [r["mechanism"] for r in runs]))
 # Row order: the run-level metrics, then per kind, as compare lists them
 # (every run has every kind here, so compare's first run lists them all).
 names = [r[0] for r in rows]
 if names != list(runs[0]["metrics"].keys()):
     errs.append("row names differ from compare's metric keys")
-cells = 0
+cells = marked = 0
 for r in rows:
-    for c, run in enumerate(runs):
-        want = run["metrics"].get(r[0])
-        want = "-" if want is None else "%.6g" % float(want)  # report.md: 6 significant digits
-        if r[1 + c] != want:
-            errs.append("%s / %s: report %s, compare %s" % (r[0], run["mechanism"], r[1 + c], want))
+    u, better = unit(r[0])
+    if r[1] != u:
+        errs.append("%s: unit %r, want %r" % (r[0], r[1], u))
+    vals = [run["metrics"].get(r[0]) for run in runs]
+    vals = [float("nan") if v is None else float(v) for v in vals]
+    for c, (run, v, b) in enumerate(zip(runs, vals, best(vals, better, [x["mechanism"] for x in runs]))):
+        want = cell(v, bold=b)   # 4 significant digits, bold = the row's best (full precision)
+        marked += b
+        if r[2 + c] != want:
+            errs.append("%s / %s: report %s, compare %s" % (r[0], run["mechanism"], r[2 + c], want))
         cells += 1
+if marked < 10:
+    errs.append("only %d best values marked" % marked)
 # Title: scenario, seed, blocks, cowsim version and commit from the files.
 f = h5py.File(files[0], "r")
 a = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()}
@@ -150,7 +159,7 @@ for e in errs[:10]:
     print(" ", e)
 sys.exit(0 if not errs and cells >= 7 * 32 else 1)
 PYEOF
-check "[ $? -eq 0 ]" "report table == compare --json: $(tr '\n' ' ' < "$T/cmp.txt")"
+check "[ $? -eq 0 ]" "report table == compare --json to 4 digits, units, best marked: $(tr '\n' ' ' < "$T/cmp.txt")"
 
 # ---- 3. plotted data == independent recomputation ---------------------------
 $PY - "$T/out" "$T"/run/*.h5 > "$T/data.txt" 2>&1 << 'PYEOF'

@@ -263,7 +263,7 @@ check "[ $? -eq 2 ] && grep -q 'burn-in of 80 blocks leaves nothing' '$T/ss.err'
 "$BIN" compare --burn-in x "$T/one/eip1559.h5" > /dev/null 2>&1
 check "[ $? -eq 2 ]" "--burn-in x: usage, exit 2"
 
-# report: the same steady-state figures as compare, to 6 digits.
+# report: the same steady-state figures as compare, to 4 digits.
 "$BIN" report --burn-in 30 "$T/one/eip1559.h5" "$T/one/fifo.h5" -o "$T/rep" > /dev/null 2> "$T/rep.err"
 check "[ $? -eq 0 ]" "report --burn-in 30 of two runs: exit 0 ($(head -c 200 "$T/rep.err"))"
 check "$PY - '$T' <<'PY'
@@ -275,13 +275,16 @@ sec = md.split('## Steady state')[1].split('## ')[0]
 assert 'a stated burn-in' in sec, sec[:200]
 for r in runs:
     assert '- %s: cut 30 of 80 blocks, means over the last 40.' % r['mechanism'] in sec, r['mechanism']
+sys.path.insert(0, 'tests')
+from cs_report_ref import cell, STEADY_UNITS
 rows = {l.split('|')[1].strip(): [c.strip() for c in l.strip().strip('|').split('|')[1:]]
         for l in sec.splitlines() if l.startswith('| ') and not l.startswith('| series')}
 for i, r in enumerate(runs):
     for k, g in r['steady_state']['series'].items():
-        want = '-' if g['mean'] is None else '%.6g [%.6g, %.6g]' % (g['mean'], g['lo'], g['hi'])
-        assert rows[k][i] == want, (k, r['mechanism'], rows[k][i], want)
-PY" "report.md steady-state table = compare --json --burn-in 30, to 6 digits"
+        assert rows[k][0] == STEADY_UNITS[k], (k, rows[k][0])
+        want = cell(g['mean'], g['lo'], g['hi'])   # 4 significant digits
+        assert rows[k][1 + i] == want, (k, r['mechanism'], rows[k][1 + i], want)
+PY" "report.md steady-state table = compare --json --burn-in 30, to 4 digits, with units"
 "$BIN" report --burn-in 99 "$T/one/eip1559.h5" -o "$T/rep2" > /dev/null 2> "$T/rep2.err"
 check "[ $? -eq 2 ] && grep -q 'burn-in of 99 blocks' '$T/rep2.err'" "report --burn-in beyond the run: exit 2"
 

@@ -137,4 +137,56 @@ ok = ok and all(int(x) == 20 for x in b0["fired"][2:]) and float(b0["burn"][2:].
 sys.exit(0 if ok else 1)
 PYEOF' "activation at 40: FIFO below (all fire, execution fee only), the auction from 40 (20 a block, eip1559 burns the lane basefee)"
 
+# MAX_TIMERS_PER_TARGET (N66): a cowsim timer's target is its actor, so the
+# cap is max_timers_per_actor, 50 here.  Storms of 300 timers over 3 actors
+# every 5 blocks from 2, due 20 later: at 2 and 27 each actor gets 50 (150
+# scheduled, 150 refused), at 7, 12, 17, 22 all 300 are refused, the 150
+# fire at 22 (fifo: all at once); every block else schedules and refuses
+# nothing.  With the cap at 1,024 every storm's 300 land.
+run $R/max-timers-per-target.json -o "$T/mt"
+run $R/max-timers-per-target.json -o "$T/mt1" --set params.max_timers_per_actor=1024
+check '"$PY" - "$T/mt/fifo.h5" "$T/mt1/fifo.h5" <<"PYEOF"
+import sys, collections, h5py
+def rows(path):
+    f = h5py.File(path)
+    b, t = f["blocks"][:], f["timers"][:]
+    return {int(r["height"]): (int(r["scheduled"]), int(r["rejected"]), int(r["fired"])) for r in b}, t
+got, t = rows(sys.argv[1])
+want = {h: (0, 0, 0) for h in range(1, 31)}
+for h in (2, 27): want[h] = (150, 150, 0)
+for h in (7, 12, 17): want[h] = (0, 300, 0)
+want[22] = (0, 300, 150)
+per = collections.Counter((int(r["sched_height"]), int(r["actor"])) for r in t)
+ok = got == want and sorted(per.values()) == [50] * 6
+got1, _ = rows(sys.argv[2])
+ok = ok and all(got1[h][:2] == ((300, 0) if h in (2, 7, 12, 17, 22, 27) else (0, 0)) for h in range(1, 31))
+sys.exit(0 if ok else 1)
+PYEOF' "max timers per target 50: storms of 300 over 3 actors land 150 at 2 and 27, none at 7-22; all with the cap at 1,024"
+
+# Handler-created deferred transactions (N67, CIP-5 §6.2): heartbeats with
+# 250,000-cycle gas limits ask for 2 each; a fire creates n = min(2,
+# (250,000 - c) // 100,000) with c its handler's own cycles (the run with
+# deferred_txs 0, fire by fire on (height, timer_id)), and its cycles and
+# execution fee grow by n x 100,000 and n x 100,000 x the cycle basefee.
+run $R/handler-txs.json -o "$T/ht"
+run $R/handler-txs.json -o "$T/ht0" --set 'agents[0].deferred_txs=0'
+check '"$PY" - "$T/ht" "$T/ht0" <<"PYEOF"
+import sys, h5py
+ok, seen = True, 0
+for m in ("fifo", "eip1559"):
+    A = h5py.File(f"{sys.argv[1]}/{m}.h5")
+    a, b = A["fires"][:], h5py.File(f"{sys.argv[2]}/{m}.h5")["fires"][:]
+    bc = {int(r["height"]): int(r["basefee_cycle"]) for r in A["blocks"][:]}
+    key = lambda r: (int(r["height"]), int(r["timer_id"]))
+    base = {key(r): r for r in b}
+    ok = ok and len(a) == len(b) > 50
+    for r in a:
+        q = base[key(r)]
+        n = min(2, (250000 - int(q["cycles"])) // 100000)
+        seen += n
+        ok = ok and int(r["cycles"]) - int(q["cycles"]) == 100000 * n
+        ok = ok and float(r["exec_fee"]) - float(q["exec_fee"]) == 100000 * n * bc[key(r)[0]]
+sys.exit(0 if ok and seen > 0 else 1)
+PYEOF' "handler transactions: each fire uses and pays min(2, (250,000 - c) // 100,000) x 100,000 cycles more"
+
 finish rules

@@ -63,6 +63,24 @@ for m in mechs:
         pm, ph = float(cell[0]), float(cell[1])
         if not (close(pm, mu, 6e-4) and close(ph, hw, 6e-2)):
             print('table', m, c, pm, ph, 'recomputed', mu, hw); ok = False
+# units under the headings; the best mean of each ranked column starred
+# (higher welfare, efficiency, jain; lower delay_p99; ties all)
+units = next(l for l in out.splitlines() if '(base units)' in l).split()
+if units != ['(base', 'units)', '(ratio)', '(base', 'units)', '(blocks)', '(ratio)', '(base', 'units/cycle)']:
+    print('units line', units); ok = False
+for k, c in enumerate(cols):
+    better = {'welfare': 1, 'efficiency': 1, 'delay_p99': -1, 'jain': 1}.get(c, 0)
+    mu = {m: ci([val[(m, s)][c] for s in seeds])[0] for m in mechs
+          if None not in [val[(m, s)][c] for s in seeds]}
+    want = set()
+    if better and len(mu) >= 2 and len(set(mu.values())) > 1:
+        b = (max if better > 0 else min)(mu.values())
+        want = {m for m, v in mu.items() if abs(v - b) <= 1e-12 * abs(b)}
+    got = {m for m in mechs
+           if [bool(x.group(3)) for x in re.finditer(r'(\S+) \+/- (\S+)( \*)?|(\u2014)|(?<=\s)(-)(?=\s|$)',
+                                                      rows[m][0])][k]}
+    if got != want:
+        print('stars', c, got, want); ok = False
 # paired differences against the first mechanism (eip1559), seed by seed
 for m in mechs[1:]:
     d = cells(rows[m][1])

@@ -679,7 +679,8 @@ static void test_exp3_regret(void)
  * cycle basefee 1000 (the default; cells 0), so a fire's fixed cost is
  * F = 1e5 x 1000 = 1e8 and B(m) = (m 1e9 - 1e8) / 1e5 = 1e4 m - 1000; the
  * lane basefee starts at its floor 4500 (lane_basefee_initial =
- * lane_basefee_min).  A fire of m pays F + 1e5 (4500 + tip) = m v (tip =
+ * lane_basefee_min; gba-tip with the revised lane basefee, gba_tip_lane =
+ * cip1-rev, N65).  A fire of m pays F + 1e5 (4500 + tip) = m v (tip =
  * B(m) - 4500), so the mean multiplier over blocks 401..800 is
  * (paid(800) - paid(400)) / (value(800) - value(400)).
  *   Uncongested (rate 1: 4 fires of the lane's 20, utilisation 0.2 below
@@ -701,6 +702,7 @@ static int fee_lane_run(const char *mech, uint64_t blocks, int rate, double *pai
     snprintf(txt, sizeof txt,
              "{\"name\": \"fee-learn\", \"blocks\": %llu, \"mechanism\": \"%s\",\n"
              " \"params\": {\"lane_timer_cycles\": %d, \"lane_basefee_initial\": 4500, \"lane_basefee_min\": 4500,\n"
+             "            \"gba_tip_lane\": \"cip1-rev\",\n"
              "            \"basefee_max_change\": %s},\n"
              " \"environment\": {\"basefee_cycle\": 1000, \"basefee_cell\": 0},\n"
              " \"agents\": [{\"kind\": \"default_gba\", \"count\": 4, \"value_aware\": false,\n"

@@ -33,7 +33,10 @@ set -u
 expect() { local got=$1 want=$2; shift 2; [ "$got" -eq "$want" ] && ok || bad "$* (exit $got, want $want)"; }
 
 SCEN=scenarios/congested-eip1559.json
-"$BIN" run "$SCEN" -o "$T/va" --quiet > /dev/null 2>&1
+# gba-tip with the revised lane basefee (gba_tip_lane = cip1-rev, N65): the
+# checks below are about a lane basefee's dynamics, which the first draft
+# (the default) does not have.
+"$BIN" run "$SCEN" -o "$T/va" --set params.gba_tip_lane=cip1-rev --quiet > /dev/null 2>&1
 expect $? 0 "run $SCEN"
 "$BIN" run "$SCEN" -o "$T/lit" --mechanism eip1559 --set 'agents[0].value_aware=false' --quiet > /dev/null 2>&1
 expect $? 0 "run $SCEN with value_aware=false"

@@ -139,7 +139,7 @@ class Run:
 
 class CorruptRunError(ValueError):
     """A run file or sweep summary whose checksums or cross-checks fail
-    (cowsim's exit status 4; DESIGN-NOTES N50, N51)."""
+    (cowsim's exit status 4; DESIGN-NOTES N68)."""
 
 
 def _exact_sum(df, col):

@@ -65,7 +65,8 @@ typedef struct mt {
     uint8_t plen;        /* payload bytes (0..2) */
     uint8_t payload[2];  /* payload */
     uint32_t every;      /* INTERVAL period */
-    uint64_t due;        /* next due height (HEIGHT / INTERVAL) */
+    uint64_t due;        /* next due height (HEIGHT / INTERVAL); WATCH: the height
+                          * that last triggered it (DESIGN-NOTES N52) */
     uint64_t gas;        /* gas limit (cycles of one fire) */
     uint64_t expires;    /* TTL height, 0 = none */
     uint64_t rank;       /* fifo_rank (commit order) */
@@ -430,8 +431,7 @@ static void op_system(rd_t *r, int extend)
 static int cand_cmp(const void *pa, const void *pb)
 {
     const mt_t *a = &g.t[*(const int *)pa], *b = &g.t[*(const int *)pb];
-    uint64_t da = a->kind == CS_KIND_WATCH ? g.h : a->due, db = b->kind == CS_KIND_WATCH ? g.h : b->due;
-    if (da != db) return da < db ? -1 : 1;
+    if (a->due != b->due) return a->due < b->due ? -1 : 1;
     if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
     return memcmp(a->id.b, b->id.b, 32);
 }
@@ -452,7 +452,7 @@ static void check_state(const cs_block_stats_t *st)
         const cs_timer_t *cold = cs_sched_find(g.s, &m->id);
         if (!cold) fail("live timer %d not found by id", i);
         const cs_timer_hot_t *rec = cs_sched_hot(g.s, (uint32_t)(cold - cs_sched_record(g.s, 0)));
-        if (m->kind != CS_KIND_WATCH && rec->height != m->due)
+        if (rec->height != m->due)
             fail("timer %d height %llu, model %llu", i, (unsigned long long)rec->height,
                  (unsigned long long)m->due);
         if (rec->fire_seq != m->fires) fail("timer %d fire_seq %u, model %u", i, rec->fire_seq, m->fires);
@@ -489,8 +489,12 @@ static void advance(void)
         mt_t *m = &g.t[i];
         if (m->state != ST_LIVE) continue;
         int is;
-        if (m->kind == CS_KIND_WATCH) is = m->carried || ((m->keys & g.wkeys) && m->sched_h < h);
-        else is = m->due <= h;
+        if (m->kind == CS_KIND_WATCH) {
+            is = m->carried || ((m->keys & g.wkeys) && m->sched_h < h);
+            /* N52: a fresh trigger dates it; a carried one keeps its date. */
+            if (is && !m->carried) m->due = h;
+        } else
+            is = m->due <= h;
         if (!is) continue;
         if (m->kind != CS_KIND_WATCH && m->due < h && !m->carried) fail("model: timer %d late but not carried", i);
         ncand_all++;
@@ -538,7 +542,7 @@ static void advance(void)
     for (int k = 0; k < nw; k++) {
         const cs_delivery_t *d = &res.deliv[k];
         const mt_t *m = &g.t[win[k]];
-        uint64_t due = m->kind == CS_KIND_WATCH ? h : m->due;
+        uint64_t due = m->due;
         cs_addr_t ad = addr_of(m->actor);
         if (memcmp(d->timer_id.b, m->id.b, 32) != 0) fail("delivery %d is not model timer %d", k, win[k]);
         if (memcmp(d->actor.b, ad.b, 20) != 0) fail("delivery %d actor differs", k);
@@ -637,7 +641,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
           (unsigned long long)g.p.max_fires_per_block, (unsigned long long)g.p.max_fires_per_actor,
           (unsigned long long)g.p.lane_timer_cycles);
     if (cs_sched_alloc(&g.s, &g.p, g.capped ? "fifo-capped" : "fifo", 0) != CS_OK) fail("cs_sched_alloc");
-    cs_sched_hooks_t hk = {NULL, hook_exec, NULL};
+    cs_sched_hooks_t hk = {NULL, hook_exec, NULL, NULL};
     cs_sched_set_hooks(g.s, &hk);
     for (int a = 0; a < CS__NACT; a++) {
         cs_addr_t ad = addr_of(a);

@@ -1,0 +1,242 @@
+/*
+ * test_gba_draft.c -- gba-tip's funds rule as the first CIP-1 draft gives
+ * it (§4.1 "Metering and Economics", DESIGN D10, DESIGN-NOTES N60): the
+ * GBA's price for the cycles and cells a fire uses is charged at
+ * execution, one funds rule in clearing and in charging, and a timer its
+ * owner cannot pay is deferred, never destroyed; gba_tip_charge = cip1-rev
+ * is the revised text's max_cost pre-charge (CIP-1 rev §3 steps 4, 8);
+ * the price base is the cycle basefee with no lane basefee (gba_tip_lane =
+ * none, N65), cip1-rev charging the revised lane basefee on top.
+ *
+ * The world, by hand: cycle basefee 1,000, cell basefee 10, lane basefee
+ * 0 (initial and floor 0, so the empty blocks keep it 0; lane mode
+ * additional), schedule cost 0.  Every timer has gas limit 100,000 and
+ * states max_fee 3,000 and max_priority_fee 500, so its tip is
+ * min(500, 3,000 - 0) = 500 and its price per cycle 1,000 + 0 + 500 =
+ * 1,500.  Its handler uses 60,000 cycles and 20 cells (the usage and
+ * execute hooks agree), so one fire costs
+ *     60,000 x 1,500 + 20 x 10 = 90,000,200
+ * of which 60,000 x 1,000 + 20 x 10 = 60,000,200 is the execution fee
+ * (burned) and 60,000 x 500 = 30,000,000 the tip.
+ */
+#include "cs_sched.h"
+#include "cs_test.h"
+
+#include <string.h>
+
+enum { USE_CYC = 60000, USE_CELLS = 20, GAS = 100000 };
+#define FIRE_COST ((cs_u128)USE_CYC * 1500u + (cs_u128)USE_CELLS * 10u)
+
+static cs_addr_t addr(uint8_t tag) { return cs_test_addr(0xd1, tag); }
+
+static void on_exec(void *user, cs_sched_t *s, const cs_delivery_t *d, uint64_t *uc, uint64_t *ue)
+{
+    (void)user;
+    (void)s;
+    (void)d;
+    *uc = USE_CYC;
+    *ue = USE_CELLS;
+}
+
+static void on_usage(void *user, const cs_sched_t *s, uint32_t slot, uint64_t *cyc, uint64_t *cells)
+{
+    (void)user;
+    (void)s;
+    (void)slot;
+    *cyc = USE_CYC;
+    *cells = USE_CELLS;
+}
+
+/* The world of the file comment: lane basefee `lane` (initial and floor),
+ * gba_tip_charge cip1-rev when rev_charge, gba_tip_lane cip1-rev when
+ * rev_lane. */
+static cs_sched_t *world(int rev_charge, int rev_lane, uint64_t lane)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    p.schedule_cycles = 0;
+    p.lane_basefee_initial = lane;
+    p.lane_basefee_min = lane;
+    if (rev_charge) p.gba_tip_charge = CS_GBA_CHARGE_REV;
+    if (rev_lane) p.gba_tip_lane = CS_GBA_LANE_REV;
+    cs_sched_t *s = NULL;
+    CS_CHECK_EQ_U64(cs_sched_alloc(&s, &p, "gba-tip", 0), CS_OK);
+    cs_sched_hooks_t hk = {NULL, on_exec, NULL, on_usage};
+    cs_sched_set_hooks(s, &hk);
+    cs_sched_set_env(s, 1000, 10);
+    return s;
+}
+
+/* Schedule `n` timers of actor `tag` due at `due` (in block 1's
+ * transaction) with max_cells `cells` and max_fee `max_fee`. */
+static void sched_fee(cs_sched_t *s, uint8_t tag, int n, uint64_t due, uint64_t cells, uint64_t max_fee)
+{
+    CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+    for (int i = 0; i < n; i++) {
+        cs_sched_args_t a;
+        memset(&a, 0, sizeof a);
+        a.actor = addr(tag);
+        a.kind = CS_KIND_HEIGHT;
+        a.height = due;
+        a.gas_limit = GAS;
+        a.max_cells = cells;
+        a.has_fees = 1;
+        a.max_fee = max_fee;
+        a.max_prio = 500;
+        CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, NULL, NULL), CS_OK);
+    }
+    CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+}
+
+static void sched(cs_sched_t *s, uint8_t tag, int n, uint64_t due, uint64_t cells)
+{
+    sched_fee(s, tag, n, due, cells, 3000);
+}
+
+static cs_u128 balance_of(cs_sched_t *s, uint8_t tag)
+{
+    cs_addr_t a = addr(tag);
+    uint32_t i;
+    CS_CHECK_EQ_U64(cs_sched_actor_index(s, &a, &i), CS_OK);
+    return cs_sched_balance(s, i);
+}
+
+/*
+ * Funds for 1.5 fires a block: actor 1 holds 1.5 x 90,000,200 =
+ * 135,000,300 and has two timers due at 3 (max_cells 64).  Each passes the
+ * clearing's funds test alone; the first in order fires and pays
+ * 90,000,200, the second finds 45,000,100 left and is deferred (why
+ * FUNDS), none destroyed.  At 4 it is deferred again (45,000,100 <
+ * 90,000,200), still not destroyed.  Funded with 45,000,100 more before 5,
+ * it fires there and the balance ends at exactly 0.
+ * Under cip1-rev the pre-charge is max_cost = 100,000 x 1,500 + 64 x 10 =
+ * 150,000,640 > 135,000,300: both are destroyed at classification (CIP-1
+ * rev §3 step 4), the old reading.
+ */
+static void one_and_a_half(int rev)
+{
+    cs_sched_t *s = world(rev, 0, 0);
+    cs_addr_t a1 = addr(1);
+    const cs_u128 fund = FIRE_COST * 3u / 2u;
+    CS_CHECK(fund == (cs_u128)135000300u);
+    CS_CHECK_EQ_U64(cs_sched_fund(s, &a1, fund), CS_OK);
+    cs_block_result_t r;
+    uint64_t fired[6] = {0}, deferred[6] = {0}, insuff[6] = {0}, funds_why[6] = {0};
+    for (uint64_t h = 1; h <= 5; h++) {
+        if (h == 5) CS_CHECK_EQ_U64(cs_sched_fund(s, &a1, (cs_u128)45000100u), CS_OK);
+        CS_CHECK_EQ_U64(cs_sched_begin_block(s, h), CS_OK);
+        if (h == 1) sched(s, 1, 2, 3, 64);
+        CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+        fired[h] = r.st.fired;
+        deferred[h] = r.st.deferred;
+        insuff[h] = r.st.insufficient;
+        for (size_t i = 0; i < r.n_rows; i++)
+            if (r.rows[i].outcome == CS_OUT_DEFERRED && r.rows[i].why == CS_WHY_FUNDS) funds_why[h]++;
+        if (!rev && h == 3) {
+            /* The fired row's parts: execution fee, tip, no lane burn. */
+            for (size_t i = 0; i < r.n_rows; i++) {
+                if (r.rows[i].outcome != CS_OUT_FIRED) continue;
+                CS_CHECK(r.rows[i].exec_fee == (cs_u128)60000200u);
+                CS_CHECK(r.rows[i].tip == (cs_u128)30000000u);
+                CS_CHECK(r.rows[i].lane_burn == 0);
+            }
+            CS_CHECK(balance_of(s, 1) == (cs_u128)45000100u);
+        }
+    }
+    if (!rev) {
+        CS_CHECK_EQ_U64(fired[3], 1);
+        CS_CHECK_EQ_U64(deferred[3], 1);
+        CS_CHECK_EQ_U64(funds_why[3], 1);
+        CS_CHECK_EQ_U64(fired[4], 0);
+        CS_CHECK_EQ_U64(deferred[4], 1);
+        CS_CHECK_EQ_U64(funds_why[4], 1);
+        CS_CHECK_EQ_U64(fired[5], 1);
+        CS_CHECK_EQ_U64(insuff[3] + insuff[4] + insuff[5], 0);
+        CS_CHECK(balance_of(s, 1) == 0);
+    } else {
+        CS_CHECK_EQ_U64(fired[3] + fired[4] + fired[5], 0);
+        CS_CHECK_EQ_U64(insuff[3], 2);
+        CS_CHECK(balance_of(s, 1) == fund + 45000100u);
+    }
+    char msg[256];
+    CS_CHECK_EQ_U64(cs_sched_check_invariants(s, msg, sizeof msg), CS_OK);
+    cs_sched_free(s);
+}
+
+/*
+ * Whatever its cells limit: actor 2's timer states max_cells 10^9 (a
+ * max_cost of 100,000 x 1,500 + 10^10 = 10,150,000,000) and holds exactly
+ * 90,000,200: it fires at 3 and ends at 0.  Actor 3's identical timer
+ * holds one unit less, 90,000,199: deferred (FUNDS) at 3, not destroyed.
+ */
+static void cells_limit(void)
+{
+    cs_sched_t *s = world(0, 0, 0);
+    cs_addr_t a2 = addr(2), a3 = addr(3);
+    CS_CHECK_EQ_U64(cs_sched_fund(s, &a2, FIRE_COST), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_fund(s, &a3, FIRE_COST - 1u), CS_OK);
+    cs_block_result_t r;
+    for (uint64_t h = 1; h <= 3; h++) {
+        CS_CHECK_EQ_U64(cs_sched_begin_block(s, h), CS_OK);
+        if (h == 1) {
+            sched(s, 2, 1, 3, 1000000000u);
+            sched(s, 3, 1, 3, 1000000000u);
+        }
+        CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    }
+    CS_CHECK_EQ_U64(r.st.fired, 1);
+    CS_CHECK_EQ_U64(r.st.deferred, 1);
+    CS_CHECK_EQ_U64(r.st.insufficient, 0);
+    CS_CHECK(balance_of(s, 2) == 0);
+    CS_CHECK(balance_of(s, 3) == FIRE_COST - 1u);
+    int seen = 0;
+    for (size_t i = 0; i < r.n_rows; i++)
+        if (r.rows[i].outcome == CS_OUT_DEFERRED) seen += r.rows[i].why == CS_WHY_FUNDS;
+    CS_CHECK_EQ_U64(seen, 1);
+    cs_sched_free(s);
+}
+
+/*
+ * The price base (gba_tip_lane, N65).  Lane basefee pinned at 400 (initial
+ * and floor), one timer of actor 4 due at 3 with max_fee 1,200 and
+ * max_priority_fee 500, funded amply:
+ *   none (the draft): tip = min(500, 1,200 - 1,000) = 200, price 1,000 +
+ *     200 = 1,200 a cycle: paid 60,000 x 1,200 + 20 x 10 = 72,000,200 =
+ *     execution fee 60,000,200 + tip 12,000,000, no lane burn, and
+ *     /blocks' basefee_lane 0;
+ *   cip1-rev: tip = min(500, 1,200 - 400) = 500, price 1,000 + 400 + 500 =
+ *     1,900: paid 114,000,200 = 60,000,200 + lane burn 24,000,000 + tip
+ *     30,000,000, basefee_lane 400.
+ */
+static void price_base(int rev)
+{
+    cs_sched_t *s = world(0, rev, 400);
+    CS_CHECK_EQ_U64(cs_sched_lane_is_cycle(s), !rev);
+    cs_addr_t a4 = addr(4);
+    const cs_u128 fund = 1000000000u;
+    CS_CHECK_EQ_U64(cs_sched_fund(s, &a4, fund), CS_OK);
+    cs_block_result_t r;
+    for (uint64_t h = 1; h <= 3; h++) {
+        CS_CHECK_EQ_U64(cs_sched_begin_block(s, h), CS_OK);
+        if (h == 1) sched_fee(s, 4, 1, 3, 64, 1200);
+        CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    }
+    CS_CHECK_EQ_U64(r.st.fired, 1);
+    CS_CHECK(r.st.basefee_lane == (rev ? 400u : 0u));
+    const cs_u128 paid = rev ? 114000200u : 72000200u;
+    CS_CHECK(balance_of(s, 4) == fund - paid);
+    CS_CHECK(r.st.exec_fee == 60000200u);
+    CS_CHECK(r.st.lane_burn == (rev ? 24000000u : 0u));
+    CS_CHECK(r.st.tips == (rev ? 30000000u : 12000000u));
+    cs_sched_free(s);
+}
+
+int main(void)
+{
+    one_and_a_half(0);
+    one_and_a_half(1);
+    cells_limit();
+    price_base(0);
+    price_base(1);
+    return cs_test_done("gba_draft");
+}

@@ -139,16 +139,16 @@ size_t cs_stat_mser5(const double *x, size_t n, double *mser)
 }
 
 /* Batch means interval (cs_stats.h). */
-void cs_stat_batch_means(const double *x, size_t n, size_t k, double level, double *mean, double *lo,
-                         double *hi)
+int cs_stat_batch_means(const double *x, size_t n, size_t k, double level, double *mean, double *lo,
+                        double *hi)
 {
     if (mean) *mean = CS__NAN;
     if (lo) *lo = CS__NAN;
     if (hi) *hi = CS__NAN;
-    if (k < 2 || n / k == 0) return;
+    if (k < 2 || n / k == 0) return CS_OK;
     size_t bs = n / k, start = n - bs * k;
     double *bm = malloc(k * sizeof *bm);
-    if (!bm) return;
+    if (!bm) return CS_ENOMEM;
     for (size_t j = 0; j < k; j++) {
         double s = 0;
         for (size_t i = 0; i < bs; i++) s += x[start + j * bs + i];
@@ -156,6 +156,7 @@ void cs_stat_batch_means(const double *x, size_t n, size_t k, double level, doub
     }
     cs_stat_t_interval(bm, k, level, mean, lo, hi);
     free(bm);
+    return CS_OK;
 }
 
 /* Mean with t and BCa intervals of the finite values (cs_stats.h). */

@@ -57,8 +57,10 @@ size_t cs_stat_mser5(const double *x, size_t n, double *mser);
  * batches of floor(n / k) values (the remainder at the start is dropped, so
  * the end of the run always counts), and the t interval of the k batch
  * means is returned.  lo = hi = NaN when k < 2 or a batch would be empty.
+ * Returns CS_OK, or CS_ENOMEM (outputs NaN) when the k means cannot be
+ * allocated: never a NaN the caller could take for "undefined".
  */
-void cs_stat_batch_means(const double *x, size_t n, size_t k, double level, double *mean, double *lo,
+int cs_stat_batch_means(const double *x, size_t n, size_t k, double level, double *mean, double *lo,
                          double *hi);
 
 /* An estimate with its intervals (NaN when undefined). */

@@ -136,8 +136,12 @@ int cs_steady_compute(const char *path, int flags, int mode, uint64_t burn_in, c
          * the batch means: the remainder (< CS_STEADY_BATCHES blocks) is
          * dropped at the start of the steady part, so mean and interval
          * describe the same blocks. */
-        if (rest >= CS_STEADY_BATCHES)
-            cs_stat_batch_means(v, rest, CS_STEADY_BATCHES, 0.95, &out->mean[s], &out->lo[s], &out->hi[s]);
+        if (rest >= CS_STEADY_BATCHES &&
+            cs_stat_batch_means(v, rest, CS_STEADY_BATCHES, 0.95, &out->mean[s], &out->lo[s], &out->hi[s]) != CS_OK) {
+            free(x);
+            snprintf(err, errcap, "%s: out of memory", path);
+            return CS_ENOMEM;
+        }
     }
     free(x);
     return CS_OK;

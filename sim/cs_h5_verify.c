@@ -26,14 +26,16 @@
 /* Rows read per piece. */
 #define CS__H5_V_PIECE 4096
 
-/* Read an exact decimal root attribute; 1 read, 0 absent, -1 unreadable. */
+/* Read an exact decimal root attribute; 1 read, 0 absent, -1 unreadable,
+ * -2 out of memory (not the file's fault). */
 static int cs__h5_v_exact(cs_h5_reader_t *r, const char *name, cs_u128 *v)
 {
     if (H5Aexists(r->file, name) <= 0) return 0;
     char *s = NULL;
-    int ok = cs_h5_read_attr_str(r, name, &s) == CS_OK && s && cs_u128_parse(s, v) == 0;
+    int rc = cs_h5_read_attr_str(r, name, &s);
+    int ok = rc == CS_OK && s && cs_u128_parse(s, v) == 0;
     free(s);
-    return ok ? 1 : -1;
+    return ok ? 1 : rc == CS_ENOMEM ? -2 : -1;
 }
 
 /* Read an integer root attribute; 1 read, 0 absent, -1 unreadable. */
@@ -61,10 +63,15 @@ int cs__h5_verify(cs_h5_reader_t *r, const char *path)
     int has_burned = cs__h5_v_exact(r, "burned_exact", &burned);
     int has_prop = cs__h5_v_exact(r, "proposer_exact", &proposer), has_paid = cs__h5_v_exact(r, "paid_exact", &paid);
     char *mode = NULL;
-    if (H5Aexists(r->file, "fires_mode") > 0 && cs_h5_read_attr_str(r, "fires_mode", &mode) != CS_OK) {
+    int mrc = H5Aexists(r->file, "fires_mode") > 0 ? cs_h5_read_attr_str(r, "fires_mode", &mode) : CS_OK;
+    if (mrc != CS_OK) {
         free(mode);
         mode = NULL;
-        has_seen = -1;
+        has_seen = mrc == CS_ENOMEM ? -2 : -1;
+    }
+    if (has_burned == -2 || has_prop == -2 || has_paid == -2 || has_seen == -2) {
+        free(mode);
+        return cs__h5_fail(CS_ENOMEM, "'%s': out of memory reading its root totals", path);
     }
     if (has_blocks < 0 || has_seen < 0 || has_every < 0 || has_burned < 0 || has_prop < 0 || has_paid < 0) {
         free(mode);

@@ -14,7 +14,7 @@
 # then captures the counters with lcov and prints lines and branches per
 # layer (core, agents, sim, analysis, cli) against the targets below, and
 # writes the HTML report to BUILD_DIR/coverage/index.html (genhtml).
-# Needs lcov (.ci/install-deps).
+# Needs lcov (.ci/install-deps --ci).
 # Exit status: 0 when the suite passed and every target holds, 1 when a
 # test failed or a layer is below its target, 2 when lcov is missing or the
 # build failed.

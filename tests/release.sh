@@ -5,7 +5,7 @@
 # and branch coverage against its targets (tests/coverage.sh, build-cov)
 # and the mutation score of tests/mutants.txt (tests/mutants.sh,
 # build-mut), one after the other.  Run it before a release from a checkout
-# with the packages of .ci/install-deps.
+# with the packages of .ci/install-deps --ci.
 # Exit status: 0 when every part passed.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2

@@ -83,6 +83,12 @@ static uintptr_t cs__fail_caller;  /* its caller, minus __executable_start */
 static int cs__lock;               /* spinlock over the set and counters */
 static int cs__resolving;          /* inside cs__resolve */
 static uint32_t cs__gen = 1;       /* bumped by a reset: empties the set in O(1) */
+/* Optional record of the caller of each of our allocations, in order (for
+ * choosing which to fail, e.g. the first few at every call site): caller
+ * offsets of allocations 1..min(count, cs__rec_cap).  Off (NULL) unless a
+ * test asks with cs_aw_record. */
+static uint32_t *cs__rec;
+static size_t cs__rec_cap;
 
 CS__AW static void cs__acquire(void)
 {
@@ -138,6 +144,7 @@ CS__AW static int cs__should_fail(const void *ret)
     cs__acquire();
     uint64_t k = ++cs__seq;
     int f = cs__fail_at != 0 && k == cs__fail_at;
+    if (cs__rec && k <= cs__rec_cap) cs__rec[k - 1] = (uint32_t)((uintptr_t)ret - (uintptr_t)__executable_start);
     if (f) {
         cs__failed = 1;
         cs__fail_caller = (uintptr_t)ret - (uintptr_t)__executable_start;
@@ -336,6 +343,17 @@ CS__AW static inline void cs_aw_reset(uint64_t k)
     cs__fail_at = k;
     cs__failed = 0;
     cs__fail_caller = 0;
+    cs__release();
+}
+
+/* Record the caller offset of each of our allocations 1..cap into buf
+ * (NULL: stop recording).  The buffer is the caller's and must not come
+ * from the tracked allocators' own numbering (a static array will do). */
+CS__AW static inline void cs_aw_record(uint32_t *buf, size_t cap)
+{
+    cs__acquire();
+    cs__rec = buf;
+    cs__rec_cap = buf ? cap : 0;
     cs__release();
 }
 

@@ -43,7 +43,11 @@
  * Environment: CS_FAILALLOC=k runs only k (and the baseline) for each
  * command and shows the child's stderr -- for debugging one failure;
  * CS_FAILALLOC_CASES=run,clear runs only the commands whose labels start
- * with one of the names (so "compare" selects every compare case).
+ * with one of the names (so "compare" selects every compare case);
+ * CS_FAILALLOC_PER_SITE=n fails, instead of every allocation, only the
+ * first n made at each call site (the baseline records every allocation's
+ * caller) -- each site's failure path at a fraction of the children; CI's
+ * sanitizer stage uses it, the release suite fails every allocation.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -90,6 +94,11 @@ static int cs__one_k;            /* CS_FAILALLOC=k: only this k, verbose */
 static long cs__children;        /* children run in all */
 static long cs__faults;          /* injected failures that happened */
 static long cs__absorbed;        /* of those, commands that still succeeded identically */
+static int cs__per_site;         /* CS_FAILALLOC_PER_SITE=n: fail only the first n at each call site */
+
+/* The baseline child's record of its allocations' callers (per-site mode). */
+#define CS__REC_CAP (1u << 16)
+static uint32_t cs__rec_buf[CS__REC_CAP];
 
 /* Outcome of one child. */
 typedef struct cs__res {
@@ -148,8 +157,21 @@ static cs__res_t cs__child(char **argv, int argc, uint64_t k, const char *out_pa
         }
         /* Forget whatever the parent tracked; count from here. */
         cs_aw_reset(k);
+        if (k == 0 && cs__per_site) cs_aw_record(cs__rec_buf, CS__REC_CAP);
         int code = cs_cli_main(argc, argv);
         fflush(stdout);
+        if (k == 0 && cs__per_site) {
+            /* The callers, in order, for the parent's choice of k. */
+            cs_aw_record(NULL, 0);
+            char rp[320];
+            snprintf(rp, sizeof rp, "%s.callers", out_path);
+            uint64_t nrec = cs_aw_count() < CS__REC_CAP ? cs_aw_count() : CS__REC_CAP;
+            int rf = open(rp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            if (rf >= 0) {
+                (void)!write(rf, cs__rec_buf, (size_t)nrec * sizeof cs__rec_buf[0]);
+                close(rf);
+            }
+        }
         cs__report_t rep;
         memset(&rep, 0, sizeof rep);
         rep.allocs = cs_aw_count();
@@ -367,6 +389,42 @@ static void cs__run_case(const cs__case_t *c)
     if (c->out) CS_CHECK(o0 != NULL);
     uint64_t lo = 1, hi = base.allocs;
     if (cs__one_k) lo = hi = (uint64_t)cs__one_k;
+    /* Per-site mode: fail only the first cs__per_site allocations made at
+     * each call site (return address) in the baseline's order -- every
+     * site's failure path, with fewer children; allocations past the
+     * record, and those only a forked helper makes, are still chosen by
+     * their number as the record places them. */
+    unsigned char *pick = NULL;
+    long n_sites = 0, n_pick = 0;
+    if (cs__per_site && !cs__one_k && hi > 0) {
+        char rp[320];
+        snprintf(rp, sizeof rp, "%s.callers", out0);
+        size_t rn = 0;
+        uint32_t *rec = (uint32_t *)(void *)cs__slurp(rp, &rn);
+        rn /= sizeof(uint32_t);
+        pick = calloc((size_t)hi + 1, 1);
+        enum { CAP = 1 << 14 };
+        uint32_t *site = calloc(CAP, sizeof *site);
+        uint32_t *seen = calloc(CAP, sizeof *seen);
+        CS_CHECK(rec != NULL && pick != NULL && site != NULL && seen != NULL);
+        for (uint64_t k = 1; pick && k <= hi; k++) {
+            if (!rec || !site || !seen || k > rn) {
+                pick[k] = 1;
+                continue;
+            }
+            uint32_t at = rec[k - 1], h = (at * 2654435761u) & (CAP - 1);
+            while (seen[h] && site[h] != at) h = (h + 1) & (CAP - 1);
+            if (!seen[h]) {
+                site[h] = at;
+                n_sites++;
+            }
+            pick[k] = seen[h]++ < (uint32_t)cs__per_site;
+        }
+        for (uint64_t k = 1; pick && k <= hi; k++) n_pick += pick[k];
+        free(rec);
+        free(site);
+        free(seen);
+    }
     long bad = 0, absorbed = 0, faults = 0, unreached = 0, mute = 0;
     char errp[320];
     snprintf(errp, sizeof errp, "%s.err", out);
@@ -374,6 +432,7 @@ static void cs__run_case(const cs__case_t *c)
     int n_abs_at = 0;
     time_t t0 = time(NULL);
     for (uint64_t k = lo; k <= hi; k++) {
+        if (pick && !pick[k]) continue;
         if (c->cleanup) cs__empty_dir(c->cleanup);
         cs__res_t r = cs__child((char **)c->argv, c->argc, k, out);
         /* Not failed: allocation k was never reached in this process -- it
@@ -454,6 +513,10 @@ static void cs__run_case(const cs__case_t *c)
     printf("failalloc %-16s %6llu allocations, %6ld faults injected, %4ld absorbed, %3ld bad, %3ld in a helper "
            "(%lds)\n",
            c->name, (unsigned long long)base.allocs, faults, absorbed, bad, unreached, (long)(time(NULL) - t0));
+    if (pick)
+        printf("    per site: the first %d allocations at each of %ld call sites, %ld of %llu\n", cs__per_site, n_sites,
+               n_pick, (unsigned long long)hi);
+    free(pick);
     if (mute && !c->says_oom) printf("    %ld clean exits did not say \"out of memory\"\n", mute);
     if (n_abs_at) {
         printf("    absorbed at callers:");
@@ -607,6 +670,8 @@ int main(void)
 {
     const char *one = getenv("CS_FAILALLOC");
     cs__one_k = one ? atoi(one) : 0;
+    const char *ps = getenv("CS_FAILALLOC_PER_SITE");
+    cs__per_site = ps ? atoi(ps) : 0;
     cs_aw_hook_cjson();
     snprintf(cs__dir, sizeof cs__dir, "%s/cs_failalloc_%d", cs_test_tmpdir(), (int)getpid());
     mkdir(cs__dir, 0755);

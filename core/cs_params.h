@@ -104,7 +104,8 @@
     X(actor_budget_slice, FP, CS_PPM, 0, 1000000, 0, NULL, "per-actor budget share by weight, 0 = off") \
     X(gba_weight_epoch, U64, 1, 0, 1u << 24, 0, NULL, "blocks between gba-tip weight recomputations (CIP-1 first draft §3 step 5e, on epoch rollover); 0 = epoch_blocks, 1 = every block") \
     X(gba_tip_lane, ENUM, 1, 0, 1, 0, "none|cip1-rev", "gba-tip's price base: the CIP-3 cycle basefee, tip = min(tip, max_fee - basefee_cycle), no lane basefee (none: the first draft), or the revised lane basefee charged on top (cip1-rev: CIP-1 rev §5, D3); N65") \
-    X(gba_tip_charge, ENUM, 1, 0, 1, 0, "draft|cip1-rev", "gba-tip: the GBA's price for what the fire uses, charged at execution, deferred when unpaid (CIP-1 first draft §4.1, D10), or the max_cost pre-charge at the limits, destroyed when unpaid (CIP-1 rev §3 steps 4, 8)")
+    X(gba_tip_charge, ENUM, 1, 0, 1, 0, "draft|cip1-rev", "gba-tip: the GBA's price for what the fire uses, charged at execution, deferred when unpaid (CIP-1 first draft §4.1, D10), or the max_cost pre-charge at the limits, destroyed when unpaid (CIP-1 rev §3 steps 4, 8)") \
+    X(gba_tip_order, ENUM, 1, 0, 1, 0, "draft|cip1-rev", "gba-tip: a block's due timers are delivered and executed before its transactions (draft: CIP-1 first draft §3) or after them (cip1-rev: CIP-1 rev §3 steps 3 then 5-9, Tx-then-Timer); N69")
 
 typedef enum cs_param_kind { CS_PK_U64, CS_PK_FP, CS_PK_U128, CS_PK_ENUM } cs_param_kind;
 
@@ -162,5 +163,6 @@ enum { CS_SCORE_PAY_BID = 0, CS_SCORE_PAY_NONE = 1 };
 enum { CS_SCORE_BUDGET_LANE = 0, CS_SCORE_BUDGET_NONE = 1 };
 enum { CS_GBA_CHARGE_DRAFT = 0, CS_GBA_CHARGE_REV = 1 };
 enum { CS_GBA_LANE_NONE = 0, CS_GBA_LANE_REV = 1 };
+enum { CS_GBA_ORDER_DRAFT = 0, CS_GBA_ORDER_REV = 1 };
 
 #endif /* CS_PARAMS_H */

@@ -555,6 +555,12 @@ int cs_sched_begin_block(cs_sched_t *s, uint64_t h)
 int cs_sched_tx_begin(cs_sched_t *s)
 {
     if (s->tx_open) return CS_ETX_OPEN;
+    /* Under gba-tip's first-draft order the block's timers run before its
+     * first transaction (CIP-1 first draft §3, N69). */
+    if (s->cur == s->height + 1 && s->eob_done != s->cur && cs_sched_timers_first(s)) {
+        int rc = cs__eob_timers(s);
+        if (rc != CS_OK) return rc;
+    }
     s->tx_open = 1;
     s->n_ops = 0;
     s->n_staged = 0;

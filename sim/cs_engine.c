@@ -554,6 +554,13 @@ int cs_sim_step(cs_engine_t *e)
     e->obs.fire_cycles = cs_sched_params(e->s)->max_cycles_per_fire;
     e->obs.paused = e->pause_depth > 0;
     e->blk_rejected = 0;
+    /* First-draft gba-tip delivers and executes the block's due timers
+     * before its transactions (CIP-1 first draft §3, N69): here, with the
+     * block's environment set and no agent on the stack. */
+    if ((rc = cs_sched_timers(e->s)) != CS_OK) {
+        cs__seterr(e, "block %llu: %s", (unsigned long long)h, cs_strerror(rc));
+        return rc;
+    }
 
     /* TX phase: first the cancels of timers priced out for longer than
      * their agent's patience (the real, metered cancel path, CIP-5 §6.1)

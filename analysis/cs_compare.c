@@ -131,9 +131,14 @@ static void cs__print_text(const cs_metrics_t *ms, char **paths, const char **gr
     for (size_t r = 0; r < nrun; r++) {
         char bench[192];
         cs__bench_text(&ms[r], bench, sizeof bench);
-        printf("  %-14s %s (scenario %s, seed %llu; efficiency vs %s%s%s%s)\n", lab[r], paths[r],
+        /* Under a bias rule, the §9.3 lambda loop beside its
+         * bias_slack_* rows (N70). */
+        char loop[48] = "";
+        if (strncmp(ms[r].mechanism, "bias-", 5) == 0 && ms[r].lambda_loop[0])
+            snprintf(loop, sizeof loop, "; lambda loop %s", ms[r].lambda_loop);
+        printf("  %-14s %s (scenario %s, seed %llu; efficiency vs %s%s%s%s%s)\n", lab[r], paths[r],
                ms[r].scenario[0] ? ms[r].scenario : "?", (unsigned long long)ms[r].seed, bench,
-               ms[r].has_greedy ? "; efficiency_greedy vs " : "", ms[r].has_greedy ? greedy_files[r] : "",
+               ms[r].has_greedy ? "; efficiency_greedy vs " : "", ms[r].has_greedy ? greedy_files[r] : "", loop,
                ms[r].v[CS_M_complete] == 1.0 ? "" : ", INCOMPLETE");
     }
     int w = 13; /* each column is one space and w characters */
@@ -290,7 +295,9 @@ static int cs__print_json(const cs_metrics_t *ms, const cs_steady_t *ss, char **
                   ? cJSON_AddStringToObject(o, "benchmark", cs_opt_method_name(ms[r].opt_method)) != NULL
                   : cJSON_AddNullToObject(o, "benchmark") != NULL) &&
              cJSON_AddStringToObject(o, "benchmark_constraints", cons) &&
-             cJSON_AddStringToObject(o, "fires_mode", modes[fm]) && cJSON_AddStringToObject(o, "note", ms[r].note);
+             cJSON_AddStringToObject(o, "fires_mode", modes[fm]) && cJSON_AddStringToObject(o, "note", ms[r].note) &&
+             (ms[r].lambda_loop[0] ? cJSON_AddStringToObject(o, "lambda_loop", ms[r].lambda_loop) != NULL
+                                   : cJSON_AddNullToObject(o, "lambda_loop") != NULL);
         cJSON *mm = ok ? cJSON_AddObjectToObject(o, "metrics") : NULL;
         ok = mm != NULL;
         size_t n = cs_metrics_n(&ms[r]);

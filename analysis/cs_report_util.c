@@ -134,6 +134,7 @@ const char *cs__metric_unit(const char *name, int *better)
         {"util_mean", "ratio", 0},        {"full_share", "ratio", 0},
         {"empty_share", "ratio", 0},      {"reversals", "count", -1},
         {"attack_gain", "ratio", -1},     {"svc_per_paid", "fires/base unit", 0},
+        {"bias_slack_violated", "ratio", -1}, {"bias_slack_deficit", "base units/block", -1},
     };
     const char *dot = strchr(name, '.');
     size_t len = dot ? (size_t)(dot - name) : strlen(name);

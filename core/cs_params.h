@@ -90,6 +90,8 @@
     X(lambda_min, FP, CS_PPB, 0, 10000000000ull, 1000000, NULL, "lower bound of lambda")          \
     X(lambda_max, FP, CS_PPB, 0, 10000000000ull, 500000000, NULL, "upper bound of lambda")        \
     X(lambda_epoch, U64, 1, 0, 1u << 24, 100, NULL, "blocks between lambda-loop updates, the first after block lambda_epoch - 1; 0 = epoch_blocks (N63)") \
+    X(lambda_controller, ENUM, 1, 0, 1, 0, "share|invariant", "what the lambda loop steers: the bias share of winning priority toward lambda_target (share: the on-chain proxy, N20), or the share of blocks whose CIP-5 §9.3 invariant slack is negative toward lambda_violation_target (invariant: measured by the simulator, N70)") \
+    X(lambda_violation_target, FP, CS_PPM, 0, 1000000, 50000, NULL, "lambda_controller = invariant: target share of a loop epoch's blocks that violate the §9.3 invariant (N70)") \
     /* Score rule (CIP-5 CN §9) */                                                                \
     X(w_age, U64, 1, 0, 1ull << 32, 1, NULL, "score weight on age_blocks")                        \
     X(w_bid, U64, 1, 0, 1ull << 32, 1, NULL, "score weight on bid")                               \
@@ -159,6 +161,7 @@ enum { CS_EXEC_FEES_CIP3 = 0, CS_EXEC_FEES_NONE = 1 };
 enum { CS_RESERVE_PAYMENT_FLOOR = 0, CS_RESERVE_BID_GATE = 1 };
 enum { CS_VCG_SPEC = 0, CS_VCG_CRITICAL = 1 };
 enum { CS_LAMBDA_OFF = 0, CS_LAMBDA_ON = 1 };
+enum { CS_LAMBDA_CTL_SHARE = 0, CS_LAMBDA_CTL_INVARIANT = 1 };
 enum { CS_SCORE_PAY_BID = 0, CS_SCORE_PAY_NONE = 1 };
 enum { CS_SCORE_BUDGET_LANE = 0, CS_SCORE_BUDGET_NONE = 1 };
 enum { CS_GBA_CHARGE_DRAFT = 0, CS_GBA_CHARGE_REV = 1 };

@@ -5,6 +5,7 @@
 #include "cs_sched.h"
 #include "cs_fees.h"
 #include "cs_hmap.h"
+#include "cs_mech_bias.h"
 #include "cs_sched_int.h"
 
 #include <nettle/sha3.h>
@@ -449,6 +450,7 @@ void cs_sched_mem(const cs_sched_t *s, cs_sched_mem_t *m)
 }
 const cs_hash_t *cs_sched_digest(const cs_sched_t *s) { return &s->digest; }
 const cs_mech_t *cs_sched_mech(const cs_sched_t *s) { return &s->mech; }
+void cs_sched_lambda_observe(cs_sched_t *s, int violated) { cs_mech_lambda_observe(&s->mech, violated); }
 
 uint64_t cs_sched_handler_txs(const cs_sched_t *s, uint64_t limit, uint64_t used, uint64_t requested)
 {

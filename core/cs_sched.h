@@ -163,6 +163,9 @@ uint32_t cs_sched_actor_pending(const cs_sched_t *s, const cs_addr_t *a);
 const cs_addr_t *cs_sched_actor_addr(const cs_sched_t *s, uint32_t actor);
 const cs_hash_t *cs_sched_digest(const cs_sched_t *s); /* last block's digest */
 const cs_mech_t *cs_sched_mech(const cs_sched_t *s);
+/* The simulator's CIP-5 §9.3 measurement of the block just ended, for the
+ * invariant-targeting lambda loop (cs_mech_lambda_observe, N70). */
+void cs_sched_lambda_observe(cs_sched_t *s, int violated);
 
 /* Mailbox (CIP-5 CN §10.2): materialize is idempotent by deliver_id.
  * Returns 1 if added, 0 if the id was already present. */

@@ -773,6 +773,8 @@ int cs_sim_step(cs_engine_t *e)
     if (slack_n) {
         e->slack_blocks++;
         e->slack_violated += b->bias_slack < 0;
+        /* The invariant-targeting lambda loop reads it (N70). */
+        cs_sched_lambda_observe(e->s, b->bias_slack < 0);
     }
     b->lambda_ppb = cs_mech_lambda(cs_sched_mech(e->s));
     b->p50_tip = cs_h5_money(st->p50_tip);

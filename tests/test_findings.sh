@@ -148,4 +148,25 @@ ok = ok and round(spec, 1) == 484.6 and int(a["nmax_wealth_exact"]) == 10**11
 sys.exit(0 if ok else 1)
 PYEOF' "S11: N_max spec 484.6 against the exact 231 (T 1e11, bias_scale 1e6, lambda 0.05)"
 
+# S12: first-draft gba-tip on the default scenario, seed 20261121: no lane
+# price and no aging.  p99 delay (GSL's quantile = numpy's linear) 75
+# against eip1559's 8; 14,984 timers against 10,682; no tip paid and no
+# lane basefee; by quarter of the timer-id space gba-tip's mean delay
+# rises 1.10 < 4.41 < 13.09 < 15.92, eip1559's stays below 0.6.
+run scenarios/default.json -o "$T/s12" --seed 20261121 --mechanism eip1559,gba-tip
+check '"$PY" - "$T/s12/eip1559.h5" "$T/s12/gba-tip.h5" <<"PYEOF"
+import sys, h5py, numpy as np
+e, g = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
+def quarters(f):
+    fi = f["fires"][:]
+    q = (fi["timer_id"].astype(np.uint64) >> np.uint64(62)).astype(int)
+    return [round(float(fi["delay"][q == k].mean()), 2) for k in range(4)]
+fe, fg = e["fires"][:], g["fires"][:]
+ok = np.percentile(fg["delay"], 99) == 75 and np.percentile(fe["delay"], 99) == 8
+ok = ok and len(g["timers"]) == 14984 and len(e["timers"]) == 10682
+ok = ok and int(fg["prio_tip"].max()) == 0 and float(g["blocks"]["basefee_lane"].max()) == 0
+ok = ok and quarters(g) == [1.1, 4.41, 13.09, 15.92] and max(quarters(e)) < 0.6
+sys.exit(0 if ok else 1)
+PYEOF' "S12: gba-tip p99 delay 75 vs eip1559 8, timers 14984 vs 10682, no tip, delay by id quarter 1.10 .. 15.92"
+
 finish findings

@@ -32,14 +32,6 @@ static int cs__exit_for(int rc)
     return cs_exit_of(rc);
 }
 
-/* A value as text: "-" for NaN, integers without decimals, else %.6g. */
-static void cs__fmt_val(double v, char *buf, size_t cap)
-{
-    if (isnan(v)) snprintf(buf, cap, "-");
-    else if (v == floor(v) && fabs(v) < 1e12) snprintf(buf, cap, "%.0f", v);
-    else snprintf(buf, cap, "%.6g", v);
-}
-
 /* Shortest "%.*g" text (15 to 17 digits) that reads back as exactly v:
  * cJSON's own printer accepts an approximate round trip, so baselines and
  * JSON output format their numbers here. */
@@ -123,7 +115,9 @@ static void cs__bench_text(const cs_metrics_t *m, char *buf, size_t cap)
 }
 
 /* Text table on stdout: a header line per run (path, scenario, seed,
- * greedy, INCOMPLETE), then one row per name in names, "-" for NaN. */
+ * greedy, INCOMPLETE), then one row per name in names, each value to 4
+ * significant digits as report.md prints it (cs_metrics_fmt; --csv and
+ * --json are exact), "-" for NaN. */
 static void cs__print_text(const cs_metrics_t *ms, char **paths, const char **greedy_files, size_t nrun,
                            char **names, size_t nn, char (*lab)[48])
 {
@@ -153,7 +147,7 @@ static void cs__print_text(const cs_metrics_t *ms, char **paths, const char **gr
             double v;
             char buf[48];
             if (cs_metrics_get(&ms[r], names[i], &v) != 0) v = (double)NAN;
-            cs__fmt_val(v, buf, sizeof buf);
+            cs_metrics_fmt(buf, sizeof buf, v); /* as report.md prints it */
             printf(" %*s", w, buf);
         }
         putchar('\n');

@@ -825,6 +825,27 @@ static int cs__stability(const cs__run_t *u, cs_metrics_t *m)
     return CS_OK;
 }
 
+const char *cs_metrics_fmt(char *buf, size_t cap, double v)
+{
+    char t[64];
+    if (!isfinite(v)) {
+        snprintf(buf, cap, "-");
+        return buf;
+    }
+    snprintf(t, sizeof t, "%.4g", v);
+    char *e = strchr(t, 'e');
+    if (!e) {
+        snprintf(buf, cap, "%s", t);
+        return buf;
+    }
+    const char *p = e + 1, *sign = *p == '-' ? "-" : "";
+    if (*p == '-' || *p == '+') p++;
+    while (*p == '0' && p[1]) p++;
+    *e = '\0';
+    snprintf(buf, cap, "%se%s%s", t, sign, p);
+    return buf;
+}
+
 /* CIP-5 §9.3's invariant over the run (README "bias_slack_violated"):
  * over the blocks whose /blocks.bias_slack is a number (a bias rule
  * deferred someone), the share below 0 and the mean of max(0, -slack).

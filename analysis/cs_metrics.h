@@ -125,6 +125,12 @@ double cs_metrics_value(const cs_metrics_t *m, size_t i);
 /* Look up by name; returns 0 and the value, or -1 if unknown.  A valid
  * per-kind name whose kind is absent from the run gives 0 and NaN. */
 int cs_metrics_get(const cs_metrics_t *m, const char *name, double *v);
+/* A metric value as the text tables of `compare` and `report` print it:
+ * 4 significant digits ("%.4g") with the exponent written short
+ * ("7.498e12", "1.5e-5": no '+', no leading zeros), "-" for NaN and
+ * infinities.  Writes buf (a cap of 32 holds any value) and returns it. */
+const char *cs_metrics_fmt(char *buf, size_t cap, double v);
+
 /* One-line description of metric `name` (run-level or "<metric>.<kind>"),
  * or NULL if the name is unknown.  Static storage. */
 const char *cs_metrics_doc(const char *name);

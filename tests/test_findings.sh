@@ -42,7 +42,7 @@ ok = ok and int(b["p50_tip"].max()) == 0
 sys.exit(0 if ok else 1)
 PYEOF' "S2/S6: basefee above 1e12, 3000+ destroyed for funds, lane full at 0.6, p50 tip 0"
 "$BIN" compare "$T/s2/eip1559.h5" >"$T/s2.txt" 2>&1
-check '[ "$(awk "\$1 == \"paid\" {print \$2}" "$T/s2.txt")" = "1.5e+19" ]' "S2: 1.5e19 paid"
+check '[ "$(awk "\$1 == \"paid\" {print \$2}" "$T/s2.txt")" = "1.5e19" ]' "S2: 1.5e19 paid (4 significant digits)"
 check 'awk "\$1 == \"welfare\" {exit !(\$2 < 2e12)}" "$T/s2.txt"' "S2: welfare below 2e12"
 
 # S3: under schedule-time evaluation a mean lead time of 20 keeps the

@@ -317,11 +317,11 @@ typedef struct cs__scell {
     cs_stat_ci_t diff; /* x(m, s) - x(ref, s) over the seeds (unused for the reference) */
 } cs__scell_t;
 
-/* "%.6g" of v, or "-" for NaN. */
-static void cs__g6(double v, char *buf, size_t cap)
+/* v as every text table of compare prints it: 4 significant digits, as
+ * report.md does (cs_metrics_fmt), "-" for NaN. */
+static void cs__g4(double v, char *buf, size_t cap)
 {
-    if (isnan(v)) snprintf(buf, cap, "-");
-    else snprintf(buf, cap, "%.6g", v);
+    cs_metrics_fmt(buf, cap, v);
 }
 
 /* "[lo, hi]" to 6 digits, or "-" when undefined. */
@@ -332,8 +332,8 @@ static void cs__ival(double lo, double hi, char *buf, size_t cap)
         snprintf(buf, cap, "-");
         return;
     }
-    cs__g6(lo, a, sizeof a);
-    cs__g6(hi, b, sizeof b);
+    cs__g4(lo, a, sizeof a);
+    cs__g4(hi, b, sizeof b);
     snprintf(buf, cap, "[%s, %s]", a, b);
 }
 
@@ -394,12 +394,12 @@ static void cs__seeds_text(const char *dir, const cs_seeds_set_t *s, size_t ref,
         for (size_t m = 0; m < s->nm; m++) {
             const cs__scell_t *c = &cell[k * s->nm + m];
             char a[32], b[80], d[32], e[80], f[80];
-            cs__g6(c->mean.mean, a, sizeof a);
+            cs__g4(c->mean.mean, a, sizeof a);
             cs__ival(c->mean.t_lo, c->mean.t_hi, b, sizeof b);
             if (m == ref) {
                 snprintf(d, sizeof d, "(reference)");
             } else {
-                cs__g6(c->diff.mean, d, sizeof d);
+                cs__g4(c->diff.mean, d, sizeof d);
                 cs__ival(c->diff.t_lo, c->diff.t_hi, e, sizeof e);
                 cs__ival(c->diff.b_lo, c->diff.b_hi, f, sizeof f);
             }
@@ -569,7 +569,7 @@ static void cs__ss_text(const cs_steady_t *ss, size_t nrun, char (*lab)[48])
         printf("%-32s", name);
         for (size_t r = 0; r < nrun; r++) {
             char a[32], b[80], cell[120];
-            cs__g6(ss[r].mean[s], a, sizeof a);
+            cs__g4(ss[r].mean[s], a, sizeof a);
             cs__ival(ss[r].lo[s], ss[r].hi[s], b, sizeof b);
             if (!ss[r].present[s] || isnan(ss[r].mean[s])) snprintf(cell, sizeof cell, "-");
             else if (isnan(ss[r].lo[s])) snprintf(cell, sizeof cell, "%s", a);

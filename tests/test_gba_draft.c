@@ -313,6 +313,57 @@ static void order(int rev, int explicit)
     cs_sched_free(s);
 }
 
+/*
+ * A watch timer under the two orders (N69): actor 7 registers a watch on
+ * key "k7" at 1; a transaction at 3 writes the key.  cip1-rev: the write
+ * is in ModifiedKeySet(3) when the timers run, so the watch fires at 3
+ * (due 3, delay 0); draft: the timers of 3 ran before the write, so it
+ * fires at 4, due 4 (its trigger height), delay 0, paying one fire's
+ * price (FIRE_COST).
+ */
+static void watch_order(int rev)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    p.schedule_cycles = 0;
+    p.lane_basefee_initial = 0;
+    p.lane_basefee_min = 0;
+    if (rev) p.gba_tip_order = CS_GBA_ORDER_REV;
+    cs_sched_t *s = world_p(&p);
+    cs_addr_t a7 = addr(7);
+    const cs_u128 fund = 1000000000u;
+    CS_CHECK_EQ_U64(cs_sched_fund(s, &a7, fund), CS_OK);
+    static const uint8_t key[] = "k7";
+    const uint8_t *wk[1] = {key};
+    size_t wl[1] = {2};
+    cs_block_result_t r;
+    uint64_t fired_at = 0, due = 0;
+    for (uint64_t h = 1; h <= 5; h++) {
+        CS_CHECK_EQ_U64(cs_sched_begin_block(s, h), CS_OK);
+        CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+        if (h == 1) {
+            cs_sched_args_t a = targs(7, 0, 64, 3000);
+            a.kind = CS_KIND_WATCH;
+            a.watch_keys = wk;
+            a.watch_key_lens = wl;
+            a.n_watch = 1;
+            CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, NULL, NULL), CS_OK);
+        }
+        if (h == 3) CS_CHECK_EQ_U64(cs_sched_write_key(s, key, 2), CS_OK);
+        CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+        CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+        for (size_t i = 0; i < r.n_rows; i++)
+            if (r.rows[i].outcome == CS_OUT_FIRED) {
+                fired_at = h;
+                due = r.rows[i].due_height;
+            }
+    }
+    CS_CHECK_EQ_U64(fired_at, rev ? 3 : 4);
+    CS_CHECK_EQ_U64(due, rev ? 3 : 4);
+    CS_CHECK(balance_of(s, 7) == fund - FIRE_COST);
+    cs_sched_free(s);
+}
+
 int main(void)
 {
     one_and_a_half(0);
@@ -324,5 +375,7 @@ int main(void)
     order(0, 1);
     order(1, 0);
     order(1, 1);
+    watch_order(0);
+    watch_order(1);
     return cs_test_done("gba_draft");
 }

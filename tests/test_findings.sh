@@ -169,4 +169,29 @@ ok = ok and quarters(g) == [1.1, 4.41, 13.09, 15.92] and max(quarters(e)) < 0.6
 sys.exit(0 if ok else 1)
 PYEOF' "S12: gba-tip p99 delay 75 vs eip1559 8, timers 14984 vs 10682, no tip, delay by id quarter 1.10 .. 15.92"
 
+# S13: the lambda loop on the proxy (share) and on the invariant, on
+# bias-scale with bias_scale 1e8 and lambda 0.5 (150 blocks, epoch 10,
+# gain 0.9): violations 121 of 121 against 20 of 121; the 87 bid-0
+# waiting_game timers fire 81 / 47 times, 6 / 40 expire, longest wait 16 / 50.
+for c in share invariant; do
+    run $F/bias-scale.json -o "$T/s13-$c" --set blocks=150 --set params.bias_scale=100000000 --set params.lambda=0.5 \
+        --set params.lambda_control=on --set params.lambda_epoch=10 --set params.lambda_gain=0.9 \
+        --set params.lambda_controller=$c
+    "$BIN" compare --csv "$T/s13-$c/bias-vcg.h5" > "$T/s13-$c.csv" 2>&1 || bad "compare S13 $c"
+done
+check '"$PY" - "$T" <<"PYEOF"
+import sys, csv, h5py
+T = sys.argv[1]
+got = {}
+for c in ("share", "invariant"):
+    m = {r[0]: float(r[1]) for r in csv.reader(open(f"{T}/s13-{c}.csv")) if len(r) > 1 and r[0] != "metric" and r[1]}
+    a = h5py.File(f"{T}/s13-{c}/bias-vcg.h5").attrs
+    nb, nv = int(a["bias_slack_blocks"]), round(float(a["bias_slack_violated"]) * int(a["bias_slack_blocks"]))
+    got[c] = (nb, nv, round(m["bias_slack_deficit"], -4), int(m["fires.waiting_game"]), int(m["censored.waiting_game"]),
+              int(m["delay_max.waiting_game"]))
+ok = got["share"] == (121, 121, 62410000, 81, 6, 16) and got["invariant"] == (121, 20, 3200000, 47, 40, 50)
+print(got)
+sys.exit(0 if ok else 1)
+PYEOF' "S13: proxy 121 of 121 blocks violate, invariant loop 20 of 121; bid-0 fires 81 vs 47, expired 6 vs 40, longest wait 16 vs 50"
+
 finish findings

@@ -14,6 +14,10 @@
  *
  * Draws: one uniform per block (cycles of the next tick, kept in the
  * state), plus the start uniform (drawn first) at the first block.  The
+ * block's uniform is drawn by whichever comes first at that height, its
+ * on_block or its handler (under first-draft gba-tip the block's timers
+ * run before its transactions, DESIGN-NOTES N69), so the draws and the
+ * ticks' cycles are the same in either order (common random numbers).  The
  * schedule itself reacts to fires, so heartbeat is a reactive kind.
  *
  * Value: low; value - value x decay_frac x delay, 0 beyond deadline.
@@ -53,6 +57,7 @@ typedef struct hb_state {
     int mc;               /* mechanism family seen at the last block */
     uint64_t restart_at;  /* when !live: schedule at the first block >= this */
     double u_c;           /* uniform of this block for the next tick's cycles */
+    uint64_t u_h;         /* the height u_c was drawn for (0 = none yet) */
     uint64_t ticks;       /* ticks scheduled (request tags) */
     uint64_t restarts;    /* drops recovered from */
     uint64_t rejected;    /* schedule calls refused by the world */
@@ -60,11 +65,21 @@ typedef struct hb_state {
     cs_obs_t o;           /* the block's observation (entry from the handler) */
 } hb_state_t;
 
+/* Draw the uniform of height h unless it has been drawn. */
+static void hb_draw(cs_agent_t *a, uint64_t h)
+{
+    hb_state_t *s = a->state;
+    if (s->u_h == h) return;
+    s->u_c = gsl_rng_uniform(a->rng);
+    s->u_h = h;
+}
+
 /* Schedule the next tick `delay` blocks from the world's current height. */
 static void hb_tick(cs_agent_t *a, cs_world_t *w, uint64_t delay)
 {
     hb_state_t *s = a->state;
     const double *p = a->params;
+    hb_draw(a, cs_world_height(w));
     cs_timer_req_t q;
     cs__agent_req_zero(&q);
     q.delay = delay ? delay : 1;
@@ -102,12 +117,12 @@ static void hb_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
     s->o = *o;
     if (!s->started) {
         double u_st = gsl_rng_uniform(a->rng);
-        s->u_c = gsl_rng_uniform(a->rng);
+        hb_draw(a, o->height);
         s->started = 1;
         hb_tick(a, w, period + (uint64_t)floor(u_st * a->params[P_START_SPREAD]));
         return;
     }
-    s->u_c = gsl_rng_uniform(a->rng);
+    hb_draw(a, o->height);
     if (!s->live && o->height >= s->restart_at) {
         s->restarts++;
         hb_tick(a, w, period);

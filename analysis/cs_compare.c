@@ -32,14 +32,6 @@ static int cs__exit_for(int rc)
     return cs_exit_of(rc);
 }
 
-/* A value as text: "-" for NaN, integers without decimals, else %.6g. */
-static void cs__fmt_val(double v, char *buf, size_t cap)
-{
-    if (isnan(v)) snprintf(buf, cap, "-");
-    else if (v == floor(v) && fabs(v) < 1e12) snprintf(buf, cap, "%.0f", v);
-    else snprintf(buf, cap, "%.6g", v);
-}
-
 /* Shortest "%.*g" text (15 to 17 digits) that reads back as exactly v:
  * cJSON's own printer accepts an approximate round trip, so baselines and
  * JSON output format their numbers here. */
@@ -123,7 +115,9 @@ static void cs__bench_text(const cs_metrics_t *m, char *buf, size_t cap)
 }
 
 /* Text table on stdout: a header line per run (path, scenario, seed,
- * greedy, INCOMPLETE), then one row per name in names, "-" for NaN. */
+ * greedy, INCOMPLETE), then one row per name in names, each value to 4
+ * significant digits as report.md prints it (cs_metrics_fmt; --csv and
+ * --json are exact), "-" for NaN. */
 static void cs__print_text(const cs_metrics_t *ms, char **paths, const char **greedy_files, size_t nrun,
                            char **names, size_t nn, char (*lab)[48])
 {
@@ -131,9 +125,14 @@ static void cs__print_text(const cs_metrics_t *ms, char **paths, const char **gr
     for (size_t r = 0; r < nrun; r++) {
         char bench[192];
         cs__bench_text(&ms[r], bench, sizeof bench);
-        printf("  %-14s %s (scenario %s, seed %llu; efficiency vs %s%s%s%s)\n", lab[r], paths[r],
+        /* Under a bias rule, the §9.3 lambda loop beside its
+         * bias_slack_* rows (N70). */
+        char loop[48] = "";
+        if (strncmp(ms[r].mechanism, "bias-", 5) == 0 && ms[r].lambda_loop[0])
+            snprintf(loop, sizeof loop, "; lambda loop %s", ms[r].lambda_loop);
+        printf("  %-14s %s (scenario %s, seed %llu; efficiency vs %s%s%s%s%s)\n", lab[r], paths[r],
                ms[r].scenario[0] ? ms[r].scenario : "?", (unsigned long long)ms[r].seed, bench,
-               ms[r].has_greedy ? "; efficiency_greedy vs " : "", ms[r].has_greedy ? greedy_files[r] : "",
+               ms[r].has_greedy ? "; efficiency_greedy vs " : "", ms[r].has_greedy ? greedy_files[r] : "", loop,
                ms[r].v[CS_M_complete] == 1.0 ? "" : ", INCOMPLETE");
     }
     int w = 13; /* each column is one space and w characters */
@@ -148,7 +147,7 @@ static void cs__print_text(const cs_metrics_t *ms, char **paths, const char **gr
             double v;
             char buf[48];
             if (cs_metrics_get(&ms[r], names[i], &v) != 0) v = (double)NAN;
-            cs__fmt_val(v, buf, sizeof buf);
+            cs_metrics_fmt(buf, sizeof buf, v); /* as report.md prints it */
             printf(" %*s", w, buf);
         }
         putchar('\n');
@@ -290,7 +289,9 @@ static int cs__print_json(const cs_metrics_t *ms, const cs_steady_t *ss, char **
                   ? cJSON_AddStringToObject(o, "benchmark", cs_opt_method_name(ms[r].opt_method)) != NULL
                   : cJSON_AddNullToObject(o, "benchmark") != NULL) &&
              cJSON_AddStringToObject(o, "benchmark_constraints", cons) &&
-             cJSON_AddStringToObject(o, "fires_mode", modes[fm]) && cJSON_AddStringToObject(o, "note", ms[r].note);
+             cJSON_AddStringToObject(o, "fires_mode", modes[fm]) && cJSON_AddStringToObject(o, "note", ms[r].note) &&
+             (ms[r].lambda_loop[0] ? cJSON_AddStringToObject(o, "lambda_loop", ms[r].lambda_loop) != NULL
+                                   : cJSON_AddNullToObject(o, "lambda_loop") != NULL);
         cJSON *mm = ok ? cJSON_AddObjectToObject(o, "metrics") : NULL;
         ok = mm != NULL;
         size_t n = cs_metrics_n(&ms[r]);
@@ -316,11 +317,11 @@ typedef struct cs__scell {
     cs_stat_ci_t diff; /* x(m, s) - x(ref, s) over the seeds (unused for the reference) */
 } cs__scell_t;
 
-/* "%.6g" of v, or "-" for NaN. */
-static void cs__g6(double v, char *buf, size_t cap)
+/* v as every text table of compare prints it: 4 significant digits, as
+ * report.md does (cs_metrics_fmt), "-" for NaN. */
+static void cs__g4(double v, char *buf, size_t cap)
 {
-    if (isnan(v)) snprintf(buf, cap, "-");
-    else snprintf(buf, cap, "%.6g", v);
+    cs_metrics_fmt(buf, cap, v);
 }
 
 /* "[lo, hi]" to 6 digits, or "-" when undefined. */
@@ -331,8 +332,8 @@ static void cs__ival(double lo, double hi, char *buf, size_t cap)
         snprintf(buf, cap, "-");
         return;
     }
-    cs__g6(lo, a, sizeof a);
-    cs__g6(hi, b, sizeof b);
+    cs__g4(lo, a, sizeof a);
+    cs__g4(hi, b, sizeof b);
     snprintf(buf, cap, "[%s, %s]", a, b);
 }
 
@@ -393,12 +394,12 @@ static void cs__seeds_text(const char *dir, const cs_seeds_set_t *s, size_t ref,
         for (size_t m = 0; m < s->nm; m++) {
             const cs__scell_t *c = &cell[k * s->nm + m];
             char a[32], b[80], d[32], e[80], f[80];
-            cs__g6(c->mean.mean, a, sizeof a);
+            cs__g4(c->mean.mean, a, sizeof a);
             cs__ival(c->mean.t_lo, c->mean.t_hi, b, sizeof b);
             if (m == ref) {
                 snprintf(d, sizeof d, "(reference)");
             } else {
-                cs__g6(c->diff.mean, d, sizeof d);
+                cs__g4(c->diff.mean, d, sizeof d);
                 cs__ival(c->diff.t_lo, c->diff.t_hi, e, sizeof e);
                 cs__ival(c->diff.b_lo, c->diff.b_hi, f, sizeof f);
             }
@@ -568,7 +569,7 @@ static void cs__ss_text(const cs_steady_t *ss, size_t nrun, char (*lab)[48])
         printf("%-32s", name);
         for (size_t r = 0; r < nrun; r++) {
             char a[32], b[80], cell[120];
-            cs__g6(ss[r].mean[s], a, sizeof a);
+            cs__g4(ss[r].mean[s], a, sizeof a);
             cs__ival(ss[r].lo[s], ss[r].hi[s], b, sizeof b);
             if (!ss[r].present[s] || isnan(ss[r].mean[s])) snprintf(cell, sizeof cell, "-");
             else if (isnan(ss[r].lo[s])) snprintf(cell, sizeof cell, "%s", a);

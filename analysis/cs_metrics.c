@@ -825,6 +825,52 @@ static int cs__stability(const cs__run_t *u, cs_metrics_t *m)
     return CS_OK;
 }
 
+const char *cs_metrics_fmt(char *buf, size_t cap, double v)
+{
+    char t[64];
+    if (!isfinite(v)) {
+        snprintf(buf, cap, "-");
+        return buf;
+    }
+    snprintf(t, sizeof t, "%.4g", v);
+    char *e = strchr(t, 'e');
+    if (!e) {
+        snprintf(buf, cap, "%s", t);
+        return buf;
+    }
+    const char *p = e + 1, *sign = *p == '-' ? "-" : "";
+    if (*p == '-' || *p == '+') p++;
+    while (*p == '0' && p[1]) p++;
+    *e = '\0';
+    snprintf(buf, cap, "%se%s%s", t, sign, p);
+    return buf;
+}
+
+/* CIP-5 §9.3's invariant over the run (README "bias_slack_violated"):
+ * over the blocks whose /blocks.bias_slack is a number (a bias rule
+ * deferred someone), the share below 0 and the mean of max(0, -slack).
+ * NaN without such a block, and for files written before the column (it
+ * reads as 0 in every row, which no run with a deferral gives). */
+static void cs__slack(const cs__run_t *u, cs_metrics_t *m)
+{
+    m->v[CS_M_bias_slack_violated] = m->v[CS_M_bias_slack_deficit] = CS__NAN;
+    size_t n = 0, viol = 0, nonzero = 0;
+    double deficit = 0;
+    for (size_t i = 0; i < u->nb; i++) {
+        double x = u->b[i].bias_slack;
+        if (isnan(x)) continue;
+        n++;
+        nonzero += x != 0;
+        if (x < 0) {
+            viol++;
+            deficit -= x;
+        }
+    }
+    if (n == 0 || nonzero == 0) return;
+    m->v[CS_M_bias_slack_violated] = (double)viol / (double)n;
+    m->v[CS_M_bias_slack_deficit] = deficit / (double)n;
+}
+
 /* The welfare optimum of the run and efficiency, poa (README "Welfare
  * optimum").  Not computable (sampled fires, an older file, ...): NaN and
  * a note.  Returns CS_OK, CS_ENOMEM or CS_EINVAL (GLPK failed). */
@@ -929,6 +975,12 @@ int cs_metrics_compute(const char *path, const char *greedy_path, cs_metrics_t *
         else if (strcmp(mode, "off") == 0) m->fires_mode = CS_H5_FIRES_OFF;
     }
     free(mode);
+    /* The §9.3 lambda loop the run started with (root lambda_loop, N70). */
+    char *loop = NULL;
+    rc = cs_h5_read_attr_str(u.r, "lambda_loop", &loop);
+    if (rc == CS_ENOMEM) goto oom;
+    if (rc == CS_OK && loop) snprintf(m->lambda_loop, sizeof m->lambda_loop, "%s", loop);
+    free(loop);
     uint64_t se = 1;
     rc = cs_h5_read_attr_u64(u.r, "fires_sample_every", &se);
     if (rc == CS_ENOMEM) goto oom;
@@ -1025,6 +1077,7 @@ int cs_metrics_compute(const char *path, const char *greedy_path, cs_metrics_t *
     m->v[CS_M_w_p50] = wq[1];
     m->v[CS_M_w_p90] = wq[2];
     if (cs__stability(&u, m) != CS_OK) goto oom;
+    cs__slack(&u, m);
     free(acts);
     acts = NULL;
     rc = cs__optimum(&u, all_fires, m, path, err, errcap);

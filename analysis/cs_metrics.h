@@ -53,7 +53,9 @@
     X(full_share, "share of blocks with utilisation >= 0.95")                                 \
     X(empty_share, "share of blocks with no fire")                                            \
     X(reversals, "direction reversals of the clearing price (sawtooth count)")                \
-    X(attack_gain, "attacker service per unit paid / honest service per unit paid")
+    X(attack_gain, "attacker service per unit paid / honest service per unit paid")             \
+    X(bias_slack_violated, "share of the blocks with a deferred candidate whose CIP-5 §9.3 invariant slack is < 0 (bias rules)") \
+    X(bias_slack_deficit, "mean over those blocks of max(0, -slack): how far below §9.3's invariant, base units a block")
 
 enum {
 #define CS__METRIC_ENUM(name, doc) CS_M_##name,
@@ -102,6 +104,7 @@ typedef struct cs_metrics {
     int has_greedy;                                   /* 1 if efficiency_greedy uses a matching greedy run */
     int opt_method;                                   /* cs_opt_method of welfare_opt, -1 when not computed */
     uint64_t opt_vars;                                /* variables of the optimum's problem */
+    char lambda_loop[16];                             /* root lambda_loop: off, share, invariant ("" in older files) */
     char note[512];                                   /* warnings for the user ("" if none): fallbacks, greedy mismatch */
 } cs_metrics_t;
 
@@ -122,6 +125,12 @@ double cs_metrics_value(const cs_metrics_t *m, size_t i);
 /* Look up by name; returns 0 and the value, or -1 if unknown.  A valid
  * per-kind name whose kind is absent from the run gives 0 and NaN. */
 int cs_metrics_get(const cs_metrics_t *m, const char *name, double *v);
+/* A metric value as the text tables of `compare` and `report` print it:
+ * 4 significant digits ("%.4g") with the exponent written short
+ * ("7.498e12", "1.5e-5": no '+', no leading zeros), "-" for NaN and
+ * infinities.  Writes buf (a cap of 32 holds any value) and returns it. */
+const char *cs_metrics_fmt(char *buf, size_t cap, double v);
+
 /* One-line description of metric `name` (run-level or "<metric>.<kind>"),
  * or NULL if the name is unknown.  Static storage. */
 const char *cs_metrics_doc(const char *name);

@@ -26,13 +26,16 @@ void cs__style(FILE *f, size_t i, size_t n, double lw)
     fprintf(f, " lc rgb '%s' dt %zu lw %.2f", cs__colors[i % 10], i / 10 + 1, w);
 }
 
-/* Whether run r's mechanism charges the lane basefee (CIP-1 rev §5): only
- * fee mechanisms (CS_MF_FEES) update it; for the others /blocks records
- * the constant initial value, which is no price anyone paid. */
+/* Whether run r charged a lane basefee (CIP-1 rev §5): only fee
+ * mechanisms (CS_MF_FEES) update it; for the others /blocks records the
+ * constant initial value, which is no price anyone paid.  A fee run whose
+ * lane basefee is 0 in every block had none either: first-draft gba-tip
+ * (gba_tip_lane = none, DESIGN-NOTES N65) prices against the cycle
+ * basefee, and a flat 0 line would read as a free lane. */
 static int cs__has_lane_basefee(const cs__rep_run_t *r)
 {
     const cs_mech_ops_t *m = r->mechanism ? cs_mech_find_any(r->mechanism) : NULL;
-    return r->nblocks > 0 && m && (m->flags & CS_MF_FEES);
+    return r->nblocks > 0 && m && (m->flags & CS_MF_FEES) && r->bf_max > 0;
 }
 
 /* Plot the lane basefee of every run whose mechanism has one, on one axes. */
@@ -65,7 +68,8 @@ int cs__plot_basefee(const cs__gp_t *g, const cs__rep_run_t *runs, size_t n, cs_
     char cap[768];
     snprintf(cap, sizeof cap,
              "Lane basefee (CIP-1 rev §5) per block height, one line per run whose mechanism charges it "
-             "(eip1559, gba-tip)%s%s; coinciding runs overlap.",
+             "(eip1559; gba-tip with the revised lane, gba_tip_lane = cip1-rev: first-draft gba-tip has no "
+             "lane basefee and no line)%s%s; coinciding runs overlap.",
              logy ? ", log scale" : "", bin > 1 ? " (long runs: means over bins of blocks)" : "");
     return cs__gp_end(g, f, "basefee", plots, "lane basefee over height", cap);
 }

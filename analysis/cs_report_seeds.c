@@ -494,6 +494,14 @@ int cs__seedrun_figures(const cs__gp_t *g, const cs__seedrun_t *s, const char *p
         }
     }
     if (rc == CS_EXIT_IO && (!sm || !tmp || !use || !all)) fprintf(stderr, "cowsim report: out of memory\n");
+    /* A fee mechanism whose lane basefee is 0 at every height of every
+     * seed had none (first-draft gba-tip, N65): no band, as in the run
+     * plots (cs__has_lane_basefee). */
+    for (size_t j = 0; rc == 0 && j < nm; j++) {
+        int priced = 0;
+        for (size_t c = 0; use[j] && !priced && c < ns * nbin; c++) priced = sm[j].bf[c] > 0;
+        use[j] = priced;
+    }
     for (size_t j = 0; rc == 0 && j < nm; j++) {
         char name[192];
         snprintf(name, sizeof name, "%s_basefee_m%zu.dat", prefix, j + 1);
@@ -513,7 +521,8 @@ int cs__seedrun_figures(const cs__gp_t *g, const cs__seedrun_t *s, const char *p
     if (rc == 0) {
         snprintf(base, sizeof base, "%s_basefee", prefix);
         snprintf(cap, sizeof cap,
-                 "Lane basefee (CIP-1 rev §5) per block, per mechanism that charges it: the median over the %zu "
+                 "Lane basefee (CIP-1 rev §5) per block, per mechanism that charges it (first-draft gba-tip has "
+                 "none): the median over the %zu "
                  "seeds (line) and the band from the 10th to the 90th percentile over the seeds at each height "
                  "(GSL quantiles)%s.",
                  ns, binned);

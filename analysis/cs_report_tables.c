@@ -128,11 +128,25 @@ void cs__md_runs(FILE *f, const cs__rep_run_t *runs, size_t n)
             cs__md_cell(f, runs[i].met.note);
             fputc('\n', f);
         }
+    /* CIP-5 §9.3 under each bias rule: which lambda loop ran and how well
+     * the invariant held (DESIGN-NOTES N64, N70). */
+    for (size_t i = 0; i < n; i++) {
+        const cs_metrics_t *m = &runs[i].met;
+        if (strncmp(runs[i].mechanism, "bias-", 5) != 0) continue;
+        char a[32], b[32];
+        fprintf(f, "- CIP-5 §9.3 on %s: lambda loop %s; the invariant Y dn >= Bias(n + dn) - Bias(n) failed in %s "
+                   "of the blocks with a deferred timer, by %s base units a block on average (bias_slack_violated, "
+                   "bias_slack_deficit).\n",
+                runs[i].label, m->lambda_loop[0] ? m->lambda_loop : "not recorded",
+                cs__fmt_sig(a, sizeof a, m->v[CS_M_bias_slack_violated]),
+                cs__fmt_sig(b, sizeof b, m->v[CS_M_bias_slack_deficit]));
+    }
     fprintf(f, "\n## Metrics\n\n");
     fprintf(f, "Values of `cs_metrics_compute` (definitions in `analysis/README.md`) to 4 significant digits "
                "(`cowsim compare --json` prints them exactly), with the unit of each row; **bold** is the best "
                "value of a row where one direction is better (higher welfare, utility, efficiency and Jain; lower "
-               "delays, censored timers, poa, Gini, variances, basefee CV, reversals and attack gain), compared at "
+               "delays, censored timers, poa, Gini, variances, basefee CV, reversals, attack gain and §9.3's "
+               "violations), compared at "
                "full precision among the rules (not the greedy reference); `%s` = undefined (JSON null: e.g. efficiency without a `greedy.h5` beside the run) "
                "or a kind absent from the run.\n\n",
             CS__NUM_NAN);

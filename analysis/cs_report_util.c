@@ -82,28 +82,12 @@ const char *cs__fmt_num(char *buf, size_t cap, double v)
     return buf;
 }
 
-/* Format v for a report.md table: 4 significant digits ("%.4g") with the
- * exponent written short ("7.498e12", "1.5e-5": no '+', no leading
- * zeros); CS__NUM_NAN for NaN and infinities (compare --json: null). */
+/* Format v for a report.md table: cs_metrics_fmt (4 significant digits,
+ * short exponent; CS__NUM_NAN for NaN and infinities, compare --json:
+ * null), the same as compare's text table. */
 const char *cs__fmt_sig(char *buf, size_t cap, double v)
 {
-    char t[64];
-    if (!isfinite(v)) {
-        snprintf(buf, cap, "%s", CS__NUM_NAN);
-        return buf;
-    }
-    snprintf(t, sizeof t, "%.4g", v);
-    char *e = strchr(t, 'e');
-    if (!e) {
-        snprintf(buf, cap, "%s", t);
-        return buf;
-    }
-    const char *p = e + 1, *sign = *p == '-' ? "-" : "";
-    if (*p == '-' || *p == '+') p++;
-    while (*p == '0' && p[1]) p++;
-    *e = '\0';
-    snprintf(buf, cap, "%se%s%s", t, sign, p);
-    return buf;
+    return cs_metrics_fmt(buf, cap, v);
 }
 
 /* The unit of metric `name` in report.md's tables (run-level or
@@ -134,6 +118,7 @@ const char *cs__metric_unit(const char *name, int *better)
         {"util_mean", "ratio", 0},        {"full_share", "ratio", 0},
         {"empty_share", "ratio", 0},      {"reversals", "count", -1},
         {"attack_gain", "ratio", -1},     {"svc_per_paid", "fires/base unit", 0},
+        {"bias_slack_violated", "ratio", -1}, {"bias_slack_deficit", "base units/block", -1},
     };
     const char *dot = strchr(name, '.');
     size_t len = dot ? (size_t)(dot - name) : strlen(name);

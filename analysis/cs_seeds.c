@@ -125,8 +125,11 @@ int cs_seeds_table(const char *name, uint64_t blocks, const char *dir, const uin
         fprintf(out, "%-12s", mechs[m]);
         for (size_t c = 0; c < CS__NCOL; c++) {
             char cell[64];
-            /* Only fee mechanisms have a lane basefee (CIP-1 rev §5). */
-            if (cs__cols[c].metric == CS_M_basefee_mean && !lane_fee) snprintf(cell, sizeof cell, "\xe2\x80\x94");
+            /* Only fee mechanisms have a lane basefee (CIP-1 rev §5), and
+             * one at 0 in every block of every seed had none (first-draft
+             * gba-tip prices against the cycle basefee, N65). */
+            if (cs__cols[c].metric == CS_M_basefee_mean && (!lane_fee || cis[m * CS__NCOL + c].mean == 0))
+                snprintf(cell, sizeof cell, "\xe2\x80\x94");
             else cs__cell(&cis[m * CS__NCOL + c], cell, sizeof cell);
             /* The em dash is 3 bytes and 1 column wide. */
             fprintf(out, " %*s%s", strcmp(cell, "\xe2\x80\x94") == 0 ? 24 : 22, cell,

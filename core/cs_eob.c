@@ -154,17 +154,33 @@ static void cs__digest(cs_sched_t *s, uint64_t h, cs_block_stats_t *st)
     st->digest = s->digest;
 }
 
-int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
+int cs_sched_timers_first(const cs_sched_t *s)
+{
+    /* CIP-1 first draft §3: "Deliver Timers & Build Priority Queue" and
+     * "Execute Prioritized Timers" come before "Execute Transactions";
+     * CIP-1 rev §3 (steps 3, then 5-9) and CIP-5 §5.1 put the
+     * transactions first ("Block ordering Tx-then-Timer"). */
+    return (s->mech.ops->flags & CS_MF_DEFER_FUNDS) && s->p.gba_tip_order == CS_GBA_ORDER_DRAFT;
+}
+
+int cs_sched_timers(cs_sched_t *s)
 {
     if (s->tx_open) return CS_ETX_OPEN;
     if (s->cur != s->height + 1) return CS_EINVAL;
+    if (!cs_sched_timers_first(s) || s->eob_done == s->cur) return CS_OK;
+    return cs__eob_timers(s);
+}
+
+/* Steps 3-8 of the current block: collect, classify, clear, settle,
+ * materialize, carry the losers, execute the winners.  Its totals go to
+ * s->eob_st; cs_sched_end_block finishes the block from them.  Returns
+ * CS_OK, or the error that stopped it part way (the block must not be
+ * finished then). */
+static int cs__timers_phase(cs_sched_t *s)
+{
     uint64_t h = s->cur;
-    cs_block_stats_t *st = &res->st;
-    memset(res, 0, sizeof *res);
-    st->height = h;
-    st->scheduled = s->blk_scheduled;
-    st->cancelled = s->blk_cancelled;
-    st->sched_cycles = s->blk_sched_cycles;
+    cs_block_stats_t *st = &s->eob_st;
+    memset(st, 0, sizeof *st);
     const cs_mech_ops_t *ops = s->mech.ops;
 
     /* Slots retired during the previous block are reusable now that its
@@ -235,6 +251,8 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
     st->basefee_lane = cs__fees_draft_lane(s) ? 0 : ctx.basefee_lane; /* N65: none charged */
     cs_clear_out_t out;
     memset(&out, 0, sizeof out);
+    s->eob_nc = nc;
+    s->eob_nd = 0;
     if (s->paused) {
         /* Lane pause: every candidate waits; no mechanism runs. */
         for (size_t i = 0; i < nc; i++) {
@@ -401,6 +419,41 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
     }
     st->lane_cycles = (ops->flags & CS_MF_BUDGET) ? used_sum : 0;
     st->eob_cycles = used_sum;
+    s->n_rows_last = nr;
+    s->eob_nd = nd;
+    s->eob_ctx = ctx;
+    s->eob_out = out;
+    s->eob_oom = oom;
+    return CS_OK;
+}
+
+int cs__eob_timers(cs_sched_t *s)
+{
+    s->eob_done = s->cur; /* first: the fires' own transactions must not re-enter */
+    s->eob_oom = 0;
+    s->n_rows_last = 0;
+    s->eob_rc = cs__timers_phase(s);
+    return s->eob_rc;
+}
+
+int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
+{
+    if (s->tx_open) return CS_ETX_OPEN;
+    if (s->cur != s->height + 1) return CS_EINVAL;
+    uint64_t h = s->cur;
+    memset(res, 0, sizeof *res);
+    uint64_t scheduled = s->blk_scheduled, cancelled = s->blk_cancelled, sched_cycles = s->blk_sched_cycles;
+    /* Steps 3-8, unless they ran before the block's transactions (the
+     * first CIP-1 draft's order under gba-tip, N69). */
+    if (s->eob_done != h) (void)cs__eob_timers(s);
+    if (s->eob_rc != CS_OK) return s->eob_rc;
+    int oom = s->eob_oom;
+    cs_block_stats_t *st = &res->st;
+    *st = s->eob_st;
+    st->height = h;
+    st->scheduled = scheduled;
+    st->cancelled = cancelled;
+    st->sched_cycles = sched_cycles;
     /* Schedule and cancel costs of h: its transactions' and its handlers'
      * (which ran just above), N58. */
     st->sched_cost = s->blk_sched_cost;
@@ -408,9 +461,8 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
     st->burn += st->sched_cost + st->cancel_cost; /* burned at h too */
 
     /* Step 9: fairness counters, lane basefee, p50 tip, mechanism feedback. */
-    s->n_rows_last = nr;
-    if (cs__fees_end_block(s, s->cands, nc, st) != CS_OK) oom = 1;
-    if (!s->paused) cs_mech_end_block(&s->mech, &ctx, s->cands, nc, &out);
+    if (cs__fees_end_block(s, s->cands, s->eob_nc, st) != CS_OK) oom = 1;
+    if (!s->paused) cs_mech_end_block(&s->mech, &s->eob_ctx, s->cands, s->eob_nc, &s->eob_out);
     s->height = h;
     /* Waiting in the GC lane after h, including timers that failed their
      * precharge in step 6 (after this block's GC run). */
@@ -419,9 +471,9 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
     cs__digest(s, h, st);
 
     res->deliv = s->deliv;
-    res->n_deliv = nd;
+    res->n_deliv = s->eob_nd;
     res->rows = s->rows;
-    res->n_rows = nr;
+    res->n_rows = s->n_rows_last;
     /* The block ran to the end, but state was lost on the way: say so. */
     return oom ? CS_ENOMEM : CS_OK;
 }

@@ -17,6 +17,17 @@
 uint64_t cs_mech_lambda(const cs_mech_t *m);
 
 /*
+ * The simulator's measurement of CIP-5 §9.3's invariant for one block of an
+ * open bias-* mechanism (DESIGN-NOTES N64, N70): 1 when the block's slack
+ * was negative (violated), 0 when it held; a block without a slack (no
+ * deferred candidate) is not reported.  With lambda_control = on and
+ * lambda_controller = invariant the loop steers lambda by the share of the
+ * reported blocks that violated it; otherwise the report is ignored.  A
+ * no-op for any other mechanism or a closed m.
+ */
+void cs_mech_lambda_observe(cs_mech_t *m, int violated);
+
+/*
  * gba-tip: the stored EMA weight (ppm) of fairness identity ident as of its
  * last update, or 0 when m is not gba-tip or ident has never had a
  * candidate.  (Idle decay is applied lazily when the identity next

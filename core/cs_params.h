@@ -90,6 +90,8 @@
     X(lambda_min, FP, CS_PPB, 0, 10000000000ull, 1000000, NULL, "lower bound of lambda")          \
     X(lambda_max, FP, CS_PPB, 0, 10000000000ull, 500000000, NULL, "upper bound of lambda")        \
     X(lambda_epoch, U64, 1, 0, 1u << 24, 100, NULL, "blocks between lambda-loop updates, the first after block lambda_epoch - 1; 0 = epoch_blocks (N63)") \
+    X(lambda_controller, ENUM, 1, 0, 1, 0, "share|invariant", "what the lambda loop steers: the bias share of winning priority toward lambda_target (share: the on-chain proxy, N20), or the share of blocks whose CIP-5 §9.3 invariant slack is negative toward lambda_violation_target (invariant: measured by the simulator, N70)") \
+    X(lambda_violation_target, FP, CS_PPM, 0, 1000000, 50000, NULL, "lambda_controller = invariant: target share of a loop epoch's blocks that violate the §9.3 invariant (N70)") \
     /* Score rule (CIP-5 CN §9) */                                                                \
     X(w_age, U64, 1, 0, 1ull << 32, 1, NULL, "score weight on age_blocks")                        \
     X(w_bid, U64, 1, 0, 1ull << 32, 1, NULL, "score weight on bid")                               \
@@ -104,7 +106,8 @@
     X(actor_budget_slice, FP, CS_PPM, 0, 1000000, 0, NULL, "per-actor budget share by weight, 0 = off") \
     X(gba_weight_epoch, U64, 1, 0, 1u << 24, 0, NULL, "blocks between gba-tip weight recomputations (CIP-1 first draft §3 step 5e, on epoch rollover); 0 = epoch_blocks, 1 = every block") \
     X(gba_tip_lane, ENUM, 1, 0, 1, 0, "none|cip1-rev", "gba-tip's price base: the CIP-3 cycle basefee, tip = min(tip, max_fee - basefee_cycle), no lane basefee (none: the first draft), or the revised lane basefee charged on top (cip1-rev: CIP-1 rev §5, D3); N65") \
-    X(gba_tip_charge, ENUM, 1, 0, 1, 0, "draft|cip1-rev", "gba-tip: the GBA's price for what the fire uses, charged at execution, deferred when unpaid (CIP-1 first draft §4.1, D10), or the max_cost pre-charge at the limits, destroyed when unpaid (CIP-1 rev §3 steps 4, 8)")
+    X(gba_tip_charge, ENUM, 1, 0, 1, 0, "draft|cip1-rev", "gba-tip: the GBA's price for what the fire uses, charged at execution, deferred when unpaid (CIP-1 first draft §4.1, D10), or the max_cost pre-charge at the limits, destroyed when unpaid (CIP-1 rev §3 steps 4, 8)") \
+    X(gba_tip_order, ENUM, 1, 0, 1, 0, "draft|cip1-rev", "gba-tip: a block's due timers are delivered and executed before its transactions (draft: CIP-1 first draft §3) or after them (cip1-rev: CIP-1 rev §3 steps 3 then 5-9, Tx-then-Timer); N69")
 
 typedef enum cs_param_kind { CS_PK_U64, CS_PK_FP, CS_PK_U128, CS_PK_ENUM } cs_param_kind;
 
@@ -158,9 +161,11 @@ enum { CS_EXEC_FEES_CIP3 = 0, CS_EXEC_FEES_NONE = 1 };
 enum { CS_RESERVE_PAYMENT_FLOOR = 0, CS_RESERVE_BID_GATE = 1 };
 enum { CS_VCG_SPEC = 0, CS_VCG_CRITICAL = 1 };
 enum { CS_LAMBDA_OFF = 0, CS_LAMBDA_ON = 1 };
+enum { CS_LAMBDA_CTL_SHARE = 0, CS_LAMBDA_CTL_INVARIANT = 1 };
 enum { CS_SCORE_PAY_BID = 0, CS_SCORE_PAY_NONE = 1 };
 enum { CS_SCORE_BUDGET_LANE = 0, CS_SCORE_BUDGET_NONE = 1 };
 enum { CS_GBA_CHARGE_DRAFT = 0, CS_GBA_CHARGE_REV = 1 };
 enum { CS_GBA_LANE_NONE = 0, CS_GBA_LANE_REV = 1 };
+enum { CS_GBA_ORDER_DRAFT = 0, CS_GBA_ORDER_REV = 1 };
 
 #endif /* CS_PARAMS_H */

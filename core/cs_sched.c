@@ -5,6 +5,7 @@
 #include "cs_sched.h"
 #include "cs_fees.h"
 #include "cs_hmap.h"
+#include "cs_mech_bias.h"
 #include "cs_sched_int.h"
 
 #include <nettle/sha3.h>
@@ -449,6 +450,7 @@ void cs_sched_mem(const cs_sched_t *s, cs_sched_mem_t *m)
 }
 const cs_hash_t *cs_sched_digest(const cs_sched_t *s) { return &s->digest; }
 const cs_mech_t *cs_sched_mech(const cs_sched_t *s) { return &s->mech; }
+void cs_sched_lambda_observe(cs_sched_t *s, int violated) { cs_mech_lambda_observe(&s->mech, violated); }
 
 uint64_t cs_sched_handler_txs(const cs_sched_t *s, uint64_t limit, uint64_t used, uint64_t requested)
 {
@@ -555,6 +557,12 @@ int cs_sched_begin_block(cs_sched_t *s, uint64_t h)
 int cs_sched_tx_begin(cs_sched_t *s)
 {
     if (s->tx_open) return CS_ETX_OPEN;
+    /* Under gba-tip's first-draft order the block's timers run before its
+     * first transaction (CIP-1 first draft §3, N69). */
+    if (s->cur == s->height + 1 && s->eob_done != s->cur && cs_sched_timers_first(s)) {
+        int rc = cs__eob_timers(s);
+        if (rc != CS_OK) return rc;
+    }
     s->tx_open = 1;
     s->n_ops = 0;
     s->n_staged = 0;

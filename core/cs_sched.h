@@ -99,7 +99,21 @@ void cs_sched_set_paused(cs_sched_t *s, int paused);
 /* Records are slots 0..cs_sched_pool_size()-1; live ones have CS_TF_LIVE. */
 size_t cs_sched_pool_size(const cs_sched_t *s);
 
-/* Steps 3-9 for the current block.  Returns CS_OK, or CS_ENOMEM when an
+/* The timers' phase (steps 3-8) of block h ahead of its transactions, when
+ * the mechanism delivers timers first: gba-tip under gba_tip_order = draft
+ * (CIP-1 first draft §3, DESIGN-NOTES N69); cs_sched_timers_first says
+ * so.  Otherwise, or when it already ran, a no-op returning CS_OK.  The
+ * first cs_sched_tx_begin of such a block runs it too, and
+ * cs_sched_end_block when the block had no transaction; a driver calls it
+ * itself, after cs_sched_set_env and before any transaction, so that no
+ * caller's code is on the stack when the handlers run.  Returns CS_OK,
+ * CS_ETX_OPEN, CS_EINVAL outside a block, or the error that stopped the
+ * phase (cs_sched_end_block then returns it too). */
+int cs_sched_timers(cs_sched_t *s);
+int cs_sched_timers_first(const cs_sched_t *s);
+
+/* Steps 3-9 for the current block (3-8 only if cs_sched_timers has not
+ * run them).  Returns CS_OK, or CS_ENOMEM when an
  * allocation failed on the way: the block may be partly applied (timers
  * fired, an interval timer or a handler's new timer lost), the scheduler
  * can still be freed with cs_sched_free, and the run must stop with an
@@ -149,6 +163,9 @@ uint32_t cs_sched_actor_pending(const cs_sched_t *s, const cs_addr_t *a);
 const cs_addr_t *cs_sched_actor_addr(const cs_sched_t *s, uint32_t actor);
 const cs_hash_t *cs_sched_digest(const cs_sched_t *s); /* last block's digest */
 const cs_mech_t *cs_sched_mech(const cs_sched_t *s);
+/* The simulator's CIP-5 §9.3 measurement of the block just ended, for the
+ * invariant-targeting lambda loop (cs_mech_lambda_observe, N70). */
+void cs_sched_lambda_observe(cs_sched_t *s, int violated);
 
 /* Mailbox (CIP-5 CN §10.2): materialize is idempotent by deliver_id.
  * Returns 1 if added, 0 if the id was already present. */

@@ -140,8 +140,22 @@ struct cs_sched {
     uint64_t blk_sched_cycles, blk_scheduled, blk_cancelled;
     cs_u128 blk_sched_cost, blk_cancel_cost; /* schedule / cancel costs debited this block (N58) */
     size_t n_rows_last;       /* rows of the block being settled */
+    /* The timers' phase of the block (steps 3-8, cs_eob.c), which runs
+     * before the block's transactions under gba-tip's first-draft order
+     * (N69) and is finished by cs_sched_end_block: */
+    uint64_t eob_done;        /* height whose timers' phase has run (0 = none) */
+    int eob_rc;               /* its result: CS_OK, or the error that stopped it */
+    int eob_oom;              /* it ran to the end but lost state (CS_ENOMEM later) */
+    size_t eob_nc, eob_nd;    /* its live candidates, deliveries */
+    cs_block_stats_t eob_st;  /* its totals */
+    cs_clear_ctx_t eob_ctx;   /* its clearing context and output, for step 9 */
+    cs_clear_out_t eob_out;
     struct cs_fees *fees;     /* fees, ledger, fairness state */
 };
+
+/* Run steps 3-8 of the current block now (cs_eob.c): the timers' phase,
+ * marked done for s->cur first; its result is kept in s->eob_rc. */
+int cs__eob_timers(cs_sched_t *s);
 
 /* Unaligned native-endian 64-bit load (hash keys from id and address bytes). */
 static inline uint64_t cs__load64(const uint8_t *b)

@@ -82,6 +82,16 @@
  * truncated toward zero, clamped to [lambda_min, lambda_max].  An epoch
  * without winners leaves lambda unchanged.  Only on-chain observables
  * (winners' bids and deferral counts) enter.
+ * With lambda_controller = invariant (DESIGN-NOTES N70) the loop targets
+ * §9.3's invariant itself, Y * dn >= Bias(n + dn) - Bias(n), which only the
+ * simulator can evaluate (Y is a bidder's true value decay): the engine
+ * reports each block with a slack as violated or not
+ * (cs_mech_lambda_observe, after the block's clearing, so an epoch closing
+ * at h counts the reported blocks before h), and at the close
+ *   v = violated blocks / reported blocks (ppm),
+ *   lambda += lambda * lambda_gain * (lambda_violation_target - v)
+ * with the same truncation and clamp; an epoch with no reported block
+ * leaves lambda unchanged.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +126,8 @@ typedef struct cs__bias_state {
     cs_u128 acc_bias;     /* epoch sum of winners' Bias */
     cs_u128 acc_total;    /* epoch sum of winners' V = bid + Bias */
     uint64_t updates;     /* lambda-loop updates done */
+    uint64_t inv_blocks;  /* epoch blocks with a §9.3 slack reported (N70) */
+    uint64_t inv_viol;    /* ... of which the invariant was violated */
     uint64_t c_lambda;    /* lambda the memo was built for */
     cs_u128 c_scale;      /* bias_scale the memo was built for */
     uint32_t c_gen;       /* memo generation */
@@ -584,23 +596,37 @@ static void cs__bias_end_block(void *state, const cs_clear_ctx_t *ctx, const cs_
     const cs_params_t *p = ctx->p;
     (void)c;
     (void)n;
-    if (p->lambda_control != CS_LAMBDA_ON) return;
+    if (p->lambda_control != CS_LAMBDA_ON) {
+        s->inv_blocks = s->inv_viol = 0; /* a loop turned on later starts afresh */
+        return;
+    }
     s->acc_bias = cs__sat_add(s->acc_bias, out->bias_prio);
     s->acc_total = cs__sat_add(s->acc_total, out->total_prio);
     /* The loop's epoch (lambda_epoch, 0 = the queue's epoch_blocks), N63. */
     uint64_t E = p->lambda_epoch ? p->lambda_epoch : p->epoch_blocks;
     if (E == 0 || (ctx->height + 1) % E != 0) return;
     cs_u128 ab = s->acc_bias, at = s->acc_total;
+    uint64_t ib = s->inv_blocks, iv = s->inv_viol;
     s->acc_bias = 0;
     s->acc_total = 0;
-    if (at == 0) return; /* no winner this epoch: nothing observed */
-    while (at >> 100) { /* keep ab * 1e6 inside 128 bits */
-        ab >>= 10;
-        at >>= 10;
+    s->inv_blocks = 0;
+    s->inv_viol = 0;
+    int64_t err; /* target - observed, ppm, -1e6..1e6 */
+    if (p->lambda_controller == CS_LAMBDA_CTL_INVARIANT) {
+        /* N70: the share of the epoch's reported blocks violating §9.3. */
+        if (ib == 0) return; /* no block with a slack: nothing observed */
+        int64_t viol = (int64_t)((cs_u128)iv * CS_PPM / ib);
+        err = (int64_t)p->lambda_violation_target - viol;
+    } else {
+        if (at == 0) return; /* no winner this epoch: nothing observed */
+        while (at >> 100) { /* keep ab * 1e6 inside 128 bits */
+            ab >>= 10;
+            at >>= 10;
+        }
+        if (at == 0) return;
+        int64_t share = (int64_t)(ab * CS_PPM / at); /* ppm, 0..1e6 */
+        err = (int64_t)p->lambda_target - share;
     }
-    if (at == 0) return;
-    int64_t share = (int64_t)(ab * CS_PPM / at);  /* ppm, 0..1e6 */
-    int64_t err = (int64_t)p->lambda_target - share; /* ppm, -1e6..1e6 */
     /* lambda <= 1e10, gain <= 1e6, |err| <= 1e6: |product| < 2^74. */
     cs_i128 delta = (cs_i128)s->lambda * (cs_i128)p->lambda_gain * err / (cs_i128)1000000000000ll;
     cs_i128 nl = (cs_i128)s->lambda + delta;
@@ -631,6 +657,14 @@ const cs_mech_ops_t cs__mech_bias_fp = {
     .end_block = cs__bias_end_block,
     .fini = cs__bias_fini,
 };
+
+void cs_mech_lambda_observe(cs_mech_t *m, int violated)
+{
+    if (m == NULL || m->state == NULL || (m->ops != &cs__mech_bias_vcg && m->ops != &cs__mech_bias_fp)) return;
+    cs__bias_state_t *s = m->state;
+    s->inv_blocks++;
+    s->inv_viol += violated != 0;
+}
 
 uint64_t cs_mech_lambda(const cs_mech_t *m)
 {

@@ -554,6 +554,13 @@ int cs_sim_step(cs_engine_t *e)
     e->obs.fire_cycles = cs_sched_params(e->s)->max_cycles_per_fire;
     e->obs.paused = e->pause_depth > 0;
     e->blk_rejected = 0;
+    /* First-draft gba-tip delivers and executes the block's due timers
+     * before its transactions (CIP-1 first draft §3, N69): here, with the
+     * block's environment set and no agent on the stack. */
+    if ((rc = cs_sched_timers(e->s)) != CS_OK) {
+        cs__seterr(e, "block %llu: %s", (unsigned long long)h, cs_strerror(rc));
+        return rc;
+    }
 
     /* TX phase: first the cancels of timers priced out for longer than
      * their agent's patience (the real, metered cancel path, CIP-5 §6.1)
@@ -766,6 +773,8 @@ int cs_sim_step(cs_engine_t *e)
     if (slack_n) {
         e->slack_blocks++;
         e->slack_violated += b->bias_slack < 0;
+        /* The invariant-targeting lambda loop reads it (N70). */
+        cs_sched_lambda_observe(e->s, b->bias_slack < 0);
     }
     b->lambda_ppb = cs_mech_lambda(cs_sched_mech(e->s));
     b->p50_tip = cs_h5_money(st->p50_tip);

@@ -159,6 +159,8 @@ int cs__write_idents(cs_engine_t *e)
  *                floor(S e^(n lambda)), D7): the deferrals after which a
  *                bid-0 timer outranks a fresh competitor bidding all of T
  *                with the same cycles; UINT64_MAX when no n < 2^32 does.
+ * Beside them lambda_loop, the §9.3 loop the run starts with: "off",
+ * "share" (the on-chain proxy, N20) or "invariant" (N70).
  * CS_OK or CS_EIO. */
 int cs__write_nmax(cs_engine_t *e)
 {
@@ -189,5 +191,11 @@ int cs__write_nmax(cs_engine_t *e)
     if (rc == CS_OK) rc = cs_h5_attr_f64(e->h5, "nmax_lambda", lam);
     if (rc == CS_OK) rc = cs_h5_attr_f64(e->h5, "nmax_spec", spec);
     if (rc == CS_OK) rc = cs_h5_attr_u64(e->h5, "nmax_exact", exact);
+    /* Which §9.3 lambda loop runs (N20, N70): the report names it beside
+     * the invariant's violation share. */
+    const char *loop = p->lambda_control != CS_LAMBDA_ON                  ? "off"
+                       : p->lambda_controller == CS_LAMBDA_CTL_INVARIANT ? "invariant"
+                                                                         : "share";
+    if (rc == CS_OK) rc = cs_h5_attr_str(e->h5, "lambda_loop", loop);
     return rc == CS_OK ? CS_OK : CS_EIO;
 }

@@ -19,7 +19,8 @@ UNITS = {
     "w_p50": ("ratio (W)", 0), "w_p90": ("ratio (W)", 0), "basefee_mean": ("base units/cycle", 0),
     "basefee_cv": ("ratio", -1), "util_mean": ("ratio", 0), "full_share": ("ratio", 0),
     "empty_share": ("ratio", 0), "reversals": ("count", -1), "attack_gain": ("ratio", -1),
-    "svc_per_paid": ("fires/base unit", 0),
+    "svc_per_paid": ("fires/base unit", 0), "bias_slack_violated": ("ratio", -1),
+    "bias_slack_deficit": ("base units/block", -1),
 }
 STEADY_UNITS = {"basefee": "base units/cycle", "utilisation": "ratio", "fires": "fires/block",
                 "backlog": "timers", "paid": "base units/block", "welfare": "base units/block"}

@@ -110,7 +110,8 @@ for r, c in zip(rows, lines):
         assert num(c['diff_' + f]) == d.get(f), (c, r, f)
 PY" "compare --csv RUNDIR: the JSON rows, numbers exact"
 
-# Text: the welfare rows print the JSON values to 6 digits.
+# Text: the welfare rows print the JSON values to 4 significant digits, as
+# report.md does (tests/cs_report_ref.py sig: short exponent).
 "$BIN" compare "$T/r" > "$T/all.txt" 2>/dev/null
 check "$PY - '$T' <<'PY'
 import json, sys
@@ -120,7 +121,8 @@ txt = open(T + '/all.txt').read().splitlines()
 i = next(i for i, l in enumerate(txt) if l.split()[:1] == ['welfare'])
 w = rows[('welfare', 'bias-vcg')]
 line = txt[i + 1]
-g = lambda v: '%.6g' % v
+sys.path.insert(0, 'tests')
+from cs_report_ref import sig as g
 want = ['bias-vcg', g(w['mean']), '[' + g(w['t_lo']) + ',', g(w['t_hi']) + ']', g(w['diff']['mean']),
         '[' + g(w['diff']['t_lo']) + ',', g(w['diff']['t_hi']) + ']', '[' + g(w['diff']['bca_lo']) + ',',
         g(w['diff']['bca_hi']) + ']']

@@ -6,7 +6,9 @@
  * owner cannot pay is deferred, never destroyed; gba_tip_charge = cip1-rev
  * is the revised text's max_cost pre-charge (CIP-1 rev §3 steps 4, 8);
  * the price base is the cycle basefee with no lane basefee (gba_tip_lane =
- * none, N65), cip1-rev charging the revised lane basefee on top.
+ * none, N65), cip1-rev charging the revised lane basefee on top; a block's
+ * timers run before its transactions (gba_tip_order = draft, N69),
+ * cip1-rev after them.
  *
  * The world, by hand: cycle basefee 1,000, cell basefee 10, lane basefee
  * 0 (initial and floor 0, so the empty blocks keep it 0; lane mode
@@ -50,6 +52,16 @@ static void on_usage(void *user, const cs_sched_t *s, uint32_t slot, uint64_t *c
 /* The world of the file comment: lane basefee `lane` (initial and floor),
  * gba_tip_charge cip1-rev when rev_charge, gba_tip_lane cip1-rev when
  * rev_lane. */
+static cs_sched_t *world_p(const cs_params_t *p)
+{
+    cs_sched_t *s = NULL;
+    CS_CHECK_EQ_U64(cs_sched_alloc(&s, p, "gba-tip", 0), CS_OK);
+    cs_sched_hooks_t hk = {NULL, on_exec, NULL, on_usage};
+    cs_sched_set_hooks(s, &hk);
+    cs_sched_set_env(s, 1000, 10);
+    return s;
+}
+
 static cs_sched_t *world(int rev_charge, int rev_lane, uint64_t lane)
 {
     cs_params_t p;
@@ -59,12 +71,16 @@ static cs_sched_t *world(int rev_charge, int rev_lane, uint64_t lane)
     p.lane_basefee_min = lane;
     if (rev_charge) p.gba_tip_charge = CS_GBA_CHARGE_REV;
     if (rev_lane) p.gba_tip_lane = CS_GBA_LANE_REV;
-    cs_sched_t *s = NULL;
-    CS_CHECK_EQ_U64(cs_sched_alloc(&s, &p, "gba-tip", 0), CS_OK);
-    cs_sched_hooks_t hk = {NULL, on_exec, NULL, on_usage};
-    cs_sched_set_hooks(s, &hk);
-    cs_sched_set_env(s, 1000, 10);
-    return s;
+    return world_p(&p);
+}
+
+/* The arguments of one timer of actor `tag` due at `due` with max_cells
+ * `cells`, max_fee `max_fee` and max_priority_fee 500. */
+static cs_sched_args_t targs(uint8_t tag, uint64_t due, uint64_t cells, uint64_t max_fee)
+{
+    /* Every other field zero. */
+    return (cs_sched_args_t){.actor = addr(tag), .kind = CS_KIND_HEIGHT, .height = due, .gas_limit = GAS,
+                             .max_cells = cells, .has_fees = 1, .max_fee = max_fee, .max_prio = 500};
 }
 
 /* Schedule `n` timers of actor `tag` due at `due` (in block 1's
@@ -73,16 +89,7 @@ static void sched_fee(cs_sched_t *s, uint8_t tag, int n, uint64_t due, uint64_t 
 {
     CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
     for (int i = 0; i < n; i++) {
-        cs_sched_args_t a;
-        memset(&a, 0, sizeof a);
-        a.actor = addr(tag);
-        a.kind = CS_KIND_HEIGHT;
-        a.height = due;
-        a.gas_limit = GAS;
-        a.max_cells = cells;
-        a.has_fees = 1;
-        a.max_fee = max_fee;
-        a.max_prio = 500;
+        cs_sched_args_t a = targs(tag, due, cells, max_fee);
         CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, NULL, NULL), CS_OK);
     }
     CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
@@ -231,6 +238,132 @@ static void price_base(int rev)
     cs_sched_free(s);
 }
 
+/* One transaction: schedule one timer of actor `tag` due at `due` (id in
+ * *id when not NULL) or, with cancel, cancel *id; the call's result. */
+static int one_tx(cs_sched_t *s, uint8_t tag, uint64_t due, int cancel, cs_hash_t *id)
+{
+    CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+    cs_addr_t who = addr(tag);
+    cs_sched_args_t a = targs(tag, due, 64, 3000);
+    int rc = cancel ? cs_sched_cancel(s, &who, id, NULL) : cs_sched_schedule(s, &a, id, NULL);
+    if (rc == CS_OK) CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+    else cs_sched_tx_rollback(s);
+    return rc;
+}
+
+/*
+ * Timers before the block's transactions (gba_tip_order, DESIGN-NOTES N69;
+ * CIP-1 first draft §3: "Deliver Timers & Build Priority Queue", "Execute
+ * Prioritized Timers", then "Execute Transactions").  Schedule cost 1,000
+ * cycles x 1,000 = 1,000,000; cancel 500 x 1,000 = 500,000.
+ * Actor 5 holds FIRE_COST + 1,500,000 = 91,500,200; at 1 it schedules A
+ * due at 3 (90,500,200 left).  At 3 a transaction of actor 5 schedules B:
+ *   draft: A fires first and pays 90,000,200 (500,000 left); B's schedule
+ *     then finds 500,000 < 1,000,000: CS_EINSUFFICIENT_FUNDS, nothing
+ *     charged;
+ *   cip1-rev: B's schedule pays 1,000,000 first (89,500,200 left), then A
+ *     is deferred for funds (89,500,200 < 90,000,200).
+ * Actor 6 (10^9) schedules C due at 3 at 1 and cancels it at 3:
+ *   draft: C has fired (FIRE_COST) and the cancel finds no timer
+ *     (CS_ETIMER_NOT_FOUND, not charged): 10^9 - 1,000,000 - 90,000,200;
+ *   cip1-rev: the cancel (500,000) removes C before the timers run:
+ *     10^9 - 1,000,000 - 500,000, nothing fires at 3.
+ * explicit: the driver calls cs_sched_timers before the transactions, as
+ * the engine does, and A's price is already paid then; otherwise the
+ * first tx_begin of block 3 runs the timers.
+ */
+static void order(int rev, int explicit)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    p.lane_basefee_initial = 0;
+    p.lane_basefee_min = 0;
+    if (rev) p.gba_tip_order = CS_GBA_ORDER_REV;
+    cs_sched_t *s = world_p(&p);
+    cs_addr_t a5 = addr(5), a6 = addr(6);
+    const cs_u128 f6 = 1000000000u;
+    CS_CHECK_EQ_U64(cs_sched_fund(s, &a5, FIRE_COST + 1500000u), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_fund(s, &a6, f6), CS_OK);
+    cs_block_result_t r;
+    cs_hash_t idc;
+    for (uint64_t h = 1; h <= 3; h++) {
+        CS_CHECK_EQ_U64(cs_sched_begin_block(s, h), CS_OK);
+        if (h == 1) {
+            CS_CHECK_EQ_U64(one_tx(s, 5, 3, 0, NULL), CS_OK);
+            CS_CHECK_EQ_U64(one_tx(s, 6, 3, 0, &idc), CS_OK);
+        }
+        if (h == 3) {
+            CS_CHECK_EQ_U64(cs_sched_timers_first(s), !rev);
+            if (explicit) {
+                CS_CHECK_EQ_U64(cs_sched_timers(s), CS_OK);
+                CS_CHECK(balance_of(s, 5) == (rev ? FIRE_COST + 500000u : (cs_u128)500000u));
+            }
+            CS_CHECK_EQ_U64(one_tx(s, 5, 9, 0, NULL), rev ? CS_OK : CS_EINSUFFICIENT_FUNDS);
+            CS_CHECK_EQ_U64(one_tx(s, 6, 0, 1, &idc), rev ? CS_OK : CS_ETIMER_NOT_FOUND);
+        }
+        CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    }
+    CS_CHECK_EQ_U64(r.st.fired, rev ? 0 : 2);
+    CS_CHECK_EQ_U64(r.st.deferred, rev ? 1 : 0);
+    CS_CHECK_EQ_U64(r.st.cancelled, rev ? 1 : 0);
+    CS_CHECK(balance_of(s, 5) == (rev ? (cs_u128)89500200u : (cs_u128)500000u));
+    CS_CHECK(balance_of(s, 6) == f6 - 1000000u - (rev ? (cs_u128)500000u : FIRE_COST));
+    char msg[256];
+    CS_CHECK_EQ_U64(cs_sched_check_invariants(s, msg, sizeof msg), CS_OK);
+    cs_sched_free(s);
+}
+
+/*
+ * A watch timer under the two orders (N69): actor 7 registers a watch on
+ * key "k7" at 1; a transaction at 3 writes the key.  cip1-rev: the write
+ * is in ModifiedKeySet(3) when the timers run, so the watch fires at 3
+ * (due 3, delay 0); draft: the timers of 3 ran before the write, so it
+ * fires at 4, due 4 (its trigger height), delay 0, paying one fire's
+ * price (FIRE_COST).
+ */
+static void watch_order(int rev)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    p.schedule_cycles = 0;
+    p.lane_basefee_initial = 0;
+    p.lane_basefee_min = 0;
+    if (rev) p.gba_tip_order = CS_GBA_ORDER_REV;
+    cs_sched_t *s = world_p(&p);
+    cs_addr_t a7 = addr(7);
+    const cs_u128 fund = 1000000000u;
+    CS_CHECK_EQ_U64(cs_sched_fund(s, &a7, fund), CS_OK);
+    static const uint8_t key[] = "k7";
+    const uint8_t *wk[1] = {key};
+    size_t wl[1] = {2};
+    cs_block_result_t r;
+    uint64_t fired_at = 0, due = 0;
+    for (uint64_t h = 1; h <= 5; h++) {
+        CS_CHECK_EQ_U64(cs_sched_begin_block(s, h), CS_OK);
+        CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+        if (h == 1) {
+            cs_sched_args_t a = targs(7, 0, 64, 3000);
+            a.kind = CS_KIND_WATCH;
+            a.watch_keys = wk;
+            a.watch_key_lens = wl;
+            a.n_watch = 1;
+            CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, NULL, NULL), CS_OK);
+        }
+        if (h == 3) CS_CHECK_EQ_U64(cs_sched_write_key(s, key, 2), CS_OK);
+        CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+        CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+        for (size_t i = 0; i < r.n_rows; i++)
+            if (r.rows[i].outcome == CS_OUT_FIRED) {
+                fired_at = h;
+                due = r.rows[i].due_height;
+            }
+    }
+    CS_CHECK_EQ_U64(fired_at, rev ? 3 : 4);
+    CS_CHECK_EQ_U64(due, rev ? 3 : 4);
+    CS_CHECK(balance_of(s, 7) == fund - FIRE_COST);
+    cs_sched_free(s);
+}
+
 int main(void)
 {
     one_and_a_half(0);
@@ -238,5 +371,11 @@ int main(void)
     cells_limit();
     price_base(0);
     price_base(1);
+    order(0, 0);
+    order(0, 1);
+    order(1, 0);
+    order(1, 1);
+    watch_order(0);
+    watch_order(1);
     return cs_test_done("gba_draft");
 }

@@ -1,7 +1,7 @@
 /*
  * test_mech_bias.c -- `bias-vcg` (spec and critical payments) and `bias-fp`
  * (CIP-5 §9.2-9.5, D5-D7) on hand-computed cases, the dynamic lambda loop
- * (CIP-5 §9.3), and the radix-sorted order on a large instance against a
+ * (CIP-5 §9.3) on the proxy and on the invariant, and the radix-sorted order on a large instance against a
  * reference sort.
  */
 #include <stdlib.h>
@@ -258,6 +258,18 @@ static void test_case2b(void)
     CS_CHECK(c[1].selected);
 }
 
+/* The loop on, lambda and gain as given (ppb, ppm), lambda_min 0.001,
+ * lambda_max as given, bias_scale 1000. */
+static void loop_params(cs_params_t *p, uint64_t lambda, uint64_t gain, uint64_t lambda_max)
+{
+    p->lambda_control = CS_LAMBDA_ON;
+    p->lambda = lambda;
+    p->lambda_gain = gain;
+    p->lambda_min = 1000000;
+    p->lambda_max = lambda_max;
+    p->bias_scale = 1000;
+}
+
 /*
  * Case 3: the dynamic lambda loop (CIP-5 §9.3).  epoch_blocks 2, lambda
  * 0.1, target 0.2, gain 0.5, bounds [0.001, 0.095].  One winner per block
@@ -284,13 +296,8 @@ static void test_lambda_loop(int queue_epoch)
     } else {
         p.lambda_epoch = 2;
     }
-    p.lambda_control = CS_LAMBDA_ON;
-    p.lambda = 100000000;
+    loop_params(&p, 100000000, 500000, 95000000);
     p.lambda_target = 200000;
-    p.lambda_gain = 500000;
-    p.lambda_min = 1000000;
-    p.lambda_max = 95000000;
-    p.bias_scale = 1000;
     cs_mech_t m;
     CS_CHECK_EQ_U64(cs_mech_open(&m, cs_mech_find("bias-vcg"), &p), CS_OK);
     CS_CHECK_EQ_U64(cs_mech_lambda(&m), 95000000); /* 0.1 clamped into [0.001, 0.095] */
@@ -323,6 +330,58 @@ static void test_lambda_loop(int queue_epoch)
     CS_CHECK_EQ_U64(cs_mech_open(&m, cs_mech_find("fifo"), &p), CS_OK);
     CS_CHECK_EQ_U64(cs_mech_lambda(&m), 0);
     cs_mech_close(&m);
+}
+
+/*
+ * Case 3b: the loop that targets §9.3's invariant (lambda_controller =
+ * invariant, DESIGN-NOTES N70).  lambda_epoch 3 (closes at heights 2, 5,
+ * 8, 11), lambda 0.2, gain 0.123457, violation target 0.05, bounds
+ * [0.001, 0.5]; one winner a block bidding 7,000 (its bias share would
+ * move the proxy loop; here it must not count).  After each block the
+ * simulator's report: heights 0, 1 violated, 2 held, 3 violated, 4 held,
+ * 5 none, 6, 7 held, 8 violated, 9-11 none.  A close at h counts the
+ * reports made before it (the report of h comes after h's clearing):
+ *   close 2: reports 0, 1: v = 2/2 = 1,000,000 ppm; err = 50,000 -
+ *     1,000,000 = -950,000; delta = 2e8 * 123,457 * -950,000 / 1e12 =
+ *     -23,456,830 -> lambda = 176,543,170;
+ *   close 5: reports 2, 3, 4: v = floor(1e6 / 3) = 333,333; err =
+ *     -283,333; delta = 176,543,170 * 123,457 * -283,333 / 1e12 =
+ *     -6,175,381.6, truncated to -6,175,381 -> 170,367,789;
+ *   close 8: reports 6, 7 (5 had none): v = 0; err = +50,000; delta =
+ *     170,367,789 * 123,457 * 50,000 / 1e12 = 1,051,654.8 -> 1,051,654 ->
+ *     171,419,443;
+ *   close 11: report 8 only: v = 1e6, err = -950,000: delta = 171,419,443
+ *     * 123,457 * -950,000 / 1e12 = -20,104,783.7 -> 151,314,660.
+ * Under lambda_controller = share the same reports change nothing: with no
+ * winner in the epoch lambda stays 0.2.
+ */
+static void test_invariant_loop(void)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    CS_CHECK_EQ_U64(p.lambda_controller, CS_LAMBDA_CTL_SHARE);
+    CS_CHECK_EQ_U64(p.lambda_violation_target, 50000);
+    loop_params(&p, 200000000, 123457, 500000000);
+    p.lambda_epoch = 3;
+    static const int rep[12] = {1, 1, 0, 1, 0, -1, 0, 0, 1, -1, -1, -1};
+    static const uint64_t want[12] = {200000000, 200000000, 176543170, 176543170, 176543170, 170367789,
+                                      170367789, 170367789, 171419443, 171419443, 171419443, 151314660};
+    for (int ctl = 0; ctl < 2; ctl++) {
+        p.lambda_controller = ctl ? CS_LAMBDA_CTL_SHARE : CS_LAMBDA_CTL_INVARIANT;
+        cs_mech_t m;
+        CS_CHECK_EQ_U64(cs_mech_open(&m, cs_mech_find("bias-fp"), &p), CS_OK);
+        for (uint64_t h = 0; h < 12; h++) {
+            cs_cand_t c[1] = {mk(0x02, 1, 1000, 7000, 0)};
+            size_t n = ctl ? 0 : 1;
+            cs_clear_ctx_t ctx = {.p = &p, .height = h, .budget_cycles = 2000000};
+            cs_clear_out_t out;
+            CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, c, n, &out), CS_OK);
+            cs_mech_end_block(&m, &ctx, c, n, &out);
+            if (rep[h] >= 0) cs_mech_lambda_observe(&m, rep[h]);
+            CS_CHECK_EQ_U64(cs_mech_lambda(&m), ctl ? 200000000 : want[h]);
+        }
+        cs_mech_close(&m);
+    }
 }
 
 /* Reference for the large instance: exact order and greedy. */
@@ -383,6 +442,7 @@ int main(void)
     test_case2b();
     test_lambda_loop(0);
     test_lambda_loop(1);
+    test_invariant_loop();
     test_large_order();
     return cs_test_done("mech_bias");
 }

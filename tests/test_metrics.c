@@ -252,10 +252,13 @@ static void write_tiny(const char *path, int fires_off, int complete, int with_p
     static const uint64_t burn[6] = {800, 3000, 0, 1600, 700, 1000};
     static const uint64_t tips[6] = {200, 900, 0, 400, 200, 300};
     static const uint64_t pay[6] = {0, 0, 0, 0, 50, 0};
+    /* CIP-5 §9.3 slack (NaN: no deferred candidate). */
+    const double slack[6] = {(double)NAN, 2.385, -1.5, (double)NAN, -4.25, 0.0};
     cs_h5_block_t b[6];
     memset(b, 0, sizeof b);
     for (int i = 0; i < 6; i++) {
         b[i].height = (uint64_t)i + 1;
+        b[i].bias_slack = slack[i];
         b[i].basefee_lane = cs_h5_money(bf[i]);
         b[i].utilisation = ut[i];
         b[i].fired = fired[i];
@@ -470,6 +473,11 @@ static void test_tiny(void)
     CHECK_NEAR(metric(&m, "svc_per_paid.spammer"), 0.001, 1e-18);
     CHECK_NEAR(metric(&m, "svc_per_paid.oracle"), 0, 0);
     CHECK_NEAR(metric(&m, "attack_gain"), 307450.0 / 276000.0, 1e-12);
+    /* §9.3: slacks 2.385, -1.5, -4.25, 0 (two NaN rows left out): 2 of 4
+     * below 0; deficit (1.5 + 4.25) / 4 = 1.4375. */
+    CHECK_NEAR(metric(&m, "bias_slack_violated"), 0.5, 0);
+    CHECK_NEAR(metric(&m, "bias_slack_deficit"), 1.4375, 1e-15);
+    CS_CHECK_STR(m.lambda_loop, ""); /* no root lambda_loop in this file */
 
     /* Flat access: 4 kinds present (default_gba 0, oracle 3, spammer 6,
      * fragmenter 7), in kind order after the run-level metrics. */
@@ -515,6 +523,9 @@ static void test_greedy(void)
     /* The greedy run against itself: welfare 20000 / 20000 = 1 exactly. */
     CS_CHECK_EQ_U64(cs_metrics_compute(o, o, &m, err, sizeof err), CS_OK);
     CS_CHECK(metric(&m, "efficiency_greedy") == 1.0);
+    /* Its /blocks.bias_slack reads 0 in every row (as in files written
+     * before the column): no §9.3 figures. */
+    CS_CHECK(isnan(metric(&m, "bias_slack_violated")) && isnan(metric(&m, "bias_slack_deficit")));
     /* A file written before the rename names the mechanism 'oracle': it is
      * still the greedy reference (N42), 15800 / 25000 = 0.632. */
     snprintf(o2, sizeof o2, "%s/greedy_old.h5", g_dir);
@@ -664,6 +675,9 @@ static void test_engine(void)
     CS_CHECK(run_engine(scen, "greedy", o, &jain, &cens) == 0);
     CS_CHECK_EQ_U64(cs_metrics_compute(o, o, &m, err, sizeof err), CS_OK);
     CS_CHECK(metric(&m, "efficiency_greedy") == 1.0);
+    /* Its /blocks.bias_slack reads 0 in every row (as in files written
+     * before the column): no §9.3 figures. */
+    CS_CHECK(isnan(metric(&m, "bias_slack_violated")) && isnan(metric(&m, "bias_slack_deficit")));
     CS_CHECK_EQ_U64(cs_metrics_compute(p, o, &m, err, sizeof err), CS_OK);
     CS_CHECK(m.has_greedy == 1 && metric(&m, "efficiency_greedy") > 0);
     /* Real engine files carry the optimum's columns: welfare <= welfare_opt,

@@ -1,6 +1,8 @@
-/* cs_cmd_bench.c -- `cowsim bench [core|e2e|memory] [--json] [--quick]
+/* cs_cmd_bench.c -- `cowsim bench [core|e2e|memory|backlog] [--json] [--quick]
  * [--pending N] [--rounds R]`: parses the arguments and runs the benchmark
- * sections of bench/ (cs_bench_core.h, cs_bench_clear.h, cs_bench_e2e.h). */
+ * sections of bench/ (cs_bench_core.h, cs_bench_clear.h, cs_bench_e2e.h,
+ * cs_bench_backlog.h). */
+#include "cs_bench_backlog.h"
 #include "cs_bench_clear.h"
 #include "cs_bench_core.h"
 #include "cs_bench_e2e.h"
@@ -13,10 +15,12 @@
 
 static void cs__bench_usage(FILE *f)
 {
-    fprintf(f, "usage: cowsim bench [core|e2e|memory] [--json] [--quick] [--pending N] [--rounds R]\n"
+    fprintf(f, "usage: cowsim bench [core|e2e|memory|backlog] [--json] [--quick] [--pending N] [--rounds R]\n"
                "  core   scheduler core: tiered queue vs binary heap, mechanism clearing\n"
                "  e2e    end to end on scenarios/bench-large.json\n"
                "  memory peak RSS with 10^7 pending timers (10^6 with --quick)\n"
+               "  backlog a congested lane with a standing backlog (bench/backlog.json) and\n"
+               "          the per-block cost at backlogs of 10^3, 10^4, 10^5 deferred timers\n"
                "  --json machine-readable output\n"
                "  --quick smaller sizes (smoke test)\n"
                "  --pending N  core only: the queue lifecycle at N pending timers alone\n"
@@ -57,7 +61,7 @@ int cs_cmd_bench(int argc, char **argv)
             cs__bench_usage(stdout);
             return CS_EXIT_OK;
         } else if (argv[i][0] != '-' && (strcmp(argv[i], "core") == 0 || strcmp(argv[i], "e2e") == 0 ||
-                                         strcmp(argv[i], "memory") == 0))
+                                         strcmp(argv[i], "memory") == 0 || strcmp(argv[i], "backlog") == 0))
             what = argv[i];
         else {
             fprintf(stderr, "cowsim bench: unknown argument '%s'\n", argv[i]);
@@ -71,6 +75,13 @@ int cs_cmd_bench(int argc, char **argv)
         int rc = cs_bench_core(&o, quick, pending, rounds);
         if (rc == 0 && pending == 0) rc = cs_bench_clear(&o, quick);
         cs_bench_close(&o);
+        return rc == 0 ? CS_EXIT_OK : CS_EXIT_IO;
+    }
+    if (strcmp(what, "backlog") == 0) {
+        cs_bench_open(&o, stdout, json, "cowsim bench backlog");
+        int rc = cs_bench_backlog(&o, quick);
+        cs_bench_close(&o);
+        if (rc == CS_EINVAL || rc == CS_EPARSE) return CS_EXIT_USAGE;
         return rc == 0 ? CS_EXIT_OK : CS_EXIT_IO;
     }
     int mem = strcmp(what, "memory") == 0;

@@ -10,9 +10,10 @@
  *    /timers on), run whole through the simulator, each run in this
  *    process so the ratios compare the same machine state:
  *      - workload: the scenario as shipped;
- *      - arrivals_only: the same arrivals with nobody joining (value 0, so
- *        every potential user's surplus is <= 0 and it abstains): what the
- *        draws and decisions cost alone.
+ *      - arrivals_only: the same arrivals and draws with nobody joining
+ *        (expected wait 10^9 blocks, so every potential user's surplus
+ *        v - c W is negative and it abstains): what the draws and
+ *        decisions cost alone.
  *    Figures: arrivals_per_cpu_second (arrivals = 2,000 a block, the
  *    nominal Poisson mean the issue counts), ns_per_fire (CPU of the
  *    workload less the arrivals-only run's, over the fires), the mean
@@ -162,9 +163,10 @@ int cs_bench_backlog(cs_bench_out_t *o, int quick)
         return CS_EIO;
     }
     snprintf(file, sizeof file, "%s/eip1559.h5", dir);
-    /* The arrivals-only run: nobody's value exceeds its waiting cost. */
+    /* The arrivals-only run: the same draws, but an expected wait of 10^9
+     * blocks makes every surplus v - c W negative, so nobody joins. */
     const char *sets_wl[1] = {"blocks=300"};
-    const char *sets_ao[2] = {"agents[0].params.value=0", "blocks=300"};
+    const char *sets_ao[2] = {"agents[0].params.expected_wait=1e9", "blocks=300"};
     size_t n_extra = quick ? 1 : 0;
     cs_bench_run_t wl, ao;
     int rc = cs_bench_run_scenario(path, sets_wl, n_extra, file, &wl);

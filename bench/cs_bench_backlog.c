@@ -32,7 +32,8 @@
  *
  * Performance targets of issue 26 are reported next to the figures
  * (meets_*); they are never checked by a timed unit test.  --quick runs
- * 300 workload blocks and B up to 10^4 (a smoke test, not a measurement).
+ * 300 workload blocks and B up to 10^4 (a smoke test, not a measurement);
+ * --backlog N runs the scaling part at B = N alone (for a profiler).
  */
 #include "cs_bench_backlog.h"
 #include "cs_bench_e2e.h"
@@ -153,8 +154,21 @@ static const char *cs__bl_path(char *buf, size_t cap)
     return buf;
 }
 
-int cs_bench_backlog(cs_bench_out_t *o, int quick)
+/* `--backlog N`: the scaling part at backlog N alone (for a profiler). */
+static int cs__bl_one(cs_bench_out_t *o, size_t backlog, int quick)
 {
+    double t = 0;
+    int rc = cs__bl_scale((uint32_t)backlog, 3, quick ? 5 : 15, &t);
+    if (rc != CS_OK) return rc;
+    cs_bench_int(o, "backlog", backlog);
+    cs_bench_int(o, "fires_per_block", CS__BL_FIRES);
+    cs_bench_num(o, "us_per_block", t * 1e-3);
+    return CS_OK;
+}
+
+int cs_bench_backlog(cs_bench_out_t *o, int quick, size_t backlog)
+{
+    if (backlog != 0) return cs__bl_one(o, backlog, quick);
     char path[4096];
     cs__bl_path(path, sizeof path);
     char dir[] = "/tmp/cowsim-bench-backlog-XXXXXX", file[sizeof dir + 32];

@@ -406,6 +406,7 @@ void cs_sched_free(cs_sched_t *s)
     free(s->trig);
     free(s->crow);
     free(s->order);
+    free(s->rsel);
     free(s->mbox_ids);
     free(s);
 }

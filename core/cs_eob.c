@@ -179,7 +179,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
     st->due = n;
     if (CS__GROW(s->cands, s->cands_cap, n + 1) != 0 || CS__GROW(s->rows, s->rows_cap, n + 1) != 0 ||
         CS__GROW(s->crow, s->crow_cap, n + 1) != 0 || CS__GROW(s->order, s->order_cap, n + 1) != 0 ||
-        CS__GROW(s->rsel, s->rsel_cap, n + 1) != 0 ||
+        CS__GROW(s->rsel, s->rsel_cap, n + 1) != 0 || CS__GROW(s->cfired, s->cfired_cap, n + 1) != 0 ||
         CS__GROW(s->deliv, s->deliv_cap, n + 1) != 0 || CS__GROW(s->gcq, s->gcq_cap, s->n_gcq + n + 1) != 0)
         return CS_ENOMEM;
 
@@ -267,6 +267,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
         if (c->rank < nc && s->order[c->rank] == CS_NIL) s->order[c->rank] = (uint32_t)i;
         else return CS_EINVARIANT; /* a mechanism must output a permutation */
         s->rsel[c->rank] = c->selected;
+        s->cfired[i] = 0;
     }
     size_t nw = 0;
     for (size_t r = 0; r < nc; r++)
@@ -301,6 +302,7 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
         }
         cs__carry_del(s, slot);
         row->outcome = CS_OUT_FIRED;
+        s->cfired[s->trig[k]] = 1;
         cs_delivery_t *d = &s->deliv[nd++];
         memset(d, 0, sizeof *d);
         /* CIP-5 §5.2: origin = 32 zero bytes, ExecuteActor{actor, handler,
@@ -410,7 +412,6 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
     st->burn += st->sched_cost + st->cancel_cost; /* burned at h too */
 
     /* Step 9: fairness counters, lane basefee, p50 tip, mechanism feedback. */
-    s->n_rows_last = nr;
     if (cs__fees_end_block(s, s->cands, nc, st) != CS_OK) oom = 1;
     if (!s->paused) cs_mech_end_block(&s->mech, &ctx, s->cands, nc, &out);
     s->height = h;

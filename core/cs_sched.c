@@ -407,6 +407,7 @@ void cs_sched_free(cs_sched_t *s)
     free(s->crow);
     free(s->order);
     free(s->rsel);
+    free(s->cfired);
     free(s->mbox_ids);
     free(s);
 }

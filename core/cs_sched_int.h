@@ -137,11 +137,12 @@ struct cs_sched {
     size_t order_cap;
     uint8_t *rsel;            /* mechanism rank -> that candidate is selected */
     size_t rsel_cap;
+    uint8_t *cfired;          /* candidate -> it fired (its row's outcome is FIRED) */
+    size_t cfired_cap;
     uint32_t *trig;           /* candidate slots of this block */
     size_t trig_cap;
     uint64_t blk_sched_cycles, blk_scheduled, blk_cancelled;
     cs_u128 blk_sched_cost, blk_cancel_cost; /* schedule / cancel costs debited this block (N58) */
-    size_t n_rows_last;       /* rows of the block being settled */
     struct cs_fees *fees;     /* fees, ledger, fairness state */
 };
 

@@ -100,9 +100,17 @@ static void af_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
     }
     double wait = p[P_EXPECTED_WAIT] > 0 ? p[P_EXPECTED_WAIT] : af_wait(p, s->ema_u);
     unsigned n = cs__agent_count(a, P_RATE, o);
+    /* Zeroed before the first potential user and after each join only: a
+     * user who abstains has written just the delay and the cycles, which
+     * the next one's draws overwrite (most abstain under congestion, and
+     * most agents have no arrival in a block). */
+    cs_timer_req_t q;
+    int fresh = 0;
     for (unsigned i = 0; i < n; i++) {
-        cs_timer_req_t q;
-        cs__agent_req_zero(&q);
+        if (!fresh) {
+            cs__agent_req_zero(&q);
+            fresh = 1;
+        }
         double v = cs__agent_value(a, P_VALUE, P_VALUE_SIGMA);
         double c = cs__agent_value(a, P_WAIT_COST, P_WAIT_COST_SIGMA);
         q.delay = cs__agent_delay(a, P_DELAY_MEAN);
@@ -128,6 +136,7 @@ static void af_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
         }
         q.tag = (uint32_t)s->joined++;
         if (cs_world_schedule(w, a, &q, NULL) != CS_OK) s->rejected++;
+        fresh = 0;
     }
 }
 

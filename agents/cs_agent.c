@@ -210,10 +210,16 @@ int cs_agent_param_dist(const cs_agent_ops_t *ops, size_t k)
  * fee params, everything else (fifo, fifo-capped) takes no price. */
 int cs__agent_mclass(const char *m)
 {
+    /* Agents ask once per block each: one comparison, picked by the first
+     * letter, instead of up to four. */
     if (m == NULL) return CS__MC_NONE;
-    if (strncmp(m, "bias", 4) == 0 || strcmp(m, "score") == 0) return CS__MC_BID;
-    if (strcmp(m, "eip1559") == 0 || strncmp(m, "gba", 3) == 0) return CS__MC_FEE;
-    return CS__MC_NONE;
+    switch (m[0]) {
+    case 'b': return strncmp(m, "bias", 4) == 0 ? CS__MC_BID : CS__MC_NONE;
+    case 's': return strcmp(m, "score") == 0 ? CS__MC_BID : CS__MC_NONE;
+    case 'e': return strcmp(m, "eip1559") == 0 ? CS__MC_FEE : CS__MC_NONE;
+    case 'g': return strncmp(m, "gba", 3) == 0 ? CS__MC_FEE : CS__MC_NONE;
+    default: return CS__MC_NONE;
+    }
 }
 
 /* Round x to the nearest integer in [0, 2^62]; NaN gives 0. */
@@ -265,10 +271,51 @@ double cs__agent_lognormal(gsl_rng *r, double mean, double sigma)
 }
 
 /* Geometric delay on {1, 2, ...} with mean `mean`; one draw. */
+/* The last success probability and log(1 - p) of cs__agent_geometric,
+ * and the last mean and e^-mu of cs__agent_poisson: every agent of a kind
+ * usually draws with the same parameter, so the logarithm and the
+ * exponential are computed once instead of once per draw. */
+static _Thread_local double cs__geo_p = -1.0, cs__geo_lq = 0.0;
+static _Thread_local double cs__poi_mu = -1.0, cs__poi_emu = 1.0;
+
+unsigned cs__agent_geometric(gsl_rng *r, double p)
+{
+    /* Inversion, the same operations as gsl_ran_geometric so the same
+     * stream gives the same variates (tests/test_agents.c compares them):
+     * k = floor(log(u) / log(1 - p) + 1) for u uniform on (0, 1). */
+    double u = gsl_rng_uniform_pos(r);
+    if (p == 1) return 1;
+    if (p != cs__geo_p) {
+        cs__geo_lq = log(1 - p);
+        cs__geo_p = p;
+    }
+    return (unsigned)(log(u) / cs__geo_lq + 1);
+}
+
+unsigned cs__agent_poisson(gsl_rng *r, double mu)
+{
+    /* Above 10 GSL first reduces mu with gamma and binomial draws. */
+    if (!(mu <= 10.0)) return gsl_ran_poisson(r, mu);
+    /* Multiplication of uniforms until the product falls to e^-mu, the
+     * same operations as gsl_ran_poisson's small-mean branch (compared in
+     * tests/test_agents.c). */
+    if (mu != cs__poi_mu) {
+        cs__poi_emu = exp(-mu);
+        cs__poi_mu = mu;
+    }
+    double prod = 1.0;
+    unsigned k = 0;
+    do {
+        prod *= gsl_rng_uniform(r);
+        k++;
+    } while (prod > cs__poi_emu);
+    return k - 1;
+}
+
 uint64_t cs__agent_geom_delay(gsl_rng *r, double mean)
 {
     double p = mean > 1.0 ? 1.0 / mean : 1.0;
-    unsigned k = gsl_ran_geometric(r, p);
+    unsigned k = cs__agent_geometric(r, p);
     return k ? (uint64_t)k : 1u;
 }
 
@@ -291,7 +338,7 @@ unsigned cs__agent_count(const cs_agent_t *a, size_t k, const cs_obs_t *o)
     if (cs__agent_dist(a, k, &x)) return (unsigned)cs__agent_u64(x * o->demand_mult);
     double mu = a->params[k] * o->demand_mult;
     if (!(mu > 0.0)) mu = 0.0;
-    return gsl_ran_poisson(a->rng, mu);
+    return cs__agent_poisson(a->rng, mu);
 }
 
 double cs__agent_value(const cs_agent_t *a, size_t k, size_t k_sigma)

@@ -105,8 +105,15 @@ void cs__agent_cycles_fixed(double gas, double frac, cs_timer_req_t *q);
 double cs__agent_lognormal(gsl_rng *r, double mean, double sigma);
 
 /* A geometric delay on {1, 2, ...} with the given mean >= 1 (p = 1/mean).
- * Draws exactly one variate (gsl_ran_geometric). */
+ * Draws exactly one variate (cs__agent_geometric). */
 uint64_t cs__agent_geom_delay(gsl_rng *r, double mean);
+
+/* gsl_ran_geometric(r, p) and gsl_ran_poisson(r, mu): the same variates
+ * from the same stream (the same uniforms and operations), with log(1 - p)
+ * and e^-mu kept from the previous call when p or mu is the same (a
+ * thread's last values). */
+unsigned cs__agent_geometric(gsl_rng *r, double p);
+unsigned cs__agent_poisson(gsl_rng *r, double mu);
 
 /*
  * Distribution-aware draws (cs_dist.h).  When parameter k of a holds a
@@ -121,7 +128,7 @@ uint64_t cs__agent_geom_delay(gsl_rng *r, double mean);
 int cs__agent_dist(const cs_agent_t *a, size_t k, double *x);
 
 /* Arrivals this block: distribution -> round(draw x demand_mult); scalar ->
- * Poisson(params[k] x demand_mult) (gsl_ran_poisson). */
+ * Poisson(params[k] x demand_mult) (cs__agent_poisson). */
 unsigned cs__agent_count(const cs_agent_t *a, size_t k, const cs_obs_t *o);
 
 /* A value: distribution -> the draw; scalar -> lognormal with mean

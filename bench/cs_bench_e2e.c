@@ -56,21 +56,6 @@
 #define CS__E2E_TARGET_RSS (2.0 * 1024 * 1024 * 1024) /* bytes */
 #define CS__E2E_TARGET_KECCAK 1.4                   /* fires/s over the scalar-Keccak run's */
 
-/* What one run measured. */
-typedef struct cs__e2e_run {
-    double wall_ns;      /* cs_sim_init .. cs_sim_done */
-    double cpu_s;        /* user + system CPU of the process over the run (all threads) */
-    double main_cpu_s;   /* CPU time of the calling (main) thread over the run */
-    double h5_ns;        /* main-thread wall time inside cs_h5_* */
-    uint64_t fires;      /* fires of every kind */
-    uint64_t timers;     /* timers scheduled */
-    uint64_t blocks;     /* blocks run */
-    uint64_t actors;     /* actors of every kind */
-    uint64_t pending;    /* pending timers after the last block */
-    cs_sim_mem_t mem;    /* per-timer structures after the last block */
-    double rss_end;      /* resident set size after the last block, bytes */
-} cs__e2e_run_t;
-
 /* Process CPU time (user + system), seconds. */
 static double cs__e2e_cpu(void)
 {
@@ -125,18 +110,17 @@ static const char *cs__e2e_path(char *buf, size_t cap)
 
 /*
  * Load the scenario at path with the --set overrides sets[0..n_sets) and
- * run it once under eip1559 writing out_path.  Returns CS_OK with *r
- * filled, or an error after printing a message to stderr.
+ * run it once under eip1559 writing out_path (cs_bench_e2e.h).
  */
-static int cs__e2e_run_sets(const char *path, const char *const *sets, size_t n_sets,
-                            const char *out_path, cs__e2e_run_t *r)
+int cs_bench_run_scenario(const char *path, const char *const *sets, size_t n_sets,
+                          const char *out_path, cs_bench_run_t *r)
 {
     cs_errlist_t errs = {0};
     cs_scenario_t *scn = NULL;
     int rc = cs_scenario_load_file(path, sets, n_sets, &scn, &errs);
     if (rc != CS_OK) {
-        for (size_t i = 0; i < errs.n; i++) fprintf(stderr, "cowsim bench e2e: %s: %s\n", path, errs.msg[i]);
-        if (errs.n == 0) fprintf(stderr, "cowsim bench e2e: %s: %s\n", path, cs_strerror(rc));
+        for (size_t i = 0; i < errs.n; i++) fprintf(stderr, "cowsim bench: %s: %s\n", path, errs.msg[i]);
+        if (errs.n == 0) fprintf(stderr, "cowsim bench: %s: %s\n", path, cs_strerror(rc));
         cs_errlist_free(&errs);
         return rc;
     }
@@ -148,13 +132,12 @@ static int cs__e2e_run_sets(const char *path, const char *const *sets, size_t n_
     double cpu0 = cs__e2e_cpu(), tcpu0 = cs__e2e_thread_cpu(), t0 = cs_bench_now_ns();
     rc = cs_sim_init(&e, scn, CS__E2E_MECH, &opts, err, sizeof err);
     if (rc != CS_OK) {
-        fprintf(stderr, "cowsim bench e2e: %s\n", err);
+        fprintf(stderr, "cowsim bench: %s\n", err);
         cs_scenario_free(scn);
         return rc;
     }
     int step;
-    while ((step = cs_sim_step(e)) == CS_OK) {
-    }
+    while ((step = cs_sim_step(e)) == CS_OK) r->carried += cs_sched_carried(cs_sim_sched(e));
     char step_err[512];
     snprintf(step_err, sizeof step_err, "%s", cs_sim_error(e));
     r->pending = cs_sched_pending(cs_sim_sched(e));
@@ -167,7 +150,7 @@ static int cs__e2e_run_sets(const char *path, const char *const *sets, size_t n_
     r->main_cpu_s = cs__e2e_thread_cpu() - tcpu0;
     cs_scenario_free(scn);
     if (step != CS_EINTERRUPTED || drc != CS_OK) {
-        fprintf(stderr, "cowsim bench e2e: run failed: %s\n",
+        fprintf(stderr, "cowsim bench: run failed: %s\n",
                 step_err[0] ? step_err : (rs.error[0] ? rs.error : cs_strerror(step != CS_EINTERRUPTED ? step : drc)));
         return step != CS_EINTERRUPTED && step != CS_OK ? step : CS_EIO;
     }
@@ -193,14 +176,14 @@ static int cs__e2e_tmp(char *dir, char *file, size_t cap)
 
 /* bench-large with eip1559, the given output.fires word and (quick) the
  * short block count. */
-static int cs__e2e_run(const char *path, const char *fires, int quick, const char *out_path, cs__e2e_run_t *r)
+static int cs__e2e_run(const char *path, const char *fires, int quick, const char *out_path, cs_bench_run_t *r)
 {
     char set_fires[64];
     snprintf(set_fires, sizeof set_fires, "output.fires=\"%s\"", fires);
     /* --quick also drops events, which the loader rejects at or after the
      * (shorter) last block. */
     const char *sets[4] = {"mechanism=\"" CS__E2E_MECH "\"", set_fires, CS__E2E_QUICK_BLOCKS, "events=[]"};
-    return cs__e2e_run_sets(path, sets, quick ? 4 : 2, out_path, r);
+    return cs_bench_run_scenario(path, sets, quick ? 4 : 2, out_path, r);
 }
 
 /* Mean CPU time (this thread) of one cs_deliver_id call -- one
@@ -247,7 +230,7 @@ int cs_bench_e2e(cs_bench_out_t *o, int quick)
     cs__e2e_path(path, sizeof path);
     char dir[] = "/tmp/cowsim-bench-e2e-XXXXXX", file[sizeof dir + 32];
     if (cs__e2e_tmp(dir, file, sizeof file) != CS_OK) return CS_EIO;
-    cs__e2e_run_t rows, norows, scalar;
+    cs_bench_run_t rows, norows, scalar;
     int kpath = cs_keccak_path();
     int rc = cs__e2e_run(path, "all", quick, file, &rows);
     double rss = cs__e2e_peak_rss();
@@ -358,8 +341,8 @@ int cs_bench_memory(cs_bench_out_t *o, int quick)
     char dir[] = "/tmp/cowsim-bench-mem-XXXXXX", file[sizeof dir + 32];
     if (cs__e2e_tmp(dir, file, sizeof file) != CS_OK) return CS_EIO;
     const char *sets[2] = {quick ? "agents[0].count=1100" : "agents[0].count=11000", "output.fires=\"off\""};
-    cs__e2e_run_t r;
-    int rc = cs__e2e_run_sets(path, sets, 2, file, &r);
+    cs_bench_run_t r;
+    int rc = cs_bench_run_scenario(path, sets, 2, file, &r);
     double rss = cs__e2e_peak_rss();
     remove(file);
     rmdir(dir);

@@ -5,8 +5,32 @@
 #define CS_BENCH_E2E_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cs_bench_out.h"
+#include "cs_engine.h"
+
+/* What one run of a scenario measured (cs_bench_run_scenario). */
+typedef struct cs_bench_run {
+    double wall_ns;      /* cs_sim_init .. cs_sim_done */
+    double cpu_s;        /* user + system CPU of the process over the run (all threads) */
+    double main_cpu_s;   /* CPU time of the calling (main) thread over the run */
+    double h5_ns;        /* main-thread wall time inside cs_h5_* */
+    uint64_t fires;      /* fires of every kind */
+    uint64_t timers;     /* timers scheduled */
+    uint64_t blocks;     /* blocks run */
+    uint64_t actors;     /* actors of every kind */
+    uint64_t pending;    /* pending timers after the last block */
+    uint64_t carried;    /* sum over blocks of the timers deferred and carried after each */
+    cs_sim_mem_t mem;    /* per-timer structures after the last block */
+    double rss_end;      /* resident set size after the last block, bytes */
+} cs_bench_run_t;
+
+/* Load the scenario at path with the --set overrides sets[0..n_sets), run
+ * it once under eip1559 (the sets may not change that) writing out_path,
+ * and fill *r.  Returns CS_OK, or an error after a message on stderr. */
+int cs_bench_run_scenario(const char *path, const char *const *sets, size_t n_sets,
+                          const char *out_path, cs_bench_run_t *r);
 
 /* End to end on scenarios/bench-large.json (bench/cs_bench_e2e.c). */
 int cs_bench_e2e(cs_bench_out_t *o, int quick);

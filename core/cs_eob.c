@@ -195,6 +195,7 @@ static int cs__timers_phase(cs_sched_t *s)
     st->due = n;
     if (CS__GROW(s->cands, s->cands_cap, n + 1) != 0 || CS__GROW(s->rows, s->rows_cap, n + 1) != 0 ||
         CS__GROW(s->crow, s->crow_cap, n + 1) != 0 || CS__GROW(s->order, s->order_cap, n + 1) != 0 ||
+        CS__GROW(s->rsel, s->rsel_cap, n + 1) != 0 || CS__GROW(s->cfired, s->cfired_cap, n + 1) != 0 ||
         CS__GROW(s->deliv, s->deliv_cap, n + 1) != 0 || CS__GROW(s->gcq, s->gcq_cap, s->n_gcq + n + 1) != 0)
         return CS_ENOMEM;
 
@@ -238,7 +239,7 @@ static int cs__timers_phase(cs_sched_t *s)
             continue;
         }
         row->outcome = CS_OUT_DEFERRED; /* until selected */
-        nc++;
+        s->crow[nc++] = (uint32_t)(nr - 1); /* candidate -> its row */
     }
     cs__gc_run(s, st);
 
@@ -266,11 +267,11 @@ static int cs__timers_phase(cs_sched_t *s)
     }
 
     /* Rows hold every candidate, cands only the live ones, both in FIFO
-     * order: crow maps a candidate to its row.  Winners are then visited in
-     * the mechanism's order (cand.rank is a permutation of 0..nc-1). */
-    for (size_t r = 0, ci = 0; r < nr && ci < nc; r++)
-        if (s->rows[r].outcome == CS_OUT_DEFERRED && s->rows[r].slot == s->cands[ci].slot)
-            s->crow[ci++] = (uint32_t)r;
+     * order: crow (filled above) maps a candidate to its row.  Winners are
+     * then visited in the mechanism's order (cand.rank is a permutation of
+     * 0..nc-1): rsel marks the selected ranks in the same sequential pass
+     * over the candidates, so finding the winners reads one byte per rank
+     * instead of each candidate again in rank order. */
     for (size_t i = 0; i < nc; i++) s->order[i] = CS_NIL;
     for (size_t i = 0; i < nc; i++) {
         cs_cand_t *c = &s->cands[i];
@@ -283,10 +284,12 @@ static int cs__timers_phase(cs_sched_t *s)
         row->why = c->selected ? 0 : c->why;
         if (c->rank < nc && s->order[c->rank] == CS_NIL) s->order[c->rank] = (uint32_t)i;
         else return CS_EINVARIANT; /* a mechanism must output a permutation */
+        s->rsel[c->rank] = c->selected;
+        s->cfired[i] = 0;
     }
     size_t nw = 0;
     for (size_t r = 0; r < nc; r++)
-        if (s->cands[s->order[r]].selected) s->trig[nw++] = s->order[r];
+        if (s->rsel[r]) s->trig[nw++] = s->order[r];
 
     /* Steps 6-8: settle, materialize, remove or roll. */
     size_t nd = 0;
@@ -317,6 +320,7 @@ static int cs__timers_phase(cs_sched_t *s)
         }
         cs__carry_del(s, slot);
         row->outcome = CS_OUT_FIRED;
+        s->cfired[s->trig[k]] = 1;
         cs_delivery_t *d = &s->deliv[nd++];
         memset(d, 0, sizeof *d);
         /* CIP-5 §5.2: origin = 32 zero bytes, ExecuteActor{actor, handler,

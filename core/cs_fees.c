@@ -578,14 +578,16 @@ int cs__fees_end_block(cs_sched_t *s, const cs_cand_t *c, size_t n, cs_block_sta
 {
     struct cs_fees *f = s->fees;
     (void)c;
-    (void)n;
     if (cs_fairness_reserve(&f->fair, (uint32_t)s->n_actors, (uint32_t)s->n_actors) != CS_OK) return CS_ENOMEM;
     size_t nt = 0;
     if (cs__fgrow((void **)&f->tips, &f->tips_cap, st->fired + 1, sizeof *f->tips) != 0) return CS_ENOMEM;
     int err = CS_OK;
-    for (size_t i = 0; i < s->n_rows_last; i++) {
-        const cs_cand_row_t *row = &s->rows[i];
-        if (row->outcome != CS_OUT_FIRED) continue;
+    /* The fired rows in row order: only candidates fire, and candidate i's
+     * row is crow[i], increasing in i; a byte per candidate says which
+     * fired, so the deferred ones' rows are not read again. */
+    for (size_t i = 0; i < n; i++) {
+        if (!s->cfired[i]) continue;
+        const cs_cand_row_t *row = &s->rows[s->crow[i]];
         const cs_timer_t *t = &s->pool[row->slot];
         uint32_t ident = s->p.fairness_identity == CS_IDENTITY_DEPLOYER ? s->actors[t->actor].deployer : t->actor;
         /* CIP-1 rev §3 step 10: recent_executions[actor] += 1 per fire. */

@@ -93,7 +93,10 @@ int cs__fees_precharge(cs_sched_t *s, const cs_cand_t *c, cs_cand_row_t *row);
 void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles,
                      uint64_t used_cells, cs_cand_row_t *row);
 void cs__fees_ctx(cs_sched_t *s, cs_clear_ctx_t *ctx);
-/* CS_OK, or CS_ENOMEM when the fairness counters or the tip list could not grow. */
+/* Step 9's fee and fairness side for the block's candidates c[0..n) (the
+ * scheduler's cands; the fired ones are those s->cfired marks, their rows
+ * s->crow[i]).  CS_OK, or CS_ENOMEM when the fairness counters or the tip
+ * list could not grow. */
 int cs__fees_end_block(cs_sched_t *s, const cs_cand_t *c, size_t n, cs_block_stats_t *st);
 
 #endif /* CS_FEES_H */

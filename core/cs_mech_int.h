@@ -248,6 +248,16 @@ static inline cs_u128 cs__sat_mul(cs_u128 a, cs_u128 b)
     return a * b;
 }
 
+/* a / b (b != 0), exactly the 128-bit quotient, by one 64-bit division
+ * when both fit 64 bits (the common case: tips, weights and cycle sums
+ * well below 2^64), so the per-identity and per-block work of gba-tip
+ * does not call the library's 128-bit divide (__udivti3). */
+static inline cs_u128 cs__div_u128(cs_u128 a, cs_u128 b)
+{
+    if (((a | b) >> 64) == 0) return (uint64_t)a / (uint64_t)b;
+    return a / b;
+}
+
 /* Exact comparison of a / ca with b / cb (ca, cb >= 1) by cross
  * multiplication in 256-bit arithmetic: sign of a*cb - b*ca. */
 int cs__ratio_cmp(cs_u128 a, uint64_t ca, cs_u128 b, uint64_t cb);

@@ -407,6 +407,8 @@ void cs_sched_free(cs_sched_t *s)
     free(s->trig);
     free(s->crow);
     free(s->order);
+    free(s->rsel);
+    free(s->cfired);
     free(s->mbox_ids);
     free(s);
 }
@@ -431,6 +433,7 @@ void cs_sched_set_paused(cs_sched_t *s, int paused) { s->paused = paused ? 1 : 0
 size_t cs_sched_pool_size(const cs_sched_t *s) { return s->pool_n; }
 uint64_t cs_sched_height(const cs_sched_t *s) { return s->height; }
 uint64_t cs_sched_pending(const cs_sched_t *s) { return s->n_pending; }
+uint64_t cs_sched_carried(const cs_sched_t *s) { return s->n_carry; }
 
 void cs_sched_mem(const cs_sched_t *s, cs_sched_mem_t *m)
 {

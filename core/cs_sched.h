@@ -145,6 +145,8 @@ cs_u128 cs_sched_bid(const cs_sched_t *s, uint32_t slot);
 uint64_t cs_sched_expires_at(const cs_sched_t *s, uint32_t slot);
 uint64_t cs_sched_height(const cs_sched_t *s);
 uint64_t cs_sched_pending(const cs_sched_t *s);
+/* Due timers deferred and carried to the next block (the standing backlog). */
+uint64_t cs_sched_carried(const cs_sched_t *s);
 /* Bytes of the timer store's per-timer structures, for `cowsim bench
  * memory`.  A *_bytes figure is what the slots, entries or cells in use
  * span (high-water marks: the pages a run has written); *_cap_bytes is

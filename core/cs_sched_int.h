@@ -135,6 +135,10 @@ struct cs_sched {
     size_t crow_cap;
     uint32_t *order;          /* mechanism rank -> candidate index */
     size_t order_cap;
+    uint8_t *rsel;            /* mechanism rank -> that candidate is selected */
+    size_t rsel_cap;
+    uint8_t *cfired;          /* candidate -> it fired (its row's outcome is FIRED) */
+    size_t cfired_cap;
     uint32_t *trig;           /* candidate slots of this block */
     size_t trig_cap;
     uint64_t blk_sched_cycles, blk_scheduled, blk_cancelled;

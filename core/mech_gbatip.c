@@ -188,10 +188,14 @@ static uint64_t cs__gba_weight(const cs__gba_state_t *s, const cs_params_t *p, u
     uint64_t e = h / cs__gba_epoch(p); /* idle weight epochs */
     uint64_t idle = e > a->last_e + 1 ? e - a->last_e - 1 : 0;
     if (idle > 64) return neutral;
-    cs_i128 dev = (cs_i128)a->weight - (cs_i128)neutral;
-    for (uint64_t k = 0; k < idle && dev != 0; k++)
-        dev = dev * (cs_i128)(CS_PPM - p->ema_lambda) / (cs_i128)CS_PPM;
-    return cs__clamp_w((uint64_t)((cs_i128)neutral + dev), p);
+    /* |dev| <= max(weight, neutral) <= 10^8 (the weight clamps' bound) and
+     * the factor <= 10^6, so the product fits 64 bits and the 64-bit
+     * signed division truncates toward zero exactly as the 128-bit one
+     * did (no library divide, __divti3, per identity and block). */
+    int64_t dev = (int64_t)a->weight - (int64_t)neutral;
+    const int64_t keep = (int64_t)(CS_PPM - p->ema_lambda);
+    for (uint64_t k = 0; k < idle && dev != 0; k++) dev = dev * keep / (int64_t)CS_PPM;
+    return cs__clamp_w((uint64_t)((int64_t)neutral + dev), p);
 }
 
 /* Tip order: tip desc, weight desc, timer_id asc. */
@@ -252,7 +256,7 @@ static uint64_t cs__ratio_ppm(cs_u128 num, cs_u128 den, uint64_t cap_ppm)
         den >>= 8;
     }
     if (den == 0) return cap_ppm;
-    cs_u128 r = num * CS_PPM / den;
+    cs_u128 r = cs__div_u128(num * CS_PPM, den);
     return r > cap_ppm ? cap_ppm : (uint64_t)r;
 }
 
@@ -261,19 +265,20 @@ static uint64_t cs__ratio_ppm(cs_u128 num, cs_u128 den, uint64_t cap_ppm)
  * epoch and its EMA step; the accumulators are cleared. */
 static void cs__gba_roll(cs__gba_state_t *s, const cs_params_t *p)
 {
-    cs_u128 mean_all = s->n_all ? s->tip_all / s->n_all : 0;
+    cs_u128 mean_all = s->n_all ? cs__div_u128(s->tip_all, s->n_all) : 0;
     for (size_t k = 0; k < s->ntouch; k++) {
         cs__gba_actor_t *a = cs__gba_find(s, s->touch[k]);
         if (a == NULL || a->d == 0) continue;
-        uint64_t T = mean_all == 0 ? CS_PPM : cs__ratio_ppm(a->tip / a->d, mean_all, 2 * CS_PPM);
+        uint64_t T = mean_all == 0 ? CS_PPM : cs__ratio_ppm(cs__div_u128(a->tip, a->d), mean_all, 2 * CS_PPM);
         uint64_t Q = (uint64_t)(a->d - a->f) * CS_PPM / a->d;
         uint64_t L = 0;
-        if (p->starvation_blocks != 0) L = cs__ratio_ppm(a->late / a->d, p->starvation_blocks, CS_PPM);
+        if (p->starvation_blocks != 0) L = cs__ratio_ppm(cs__div_u128(a->late, a->d), p->starvation_blocks, CS_PPM);
         uint64_t U = a->bud == 0 ? 0 : cs__ratio_ppm(a->cyc, a->bud, CS_PPM);
         int64_t S = (int64_t)(T / 2 + CS_PPM / 2 + Q / 2 + L / 2) - (int64_t)U;
         if (S < 0) S = 0;
         if (S > (int64_t)(2 * CS_PPM)) S = (int64_t)(2 * CS_PPM);
-        cs_u128 nw = ((cs_u128)(CS_PPM - p->ema_lambda) * a->base + (cs_u128)p->ema_lambda * (uint64_t)S) / CS_PPM;
+        cs_u128 nw = cs__div_u128((cs_u128)(CS_PPM - p->ema_lambda) * a->base + (cs_u128)p->ema_lambda * (uint64_t)S,
+                                  CS_PPM);
         uint64_t wv = cs__clamp_w((uint64_t)nw, p);
         if (a->starved && wv < p->weight_max) wv = p->weight_max;
         a->weight = wv;
@@ -408,8 +413,8 @@ static int cs__gba_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, s
         for (size_t a = 0; a < na; a++) wsum += s->loc[a].weight;
         for (size_t a = 0; a < na; a++) {
             cs_u128 sl = wsum == 0 ? 0
-                                   : (cs_u128)B * p->actor_budget_slice * s->loc[a].weight /
-                                         ((cs_u128)CS_PPM * wsum);
+                                   : cs__div_u128((cs_u128)B * p->actor_budget_slice * s->loc[a].weight,
+                                                  (cs_u128)CS_PPM * wsum);
             s->loc[a].slice = (uint64_t)sl;
             shared -= (uint64_t)sl;
         }

@@ -157,6 +157,47 @@ static void test_ema(void)
 }
 
 /*
+ * Idle decay below neutral truncates toward zero (the file comment's
+ * (1 - ema_lambda) step in integers, done in 64 bits since issue 26).
+ * h = 100, budget 1,001,000, ema 0.2, clamp [0.5, 2]:
+ *   A 0x41 id5 1,000,000 cycles tip 0  -> fires second
+ *   B 0x42 id6     1,000 cycles tip 10 -> fires first
+ * Mean tip 5.  id5: T = 0, Q = 0, L = 0, U = floor(10^12 / 1,001,000)
+ * = 999,000 ppm: S = 500,000 - 999,000 < 0 -> 0; w = 0.8 x 1.0 = 0.8.
+ * At h = 107 id5 has been idle 6 blocks: deviation -200,000 -> -160,000
+ * -> -128,000 -> -102,400 -> -81,920 -> -65,536 -> -52,428.8, truncated
+ * to -52,428 (flooring would give -52,429): weight 947,572.  With equal
+ * tips it ranks after id7 starting at 947,572 with a smaller id (0x50 <
+ * 0x51) and before id8 starting at 947,571 (whose id 0x4f is smaller
+ * still, so a floored 947,571 would put id8 first).
+ */
+static void test_decay_below_neutral(void)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    p.gba_weight_epoch = 1;
+    cs_mech_t m;
+    CS_CHECK_EQ_U64(cs_mech_open(&m, cs_mech_find("gba-tip"), &p), CS_OK);
+    cs_cand_t c[2] = {mk(0x41, 5, 1000000, 1000, 0, 0), mk(0x42, 6, 1000, 1000, 10, 0)};
+    c[0].due_height = c[1].due_height = 100;
+    cs_clear_ctx_t ctx = ctx_at(&p, 100, 1001000);
+    cs_clear_out_t out;
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, c, 2, &out), CS_OK);
+    CS_CHECK(c[0].selected && c[1].selected);
+    cs_mech_end_block(&m, &ctx, c, 2, &out);
+    CS_CHECK_EQ_U64(cs_mech_gba_weight(&m, 5, 100), 800000);
+
+    cs_cand_t d[3] = {mk(0x51, 5, 1000, 1000, 7, 0), mk(0x50, 7, 1000, 1000, 7, 947572),
+                      mk(0x4f, 8, 1000, 1000, 7, 947571)};
+    ctx = ctx_at(&p, 107, 1000000);
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, d, 3, &out), CS_OK);
+    CS_CHECK_EQ_U64(d[1].rank, 0);
+    CS_CHECK_EQ_U64(d[0].rank, 1);
+    CS_CHECK_EQ_U64(d[2].rank, 2);
+    cs_mech_close(&m);
+}
+
+/*
  * Weights recomputed per epoch (CIP-1 first draft §3 step 5e, N61):
  * gba_weight_epoch 4, so blocks 100-103 are weight epoch 25; budget 1M,
  * lane basefee 100, ema 0.2, clamp [0.5, 2], starvation 10.
@@ -332,6 +373,7 @@ int main(void)
     test_order_budget_funds();
     test_slices();
     test_ema();
+    test_decay_below_neutral();
     test_epoch();
     return cs_test_done("mech_gbatip");
 }

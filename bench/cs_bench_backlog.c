@@ -1,0 +1,239 @@
+/*
+ * cs_bench_backlog.c -- `cowsim bench backlog [--json] [--quick]` (issue
+ * 26): what a congested lane with a standing backlog of due-but-deferred
+ * timers costs.  Two parts, both measured with CPU time (user + system),
+ * which a shared, loaded machine disturbs much less than wall time.
+ *
+ * 1. The workload (bench/backlog.json, the stationary congested lane of the
+ *    EIP-1559 literature: 2,000 affine_user arrivals a block, an eip1559
+ *    lane of 952 timers of 21,000 cycles at target 50 %, /fires off,
+ *    /timers on), run whole through the simulator, each run in this
+ *    process so the ratios compare the same machine state:
+ *      - workload: the scenario as shipped;
+ *      - arrivals_only: the same arrivals and draws with nobody joining
+ *        (expected wait 10^9 blocks, so every potential user's surplus
+ *        v - c W is negative and it abstains): what the draws and
+ *        decisions cost alone.
+ *    Figures: arrivals_per_cpu_second (arrivals = 2,000 a block, the
+ *    nominal Poisson mean the issue counts), ns_per_fire (CPU of the
+ *    workload less the arrivals-only run's, over the fires), the mean
+ *    deferred timers a block (carried after each block), ns_per_arrival of
+ *    the arrivals-only run, and the cost split.
+ * 2. Scaling with the backlog, on the scheduler core alone (no agents, no
+ *    HDF5): an eip1559 lane of F = 476 fires of 21,000 cycles a block and a
+ *    target of 100 % (so the lane basefee stays put), a standing backlog of
+ *    B timers (max_priority 1 per cycle) that never win against the F
+ *    fresh timers scheduled each block for the next (max_priority 10^6),
+ *    at B = 10^3, 10^4, 10^5: the CPU time of cs_sched_end_block per block
+ *    (median of the measured blocks after warm-up blocks), the ratio of
+ *    B = 10^5 to 10^3, and ns per deferred timer per block = the slope
+ *    (t(10^5) - t(10^3)) / (10^5 - 10^3).  Every block fires exactly F and
+ *    defers exactly B (checked: the bench fails otherwise).
+ *
+ * Performance targets of issue 26 are reported next to the figures
+ * (meets_*); they are never checked by a timed unit test.  --quick runs
+ * 300 workload blocks and B up to 10^4 (a smoke test, not a measurement);
+ * --backlog N runs the scaling part at B = N alone (for a profiler).
+ */
+#include "cs_bench_backlog.h"
+#include "cs_bench_e2e.h"
+#include "cs_fees.h"
+#include "cs_scenario.h"
+#include "cs_sched.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CS__BL_SCENARIO "bench/backlog.json"
+#define CS__BL_ARRIVALS 2000.0    /* Poisson mean of arrivals a block (2,000 users x rate 1) */
+#define CS__BL_FIRES 476u         /* fires a block in the scaling part (50 % of 952) */
+#define CS__BL_CYCLES 21000u      /* cycles of every timer */
+#define CS__BL_TARGET_APS 8e6     /* arrivals per CPU second on the workload */
+#define CS__BL_TARGET_SCALE 2.0   /* per-block time at 10^5 over 10^3 */
+#define CS__BL_PER_ACTOR 1000u    /* timers per actor (max_timers_per_actor is 1,024) */
+
+/* Address of actor k of the scaling part (distinct, nonzero bytes). */
+static cs_addr_t cs__bl_addr(uint32_t k)
+{
+    cs_addr_t a;
+    memset(&a, 0, sizeof a);
+    a.b[0] = 0xb1;
+    for (int i = 0; i < 4; i++) a.b[16 + i] = (uint8_t)(k >> (24 - 8 * i));
+    return a;
+}
+
+/* Schedule n timers due at `due` with max_prio `prio` per cycle, owned by
+ * actors from *next_actor on (CS__BL_PER_ACTOR each; *used counts the
+ * current actor's), in one transaction. */
+static int cs__bl_sched(cs_sched_t *s, uint32_t n, uint64_t due, cs_u128 prio, uint32_t *next_actor,
+                        uint32_t *used)
+{
+    int rc = cs_sched_tx_begin(s);
+    for (uint32_t i = 0; i < n && rc == CS_OK; i++) {
+        if (*used == CS__BL_PER_ACTOR) {
+            (*next_actor)++;
+            *used = 0;
+        }
+        cs_addr_t who = cs__bl_addr(*next_actor);
+        if (*used == 0) rc = cs_sched_fund(s, &who, (cs_u128)1 << 100);
+        (*used)++;
+        cs_sched_args_t a;
+        memset(&a, 0, sizeof a);
+        a.actor = who;
+        a.kind = CS_KIND_HEIGHT;
+        a.height = due;
+        a.gas_limit = CS__BL_CYCLES;
+        a.has_fees = 1;
+        a.max_fee = (cs_u128)1 << 40;
+        a.max_prio = prio;
+        a.id_at_commit = 1;
+        if (rc == CS_OK) rc = cs_sched_schedule(s, &a, NULL, NULL);
+    }
+    if (rc != CS_OK) {
+        cs_sched_tx_rollback(s);
+        return rc;
+    }
+    return cs_sched_tx_commit(s);
+}
+
+/*
+ * The scaling part at backlog B: warm blocks, then `meas` measured blocks;
+ * *ns_block is the median CPU time of cs_sched_end_block.  CS_OK, or an
+ * error (CS_EINVARIANT when a block does not fire F and defer B).
+ */
+static int cs__bl_scale(uint32_t backlog, int warm, int meas, double *ns_block)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    p.lane_timer_cycles = (uint64_t)CS__BL_FIRES * CS__BL_CYCLES;
+    p.max_cycles_per_fire = CS__BL_CYCLES;
+    p.target_utilisation = 1000000; /* 100 %: every block is at target, the basefee stays */
+    p.w_min = p.w_max = 1000000;    /* W = 1 */
+    cs_sched_t *s = NULL;
+    int rc = cs_sched_alloc(&s, &p, "eip1559", 0);
+    if (rc != CS_OK) return rc;
+    uint32_t actor = 0, used = 0;
+    double *t = calloc((size_t)meas, sizeof *t);
+    if (!t) rc = CS_ENOMEM;
+    /* Block 1: the backlog, due at 2 with the lowest tip; block h: F fresh
+     * timers due at h + 1 that outbid it. */
+    for (int k = 0; rc == CS_OK && k < 1 + warm + meas; k++) {
+        uint64_t h = (uint64_t)k + 1;
+        cs_block_result_t res;
+        rc = cs_sched_begin_block(s, h);
+        if (rc == CS_OK && k == 0) rc = cs__bl_sched(s, backlog, 2, 1, &actor, &used);
+        if (rc == CS_OK) rc = cs__bl_sched(s, CS__BL_FIRES, h + 1, 1000000, &actor, &used);
+        if (rc != CS_OK) break;
+        double c0 = cs_bench_cpu_ns();
+        rc = cs_sched_end_block(s, &res);
+        double c1 = cs_bench_cpu_ns();
+        if (rc != CS_OK) break;
+        if (k > 0 && (res.st.fired != CS__BL_FIRES || res.st.deferred != backlog)) {
+            fprintf(stderr, "cowsim bench backlog: block %llu fired %llu and deferred %llu, expected %u and %u\n",
+                    (unsigned long long)h, (unsigned long long)res.st.fired,
+                    (unsigned long long)res.st.deferred, CS__BL_FIRES, backlog);
+            rc = CS_EINVARIANT;
+        }
+        if (k > warm) t[k - warm - 1] = c1 - c0;
+    }
+    if (rc == CS_OK) *ns_block = cs_bench_median(t, meas);
+    free(t);
+    cs_sched_free(s);
+    return rc;
+}
+
+/* The scenario path: under CS_SOURCE_DIR if readable, else relative. */
+static const char *cs__bl_path(char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s/%s", CS_SOURCE_DIR, CS__BL_SCENARIO);
+    if (access(buf, R_OK) == 0) return buf;
+    snprintf(buf, cap, "%s", CS__BL_SCENARIO);
+    return buf;
+}
+
+/* `--backlog N`: the scaling part at backlog N alone (for a profiler). */
+static int cs__bl_one(cs_bench_out_t *o, size_t backlog, int quick)
+{
+    double t = 0;
+    int rc = cs__bl_scale((uint32_t)backlog, 3, quick ? 5 : 15, &t);
+    if (rc != CS_OK) return rc;
+    cs_bench_int(o, "backlog", backlog);
+    cs_bench_int(o, "fires_per_block", CS__BL_FIRES);
+    cs_bench_num(o, "us_per_block", t * 1e-3);
+    return CS_OK;
+}
+
+int cs_bench_backlog(cs_bench_out_t *o, int quick, size_t backlog)
+{
+    if (backlog != 0) return cs__bl_one(o, backlog, quick);
+    char path[4096];
+    cs__bl_path(path, sizeof path);
+    char dir[] = "/tmp/cowsim-bench-backlog-XXXXXX", file[sizeof dir + 32];
+    if (mkdtemp(dir) == NULL) {
+        perror("cowsim bench backlog: mkdtemp");
+        return CS_EIO;
+    }
+    snprintf(file, sizeof file, "%s/eip1559.h5", dir);
+    /* The arrivals-only run: the same draws, but an expected wait of 10^9
+     * blocks makes every surplus v - c W negative, so nobody joins. */
+    const char *sets_wl[1] = {"blocks=300"};
+    const char *sets_ao[2] = {"agents[0].params.expected_wait=1e9", "blocks=300"};
+    size_t n_extra = quick ? 1 : 0;
+    cs_bench_run_t wl, ao;
+    int rc = cs_bench_run_scenario(path, sets_wl, n_extra, file, &wl);
+    if (rc == CS_OK) rc = cs_bench_run_scenario(path, sets_ao, 1 + n_extra, file, &ao);
+    remove(file);
+    rmdir(dir);
+    if (rc != CS_OK) return rc;
+    double arrivals = CS__BL_ARRIVALS * (double)wl.blocks;
+    double aps = wl.cpu_s > 0 ? arrivals / wl.cpu_s : 0;
+    double join_s = wl.cpu_s - ao.cpu_s;
+    cs_bench_str(o, "scenario", path);
+    cs_bench_int(o, "quick", (unsigned long long)quick);
+    cs_bench_section(o, "workload");
+    cs_bench_int(o, "blocks", wl.blocks);
+    cs_bench_num(o, "arrivals", arrivals);
+    cs_bench_int(o, "timers", wl.timers);
+    cs_bench_int(o, "fires", wl.fires);
+    cs_bench_num(o, "fires_per_block", wl.blocks ? (double)wl.fires / (double)wl.blocks : 0);
+    cs_bench_num(o, "deferred_per_block", wl.blocks ? (double)wl.carried / (double)wl.blocks : 0);
+    cs_bench_num(o, "cpu_seconds", wl.cpu_s);
+    cs_bench_num(o, "ms_per_block", wl.blocks ? wl.cpu_s * 1e3 / (double)wl.blocks : 0);
+    cs_bench_num(o, "arrivals_per_cpu_second", aps);
+    cs_bench_num(o, "ns_per_fire", wl.fires ? join_s * 1e9 / (double)wl.fires : 0);
+    cs_bench_num(o, "target_arrivals_per_cpu_second", CS__BL_TARGET_APS);
+    cs_bench_int(o, "meets_arrivals_target", aps >= CS__BL_TARGET_APS);
+    cs_bench_end_section(o);
+    cs_bench_section(o, "arrivals_only");
+    cs_bench_int(o, "timers", ao.timers);
+    cs_bench_num(o, "cpu_seconds", ao.cpu_s);
+    cs_bench_num(o, "arrivals_per_cpu_second", ao.cpu_s > 0 ? CS__BL_ARRIVALS * (double)ao.blocks / ao.cpu_s : 0);
+    cs_bench_num(o, "ns_per_arrival", ao.blocks ? ao.cpu_s * 1e9 / (CS__BL_ARRIVALS * (double)ao.blocks) : 0);
+    cs_bench_num(o, "joining_share", wl.cpu_s > 0 ? join_s / wl.cpu_s : 0);
+    cs_bench_end_section(o);
+
+    static const uint32_t sizes[3] = {1000u, 10000u, 100000u};
+    int ns = quick ? 2 : 3;
+    double tb[3] = {0, 0, 0};
+    for (int i = 0; i < ns && rc == CS_OK; i++) rc = cs__bl_scale(sizes[i], 3, quick ? 5 : 15, &tb[i]);
+    if (rc != CS_OK) return rc;
+    int top = ns - 1;
+    double slope = (tb[top] - tb[0]) / (double)(sizes[top] - sizes[0]);
+    double ratio = tb[0] > 0 ? tb[top] / tb[0] : 0;
+    cs_bench_section(o, "backlog_scaling");
+    cs_bench_int(o, "fires_per_block", CS__BL_FIRES);
+    for (int i = 0; i < ns; i++) {
+        char k[64];
+        snprintf(k, sizeof k, "us_per_block_at_%u", sizes[i]);
+        cs_bench_num(o, k, tb[i] * 1e-3);
+    }
+    cs_bench_num(o, "ns_per_deferred_timer_per_block", slope);
+    cs_bench_num(o, "ratio_largest_to_1000", ratio);
+    cs_bench_num(o, "target_ratio_1e5_to_1e3", CS__BL_TARGET_SCALE);
+    cs_bench_int(o, "meets_scaling_target", !quick && ratio <= CS__BL_TARGET_SCALE);
+    cs_bench_end_section(o);
+    return CS_OK;
+}

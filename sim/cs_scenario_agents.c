@@ -176,7 +176,8 @@ static int cs__dist(cs__ctx_t *c, const cJSON *j, const char *path, const cs_age
 }
 
 /* agents[i].params for kind ops: defaults filled, given values in the
- * kind's [min, max]; a parameter listed in ops->dist_params may instead be
+ * kind's [min, max] (or the parameter's word, if it has one, stored as
+ * CS_AGENT_PARAM_WORD); a parameter listed in ops->dist_params may instead be
  * a distribution object, which goes to (*dists)[k] (the array of n_params
  * entries is allocated at the first one, so entries without distributions
  * cost nothing; kind NONE for the other parameters).  Returns 0 when every
@@ -212,11 +213,18 @@ static int cs__agent_params(cs__ctx_t *c, const cJSON *j, const char *path, cons
                     return -1;
                 }
                 cs__dist(c, ch, cp, &ops->params[k], &(*dists)[k]);
-            } else if (cJSON_IsObject(ch))
+            } else if (cJSON_IsObject(ch)) {
                 cs__err(c, cp, "must be a number (kind %s takes a distribution object only for its random "
                         "quantities, see agents/README.md), got an object", ops->name);
-            else
+            } else if (ops->params[k].word && cJSON_IsString(ch)) {
+                /* The parameter's word (cs_agent_param_t), held as CS_AGENT_PARAM_WORD. */
+                if (strcmp(ch->valuestring, ops->params[k].word) == 0) out[k] = CS_AGENT_PARAM_WORD;
+                else
+                    cs__err(c, cp, "must be a number in [%.10g, %.10g] or the string \"%s\", got \"%.40s\"",
+                            ops->params[k].min, ops->params[k].max, ops->params[k].word, ch->valuestring);
+            } else {
                 cs__get_real(c, ch, cp, ops->params[k].min, ops->params[k].max, &out[k]);
+            }
         }
     }
     return c->e->n == n0 ? 0 : -1;

@@ -552,6 +552,8 @@ int cs_sim_step(cs_engine_t *e)
     e->obs.reserve_price = cs__u128d(cs_sched_params(e->s)->reserve_price);
     e->obs.bias0 = cs__u128d(cs_fixed_bias(0, cs_sched_params(e->s)->lambda, cs_sched_params(e->s)->bias_scale));
     e->obs.fire_cycles = cs_sched_params(e->s)->max_cycles_per_fire;
+    e->obs.lambda = (double)cs_mech_lambda(cs_sched_mech(e->s)) / (double)CS_PPB; /* 0 unless bias-* */
+    e->obs.reserve_gate = cs_sched_params(e->s)->reserve_mode == CS_RESERVE_BID_GATE;
     e->obs.paused = e->pause_depth > 0;
     e->blk_rejected = 0;
 

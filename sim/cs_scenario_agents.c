@@ -251,6 +251,7 @@ static void cs__strategy(cs__ctx_t *c, const cJSON *j, const char *path, const c
 {
     static const char *const keys[CS_STRAT__COUNT][5] = {
         {NULL}, {"share"}, {NULL}, {"epsilon", "epsilon_prio", "fee_rule"}, {"n"}, {"eta", "grid", "feedback"},
+        {"eta", "grid", "feedback"}, {NULL},
     };
     char p[CS__PATH], b1[80], list[160];
     memset(s, 0, sizeof s[0]);
@@ -280,6 +281,10 @@ static void cs__strategy(cs__ctx_t *c, const cJSON *j, const char *path, const c
     s->n = 2;
     s->n_grid = 20; /* 0.05, 0.10, ..., 1.00 */
     for (size_t k = 0; k < s->n_grid; k++) s->grid[k] = 0.05 * (double)(k + 1);
+    if (kind == CS_STRAT_LEARNING_WAIT) { /* 0 (wait for Bias), 0.05, ..., 1.00 */
+        s->n_grid = 21;
+        for (size_t k = 0; k < s->n_grid; k++) s->grid[k] = 0.05 * (double)k;
+    }
     if (cJSON_IsObject(j)) {
         const char *allowed[6] = {"name"};
         size_t na = 1;
@@ -353,7 +358,7 @@ static void cs__strategy(cs__ctx_t *c, const cJSON *j, const char *path, const c
         if (k == ops->n_params || ops->kind == CS_AK_LIQUIDATION_BOT)
             cs__err(c, path, "shade needs a value distribution the bidder knows; kind %s has none", ops->name);
     }
-    if (kind == CS_STRAT_LEARNING && s->eta == 0) {
+    if ((kind == CS_STRAT_LEARNING || kind == CS_STRAT_LEARNING_WAIT) && s->eta == 0) {
         double T = c->blocks_ok && c->s->blocks ? (double)c->s->blocks : 1.0;
         double K = (double)s->n_grid;
         s->eta = s->bandit ? sqrt(2.0 * log(K) / (K * T)) : sqrt(8.0 * log(K) / T);

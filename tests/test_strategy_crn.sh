@@ -25,7 +25,9 @@ $PY - "$T/a" > "$T/st.txt" 2>&1 <<'PYEOF'
 import sys, h5py, numpy as np
 d = sys.argv[1]
 # Strategies at work: learners (agents 0-2) bid a multiplier of the value,
-# truthful subscription agents (6, 7) bid exactly the value.
+# truthful subscription agents (6, 7) bid exactly the value less the
+# execution fee their fire pays (no decay, constant basefees: the fee at
+# scheduling is the one charged).
 f = h5py.File(f"{d}/bias-fp.h5", "r")["fires"][:]
 lr = f[f["agent"] <= 2]
 tr = f[(f["agent"] == 6) | (f["agent"] == 7)]
@@ -33,8 +35,8 @@ ratio = lr["bid"] / lr["value"]
 print(f"learners: {len(lr)} fires, bid/value in [{ratio.min():.3f}, {ratio.max():.3f}]; truthful: {len(tr)} fires")
 if len(lr) == 0 or ratio.max() > 1 + 1e-9 or len(np.unique(np.round(ratio, 2))) < 2:
     sys.exit(1)
-if len(tr) == 0 or np.any(np.abs(tr["bid"] - np.floor(tr["value"])) > 1):
-    print("truthful bids differ from values")
+if len(tr) == 0 or np.any(np.abs(tr["bid"] - np.floor(tr["value"] - tr["exec_fee"])) > 1):
+    print("truthful bids differ from values less the execution fee")
     sys.exit(1)
 print("STRATEGIES OK")
 PYEOF

@@ -919,6 +919,13 @@ int cs_metrics_compute(const char *path, const char *greedy_path, cs_metrics_t *
     /* Fires mode (root attributes; a file without them holds every fire).
      * Only an absent or unreadable attribute means the default: out of
      * memory reading one is an error, not "all fires". */
+    /* The strategic populations' convergence (N70), as written. */
+    char *conv = NULL;
+    m->convergence[0] = '\0';
+    rc = cs_h5_read_attr_str(u.r, "convergence", &conv);
+    if (rc == CS_ENOMEM) goto oom;
+    if (rc == CS_OK && strlen(conv) < sizeof m->convergence) snprintf(m->convergence, sizeof m->convergence, "%s", conv);
+    free(conv);
     char *mode = NULL;
     m->fires_mode = CS_H5_FIRES_ALL;
     m->fires_sample_every = 1;

@@ -103,6 +103,8 @@ typedef struct cs_metrics {
     int opt_method;                                   /* cs_opt_method of welfare_opt, -1 when not computed */
     uint64_t opt_vars;                                /* variables of the optimum's problem */
     char note[512];                                   /* warnings for the user ("" if none): fallbacks, greedy mismatch */
+    char convergence[8192];                           /* root attribute convergence, JSON (sim/cs_converge.h;
+                                                       * "" if absent or longer than this) */
 } cs_metrics_t;
 
 /*

@@ -687,25 +687,27 @@ int cs_compare_runs(const cs_compare_opts_t *o)
     cs_steady_t *ss = calloc(np, sizeof *ss);
     char (*obuf)[4096] = calloc(np, sizeof *obuf);
     const char **greedy_files = calloc(np, sizeof *greedy_files);
-    if (!ms || !ss || !obuf || !greedy_files) {
+    char **convtxt = calloc(np, sizeof *convtxt); /* each run's root attribute convergence (N70) */
+    if (!ms || !ss || !obuf || !greedy_files || !convtxt) {
         fprintf(stderr, "cowsim compare: out of memory for %zu runs\n", np);
         free(ms);
         free(ss);
         free(obuf);
         free(greedy_files);
+        free(convtxt);
         return CS_EXIT_IO;
     }
     int status = CS_EXIT_OK;
     for (size_t r = 0; r < np; r++) {
         greedy_files[r] = greedy ? greedy : cs_metrics_find_greedy(paths[r], obuf[r], sizeof obuf[r]);
         char err[1024];
-        int rc = cs_metrics_compute(paths[r], greedy_files[r], &ms[r], err, sizeof err);
+        int rc = cs_metrics_compute_conv(paths[r], greedy_files[r], &ms[r], &convtxt[r], err, sizeof err);
         if (rc != CS_OK && rc != CS_ENOMEM && !greedy && greedy_files[r]) {
             /* A greedy.h5 found beside the run but unusable: say so and go
              * on without it -- if the run alone computes.  Out of memory is
              * never "unusable": it would silently drop efficiency and poa. */
             char err2[1024];
-            int rc2 = cs_metrics_compute(paths[r], NULL, &ms[r], err2, sizeof err2);
+            int rc2 = cs_metrics_compute_conv(paths[r], NULL, &ms[r], &convtxt[r], err2, sizeof err2);
             if (rc2 == CS_OK) {
                 fprintf(stderr, "cowsim compare: warning: ignoring %s: %s\n", greedy_files[r], err);
             } else {
@@ -750,7 +752,7 @@ int cs_compare_runs(const cs_compare_opts_t *o)
         char(*lab)[48] = calloc(np, sizeof *lab);
         cJSON **conv = calloc(np ? np : 1, sizeof *conv); /* each run's convergence, parsed once */
         for (size_t r = 0; conv && r < np; r++)
-            if (ms[r].convergence[0] && (conv[r] = cJSON_Parse(ms[r].convergence)) == NULL) status = CS_EXIT_IO;
+            if (convtxt[r] && (conv[r] = cJSON_Parse(convtxt[r])) == NULL) status = CS_EXIT_IO;
         if (!names || !lab || !conv || status != CS_EXIT_OK) {
             status = CS_EXIT_IO;
         } else {
@@ -775,6 +777,8 @@ int cs_compare_runs(const cs_compare_opts_t *o)
         for (size_t r = 0; conv && r < np; r++) cJSON_Delete(conv[r]);
         free(conv);
     }
+    for (size_t r = 0; r < np; r++) free(convtxt[r]);
+    free(convtxt);
     free(hm);
     free(hsum);
     free(ms);

@@ -898,6 +898,13 @@ static int cs__greedy(const char *opath, const cs__run_t *u, cs_metrics_t *m, ch
 /* Metrics of one run file; see cs_metrics.h. */
 int cs_metrics_compute(const char *path, const char *greedy_path, cs_metrics_t *m, char *err, size_t errcap)
 {
+    return cs_metrics_compute_conv(path, greedy_path, m, NULL, err, errcap);
+}
+
+int cs_metrics_compute_conv(const char *path, const char *greedy_path, cs_metrics_t *m, char **conv, char *err,
+                            size_t errcap)
+{
+    if (conv) *conv = NULL;
     if (err && errcap) err[0] = '\0';
     if (!path || !m) {
         cs__seterr(err, errcap, "cs_metrics_compute: NULL argument");
@@ -919,13 +926,6 @@ int cs_metrics_compute(const char *path, const char *greedy_path, cs_metrics_t *
     /* Fires mode (root attributes; a file without them holds every fire).
      * Only an absent or unreadable attribute means the default: out of
      * memory reading one is an error, not "all fires". */
-    /* The strategic populations' convergence (N70), as written. */
-    char *conv = NULL;
-    m->convergence[0] = '\0';
-    rc = cs_h5_read_attr_str(u.r, "convergence", &conv);
-    if (rc == CS_ENOMEM) goto oom;
-    if (rc == CS_OK && strlen(conv) < sizeof m->convergence) snprintf(m->convergence, sizeof m->convergence, "%s", conv);
-    free(conv);
     char *mode = NULL;
     m->fires_mode = CS_H5_FIRES_ALL;
     m->fires_sample_every = 1;
@@ -1046,6 +1046,13 @@ int cs_metrics_compute(const char *path, const char *greedy_path, cs_metrics_t *
             cs__run_free(&u);
             return rc;
         }
+    }
+    /* The strategic populations' convergence (N70), as written; last, so
+     * no error path above holds it. */
+    if (conv) {
+        rc = cs_h5_read_attr_str(u.r, "convergence", conv);
+        if (rc == CS_ENOMEM) goto oom;
+        if (rc != CS_OK) *conv = NULL; /* absent */
     }
     cs__run_free(&u);
     return CS_OK;

@@ -103,8 +103,6 @@ typedef struct cs_metrics {
     int opt_method;                                   /* cs_opt_method of welfare_opt, -1 when not computed */
     uint64_t opt_vars;                                /* variables of the optimum's problem */
     char note[512];                                   /* warnings for the user ("" if none): fallbacks, greedy mismatch */
-    char convergence[8192];                           /* root attribute convergence, JSON (sim/cs_converge.h;
-                                                       * "" if absent or longer than this) */
 } cs_metrics_t;
 
 /*
@@ -115,6 +113,12 @@ typedef struct cs_metrics {
  */
 int cs_metrics_compute(const char *path, const char *greedy_path, cs_metrics_t *m, char *err,
                        size_t errcap);
+
+/* cs_metrics_compute, and with conv non-NULL the run's root attribute
+ * convergence (JSON text, sim/cs_converge.h; malloc'd, the caller frees;
+ * NULL when the run has none) in *conv, read from the same open file. */
+int cs_metrics_compute_conv(const char *path, const char *greedy_path, cs_metrics_t *m, char **conv, char *err,
+                            size_t errcap);
 
 /* Flat access: every metric as (name, value), run-level first, then per
  * kind for present kinds.  cs_metrics_n counts them for m. */

@@ -14,7 +14,9 @@
  *      with no profitable deviation among 10^4 bids, waiting included.
  *      The same checks run with learning ("due-block", today's learner)
  *      and must fail: the test asserts they do.  3b runs a random version
- *      of that world in the engine: learning_wait earns more a fire.
+ *      of that world in the engine: learning_wait earns more a fire;
+ *   4. the scenario form; 5. no bid strictly between 0 and the reserve,
+ *      none above the value less the execution fee.
  */
 #include <math.h>
 #include <stdio.h>
@@ -438,6 +440,70 @@ static void test_engine_world(void)
     CS_CHECK(uw / (double)fw > ud / (double)fd + 1e7); /* at least 1 % of the value more a fire */
 }
 
+/* ------------------------------------------------ 5. reserve and fee */
+
+/* The bid strategy st (n_grid / grid / share / n set by the caller) makes
+ * for a request of value v under mechanism mech: reserve 3e8, cycle
+ * basefee 1,000, 60,000 cycles used, so the execution fee F is 6e7. */
+static double floor_bid(cs_strategy_t st, const char *mech, double v)
+{
+    cs_dist_t vd;
+    memset(&vd, 0, sizeof vd);
+    vd.kind = CS_DIST_UNIFORM;
+    vd.p[0] = 0;
+    vd.p[1] = 1e9;
+    struct cs_strat_state *ss = NULL;
+    if (cs_strat_new(&st, &vd, cs_rng_stream(20261127, 5), &ss) != CS_OK) return NAN;
+    cs_obs_t o;
+    memset(&o, 0, sizeof o);
+    o.height = 10;
+    o.mechanism = mech;
+    o.reserve_price = 3e8;
+    o.basefee_cycle = 1000;
+    o.bias0 = 1;
+    o.lambda = 0.05;
+    o.thresh_agent = o.top_bid_agent = UINT32_MAX;
+    cs_timer_req_t q;
+    memset(&q, 0, sizeof q);
+    q.delay = 1;
+    q.value = v;
+    q.gas_limit = 100000;
+    q.cycles_used = 60000;
+    cs_strat_bid(&st, ss, 0, CS__MC_BID, &o, &q);
+    cs_strat_free(ss);
+    return q.has_bid ? q.bid : -1.0;
+}
+
+/* No bid strictly between 0 and the reserve under bias-*, none above the
+ * value less the fee (by hand: v = 5e8, F = 6e7, r = 3e8). */
+static void test_floor(void)
+{
+    cs_strategy_t st;
+    memset(&st, 0, sizeof st);
+    st.kind = CS_STRAT_FIXED_SHARE;
+    st.share = 0.3; /* 1.5e8 < r <= v - F: the reserve */
+    CS_CHECK(floor_bid(st, "bias-fp", 5e8) == 3e8);
+    CS_CHECK(floor_bid(st, "score", 5e8) == 1.5e8); /* no reserve under score */
+    st.share = 0.95; /* 4.75e8 > v - F = 4.4e8 */
+    CS_CHECK(floor_bid(st, "bias-vcg", 5e8) == 4.4e8);
+    st.kind = CS_STRAT_TRUTHFUL;
+    CS_CHECK(floor_bid(st, "bias-vcg", 5e8) == 4.4e8);
+    CS_CHECK(floor_bid(st, "bias-vcg", 3.2e8) == 0.0); /* v - F = 2.6e8 < r: waits */
+    CS_CHECK(floor_bid(st, "bias-vcg", 5e7) == 0.0);   /* worth less than its fee */
+    st.kind = CS_STRAT_SHADE;
+    st.n = 2; /* uniform on [0, 1e9]: v / 2 = 2.5e8 < r */
+    CS_CHECK(floor_bid(st, "bias-fp", 5e8) == 3e8);
+    st.kind = CS_STRAT_LEARNING_WAIT;
+    st.n_grid = 2;
+    st.grid[0] = 0.1; /* 4.4e7 < r: the reserve */
+    st.grid[1] = 0.2; /* 8.8e7 < r: the reserve */
+    st.eta = 1;
+    CS_CHECK(floor_bid(st, "bias-fp", 5e8) == 3e8);
+    st.grid[0] = 0.0;
+    st.grid[1] = 0.0; /* wait */
+    CS_CHECK(floor_bid(st, "bias-fp", 5e8) == 0.0);
+}
+
 /* ------------------------------------------------ 4. the scenario form */
 
 /* "due-block" is learning; learning_wait's default grid starts at 0 (wait)
@@ -481,5 +547,6 @@ int main(void)
     test_best();
     test_world();
     test_engine_world();
+    test_floor();
     return cs_test_done("strategy_wait");
 }

@@ -125,7 +125,7 @@ static void cs__bench_text(const cs_metrics_t *m, char *buf, size_t cap)
 /* Text table on stdout: a header line per run (path, scenario, seed,
  * greedy, INCOMPLETE), then one row per name in names, "-" for NaN. */
 /* The convergence verdicts c of run lab (its root attribute convergence
- * parsed, N70; NULL: none), one line per strategic population. */
+ * parsed, N77; NULL: none), one line per strategic population. */
 static void cs__conv_text(const cJSON *c, const char *lab)
 {
     const cJSON *pops = cJSON_GetObjectItemCaseSensitive(c, "populations"), *p;
@@ -326,7 +326,7 @@ static int cs__print_json(const cs_metrics_t *ms, cJSON **conv, const cs_steady_
             ok = cs__json_num(mm, buf, cs_metrics_value(&ms[r], i)) == 0;
         }
         if (ok && ss) ok = cs__ss_json(o, &ss[r]) == 0;
-        if (ok) { /* the strategic populations' convergence (N70), or null; moved into the tree */
+        if (ok) { /* the strategic populations' convergence (N77), or null; moved into the tree */
             ok = conv[r] ? cJSON_AddItemToObject(o, "convergence", conv[r]) != 0
                          : cJSON_AddNullToObject(o, "convergence") != NULL;
             if (ok) conv[r] = NULL;
@@ -687,7 +687,7 @@ int cs_compare_runs(const cs_compare_opts_t *o)
     cs_steady_t *ss = calloc(np, sizeof *ss);
     char (*obuf)[4096] = calloc(np, sizeof *obuf);
     const char **greedy_files = calloc(np, sizeof *greedy_files);
-    char **convtxt = calloc(np, sizeof *convtxt); /* each run's root attribute convergence (N70) */
+    char **convtxt = calloc(np, sizeof *convtxt); /* each run's root attribute convergence (N77) */
     if (!ms || !ss || !obuf || !greedy_files || !convtxt) {
         fprintf(stderr, "cowsim compare: out of memory for %zu runs\n", np);
         free(ms);

@@ -1047,7 +1047,7 @@ int cs_metrics_compute_conv(const char *path, const char *greedy_path, cs_metric
             return rc;
         }
     }
-    /* The strategic populations' convergence (N70), as written; last, so
+    /* The strategic populations' convergence (N77), as written; last, so
      * no error path above holds it. */
     if (conv) {
         rc = cs_h5_read_attr_str(u.r, "convergence", conv);

@@ -1,6 +1,6 @@
 /*
  * cs_converge.h -- convergence of a run's strategic populations, measured
- * (issue 27 item 2; DESIGN-NOTES N70; analysis/README.md "Convergence").
+ * (issue 27 item 2; DESIGN-NOTES N77; analysis/README.md "Convergence").
  *
  * A population is one scenario entry with a strategy under the run's
  * mechanism.  Its price is what each of its requests states as a share of

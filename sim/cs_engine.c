@@ -964,7 +964,7 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
             cs_h5_attr_str(e->h5, "minted_exact", cs_u128_fmt(lg->tot.minted, buf));
             cs_h5_attr_str(e->h5, "escrow_exact", cs_u128_fmt(lg->tot.escrow, buf));
             cs_h5_attr_str(e->h5, "paid_exact", cs_u128_fmt(e->kind_paid[CS_AK__COUNT], buf));
-            /* Issue 27 item 2: each strategic population's convergence (N70). */
+            /* Issue 27 item 2: each strategic population's convergence (N77). */
             if (e->conv) {
                 char *cj = cs_conv_json(e->conv);
                 if (cj == NULL) {

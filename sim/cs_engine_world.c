@@ -528,7 +528,7 @@ int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t *ctx, c
     }
     double mf = 0, mp = 0;
     if (!cs_agent_gba(a, &in, &o, &mf, &mp)) return 0;
-    if (a->strat && in.fire_value > 0) /* the share of its value the fees allow (N70) */
+    if (a->strat && in.fire_value > 0) /* the share of its value the fees allow (N77) */
         cs_conv_add(e->conv, a->strat, e->h + 1, (in.fire_fixed + in.fire_cycles * mf) / in.fire_value);
     *max_fee = cs__d2u(mf);
     *max_prio = cs__d2u(mp);

@@ -1,6 +1,6 @@
 /*
  * test_converge.c -- the convergence verdicts of strategic populations
- * (sim/cs_converge.h, DESIGN-NOTES N70), on prices fed by hand:
+ * (sim/cs_converge.h, DESIGN-NOTES N77), on prices fed by hand:
  * a scenario of 200 blocks (windows of 10 blocks) with two strategic
  * entries and one without.  Entry 0 states 0.5 in windows 0-7, then 0.31
  * in even and 0.29 in odd windows: the last quarter (windows 15-19) has

@@ -6,7 +6,7 @@
 # same timers (id, actor, schedule height, first due height), the bid
 # mechanisms' bids do differ between strategies, and a rerun with the same
 # seed gives identical datasets; each strategic population's convergence
-# verdict (root attribute convergence, DESIGN-NOTES N70) agrees with a
+# verdict (root attribute convergence, DESIGN-NOTES N77) agrees with a
 # recomputation from its per-window means and, for the truthful and
 # fixed_share bidders under the bias rules, from the bids in the file.
 set -u
@@ -44,11 +44,11 @@ if len(tr) == 0 or np.any(np.abs(tr["bid"] - np.floor(tr["value"] - tr["exec_fee
 print("STRATEGIES OK")
 PYEOF
 check "grep -q 'STRATEGIES OK' '$T/st.txt'" "strategies bid as stated ($(tr '\n' ' ' < "$T/st.txt"))"
-# Convergence (DESIGN-NOTES N70): the root attribute's verdicts recomputed.
+# Convergence (DESIGN-NOTES N77): the root attribute's verdicts recomputed.
 for m in fifo bias-fp bias-vcg eip1559 gba-tip; do
     $PY - "$T/a/$m.h5" > "$T/cv-$m.txt" 2>&1 <<'PYEOF'
 import sys, json, h5py, numpy as np
-# The convergence verdicts (DESIGN-NOTES N70) of a run file, recomputed:
+# The convergence verdicts (DESIGN-NOTES N77) of a run file, recomputed:
 # every population's from its per-window means and counts, and the means of
 # the populations whose bids are all in the file (truthful, fixed_share:
 # every timer's bid as its first fire states it, else as /timers holds it)

@@ -129,7 +129,7 @@ class Run:
         self.effective = json.loads(eff) if eff else None
         self.params = pd.Series(flatten(self.effective) if self.effective else {}, dtype=object, name="value")
         conv = attrs.get("convergence")
-        # The strategic populations' convergence (DESIGN-NOTES N70): a dict
+        # The strategic populations' convergence (DESIGN-NOTES N77): a dict
         # with "criterion", "window", "tolerance" and "populations" (one
         # dict per scenario entry with a strategy: entry, kind, strategy,
         # requests, final_mean, converged, at, means); None without one.

@@ -22,8 +22,9 @@
  * deadline).  Under bid mechanisms it bids min(P x bid_markup, v - c x W);
  * under fee mechanisms the default GBA prices it.
  *
- * The options of the standard EIP-1559 agent-based model: expected_wait > 0
- * fixes W instead of estimating it, and fixed_tip > 0 makes every user
+ * The options of the standard EIP-1559 agent-based model: a number for
+ * expected_wait fixes W instead of estimating it (0: a user who will not
+ * wait; the word "estimate", the default, estimates it as above), and fixed_tip > 0 makes every user
  * state max_prio = fixed_tip and max_fee = v / cycles_used per cycle, the
  * expected price then being (basefee_lane + fixed_tip) x E[cycles].
  */
@@ -44,11 +45,14 @@
     X(EMA_ALPHA, "ema_alpha", 0.1, 0.0001, 1, "weight of the newest observation in the EMAs")   \
     X(WAIT_CAP, "wait_cap", 1000, 0, 1e9, "upper bound of the expected wait in blocks")         \
     X(BID_MARKUP, "bid_markup", 1.1, 1, 100, "bid mechanisms: bid min(expected price x bid_markup, v - c x W)") \
-    X(EXPECTED_WAIT, "expected_wait", 0, 0, 1e9, "fixed expected wait W in blocks; 0 = estimate it from utilisation") \
+    X(EXPECTED_WAIT, "expected_wait", CS_AGENT_PARAM_WORD, 0, 1e9, "fixed expected wait W in blocks (0 = a user who will not wait); \"estimate\" = estimate it from utilisation") \
     X(FIXED_TIP, "fixed_tip", 0, 0, 1e12, "fee mechanisms: state this priority fee per cycle (max_fee = v per cycle used); 0 = default GBA")
 
 enum { AF_PARAMS(CS__P_ENUM) P__COUNT };
-static const cs_agent_param_t af_params[] = {AF_PARAMS(CS__P_ROW)};
+/* The rows of CS__P_ROW, with expected_wait's word "estimate". */
+#define AF_ROW(id, nm, df, mn, mx, dc) \
+    {.name = nm, .def = df, .min = mn, .max = mx, .doc = dc, .word = P_##id == P_EXPECTED_WAIT ? "estimate" : NULL},
+static const cs_agent_param_t af_params[] = {AF_PARAMS(AF_ROW)};
 CS_STATIC_ASSERT(sizeof af_params / sizeof af_params[0] == P__COUNT, "one row per parameter");
 
 static const char *const af_dists[] = {"rate", "value", "wait_cost", "delay_mean", "cycles_frac", NULL};
@@ -98,7 +102,9 @@ static void af_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
         s->ema_u = (1.0 - al) * s->ema_u + al * o->utilisation;
         s->ema_p = (1.0 - al) * s->ema_p + al * pobs;
     }
-    double wait = p[P_EXPECTED_WAIT] > 0 ? p[P_EXPECTED_WAIT] : af_wait(p, s->ema_u);
+    /* expected_wait: a number fixes W (0: the user will not wait); the
+     * word "estimate" (CS_AGENT_PARAM_WORD, the default) estimates it. */
+    double wait = p[P_EXPECTED_WAIT] == CS_AGENT_PARAM_WORD ? af_wait(p, s->ema_u) : p[P_EXPECTED_WAIT];
     unsigned n = cs__agent_count(a, P_RATE, o);
     /* Zeroed before the first potential user and after each join only: a
      * user who abstains has written just the delay and the cycles, which
@@ -142,7 +148,7 @@ static void af_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
 
 const cs_agent_ops_t cs__agent_affine_user = {
     .name = "affine_user",
-    .version = 2,
+    .version = 3,
     .kind = CS_AK_AFFINE_USER,
     .state_size = sizeof(af_state_t),
     .params = af_params,

@@ -88,13 +88,23 @@ typedef struct cs_agent {
     int active;                     /* 0 before entry / after exit */
 } cs_agent_t;
 
-/* One agent parameter: scenario key, default, bounds, description. */
+/*
+ * One agent parameter: scenario key, default, bounds, description, and
+ * optionally a word the parameter accepts instead of a number (e.g.
+ * affine_user's "expected_wait": "estimate").  The word is held as
+ * CS_AGENT_PARAM_WORD, which lies below every parameter's min, so no
+ * number in [min, max] can mean it; def may be CS_AGENT_PARAM_WORD when
+ * the word is the default.
+ */
 typedef struct cs_agent_param {
     const char *name;   /* key under agents[i].params */
     double def;         /* default */
     double min, max;    /* inclusive bounds */
     const char *doc;    /* one line, shown in agents/README.md and the schema */
+    const char *word;   /* the word accepted instead of a number (NULL: none) */
 } cs_agent_param_t;
+
+#define CS_AGENT_PARAM_WORD (-1.0) /* a parameter's value when its word was given */
 
 typedef struct cs_agent_ops {
     const char *name;                   /* registry key, e.g. "heartbeat" */

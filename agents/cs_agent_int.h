@@ -75,7 +75,7 @@ enum {
 
 /* Helpers for the per-file X-macro parameter lists. */
 #define CS__P_ENUM(id, name, def, mn, mx, doc) P_##id,
-#define CS__P_ROW(id, name, def, mn, mx, doc) {name, def, mn, mx, doc},
+#define CS__P_ROW(id, nm, df, mn, mx, dc) {.name = nm, .def = df, .min = mn, .max = mx, .doc = dc},
 
 /* Round x >= 0 to the nearest integer, clamped to [0, 2^62]. */
 uint64_t cs__agent_u64(double x);

@@ -62,6 +62,11 @@ typedef struct cs_obs {
     double fires_left;          /* previous block: fires left under max_fires_per_block
                                  * (INFINITY when it is 0 = off) */
     double bias0;               /* Bias(0) = bias_scale (bias mechanisms), a timer's Bias in its due block */
+    double lambda;              /* bias mechanisms: the lambda this block's clearing uses (Bias(n) =
+                                 * bias0 e^(n lambda), CIP-5 §9.2); 0 otherwise */
+    int reserve_gate;           /* bias mechanisms: 1 when a bid below the reserve cannot win
+                                 * (reserve_mode bid-gate, N16), 0 when the reserve floors the
+                                 * payment (payment-floor, the default, N59) */
     uint64_t fire_cycles;       /* gas_limit of a request that states none (max_cycles_per_fire) */
 } cs_obs_t;
 

@@ -12,10 +12,12 @@
 
 #include "cs_error.h"
 
-#define CS__SR_PEND 256 /* learning: timers awaiting their block's outcome */
+#define CS__SR_PEND 256    /* learning: timers awaiting their block's outcome */
+#define CS__SW_ROUNDS 64   /* learning_wait: timers followed at once */
+#define CS__SW_HORIZON 256 /* learning_wait: most blocks a timer is followed past its due height */
 
 const char *const cs_strategy_names[CS_STRAT__COUNT] = {
-    "", "fixed_share", "truthful", "best_response", "shade", "learning",
+    "", "fixed_share", "truthful", "best_response", "shade", "learning", "learning_wait", "wait_response",
 };
 
 /* A learner's round, judged when block due + 1 starts against block due's
@@ -36,8 +38,21 @@ typedef struct cs__sr_pend {
     double pk;      /* its probability when played */
 } cs__sr_pend_t;
 
+/* A learning_wait round: one timer under bias-*, followed from its due
+ * height until every action has fired or its horizon has passed. */
+typedef struct cs__sw_round {
+    cs_strat_wait_env_t e;              /* the timer (e.T unused: each block's own threshold) */
+    uint64_t due;                       /* its due height */
+    uint64_t open;                      /* bit k: action k has not fired yet */
+    size_t k;                           /* the action played */
+    double pk;                          /* its probability when played */
+    double u[CS_STRAT_MAX_GRID];        /* utility of each action that fired (0 until then) */
+} cs__sw_round_t;
+
 struct cs_strat_state {
     gsl_rng *rng;                       /* the strategy's own stream */
+    cs__sw_round_t *rw;                 /* learning_wait: its rounds (CS__SW_ROUNDS) */
+    size_t nw;
     double logw[CS_STRAT_MAX_GRID];     /* learning: log weights */
     cs__sr_pend_t pend[CS__SR_PEND];    /* learning: timers to learn from */
     size_t np;
@@ -49,6 +64,7 @@ struct cs_strat_state {
 int cs_strategy_find(const char *name)
 {
     if (name == NULL) return CS_STRAT_NONE;
+    if (strcmp(name, "due-block") == 0) return CS_STRAT_LEARNING;
     for (int k = 1; k < CS_STRAT__COUNT; k++)
         if (strcmp(cs_strategy_names[k], name) == 0) return k;
     return CS_STRAT_NONE;
@@ -68,9 +84,12 @@ int cs_strat_new(const cs_strategy_t *s, const cs_dist_t *vd, gsl_rng *rng, stru
     }
     ss->rng = rng;
     if (s->kind == CS_STRAT_SHADE) ss->iw = gsl_integration_workspace_alloc(256);
-    if (ss->rng == NULL || (s->kind == CS_STRAT_SHADE && ss->iw == NULL)) {
+    if (s->kind == CS_STRAT_LEARNING_WAIT) ss->rw = calloc(CS__SW_ROUNDS, sizeof *ss->rw);
+    if (ss->rng == NULL || (s->kind == CS_STRAT_SHADE && ss->iw == NULL) ||
+        (s->kind == CS_STRAT_LEARNING_WAIT && ss->rw == NULL)) {
         if (ss->rng) gsl_rng_free(ss->rng);
         if (ss->iw) gsl_integration_workspace_free(ss->iw);
+        free(ss->rw);
         free(ss);
         return CS_ENOMEM;
     }
@@ -84,6 +103,7 @@ void cs_strat_free(struct cs_strat_state *ss)
     if (ss == NULL) return;
     gsl_rng_free(ss->rng);
     if (ss->iw) gsl_integration_workspace_free(ss->iw);
+    free(ss->rw);
     free(ss);
 }
 
@@ -158,7 +178,7 @@ static void cs__sr_probs(const struct cs_strat_state *ss, const cs_strategy_t *s
 
 size_t cs_strat_probs(const cs_strategy_t *s, const struct cs_strat_state *ss, double *p, size_t cap)
 {
-    if (s == NULL || s->kind != CS_STRAT_LEARNING || cap < s->n_grid) return 0;
+    if (s == NULL || (s->kind != CS_STRAT_LEARNING && s->kind != CS_STRAT_LEARNING_WAIT) || cap < s->n_grid) return 0;
     cs__sr_probs(ss, s, p);
     return s->n_grid;
 }
@@ -240,9 +260,183 @@ static double cs__sr_reward(uint32_t self, int mc, const cs_obs_t *o, const cs__
     return win ? 1.0 - m : 0.0;
 }
 
+/* ------------------------------------------------------------ waiting */
+
+/* 1 for the bias-* mechanisms, where a deferred timer gains Bias. */
+static int cs__sr_is_bias(const cs_obs_t *o) { return strncmp(o->mechanism, "bias-", 5) == 0; }
+
+/* The value of a fire of e's timer at delay n (the default value model,
+ * cs_agent_value_default). */
+static double cs__sw_value(const cs_strat_wait_env_t *e, uint64_t n)
+{
+    if (e->deadline != 0 && n > e->deadline) return 0.0;
+    double v = e->v - e->decay * (double)n;
+    return v > 0.0 ? v : 0.0;
+}
+
+/* What bid b pays when it fires after n deferrals against threshold T
+ * (cs_strat_wait_fire). */
+static double cs__sw_pay(const cs_strat_wait_env_t *e, double T, double b, uint64_t n)
+{
+    if (e->first_price) return b;
+    double th = T * e->c - e->bias0 * exp((double)n * e->lambda); /* the critical bid (D6) */
+    double cr = th > e->reserve ? th : e->reserve;                  /* floored at the reserve (N59) */
+    cr = cr < b ? cr : b;                                           /* never above the bid */
+    return cr > 0.0 ? cr : 0.0;
+}
+
+uint64_t cs_strat_wait_fire(const cs_strat_wait_env_t *e, double b, double *pay)
+{
+    *pay = 0.0;
+    if (e->gate && b < e->reserve) return UINT64_MAX;
+    /* CIP-5 §9.2: priority (b + bias0 e^(n lambda)) / c must beat T. */
+    double need = e->T * e->c - b;
+    uint64_t n = 0;
+    if (!(need < e->bias0)) {
+        if (!(e->lambda > 0.0) || !(e->bias0 > 0.0)) return UINT64_MAX; /* Bias never grows */
+        double x = log(need / e->bias0) / e->lambda;                  /* Bias(n) > need iff n > x */
+        if (!(x < (double)e->horizon)) return UINT64_MAX;
+        n = (uint64_t)floor(x) + 1;
+    }
+    if (n > e->horizon) return UINT64_MAX;
+    *pay = cs__sw_pay(e, e->T, b, n);
+    return n;
+}
+
+double cs_strat_wait_utility(const cs_strat_wait_env_t *e, double b)
+{
+    double pay;
+    uint64_t n = cs_strat_wait_fire(e, b, &pay);
+    return n == UINT64_MAX ? 0.0 : cs__sw_value(e, n) - pay - e->fee;
+}
+
+/* A bid mechanism's bid b of a timer worth vnet after its execution fee:
+ * at most vnet (a fire never costs more than it is worth), and under
+ * bias-* with reserve r never strictly between 0 and r -- raised to r
+ * when the timer can afford it, else 0, which waits for Bias. */
+static double cs__sr_bid_floor(double b, double vnet, double r)
+{
+    if (!(b <= vnet)) b = vnet;
+    if (!(b > 0.0)) return 0.0;
+    if (b < r) b = r <= vnet ? r : 0.0;
+    return b;
+}
+
+/* The least bid (a whole base unit) whose priority beats T after n
+ * deferrals: T c - Bias(n), plus one; 0 when Bias(n) alone does. */
+static double cs__sw_least(const cs_strat_wait_env_t *e, uint64_t n)
+{
+    double b = e->T * e->c - e->bias0 * exp((double)n * e->lambda);
+    return b >= 0.0 ? floor(b) + 1.0 : 0.0;
+}
+
+double cs_strat_wait_best(const cs_strat_wait_env_t *e)
+{
+    double vnet = e->v - e->fee;
+    /* The last delay worth waiting for: the TTL, the deadline, the delay
+     * at which the value is gone; and the last before the least bid falls
+     * to the reserve (from there on the reserve is what it costs). */
+    uint64_t end = e->horizon;
+    if (e->deadline != 0 && e->deadline < end) end = e->deadline;
+    if (e->decay > 0.0 && e->v / e->decay < (double)end) end = (uint64_t)floor(e->v / e->decay);
+    double pay;
+    uint64_t nr = cs_strat_wait_fire(e, e->reserve, &pay), m = nr == 0 ? 0 : nr - 1 < end ? nr - 1 : end;
+    /* The corners (see cs_strategy.h): fire now, fire at the last delay
+     * worth it, the reserve, wait for Bias alone (or never fire: 0). */
+    const double cand[5] = {cs__sr_bid_floor(cs__sw_least(e, 0), vnet, e->reserve),
+                            cs__sr_bid_floor(cs__sw_least(e, m), vnet, e->reserve),
+                            cs__sr_bid_floor(cs__sw_least(e, end), vnet, e->reserve),
+                            cs__sr_bid_floor(e->reserve, vnet, e->reserve), 0.0};
+    double best = 0.0, ub = -INFINITY;
+    for (int i = 0; i < 5; i++) {
+        double u = cs_strat_wait_utility(e, cand[i]);
+        if (u > ub) {
+            ub = u;
+            best = cand[i];
+        }
+    }
+    return best;
+}
+
+/* The environment of request q bid under o (bias-*): threshold, Bias,
+ * reserve and payment rule from o, value and cycles from q; the execution
+ * fee is q's cycles used at the cycle basefee plus its payload at the
+ * cell basefee (N58). */
+static void cs__sw_env(const cs_obs_t *o, uint32_t self, const cs_timer_req_t *q, cs_strat_wait_env_t *e)
+{
+    e->T = cs_obs_threshold_of(o, self);
+    e->c = (double)(q->gas_limit ? q->gas_limit : o->fire_cycles ? o->fire_cycles : 1);
+    e->bias0 = o->bias0;
+    e->lambda = o->lambda;
+    e->reserve = o->reserve_price;
+    e->gate = o->reserve_gate;
+    e->first_price = strcmp(o->mechanism, "bias-fp") == 0;
+    e->v = q->value;
+    e->decay = q->decay;
+    e->deadline = q->deadline;
+    e->horizon = q->ttl ? q->ttl : (uint64_t)1 << 40;
+    e->fee = (double)q->cycles_used * o->basefee_cycle + (double)q->payload_len * o->basefee_cell;
+}
+
+/* learning_wait's bid for multiplier m of a timer worth vnet after its
+ * fee: 0 = wait for Bias, else m x vnet floored as cs__sr_bid_floor. */
+static double cs__sw_bid(double m, double vnet, double r)
+{
+    return m > 0.0 ? cs__sr_bid_floor(m * vnet, vnet, r) : 0.0;
+}
+
+/*
+ * learning_wait under bias-* (agents/README.md "Strategies"): at the start
+ * of block h, block h - 1's clearing judges every round due by then.  Its
+ * timer would be n = h - 1 - due blocks deferred, so action k (bid b_k,
+ * cs__sw_bid) fires there iff it has not fired yet, b_k reaches the
+ * reserve under the gate and (b_k + bias0 e^(n lambda)) / c > T, T =
+ * cs_obs_threshold_of (CIP-5 §9.2); it then earns u_k = value(n) -
+ * pay - fee (cs__sw_pay).  A round ends when every action has fired or n
+ * reaches its horizon (TTL, at most CS__SW_HORIZON; an action that never
+ * fired earns 0), and is learnt from as Hedge, logw_k += eta u_k / v, or
+ * EXP3 on the action played, logw_k -= eta (1 - u_k / v) / p_k.
+ */
+static void cs__sw_observe(const cs_strategy_t *s, struct cs_strat_state *ss, uint32_t self, const cs_obs_t *o)
+{
+    double T = cs_obs_threshold_of(o, self);
+    size_t keep = 0;
+    for (size_t i = 0; i < ss->nw; i++) {
+        cs__sw_round_t *rd = &ss->rw[i];
+        if (o->height < rd->due + 1) {
+            ss->rw[keep++] = *rd;
+            continue;
+        }
+        uint64_t n = o->height - 1 - rd->due;
+        double bias = o->bias0 * exp((double)n * o->lambda), vnet = rd->e.v - rd->e.fee;
+        for (size_t k = 0; k < s->n_grid; k++) {
+            if (!(rd->open >> k & 1u)) continue;
+            double b = cs__sw_bid(s->grid[k], vnet, rd->e.reserve);
+            if ((rd->e.gate && b < rd->e.reserve) || !((b + bias) / rd->e.c > T)) continue;
+            rd->u[k] = cs__sw_value(&rd->e, n) - cs__sw_pay(&rd->e, T, b, n) - rd->e.fee;
+            rd->open &= ~((uint64_t)1 << k);
+        }
+        uint64_t hz = rd->e.horizon < CS__SW_HORIZON ? rd->e.horizon : CS__SW_HORIZON;
+        if (rd->open != 0 && n < hz) {
+            ss->rw[keep++] = *rd;
+            continue;
+        }
+        double v = rd->e.v > 0.0 ? rd->e.v : 1.0;
+        if (s->bandit)
+            ss->logw[rd->k] -= s->eta * (1.0 - rd->u[rd->k] / v) / rd->pk;
+        else
+            for (size_t k = 0; k < s->n_grid; k++) ss->logw[k] += s->eta * rd->u[k] / v;
+    }
+    ss->nw = keep;
+}
+
 void cs_strat_observe(const cs_strategy_t *s, struct cs_strat_state *ss, uint32_t self, int mc, const cs_obs_t *o)
 {
-    if (s == NULL || s->kind != CS_STRAT_LEARNING || mc == CS__MC_NONE) return;
+    if (s != NULL && s->kind == CS_STRAT_LEARNING_WAIT && mc == CS__MC_BID && cs__sr_is_bias(o)) {
+        cs__sw_observe(s, ss, self, o);
+        return;
+    }
+    if (s == NULL || (s->kind != CS_STRAT_LEARNING && s->kind != CS_STRAT_LEARNING_WAIT) || mc == CS__MC_NONE) return;
     size_t keep = 0;
     for (size_t i = 0; i < ss->np; i++) {
         cs__sr_pend_t *pd = &ss->pend[i];
@@ -278,6 +472,9 @@ void cs_strat_bid(const cs_strategy_t *s, struct cs_strat_state *ss, uint32_t se
 {
     if (s == NULL || mc != CS__MC_BID) return;
     double v = q->value, b = 0;
+    int bias = cs__sr_is_bias(o);
+    cs_strat_wait_env_t e;
+    cs__sw_env(o, self, q, &e);
     switch (s->kind) {
     case CS_STRAT_FIXED_SHARE: b = s->share * v; break;
     case CS_STRAT_TRUTHFUL: b = v; break;
@@ -290,6 +487,25 @@ void cs_strat_bid(const cs_strategy_t *s, struct cs_strat_state *ss, uint32_t se
         break;
     }
     case CS_STRAT_SHADE: b = cs__sr_shade(&ss->vd, s->n, v, ss->iw); break;
+    case CS_STRAT_WAIT_RESPONSE: b = bias ? cs_strat_wait_best(&e) : v; break; /* score: truthful */
+    case CS_STRAT_LEARNING_WAIT:
+        if (bias) {
+            double pk;
+            size_t j = cs__sr_draw(ss, s, &pk);
+            b = cs__sw_bid(s->grid[j], e.v - e.fee, e.reserve);
+            if (ss->nw < CS__SW_ROUNDS) { /* else not learnt from */
+                cs__sw_round_t *rd = &ss->rw[ss->nw++];
+                memset(rd, 0, sizeof *rd);
+                rd->e = e;
+                rd->due = o->height + (q->delay ? q->delay : 1);
+                rd->open = s->n_grid < 64 ? ((uint64_t)1 << s->n_grid) - 1 : ~(uint64_t)0;
+                rd->k = j;
+                rd->pk = pk;
+            }
+            break;
+        }
+        /* score judges in the due block, as learning */
+        __attribute__((fallthrough));
     case CS_STRAT_LEARNING: {
         double pk;
         size_t j = cs__sr_draw(ss, s, &pk);
@@ -301,6 +517,10 @@ void cs_strat_bid(const cs_strategy_t *s, struct cs_strat_state *ss, uint32_t se
     }
     default: return;
     }
+    /* No bid above the value less the execution fee, none strictly between
+     * 0 and the reserve (bias-*) -- except under learning ("due-block"),
+     * kept as it was for comparison (agents/README.md "Strategies"). */
+    if (s->kind != CS_STRAT_LEARNING) b = cs__sr_bid_floor(b, e.v - e.fee, bias ? e.reserve : 0.0);
     q->has_bid = 1;
     q->bid = b;
 }
@@ -331,7 +551,8 @@ int cs_strat_fees(const cs_strategy_t *s, struct cs_strat_state *ss, uint32_t se
     switch (s->kind) {
     case CS_STRAT_FIXED_SHARE: k = s->share; break;
     case CS_STRAT_SHADE: k = t->value > 0 ? cs__sr_shade(&ss->vd, s->n, t->value, ss->iw) / t->value : 0; break;
-    case CS_STRAT_LEARNING: {
+    case CS_STRAT_LEARNING:
+    case CS_STRAT_LEARNING_WAIT: { /* fee mechanisms: learning_wait is learning */
         double pk;
         size_t j = cs__sr_draw(ss, s, &pk);
         k = s->grid[j];

@@ -37,7 +37,12 @@ typedef enum cs_strategy_kind {
     CS_STRAT_TRUTHFUL,      /* bid = value */
     CS_STRAT_BEST_RESPONSE, /* outbid the highest competing bid by epsilon, within value */
     CS_STRAT_SHADE,         /* first-price Bayes-Nash bid for n bidders */
-    CS_STRAT_LEARNING,      /* Hedge (or EXP3) over a grid of bid multipliers */
+    CS_STRAT_LEARNING,      /* Hedge (or EXP3) over a grid of bid multipliers, each judged in its
+                             * timer's due block only (also named "due-block") */
+    CS_STRAT_LEARNING_WAIT, /* Hedge (or EXP3) over waiting (bid 0) and bids from the reserve up,
+                             * each judged by its utility at the height it would fire (bias-*) */
+    CS_STRAT_WAIT_RESPONSE, /* bias-*: the best of bidding now, bidding the reserve and waiting for
+                             * Bias, against the last threshold, in closed form (CIP-5 §9.2) */
     CS_STRAT__COUNT
 } cs_strategy_kind;
 
@@ -61,7 +66,8 @@ typedef struct cs_strategy {
 /* A strategy's per-instance state (opaque; cs_strat_new). */
 struct cs_strat_state;
 
-/* The kind named name, or CS_STRAT_NONE. */
+/* The kind named name (or "due-block", the name of learning that says
+ * what it judges), or CS_STRAT_NONE. */
 int cs_strategy_find(const char *name);
 
 /*
@@ -91,9 +97,9 @@ void cs_strat_bid(const cs_strategy_t *s, struct cs_strat_state *ss, uint32_t se
 int cs_strat_fees(const cs_strategy_t *s, struct cs_strat_state *ss, uint32_t self, const cs_timer_info_t *t,
                   const cs_obs_t *o, double *max_fee, double *max_prio);
 
-/* Learning: the current probabilities of the grid multipliers into p (at
- * most cap entries); returns the number of multipliers (0 if s is not a
- * learning strategy or cap is too small). */
+/* Learning (either learner): the current probabilities of the grid
+ * multipliers into p (at most cap entries); returns the number of
+ * multipliers (0 if s is not a learning strategy or cap is too small). */
 size_t cs_strat_probs(const cs_strategy_t *s, const struct cs_strat_state *ss, double *p, size_t cap);
 
 /* The first-price Bayes-Nash bid of a bidder with value v among n bidders
@@ -101,5 +107,59 @@ size_t cs_strat_probs(const cs_strategy_t *s, const struct cs_strat_state *ss, d
  *   beta(v) = v - (1 / F(v)^(n-1)) x integral_lo^v F(x)^(n-1) dx
  * (uniform on [a, b]: a + (n - 1)(v - a) / n; constant: v). */
 double cs_strategy_shade(const cs_dist_t *d, uint32_t n, double v);
+
+/*
+ * What a bid of a timer does under bias-vcg / bias-fp against a clearing
+ * threshold T (priority per cycle) that stays put: the timer has gas limit
+ * c, value v at its due height losing decay a block (0 beyond deadline
+ * blocks of delay when deadline > 0), can fire at delays 0 .. horizon, and
+ * each fire pays the CIP-3 execution fee fee on top of its payment.
+ */
+typedef struct cs_strat_wait_env {
+    double T;          /* clearing threshold, priority per cycle (cs_obs_threshold_of) */
+    double c;          /* gas limit, cycles */
+    double bias0;      /* Bias(0) = bias_scale */
+    double lambda;     /* Bias(n) = bias0 e^(n lambda) (CIP-5 §9.2) */
+    double reserve;    /* reserve price */
+    int gate;          /* 1: a bid below the reserve cannot win (bid-gate, N16) */
+    int first_price;   /* 1: bias-fp (pay the bid), 0: bias-vcg (pay the critical bid) */
+    double v, decay;   /* value at delay 0 and its loss per block of delay */
+    uint64_t deadline; /* value 0 beyond this delay (0: none) */
+    uint64_t horizon;  /* last delay at which the timer can fire (TTL) */
+    double fee;        /* CIP-3 execution fee of the fire */
+} cs_strat_wait_env_t;
+
+/*
+ * The fewest blocks of deferral n after which bid b fires against env e:
+ * the least n >= 0 with (b + bias0 e^(n lambda)) / c > T (CIP-5 §9.2, §9.4:
+ * each lost block adds one to n), and b >= reserve under the gate; returns
+ * UINT64_MAX when no n <= e->horizon does.  Closed form:
+ * n = floor(ln((T c - b) / bias0) / lambda) + 1 when T c - b >= bias0.
+ * *pay is what that fire pays for the allocation: the bid (first price) or
+ * the critical bid min(b, max(reserve, T c - Bias(n))) (bias-vcg, D6;
+ * the reserve floors it, never above the bid, N59).
+ */
+uint64_t cs_strat_wait_fire(const cs_strat_wait_env_t *e, double b, double *pay);
+
+/* The utility of bid b against e: value at the delay it fires at, less its
+ * payment and the execution fee; 0 when it never fires. */
+double cs_strat_wait_utility(const cs_strat_wait_env_t *e, double b);
+
+/*
+ * The best response of wait_response (agents/README.md "Strategies"):
+ * the bid that maximises cs_strat_wait_utility over bids that fire now, the
+ * reserve and 0 (wait for Bias).  Between those, the least bid that fires
+ * after n deferrals is T c - bias0 e^(n lambda), so the utility
+ * v - decay n - fee - (T c - bias0 e^(n lambda)) is convex in n: its
+ * stationary point n* = ln(decay / (lambda bias0)) / lambda is a minimum,
+ * and the best is at a corner of the delays worth waiting for -- fire now
+ * (n = 0), or at the last such delay (the TTL, the deadline or the delay
+ * at which the value is gone, where the curve ends), or pay nothing and
+ * wait until Bias alone beats T -- or at the reserve, where the payment
+ * floor breaks the curve.  Never a bid above v - fee; never one strictly
+ * between 0 and the reserve.  Ties go to the earlier candidate in that
+ * order.
+ */
+double cs_strat_wait_best(const cs_strat_wait_env_t *e);
 
 #endif /* CS_STRATEGY_H */

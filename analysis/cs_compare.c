@@ -114,12 +114,36 @@ static void cs__bench_text(const cs_metrics_t *m, char *buf, size_t cap)
                  cs_opt_method_name(m->opt_method), (unsigned long long)m->opt_vars);
 }
 
+/* The convergence verdicts c of run lab (its root attribute convergence
+ * parsed, N77; NULL: none), one line per strategic population. */
+static void cs__conv_text(const cJSON *c, const char *lab)
+{
+    const cJSON *pops = cJSON_GetObjectItemCaseSensitive(c, "populations"), *p;
+    const cJSON *win = cJSON_GetObjectItemCaseSensitive(c, "window"), *tol = cJSON_GetObjectItemCaseSensitive(c, "tolerance");
+    cJSON_ArrayForEach(p, pops)
+    {
+        const cJSON *en = cJSON_GetObjectItemCaseSensitive(p, "entry"), *kd = cJSON_GetObjectItemCaseSensitive(p, "kind");
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(p, "strategy"), *at = cJSON_GetObjectItemCaseSensitive(p, "at");
+        const cJSON *fm = cJSON_GetObjectItemCaseSensitive(p, "final_mean");
+        char mean[32], verdict[48];
+        if (cJSON_IsNumber(fm)) snprintf(mean, sizeof mean, "%.4f", fm->valuedouble);
+        else snprintf(mean, sizeof mean, "-");
+        if (cJSON_IsNumber(at)) snprintf(verdict, sizeof verdict, "converged at block %.0f", at->valuedouble);
+        else snprintf(verdict, sizeof verdict, "NOT converged");
+        printf("  %-14s convergence of agents[%d] (%s, %s): %s (mean price over the last quarter %s; "
+               "windows of %.0f blocks, tolerance %g or 3 standard errors)\n",
+               lab, cJSON_IsNumber(en) ? en->valueint : -1, cJSON_IsString(kd) ? kd->valuestring : "?",
+               cJSON_IsString(st) ? st->valuestring : "?", verdict, mean,
+               cJSON_IsNumber(win) ? win->valuedouble : 0.0, cJSON_IsNumber(tol) ? tol->valuedouble : 0.0);
+    }
+}
+
 /* Text table on stdout: a header line per run (path, scenario, seed,
  * greedy, INCOMPLETE), then one row per name in names, each value to 4
  * significant digits as report.md prints it (cs_metrics_fmt; --csv and
  * --json are exact), "-" for NaN. */
-static void cs__print_text(const cs_metrics_t *ms, char **paths, const char **greedy_files, size_t nrun,
-                           char **names, size_t nn, char (*lab)[48])
+static void cs__print_text(const cs_metrics_t *ms, cJSON *const *conv, char **paths, const char **greedy_files,
+                           size_t nrun, char **names, size_t nn, char (*lab)[48])
 {
     printf("cowsim compare: %zu run%s\n", nrun, nrun == 1 ? "" : "s");
     for (size_t r = 0; r < nrun; r++) {
@@ -135,6 +159,7 @@ static void cs__print_text(const cs_metrics_t *ms, char **paths, const char **gr
                ms[r].has_greedy ? "; efficiency_greedy vs " : "", ms[r].has_greedy ? greedy_files[r] : "", loop,
                ms[r].v[CS_M_complete] == 1.0 ? "" : ", INCOMPLETE");
     }
+    for (size_t r = 0; r < nrun; r++) cs__conv_text(conv[r], lab[r]);
     int w = 13; /* each column is one space and w characters */
     for (size_t r = 0; r < nrun; r++)
         if ((int)strlen(lab[r]) > w) w = (int)strlen(lab[r]);
@@ -260,8 +285,9 @@ static int cs__harm_json(cJSON *root, const cs_harm_t *h, size_t nh, const cs_ha
  * when h is not NULL (its nrun rows, nsum summaries).  Every add is
  * checked, so the document is printed whole or not at all.  Returns 0, or
  * -1 when out of memory (nothing printed). */
-static int cs__print_json(const cs_metrics_t *ms, const cs_steady_t *ss, char **paths, const char **greedy_files,
-                          size_t nrun, const cs_harm_t *h, const cs_harm_sum_t *sum, size_t nsum)
+static int cs__print_json(const cs_metrics_t *ms, cJSON **conv, const cs_steady_t *ss, char **paths,
+                          const char **greedy_files, size_t nrun, const cs_harm_t *h, const cs_harm_sum_t *sum,
+                          size_t nsum)
 {
     static const char *const modes[] = {"all", "sample", "off"};
     cJSON *root = cJSON_CreateObject();
@@ -301,6 +327,11 @@ static int cs__print_json(const cs_metrics_t *ms, const cs_steady_t *ss, char **
             ok = cs__json_num(mm, buf, cs_metrics_value(&ms[r], i)) == 0;
         }
         if (ok && ss) ok = cs__ss_json(o, &ss[r]) == 0;
+        if (ok) { /* the strategic populations' convergence (N77), or null; moved into the tree */
+            ok = conv[r] ? cJSON_AddItemToObject(o, "convergence", conv[r]) != 0
+                         : cJSON_AddNullToObject(o, "convergence") != NULL;
+            if (ok) conv[r] = NULL;
+        }
     }
     if (ok && h) ok = cs__harm_json(root, h, nrun, sum, nsum) == 0;
     return cs__json_emit(root, ok);
@@ -657,25 +688,27 @@ int cs_compare_runs(const cs_compare_opts_t *o)
     cs_steady_t *ss = calloc(np, sizeof *ss);
     char (*obuf)[4096] = calloc(np, sizeof *obuf);
     const char **greedy_files = calloc(np, sizeof *greedy_files);
-    if (!ms || !ss || !obuf || !greedy_files) {
+    char **convtxt = calloc(np, sizeof *convtxt); /* each run's root attribute convergence (N77) */
+    if (!ms || !ss || !obuf || !greedy_files || !convtxt) {
         fprintf(stderr, "cowsim compare: out of memory for %zu runs\n", np);
         free(ms);
         free(ss);
         free(obuf);
         free(greedy_files);
+        free(convtxt);
         return CS_EXIT_IO;
     }
     int status = CS_EXIT_OK;
     for (size_t r = 0; r < np; r++) {
         greedy_files[r] = greedy ? greedy : cs_metrics_find_greedy(paths[r], obuf[r], sizeof obuf[r]);
         char err[1024];
-        int rc = cs_metrics_compute(paths[r], greedy_files[r], &ms[r], err, sizeof err);
+        int rc = cs_metrics_compute_conv(paths[r], greedy_files[r], &ms[r], &convtxt[r], err, sizeof err);
         if (rc != CS_OK && rc != CS_ENOMEM && !greedy && greedy_files[r]) {
             /* A greedy.h5 found beside the run but unusable: say so and go
              * on without it -- if the run alone computes.  Out of memory is
              * never "unusable": it would silently drop efficiency and poa. */
             char err2[1024];
-            int rc2 = cs_metrics_compute(paths[r], NULL, &ms[r], err2, sizeof err2);
+            int rc2 = cs_metrics_compute_conv(paths[r], NULL, &ms[r], &convtxt[r], err2, sizeof err2);
             if (rc2 == CS_OK) {
                 fprintf(stderr, "cowsim compare: warning: ignoring %s: %s\n", greedy_files[r], err);
             } else {
@@ -718,12 +751,15 @@ int cs_compare_runs(const cs_compare_opts_t *o)
         size_t nn = 0;
         char **names = cs__union_names(ms, np, &nn);
         char(*lab)[48] = calloc(np, sizeof *lab);
-        if (!names || !lab) {
+        cJSON **conv = calloc(np ? np : 1, sizeof *conv); /* each run's convergence, parsed once */
+        for (size_t r = 0; conv && r < np; r++)
+            if (convtxt[r] && (conv[r] = cJSON_Parse(convtxt[r])) == NULL) status = CS_EXIT_IO;
+        if (!names || !lab || !conv || status != CS_EXIT_OK) {
             status = CS_EXIT_IO;
         } else {
             cs__labels(ms, np, lab);
             if (fmt == CS_COMPARE_TEXT) {
-                cs__print_text(ms, paths, greedy_files, np, names, nn, lab);
+                cs__print_text(ms, conv, paths, greedy_files, np, names, nn, lab);
                 cs__ss_text(ss, np, lab);
                 if (hm) {
                     cs_harm_print(stdout, hm, np);
@@ -732,14 +768,18 @@ int cs_compare_runs(const cs_compare_opts_t *o)
             } else if (fmt == CS_COMPARE_CSV) {
                 cs__print_csv(ms, np, names, nn, lab);
                 cs__ss_csv(ss, np);
-            } else if (cs__print_json(ms, ss, paths, greedy_files, np, hm, hsum, nhsum) != 0) status = CS_EXIT_IO;
+            } else if (cs__print_json(ms, conv, ss, paths, greedy_files, np, hm, hsum, nhsum) != 0) status = CS_EXIT_IO;
         }
         if (status == CS_EXIT_IO) fprintf(stderr, "cowsim compare: out of memory printing the table\n");
         if (names)
             for (size_t i = 0; i < nn; i++) free(names[i]);
         free(names);
         free(lab);
+        for (size_t r = 0; conv && r < np; r++) cJSON_Delete(conv[r]);
+        free(conv);
     }
+    for (size_t r = 0; r < np; r++) free(convtxt[r]);
+    free(convtxt);
     free(hm);
     free(hsum);
     free(ms);

@@ -944,6 +944,13 @@ static int cs__greedy(const char *opath, const cs__run_t *u, cs_metrics_t *m, ch
 /* Metrics of one run file; see cs_metrics.h. */
 int cs_metrics_compute(const char *path, const char *greedy_path, cs_metrics_t *m, char *err, size_t errcap)
 {
+    return cs_metrics_compute_conv(path, greedy_path, m, NULL, err, errcap);
+}
+
+int cs_metrics_compute_conv(const char *path, const char *greedy_path, cs_metrics_t *m, char **conv, char *err,
+                            size_t errcap)
+{
+    if (conv) *conv = NULL;
     if (err && errcap) err[0] = '\0';
     if (!path || !m) {
         cs__seterr(err, errcap, "cs_metrics_compute: NULL argument");
@@ -1092,6 +1099,13 @@ int cs_metrics_compute(const char *path, const char *greedy_path, cs_metrics_t *
             cs__run_free(&u);
             return rc;
         }
+    }
+    /* The strategic populations' convergence (N77), as written; last, so
+     * no error path above holds it. */
+    if (conv) {
+        rc = cs_h5_read_attr_str(u.r, "convergence", conv);
+        if (rc == CS_ENOMEM) goto oom;
+        if (rc != CS_OK) *conv = NULL; /* absent */
     }
     cs__run_free(&u);
     return CS_OK;

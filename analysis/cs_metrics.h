@@ -117,6 +117,12 @@ typedef struct cs_metrics {
 int cs_metrics_compute(const char *path, const char *greedy_path, cs_metrics_t *m, char *err,
                        size_t errcap);
 
+/* cs_metrics_compute, and with conv non-NULL the run's root attribute
+ * convergence (JSON text, sim/cs_converge.h; malloc'd, the caller frees;
+ * NULL when the run has none) in *conv, read from the same open file. */
+int cs_metrics_compute_conv(const char *path, const char *greedy_path, cs_metrics_t *m, char **conv, char *err,
+                            size_t errcap);
+
 /* Flat access: every metric as (name, value), run-level first, then per
  * kind for present kinds.  cs_metrics_n counts them for m. */
 size_t cs_metrics_n(const cs_metrics_t *m);

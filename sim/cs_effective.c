@@ -107,7 +107,11 @@ static int cs__agent(cJSON *o, const cs_scn_agent_t *a)
     for (size_t k = 0; k < a->ops->n_params; k++) {
         const char *name = a->ops->params[k].name;
         if (cJSON_HasObjectItem(pr, name)) continue; /* as given: a value or a distribution object */
-        if (!cJSON_AddNumberToObject(pr, name, a->params[k])) return -1;
+        if (a->ops->params[k].word && a->params[k] == CS_AGENT_PARAM_WORD) {
+            if (!cJSON_AddStringToObject(pr, name, a->ops->params[k].word)) return -1; /* the word it stands for */
+        } else if (!cJSON_AddNumberToObject(pr, name, a->params[k])) {
+            return -1;
+        }
     }
     return 0;
 }

@@ -349,6 +349,7 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
     }
     e->env_rng = cs_rng_stream(opts->seed, UINT64_C(0xe17e000000000000));
     if (!e->env_rng) goto fail;
+    if ((rc = cs_conv_new(scn, mechanism, &e->conv)) != CS_OK) goto fail;
     e->walk_cycle = scn->basefee_cycle.value;
     e->walk_cell = scn->basefee_cell.value;
     if (opts->out_path) {
@@ -552,6 +553,8 @@ int cs_sim_step(cs_engine_t *e)
     e->obs.reserve_price = cs__u128d(cs_sched_params(e->s)->reserve_price);
     e->obs.bias0 = cs__u128d(cs_fixed_bias(0, cs_sched_params(e->s)->lambda, cs_sched_params(e->s)->bias_scale));
     e->obs.fire_cycles = cs_sched_params(e->s)->max_cycles_per_fire;
+    e->obs.lambda = (double)cs_mech_lambda(cs_sched_mech(e->s)) / (double)CS_PPB; /* 0 unless bias-* */
+    e->obs.reserve_gate = cs_sched_params(e->s)->reserve_mode == CS_RESERVE_BID_GATE;
     e->obs.paused = e->pause_depth > 0;
     e->blk_rejected = 0;
     /* First-draft gba-tip delivers and executes the block's due timers
@@ -970,6 +973,17 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
             cs_h5_attr_str(e->h5, "minted_exact", cs_u128_fmt(lg->tot.minted, buf));
             cs_h5_attr_str(e->h5, "escrow_exact", cs_u128_fmt(lg->tot.escrow, buf));
             cs_h5_attr_str(e->h5, "paid_exact", cs_u128_fmt(e->kind_paid[CS_AK__COUNT], buf));
+            /* Issue 27 item 2: each strategic population's convergence (N77). */
+            if (e->conv) {
+                char *cj = cs_conv_json(e->conv);
+                if (cj == NULL) {
+                    rc = CS_ENOMEM; /* never a complete file without it */
+                    cs__seterr(e, "out of memory writing the convergence of %s", e->opts.out_path);
+                } else if (cs_h5_attr_str(e->h5, "convergence", cj) != CS_OK) {
+                    rc = CS_EIO;
+                }
+                free(cj);
+            }
             e->h5_ns += cs__now_ns() - t0;
         }
         free(ar);
@@ -994,6 +1008,7 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
         free(e->hist[k].big);
     }
     if (e->env_rng) gsl_rng_free(e->env_rng);
+    cs_conv_free(e->conv);
     cs_sched_free(e->s);
     free(e->agents);
     free(e->agent_kind);

@@ -11,6 +11,7 @@
 #ifndef CS_ENGINE_INT_H
 #define CS_ENGINE_INT_H
 
+#include "cs_converge.h"
 #include "cs_engine_types.h"
 #include "cs_h5.h"
 #include "cs_scenario.h"
@@ -160,6 +161,7 @@ struct cs_engine {
     uint64_t blk_rejected;
     uint64_t slack_blocks;   /* blocks with a CIP-5 §9.3 slack (bias rules, N64) */
     uint64_t slack_violated; /* ... of which the slack was negative */
+    cs_conv_t *conv;         /* convergence of the strategic populations (NULL: none) */
     /* a /weights sample's buffers, kept from one sample to the next (at
      * 10^5 identities, allocating them each time cost the kernel as much
      * as filling them) */

@@ -179,7 +179,10 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     cs_engine_t *e = impl;
     cs_timer_req_t req = *req0;
     if (a->ops->bid) a->ops->bid(a, &e->obs, &req);
-    if (a->strat) cs_strategy_bid(a, &e->obs, &req);
+    if (a->strat) {
+        cs_strategy_bid(a, &e->obs, &req);
+        if (req.has_bid && req.value > 0) cs_conv_add(e->conv, a->strat, e->h + 1, req.bid / req.value);
+    }
     if (req.actor >= a->n_actors) return CS_EINVAL;
     uint32_t gact = a->first_actor + req.actor;
     uint64_t cur = e->h + 1;
@@ -525,6 +528,8 @@ int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t *ctx, c
     }
     double mf = 0, mp = 0;
     if (!cs_agent_gba(a, &in, &o, &mf, &mp)) return 0;
+    if (a->strat && in.fire_value > 0) /* the share of its value the fees allow (N77) */
+        cs_conv_add(e->conv, a->strat, e->h + 1, (in.fire_fixed + in.fire_cycles * mf) / in.fire_value);
     *max_fee = cs__d2u(mf);
     *max_prio = cs__d2u(mp);
     return 1;

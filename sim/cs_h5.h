@@ -47,7 +47,9 @@
  * updated at every flush, so each checkpoint says how far it got); the
  * engine adds params_effective, attackers_removed and CIP-5 §9.2's N_max
  * (nmax_wealth_exact, nmax_bias_scale_exact: decimal strings; nmax_lambda,
- * nmax_spec: float64; nmax_exact: uint64; DESIGN-NOTES N62).  Each
+ * nmax_spec: float64; nmax_exact: uint64; DESIGN-NOTES N62) and, at the
+ * close of a run with strategic bidders, convergence (a JSON string,
+ * sim/cs_converge.h, N77).  Each
  * dataset carries a "description" string attribute listing its columns.
  *
  * Durability (DESIGN-NOTES N48).  HDF5 does not write the output path

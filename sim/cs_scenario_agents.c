@@ -176,7 +176,8 @@ static int cs__dist(cs__ctx_t *c, const cJSON *j, const char *path, const cs_age
 }
 
 /* agents[i].params for kind ops: defaults filled, given values in the
- * kind's [min, max]; a parameter listed in ops->dist_params may instead be
+ * kind's [min, max] (or the parameter's word, if it has one, stored as
+ * CS_AGENT_PARAM_WORD); a parameter listed in ops->dist_params may instead be
  * a distribution object, which goes to (*dists)[k] (the array of n_params
  * entries is allocated at the first one, so entries without distributions
  * cost nothing; kind NONE for the other parameters).  Returns 0 when every
@@ -212,11 +213,18 @@ static int cs__agent_params(cs__ctx_t *c, const cJSON *j, const char *path, cons
                     return -1;
                 }
                 cs__dist(c, ch, cp, &ops->params[k], &(*dists)[k]);
-            } else if (cJSON_IsObject(ch))
+            } else if (cJSON_IsObject(ch)) {
                 cs__err(c, cp, "must be a number (kind %s takes a distribution object only for its random "
                         "quantities, see agents/README.md), got an object", ops->name);
-            else
+            } else if (ops->params[k].word && cJSON_IsString(ch)) {
+                /* The parameter's word (cs_agent_param_t), held as CS_AGENT_PARAM_WORD. */
+                if (strcmp(ch->valuestring, ops->params[k].word) == 0) out[k] = CS_AGENT_PARAM_WORD;
+                else
+                    cs__err(c, cp, "must be a number in [%.10g, %.10g] or the string \"%s\", got \"%.40s\"",
+                            ops->params[k].min, ops->params[k].max, ops->params[k].word, ch->valuestring);
+            } else {
                 cs__get_real(c, ch, cp, ops->params[k].min, ops->params[k].max, &out[k]);
+            }
         }
     }
     return c->e->n == n0 ? 0 : -1;
@@ -243,6 +251,7 @@ static void cs__strategy(cs__ctx_t *c, const cJSON *j, const char *path, const c
 {
     static const char *const keys[CS_STRAT__COUNT][5] = {
         {NULL}, {"share"}, {NULL}, {"epsilon", "epsilon_prio", "fee_rule"}, {"n"}, {"eta", "grid", "feedback"},
+        {"eta", "grid", "feedback"}, {NULL},
     };
     char p[CS__PATH], b1[80], list[160];
     memset(s, 0, sizeof s[0]);
@@ -272,6 +281,10 @@ static void cs__strategy(cs__ctx_t *c, const cJSON *j, const char *path, const c
     s->n = 2;
     s->n_grid = 20; /* 0.05, 0.10, ..., 1.00 */
     for (size_t k = 0; k < s->n_grid; k++) s->grid[k] = 0.05 * (double)(k + 1);
+    if (kind == CS_STRAT_LEARNING_WAIT) { /* 0 (wait for Bias), 0.05, ..., 1.00 */
+        s->n_grid = 21;
+        for (size_t k = 0; k < s->n_grid; k++) s->grid[k] = 0.05 * (double)k;
+    }
     if (cJSON_IsObject(j)) {
         const char *allowed[6] = {"name"};
         size_t na = 1;
@@ -345,7 +358,7 @@ static void cs__strategy(cs__ctx_t *c, const cJSON *j, const char *path, const c
         if (k == ops->n_params || ops->kind == CS_AK_LIQUIDATION_BOT)
             cs__err(c, path, "shade needs a value distribution the bidder knows; kind %s has none", ops->name);
     }
-    if (kind == CS_STRAT_LEARNING && s->eta == 0) {
+    if ((kind == CS_STRAT_LEARNING || kind == CS_STRAT_LEARNING_WAIT) && s->eta == 0) {
         double T = c->blocks_ok && c->s->blocks ? (double)c->s->blocks : 1.0;
         double K = (double)s->n_grid;
         s->eta = s->bandit ? sqrt(2.0 * log(K) / (K * T)) : sqrt(8.0 * log(K) / T);

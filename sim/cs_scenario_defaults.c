@@ -182,7 +182,17 @@ cJSON *cs__schema_defs(void)
                 cJSON *q = cJSON_CreateObject();
                 if (q == NULL) continue;
                 cJSON *num = q;
-                if (cs_agent_param_dist(o, i)) {
+                const cs_agent_param_t *pa = &o->params[i];
+                if (pa->word) {
+                    /* A number, or the parameter's word (cs_agent_param_t). */
+                    cJSON *any = cJSON_AddArrayToObject(q, "anyOf");
+                    num = cJSON_CreateObject();
+                    cJSON *wd = cJSON_CreateObject();
+                    if (wd) cJSON_AddStringToObject(wd, "const", pa->word);
+                    if (any && num) cJSON_AddItemToArray(any, num);
+                    if (any && wd) cJSON_AddItemToArray(any, wd);
+                    if (num == NULL) num = q;
+                } else if (cs_agent_param_dist(o, i)) {
                     /* A number, or a distribution object (agents/README.md). */
                     cJSON *any = cJSON_AddArrayToObject(q, "anyOf");
                     num = cJSON_CreateObject();
@@ -195,7 +205,8 @@ cJSON *cs__schema_defs(void)
                 cJSON_AddStringToObject(num, "type", "number");
                 cJSON_AddNumberToObject(num, "minimum", o->params[i].min);
                 cJSON_AddNumberToObject(num, "maximum", o->params[i].max);
-                cJSON_AddNumberToObject(q, "default", o->params[i].def);
+                if (pa->word && pa->def == CS_AGENT_PARAM_WORD) cJSON_AddStringToObject(q, "default", pa->word);
+                else cJSON_AddNumberToObject(q, "default", pa->def);
                 cJSON_AddStringToObject(q, "description", o->params[i].doc ? o->params[i].doc : "");
                 cJSON_AddItemToObject(props, o->params[i].name, q);
             }

@@ -1,6 +1,9 @@
 /* cs_test.c -- the shared test harness. */
 #include "cs_test.h"
 
+#include "cs_engine.h"
+#include "cs_scenario.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -150,4 +153,30 @@ int cs_test_spit(const char *path, const unsigned char *b, size_t n)
     if (!f) return -1;
     int ok = fwrite(b, 1, n, f) == n;
     return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+int cs_test_run_text(const char *txt, const char *mech, uint64_t seed, struct cs_run_stats *st)
+{
+    cs_scenario_t *sc = NULL;
+    cs_errlist_t e = {0};
+    int rc = cs_scenario_load(txt, strlen(txt), NULL, 0, &sc, &e);
+    for (size_t i = 0; rc != CS_OK && i < e.n; i++) fprintf(stderr, "  %s\n", e.msg[i]);
+    cs_errlist_free(&e);
+    if (rc != CS_OK) return rc;
+    cs_engine_t *en = NULL;
+    cs_sim_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.seed = seed;
+    char err[256];
+    rc = cs_sim_init(&en, sc, mech, &o, err, sizeof err);
+    if (rc == CS_OK) {
+        while ((rc = cs_sim_step(en)) == CS_OK) {
+        }
+        int done = cs_sim_done(en, rc == CS_EINTERRUPTED, st);
+        rc = rc == CS_EINTERRUPTED ? done : rc == CS_OK ? CS_EINVAL : rc;
+    } else {
+        fprintf(stderr, "  cs_sim_init: %s\n", err);
+    }
+    cs_scenario_free(sc);
+    return rc;
 }

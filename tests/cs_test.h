@@ -84,6 +84,12 @@ unsigned char *cs_test_slurp(const char *path, size_t *n);
 /* Write n bytes of b to path (created or truncated); 0 or -1. */
 int cs_test_spit(const char *path, const unsigned char *b, size_t n);
 
+/* Run the scenario text txt (JSON) under mechanism mech with seed, in
+ * process, to its last block; its statistics into *st.  CS_OK when it
+ * loaded and ran to the end, else an error code (the reasons on stderr). */
+struct cs_run_stats;
+int cs_test_run_text(const char *txt, const char *mech, uint64_t seed, struct cs_run_stats *st);
+
 /* LeakSanitizer off around a call whose leaks are libhdf5's own (it leaks
  * parts of damaged files it fails to decode); no-ops without ASan. */
 #if defined(__SANITIZE_ADDRESS__)

@@ -295,7 +295,9 @@ static void test_registry(void)
         CS_CHECK(o->n_params > 0 && o->params != NULL);
         for (size_t i = 0; i < o->n_params; i++) {
             const cs_agent_param_t *p = &o->params[i];
-            CS_CHECK(p->min <= p->def && p->def <= p->max);
+            /* The default is in range, or the parameter's word (below every min). */
+            CS_CHECK((p->min <= p->def && p->def <= p->max) || (p->word && p->def == CS_AGENT_PARAM_WORD));
+            CS_CHECK(!p->word || !(p->min <= CS_AGENT_PARAM_WORD)); /* no number means the word */
             CS_CHECK(p->doc && p->doc[0]);
             for (size_t j = 0; j < i; j++) CS_CHECK(strcmp(p->name, o->params[j].name) != 0);
         }
@@ -364,8 +366,10 @@ static void test_readme(void)
         }
         for (size_t i = 0; i < o->n_params; i++) {
             const cs_agent_param_t *p = &o->params[i];
-            snprintf(row, sizeof row, "| `%s` | %.10g | %.10g | %.10g | %s |", p->name, p->def, p->min,
-                     p->max, p->doc);
+            char def[40];
+            if (p->word && p->def == CS_AGENT_PARAM_WORD) snprintf(def, sizeof def, "\"%s\"", p->word);
+            else snprintf(def, sizeof def, "%.10g", p->def);
+            snprintf(row, sizeof row, "| `%s` | %s | %.10g | %.10g | %s |", p->name, def, p->min, p->max, p->doc);
             if (!strstr(text, row)) {
                 cs_test_failed(__FILE__, __LINE__, "README row", row);
             } else {

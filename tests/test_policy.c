@@ -21,6 +21,7 @@ typedef struct pmock {
     size_t n;                      /* requests */
     double value[PM_MAX];          /* their values */
     uint64_t delay[PM_MAX];        /* their delays */
+    double bid[PM_MAX];            /* their bids (0 without one) */
     cs_timer_req_t last;           /* the last request */
     double balance;                /* balance of every actor */
 } pmock_t;
@@ -32,6 +33,7 @@ static int pm_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *q, cs_ha
     if (m->n < PM_MAX) {
         m->value[m->n] = q->value;
         m->delay[m->n] = q->delay;
+        m->bid[m->n] = q->has_bid ? q->bid : 0.0;
     }
     m->last = *q;
     m->n++;
@@ -409,18 +411,24 @@ static void test_entry_demand_curve(void)
  * max_fee v / 60000.  A reference model draws the same stream: Poisson(2)
  * users a block, one uniform each (the constants draw nothing).
  */
-static void test_affine_options(void)
+/* An affine_user instance a on stream (31337, 5) with rate 2, the given
+ * expected_wait (CS_AGENT_PARAM_WORD = "estimate"), fixed_tip and
+ * ema_alpha, value uniform on [1e8, 9e8], a constant wait cost, delay 3
+ * and cycles share 0.6 of 100,000; p and d hold its parameters.  m is
+ * cleared with a balance of 1e18; returns a reference stream equal to a's
+ * (the caller frees it). */
+static gsl_rng *af_setup(cs_agent_t *a, double *p, cs_dist_t *d, double ew, double tip, double alpha, double cost,
+                         pmock_t *m)
 {
     const cs_agent_ops_t *ops = cs_agent_find("affine_user");
-    double p[64];
-    cs_dist_t d[64];
-    memset(d, 0, sizeof d);
+    memset(d, 0, 64 * sizeof *d);
     for (size_t k = 0; k < ops->n_params; k++) {
         const char *nm = ops->params[k].name;
         p[k] = ops->params[k].def;
         if (strcmp(nm, "rate") == 0) p[k] = 2;
-        if (strcmp(nm, "expected_wait") == 0) p[k] = 5;
-        if (strcmp(nm, "fixed_tip") == 0) p[k] = 7;
+        if (strcmp(nm, "expected_wait") == 0) p[k] = ew;
+        if (strcmp(nm, "fixed_tip") == 0) p[k] = tip;
+        if (strcmp(nm, "ema_alpha") == 0) p[k] = alpha;
         if (strcmp(nm, "value") == 0) {
             d[k].kind = CS_DIST_UNIFORM;
             d[k].p[0] = 1e8;
@@ -428,23 +436,30 @@ static void test_affine_options(void)
         }
         if (strcmp(nm, "wait_cost") == 0 || strcmp(nm, "delay_mean") == 0 || strcmp(nm, "cycles_frac") == 0) {
             d[k].kind = CS_DIST_CONSTANT;
-            d[k].p[0] = strcmp(nm, "wait_cost") == 0 ? 2.385e6 : strcmp(nm, "delay_mean") == 0 ? 3 : 0.6;
+            d[k].p[0] = strcmp(nm, "wait_cost") == 0 ? cost : strcmp(nm, "delay_mean") == 0 ? 3 : 0.6;
         }
     }
+    memset(a, 0, sizeof *a);
+    a->ops = ops;
+    a->params = p;
+    a->dists = d;
+    a->n_actors = 1;
+    a->rng = cs_rng_stream(31337, 5);
+    a->state = calloc(1, ops->state_size);
+    a->active = 1;
+    memset(m, 0, sizeof *m);
+    m->balance = 1e18;
+    return cs_rng_stream(31337, 5);
+}
+
+static void test_affine_options(void)
+{
+    double p[64];
+    cs_dist_t d[64];
     cs_agent_t a;
-    memset(&a, 0, sizeof a);
-    a.ops = ops;
-    a.params = p;
-    a.dists = d;
-    a.n_actors = 1;
-    a.rng = cs_rng_stream(31337, 5);
-    a.state = calloc(1, ops->state_size);
-    a.active = 1;
     static pmock_t m;
-    memset(&m, 0, sizeof m);
-    m.balance = 1e18;
+    gsl_rng *ref = af_setup(&a, p, d, 5, 7, 0.1, 2.385e6, &m);
     cs_world_t w = {&pm_ops, &m};
-    gsl_rng *ref = cs_rng_stream(31337, 5);
     size_t bad = 0, want_n = 0;
     for (uint64_t h = 1; h <= 500; h++) {
         cs_obs_t o;
@@ -475,9 +490,60 @@ static void test_affine_options(void)
     free(a.state);
 }
 
+/*
+ * expected_wait under bias-vcg (agents/README.md affine_user): with
+ * ema_alpha 1 the expectations are the last observation, utilisation 0.75
+ * and clearing price 2e8, and the wait cost is 5e7 a block.  W is then
+ * 0.75 / 0.25 = 3 for "estimate", 0 for 0 (a user who will not wait) and 5
+ * for 5, and a user with value v joins iff v - 5e7 W - 2e8 > 0, bidding
+ * min(2e8 x 1.1, v - 5e7 W): by hand, v > 3.5e8, 2e8 and 4.5e8.  A
+ * reference draws the same stream (Poisson(2) users a block, one uniform
+ * each) for 300 blocks.
+ */
+static void test_affine_wait(double ew, double want_w)
+{
+    double p[64];
+    cs_dist_t d[64];
+    cs_agent_t a;
+    static pmock_t m;
+    gsl_rng *ref = af_setup(&a, p, d, ew, 0, 1, 5e7, &m);
+    cs_world_t w = {&pm_ops, &m};
+    size_t bad = 0, want_n = 0;
+    for (uint64_t h = 1; h <= 300; h++) {
+        cs_obs_t o;
+        memset(&o, 0, sizeof o);
+        o.height = h;
+        o.mechanism = "bias-vcg";
+        o.demand_mult = 1.0;
+        o.utilisation = 0.75;
+        o.clearing_price = 2e8;
+        a.ops->on_block(&a, &w, &o);
+        unsigned n = gsl_ran_poisson(ref, 2.0);
+        for (unsigned i = 0; i < n; i++) {
+            double v = gsl_ran_flat(ref, 1e8, 9e8), room = v - 5e7 * want_w;
+            if (room - 2e8 > 0) {
+                double bid = room < 2.2e8 ? room : 2.2e8;
+                if (want_n >= PM_MAX || m.value[want_n] != v || fabs(m.bid[want_n] - bid) > 1e-6) bad++;
+                want_n++;
+            }
+        }
+    }
+    CS_CHECK_EQ_U64(m.n, want_n);
+    CS_CHECK_EQ_U64(bad, 0);
+    /* P(join) = (9e8 - threshold) / 8e8 of about 600 users */
+    double share = (9e8 - 2e8 - 5e7 * want_w) / 8e8;
+    CS_CHECK(fabs((double)want_n / 600.0 - share) < 0.1);
+    gsl_rng_free(ref);
+    gsl_rng_free(a.rng);
+    free(a.state);
+}
+
 int main(void)
 {
     test_affine_options();
+    test_affine_wait(CS_AGENT_PARAM_WORD, 3); /* "estimate" */
+    test_affine_wait(0, 0);                   /* will not wait */
+    test_affine_wait(5, 5);
     test_fee_cap();
     test_entry_crn();
     test_entry_heartbeat();

@@ -23,6 +23,7 @@
 #include <cjson/cJSON.h>
 #include <gsl/gsl_randist.h>
 
+#include "cs_effective.h"
 #include "cs_rng.h"
 #include "cs_scenario.h"
 #include "cs_test.h"
@@ -864,8 +865,50 @@ static void test_guard(void)
     }
 }
 
+/*
+ * A parameter's word (cs_agent_param_t): affine_user's expected_wait takes
+ * a number (0 = a user who will not wait) or "estimate", the default, held
+ * as CS_AGENT_PARAM_WORD; the effective scenario writes the word back, so
+ * reloading it keeps the meaning.
+ */
+static void test_param_word(void)
+{
+    static const char *const txt[3] = {
+        "{\"name\": \"w\", \"blocks\": 10, \"mechanism\": \"bias-vcg\", \"agents\": [{\"kind\": \"affine_user\"}]}",
+        "{\"name\": \"w\", \"blocks\": 10, \"mechanism\": \"bias-vcg\", \"agents\": [{\"kind\": \"affine_user\", "
+        "\"params\": {\"expected_wait\": 0}}]}",
+        "{\"name\": \"w\", \"blocks\": 10, \"mechanism\": \"bias-vcg\", \"agents\": [{\"kind\": \"affine_user\", "
+        "\"params\": {\"expected_wait\": \"estimate\"}}]}",
+    };
+    const double want[3] = {CS_AGENT_PARAM_WORD, 0.0, CS_AGENT_PARAM_WORD};
+    const char *const want_eff[3] = {"\"expected_wait\":\"estimate\"", "\"expected_wait\":0",
+                                     "\"expected_wait\":\"estimate\""};
+    int k = aparam(cs_agent_find("affine_user"), "expected_wait");
+    CS_CHECK(k >= 0);
+    for (int i = 0; i < 3 && k >= 0; i++) {
+        cs_errlist_t e = {0};
+        cs_scenario_t *s = NULL;
+        CS_CHECK_EQ_U64(load(txt[i], NULL, 0, &s, &e), CS_OK);
+        dump_errs("word", &e);
+        if (s == NULL) continue;
+        CS_CHECK(s->agents[0].params[k] == want[i]);
+        char *eff = cs_effective_json(s, "bias-vcg", 1);
+        CS_CHECK(eff != NULL && strstr(eff, want_eff[i]) != NULL);
+        cs_scenario_t *s2 = NULL;
+        cs_errlist_t e2 = {0};
+        CS_CHECK_EQ_U64(eff ? load(eff, NULL, 0, &s2, &e2) : -1, CS_OK);
+        CS_CHECK(s2 != NULL && s2->agents[0].params[k] == want[i]);
+        cs_scenario_free(s2);
+        cs_errlist_free(&e2);
+        free(eff);
+        cs_scenario_free(s);
+        cs_errlist_free(&e);
+    }
+}
+
 int main(void)
 {
+    test_param_word();
     test_full();
     test_minimal();
     test_bad_files();

@@ -94,7 +94,7 @@ PY" "printed means, t half-widths and paired differences match a recomputation f
 
 # The per-mechanism strategy ("strategy": {"bias-vcg": "truthful", "bias-fp":
 # "learning"}): under bias-vcg every priority_tier fire at delay 0 bid its
-# value (bid = floor(value)); under bias-fp the Hedge multipliers (0.05 ..
+# value less the execution fee it paid (bid = floor(value - exec_fee), N58); under bias-fp the Hedge multipliers (0.05 ..
 # 1.00) bid at most the value and mostly below it; under eip1559 no bid.
 check "$PY - '$T/r/seed-11' <<'PY'
 import h5py, sys
@@ -103,7 +103,7 @@ def fires(m):
     f = h5py.File('%s/%s.h5' % (d, m), 'r')['fires'][:]
     return f[(f['kind'] == 1) & (f['delay'] == 0)]   # kind 1 = priority_tier
 v = fires('bias-vcg'); assert len(v) > 100, len(v)
-assert (abs(v['bid'] - v['value']) <= 1).all(), 'truthful bids differ from the value'
+assert (abs(v['bid'] - (v['value'] - v['exec_fee'])) <= 1).all(), 'truthful bids differ from the value less the fee'
 p = fires('bias-fp'); assert len(p) > 100, len(p)
 assert (p['bid'] <= p['value']).all(), 'a learning bid above the value'
 assert (p['bid'] < 0.99 * p['value']).mean() > 0.5, 'learning bids do not shade'

@@ -114,7 +114,8 @@ def flatten(obj, prefix=""):
 
 class Run:
     """One run file: a DataFrame per table, decoded root attributes, the
-    effective parameters (a Series) and the scenario (a dict)."""
+    effective parameters (a Series), the scenario (a dict) and the
+    strategic populations' convergence (a dict or None)."""
 
     def __init__(self, path, tables, attrs):
         self.path = path
@@ -127,6 +128,12 @@ class Run:
         eff = attrs.get("params_effective")
         self.effective = json.loads(eff) if eff else None
         self.params = pd.Series(flatten(self.effective) if self.effective else {}, dtype=object, name="value")
+        conv = attrs.get("convergence")
+        # The strategic populations' convergence (DESIGN-NOTES N77): a dict
+        # with "criterion", "window", "tolerance" and "populations" (one
+        # dict per scenario entry with a strategy: entry, kind, strategy,
+        # requests, final_mean, converged, at, means); None without one.
+        self.convergence = json.loads(conv) if conv else None
 
     def exact(self, name):
         """An exact root total (``burned``, ``proposer``, ``initial``,

@@ -554,6 +554,7 @@ int cs_sim_step(cs_engine_t *e)
     e->obs.fire_cycles = cs_sched_params(e->s)->max_cycles_per_fire;
     e->obs.paused = e->pause_depth > 0;
     e->blk_rejected = 0;
+    memset(e->blk_book_ref, 0, sizeof e->blk_book_ref);
 
     /* TX phase: first the cancels of timers priced out for longer than
      * their agent's patience (the real, metered cancel path, CIP-5 §6.1)
@@ -763,6 +764,12 @@ int cs_sim_step(cs_engine_t *e)
     b->sched_cost = cs_h5_money(st->sched_cost);
     b->cancel_cost = cs_h5_money(st->cancel_cost);
     b->bias_slack = slack_n ? slack_sum / (double)slack_n : (double)NAN;
+    /* Schedule-time booking (issue 28): refusals by reason, the slot's base price. */
+    b->book_full = e->blk_book_ref[CS_BOOKR_FULL];
+    b->book_window = e->blk_book_ref[CS_BOOKR_WINDOW];
+    b->book_too_large = e->blk_book_ref[CS_BOOKR_TOO_LARGE];
+    b->book_declined = e->blk_book_ref[CS_BOOKR_DECLINED];
+    b->slot_base = cs_h5_money(cs_sched_slot_base(e->s, h));
     if (slack_n) {
         e->slack_blocks++;
         e->slack_violated += b->bias_slack < 0;

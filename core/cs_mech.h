@@ -94,6 +94,7 @@ typedef struct cs_clear_out {
 #define CS_MF_DEFER_FUNDS 0x08u /* insufficient funds defers instead of GC (D10) */
 #define CS_MF_REFERENCE 0x10u /* reference allocator (greedy): bids are true values, never charged */
 #define CS_MF_BOOK 0x20u      /* prices and places at schedule time (quote/book hooks, cs_book.h) */
+#define CS_MF_CLASSES 0x40u   /* ... by class (priority-classes), not by slot (slot-booking) */
 
 struct cs_quote_req; /* cs_book.h */
 struct cs_quote;     /* cs_book.h */

@@ -18,8 +18,10 @@
  *     CIP-3 execution fee for what it used (N58), so the booking price is
  *     the premium gas limit x the cycle basefee now x (multiplier - 1);
  *     storage is the schedule cost (N58).
- *   - Low's quote expects it to run after the mean wait of recent Low
- *     fires (an exponential average over fires, weight 1/8), so that a
+ *   - Low's quote expects it to run once the Low backlog ahead of it has
+ *     drained: the cycles of the Low (and unbooked) candidates the last
+ *     block left waiting, over class_low_max a block, rounded up, from the
+ *     current block -- or at its own slot if that is later -- so that a
  *     caller can weigh Low against a guaranteed class.
  */
 #include "cs_book.h"
@@ -41,7 +43,7 @@ typedef struct cs__classes_state {
     cs__cslot_t *ring; /* slots cur .. cur + W by height % (W + 1) */
     uint64_t nring;    /* W + 1 */
     uint64_t first;    /* lowest slot held; 0 = not open yet */
-    uint64_t low_wait_m; /* mean wait of recent Low fires, in thousandths of a block */
+    uint64_t low_backlog; /* cycles of the Low and unbooked candidates left waiting by the last block */
 } cs__classes_state_t;
 
 static int cs__classes_init(void *state, const cs_params_t *p)
@@ -107,7 +109,8 @@ static int cs__classes_quote(void *state, const cs_params_t *p, uint64_t cur, co
         return CS_OK;
     }
     if (k == CS_BOOK_LOW) {
-        out->expect = q->want + (s->low_wait_m + 500) / 1000;
+        uint64_t drain = cfg.low ? (s->low_backlog + cfg.low - 1) / cfg.low : 0;
+        out->expect = CS_MAX(q->want, cur + drain);
         return CS_OK;
     }
     /* High: its slot or nothing.  Medium: the first slot with room. */
@@ -159,30 +162,23 @@ static int cs__classes_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *
     cs_class_cfg_t cfg;
     cs_book_class_cfg(ctx->p, &cfg);
     cs__classes_advance(s, ctx->height);
-    return cs__book_clear(&s->ws, ctx, c, n, out, cfg.low);
-}
-
-/* After the block: fold the waits of its Low fires into the mean. */
-static void cs__classes_end_block(void *state, const cs_clear_ctx_t *ctx, const cs_cand_t *c, size_t n,
-                                  const cs_clear_out_t *out)
-{
-    cs__classes_state_t *s = state;
-    (void)out;
-    for (size_t i = 0; i < n; i++) {
-        if (!c[i].selected || c[i].klass != CS_BOOK_LOW) continue;
-        uint64_t wait_m = (ctx->height - c[i].due_height) * 1000u;
-        s->low_wait_m = (7u * s->low_wait_m + wait_m) / 8u;
-    }
+    int rc = cs__book_clear(&s->ws, ctx, c, n, out, cfg.low);
+    if (rc != CS_OK) return rc;
+    s->low_backlog = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!c[i].selected && c[i].klass != CS_BOOK_HIGH && c[i].klass != CS_BOOK_MEDIUM)
+            s->low_backlog += c[i].cycles;
+    return CS_OK;
 }
 
 const cs_mech_ops_t cs__mech_priority_classes = {
     .name = "priority-classes",
     .version = 1,
     .state_size = sizeof(cs__classes_state_t),
-    .flags = CS_MF_BID | CS_MF_BUDGET | CS_MF_BOOK,
+    .flags = CS_MF_BID | CS_MF_BUDGET | CS_MF_BOOK | CS_MF_CLASSES,
     .init = cs__classes_init,
     .clear = cs__classes_clear,
-    .end_block = cs__classes_end_block,
+    .end_block = NULL,
     .fini = cs__classes_fini,
     .quote = cs__classes_quote,
     .book = cs__classes_book,

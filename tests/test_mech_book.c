@@ -324,7 +324,6 @@ static void test_classes_low(void)
     CS_CHECK_EQ_U64(c[0].why, CS_WHY_BUDGET);
     CS_CHECK_EQ_U64(c[2].rank, 1); /* High, Medium, then the rest */
     CHECK_U128(out.payments, 20000000);
-    cs_mech_end_block(&m, &ctx, c, 4, &out);
     /* Block 12: High 20,000 leaves 15,000, of which Low takes at most 5,000:
      * the Low 3,000 fires (2,000 left of its share), the Low 2,500 waits
      * although the slot has 12,000 left; the Low 2,000 (later rank) fits. */
@@ -340,12 +339,23 @@ static void test_classes_low(void)
     CS_CHECK_EQ_U64(d[2].why, CS_WHY_BUDGET);
     CS_CHECK_EQ_U64(out.cycles_used, 25000);
     CHECK_U128(out.payments, 5000000);
-    cs_mech_end_block(&m, &ctx, d, 4, &out);
-    /* Low waits fed the mean: fires waited 2 (due 10 at 12) and 0 (due 12):
-     * 0 -> (7 x 0 + 2000) / 8 = 250 -> (7 x 250 + 0) / 8 = 218 thousandths;
-     * a Low quote for slot 14 at cur 12 expects 14 + round(0.218) = 14. */
-    cs_quote_t q = quote(&m, &p, 12, 14, 100, CS_BOOK_LOW);
-    CS_CHECK_EQ_U64(q.expect, 14);
+    /* The Low backlog is the 2,500 left waiting: ceil(2,500 / 5,000) = 1
+     * block, so a Low for slot 13 at cur 12 expects 13 = max(13, 12 + 1). */
+    CS_CHECK_EQ_U64(quote(&m, &p, 12, 13, 100, CS_BOOK_LOW).expect, 13);
+    /* Block 13: a full High slot leaves the rest waiting: 2,500 + 4,000 Low
+     * and 8,000 unbooked = 14,500 cycles, ceil(14,500 / 5,000) = 3 blocks: a Low asking for
+     * slot 14 at cur 13 expects 16, one asking for 17 expects 17. */
+    cs_cand_t f[4] = {
+        mk(8, 8, 13, 8, 35000, CS_BOOK_HIGH, 0),
+        mk(6, 6, 11, 6, 2500, CS_BOOK_LOW, 2500000),
+        mk(9, 9, 13, 9, 4000, CS_BOOK_LOW, 4000000),
+        mk(10, 10, 13, 10, 8000, CS_BOOK_NONE, 0),
+    };
+    ctx.height = 13;
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, f, 4, &out), CS_OK);
+    CS_CHECK(f[0].selected && !f[1].selected && !f[2].selected && !f[3].selected);
+    CS_CHECK_EQ_U64(quote(&m, &p, 13, 14, 100, CS_BOOK_LOW).expect, 16);
+    CS_CHECK_EQ_U64(quote(&m, &p, 13, 17, 100, CS_BOOK_LOW).expect, 17);
     cs_mech_close(&m);
 }
 

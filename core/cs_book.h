@@ -23,8 +23,8 @@
  *   3. cs_sched_book records the booking once the schedule has committed;
  *      cs_sched_unbook frees it when the timer is cancelled.
  * Clearing then fires a slot's bookings first (they fit by construction)
- * and whatever was not booked (interval re-fires, watch timers, timers a
- * handler schedules, Low) from what the lane has left, every fire under the
+ * and whatever was not booked (interval re-fires, watch timers, Low) from
+ * what the lane has left, every fire under the
  * lane budget and the fire caps of every other rule (N57), each paying the
  * CIP-3 execution fee at the fire (N58) and its booking price on top.
  *

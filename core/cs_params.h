@@ -106,7 +106,7 @@
     X(gba_tip_lane, ENUM, 1, 0, 1, 0, "none|cip1-rev", "gba-tip's price base: the CIP-3 cycle basefee, tip = min(tip, max_fee - basefee_cycle), no lane basefee (none: the first draft), or the revised lane basefee charged on top (cip1-rev: CIP-1 rev §5, D3); N65") \
     X(gba_tip_charge, ENUM, 1, 0, 1, 0, "draft|cip1-rev", "gba-tip: the GBA's price for what the fire uses, charged at execution, deferred when unpaid (CIP-1 first draft §4.1, D10), or the max_cost pre-charge at the limits, destroyed when unpaid (CIP-1 rev §3 steps 4, 8)") \
     /* Schedule-time booking: slot-booking and priority-classes (issue 28, N72-N74) */          \
-    X(book_window, U64, 1, 1, 1u << 15, 32, NULL, "booking window W: how many slots (blocks) ahead a timer may book (slot-booking, priority-classes)") \
+    X(book_window, U64, 1, 1, 1u << 15, 128, NULL, "booking window W: how many slots (blocks) ahead a timer may book (slot-booking, priority-classes)") \
     X(slot_capacity, U64, 1, 0, 1ull << 48, 0, NULL, "slot-booking: cycles C a slot can book; 0 = lane_timer_cycles (N72)") \
     X(slot_base_initial, U128, 1, 0, 0, 1000, NULL, "slot-booking: base price per cycle of the first slots of the window") \
     X(slot_base_min, U128, 1, 0, 0, 1, NULL, "slot-booking: floor of the base price per cycle") \

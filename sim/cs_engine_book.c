@@ -18,9 +18,10 @@
  *   - Any other agent takes what it asked for: the requested slot
  *     (slot-booking), Medium (priority-classes, the class a caller that
  *     does not choose gets), refused when that does not fit.
- * Only one-shot timers scheduled by an agent's transactions book: interval
- * re-fires, watch timers and timers a handler schedules are not booked
- * and run from what a slot has left (cs_book.h).
+ * Every one-shot timer an agent schedules books, from a transaction or
+ * from a fire's handler (booked as soon as it is staged); interval
+ * re-fires and watch timers are not booked and run from what a slot has
+ * left (cs_book.h).
  */
 #include "cs_engine_int.h"
 #include "cs_engine_world.h"

@@ -114,6 +114,9 @@ typedef struct cs__hpend {
     cs_timer_req_t req;  /* the request */
     uint32_t agent;      /* agent */
     uint64_t due;        /* first due height */
+    uint8_t booked;      /* booked at schedule (issue 28): quote and want hold the booking */
+    uint64_t want;       /* the slot it asked for */
+    cs_quote_t quote;    /* the offer it took */
 } cs__hpend_t;
 
 struct cs_engine {

@@ -170,6 +170,7 @@ static int cs__batch_schedule(cs_engine_t *e, cs_sched_args_t *sa, const cs_time
     e->bpend[e->n_bpend].req = *req;
     e->bpend[e->n_bpend].agent = agent;
     e->bpend[e->n_bpend].due = sa->height;
+    e->bpend[e->n_bpend].booked = 0; /* booking rules do not batch (CS_MF_BID) */
     e->n_bpend++;
     return CS_OK;
 }
@@ -244,7 +245,7 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
         sa.tier_hint = CS_BOOK_NONE;
         sa.has_bid = 0;
         sa.bid = 0;
-        if (req.kind == CS_KIND_HEIGHT && !e->in_handler) {
+        if (req.kind == CS_KIND_HEIGHT) {
             const cs_params_t *pp = cs_sched_params(e->s);
             int rc = cs__book_choose(e, a, &req, want, req.gas_limit ? req.gas_limit : pp->max_cycles_per_fire, &bq);
             if (rc == CS_EBOOKING_REFUSED) {
@@ -299,8 +300,10 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
         return rc;
     }
     if (booking && cs_sched_book(e->s, &bq) != CS_OK) {
-        /* The offer was made in this transaction phase and nothing has
-         * booked since: it cannot fail unless the core is inconsistent. */
+        /* The offer was made just now and nothing has booked since (a
+         * handler's timer books as soon as it is staged, not at its
+         * transaction's commit, so the next handler's quote sees it): it
+         * cannot fail unless the core is inconsistent. */
         e->failed = 1;
         cs__seterr(e, "a booking quoted at block %llu no longer fits", (unsigned long long)cur);
         return CS_EINVARIANT;
@@ -338,6 +341,9 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
         e->hpend[e->n_hpend].req = req;
         e->hpend[e->n_hpend].agent = a->index;
         e->hpend[e->n_hpend].due = sa.height;
+        e->hpend[e->n_hpend].booked = (uint8_t)booking;
+        e->hpend[e->n_hpend].want = want;
+        if (booking) e->hpend[e->n_hpend].quote = bq;
         e->n_hpend++;
     }
     if (id_out) *id_out = id;
@@ -414,7 +420,13 @@ void cs__bind_pending(cs_engine_t *e)
     const cs_timer_t *base = cs_sched_record(e->s, 0);
     for (size_t i = 0; i < e->n_hpend; i++) {
         const cs_timer_t *t = cs_sched_find(e->s, &e->hpend[i].id);
-        if (t) cs__bind(e, (uint32_t)(t - base), &e->hpend[i].req, e->hpend[i].agent, e->hpend[i].due);
+        if (!t) continue;
+        uint32_t slot = (uint32_t)(t - base);
+        cs__bind(e, slot, &e->hpend[i].req, e->hpend[i].agent, e->hpend[i].due);
+        if (e->hpend[i].booked && !e->failed && cs__book_keep(e, slot, &e->hpend[i].quote, e->hpend[i].want) != CS_OK) {
+            e->failed = 1;
+            cs__seterr(e, "out of memory at block %llu", (unsigned long long)e->h + 1);
+        }
     }
     e->n_hpend = 0;
 }

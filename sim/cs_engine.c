@@ -609,7 +609,10 @@ int cs_sim_step(cs_engine_t *e)
         uint32_t gact = cs__ti_owner(e, slot, &ag, NULL);
         cs_agent_t *a = &e->agents[ag];
         int kind = e->agent_kind[ag];
-        uint64_t delay = h - row->due_height;
+        /* A booking that moved counts its delay, and so its value, from
+         * the slot it asked for (N75); 0 moved otherwise. */
+        uint64_t due = row->due_height - cs__ti_moved(e, slot);
+        uint64_t delay = h - due;
         if (row->outcome == CS_OUT_DEFERRED || row->outcome == CS_OUT_FIRED) {
             cs__top2(&top, &top_agent, &top_other, cs__u128d(row->bid), ag);
             /* The clearing threshold (cs_obs_t.thresh): losers on the
@@ -633,7 +636,7 @@ int cs_sim_step(cs_engine_t *e)
              * the Bias it gains, from n = row->deferrals to n + 1). */
             if (is_bias) {
                 cs_timer_info_t vi = cs__info(e, slot, t);
-                vi.due_height = row->due_height;
+                vi.due_height = due;
                 double y = cs__value(e, a, &vi, delay) - cs__value(e, a, &vi, delay + 1);
                 cs_u128 b0 = cs_fixed_bias(row->deferrals, slack_lam, slack_scale);
                 cs_u128 b1 = cs_fixed_bias(row->deferrals + 1, slack_lam, slack_scale);
@@ -659,13 +662,13 @@ int cs_sim_step(cs_engine_t *e)
             }
             if (a->ops->on_outcome) {
                 cs_timer_info_t in = cs__info(e, slot, t);
-                in.due_height = row->due_height;
+                in.due_height = due;
                 a->ops->on_outcome(a, &e->world, &in, CS_AO_DEFERRED, delay, 0);
             }
             continue;
         }
         cs_timer_info_t in = cs__info(e, slot, t);
-        in.due_height = row->due_height;
+        in.due_height = due;
         if (row->outcome == CS_OUT_FIRED) {
             /* Every rule's paid decomposes into the same parts (N58). */
             cs_u128 paid128 = row->exec_fee + row->lane_burn + row->payment + row->tip;
@@ -695,7 +698,7 @@ int cs_sim_step(cs_engine_t *e)
             f->agent = ag;
             f->kind = (uint32_t)kind;
             f->delay = (uint32_t)(delay > UINT32_MAX ? UINT32_MAX : delay);
-            f->due_height = row->due_height;
+            f->due_height = due;
             f->cycles = row->used_cycles;
             f->gas_limit = t->gas_limit;
             f->bid = cs_h5_money(row->bid); /* settlement releases the record's escrowed bid */

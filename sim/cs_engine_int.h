@@ -241,6 +241,14 @@ static inline int cs__ti_live(const cs_engine_t *e, uint32_t slot)
     return slot < e->ti_n && e->ti[slot].x != CS__TI_FREE;
 }
 
+/* Slots a booked timer moved from the one it asked for (issue 28), 0 for
+ * any other: its delay and value count from the requested slot (N75). */
+static inline uint64_t cs__ti_moved(const cs_engine_t *e, uint32_t slot)
+{
+    uint32_t x = e->ti[slot].x;
+    return x >= CS__TI_X0 && e->tex[x - CS__TI_X0].booked ? e->tex[x - CS__TI_X0].book_moved : 0;
+}
+
 /* The owner of the timer in slot: its engine actor (the record's interned
  * actor, cs_sim_init) and, if asked, that actor's agent and index within
  * the agent. */

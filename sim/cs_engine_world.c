@@ -318,7 +318,7 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     if (t == NULL && !e->in_handler) return CS_OK; /* landed and vanished: impossible */
     if (t) {
         uint32_t slot = (uint32_t)(t - cs_sched_record(e->s, 0));
-        if (cs__ti_reserve(e, (size_t)slot + 1) != CS_OK || cs__ti_set(e, slot, a, &req, sa.height) != CS_OK ||
+        if (cs__ti_reserve(e, (size_t)slot + 1) != CS_OK || cs__ti_set(e, slot, a, &req, booking ? want : sa.height) != CS_OK ||
             (booking && cs__book_keep(e, slot, &bq, want) != CS_OK)) {
             e->failed = 1; /* the timer landed but its record could not be kept */
             cs__seterr(e, "out of memory at block %llu", (unsigned long long)cur);
@@ -340,7 +340,7 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
         e->hpend[e->n_hpend].id = id;
         e->hpend[e->n_hpend].req = req;
         e->hpend[e->n_hpend].agent = a->index;
-        e->hpend[e->n_hpend].due = sa.height;
+        e->hpend[e->n_hpend].due = booking ? want : sa.height;
         e->hpend[e->n_hpend].booked = (uint8_t)booking;
         e->hpend[e->n_hpend].want = want;
         if (booking) e->hpend[e->n_hpend].quote = bq;

@@ -288,7 +288,7 @@ static inline cs_u128 cs_h5_money_u128(cs_h5_money_t m) { return (cs_u128)m.hi <
     X(decay_rate, F64, "value model: exponential rate; NaN = the agent's value is not of this form") \
     X(bid, MONEY, "bid the record held at its end (CIP-5 §9.7): a never-fired timer's stated bid; 0 = none, released, or an older file") \
     X(book_class, U32, "booking class: 0 not booked, 1 low, 2 medium, 3 high (priority-classes) or booked (slot-booking); N75") \
-    X(book_moved, U32, "slots between the one it asked for and the one it booked (due_height - book_moved = requested)") \
+    X(book_moved, U32, "slots between the one it asked for (due_height) and the one it booked (due_height + book_moved); its delay counts from due_height (N75)") \
     X(book_price, MONEY, "price quoted and escrowed at schedule, paid at the fire (alloc_payment); 0 if not booked")
 
 /* /actors: one row per actor. */

@@ -46,7 +46,8 @@ if np.any(bk["outcome"] == 5):  # cancelled (the reference does not model a free
     fails.append("a booked timer was cancelled")
 # Bookings by (slot, schedule height).
 book = collections.defaultdict(list)
-for due, sh, g in zip(bk["due_height"], bk["sched_height"], bk["gas_limit"]):
+slot_of = bk["due_height"] + bk["book_moved"]  # due_height is the slot asked for (N75)
+for due, sh, g in zip(slot_of, bk["sched_height"], bk["gas_limit"]):
     book[int(due)].append((int(sh), int(g)))
 target = C // 2
 base = {h: init for h in range(1, 2 + W)}
@@ -72,7 +73,7 @@ if not (max(after) > min(before) + 10):
     fails.append(f"the base price did not rise through the shock ({min(before)} -> {max(after)})")
 # Overbooking fees: price - base(slot) x gas.
 fee = np.array([(int(hi) << 64 | int(lo)) - got.get(int(due), 0) * int(g)
-                for hi, lo, due, g in zip(bk["book_price_hi"], bk["book_price_lo"], bk["due_height"], bk["gas_limit"])],
+                for hi, lo, due, g in zip(bk["book_price_hi"], bk["book_price_lo"], slot_of, bk["gas_limit"])],
                dtype=object)
 sh = bk["sched_height"]
 calm, hot = fee[sh < shock], fee[(sh >= shock) & (sh < shock + d["events"][0]["duration"])]

@@ -7,6 +7,7 @@
  */
 #include "cs_book.h"
 
+#include "cs_fees.h"
 #include "cs_mech.h"
 #include "cs_mech_int.h"
 #include "cs_sched_book.h"
@@ -54,6 +55,11 @@ static cs_u128 cs__muldiv(cs_u128 a, cs_u128 b, cs_u128 d)
         }
     }
     return q;
+}
+
+cs_u128 cs__muldiv_ppm(cs_u128 v, uint64_t ppm)
+{
+    return cs__muldiv(v, ppm, CS_PPM);
 }
 
 /* Massa's overbooking fee (cs_book.h). */
@@ -208,11 +214,19 @@ int cs_sched_book(cs_sched_t *s, const cs_quote_t *q)
     return ops->book(s->mech.state, &s->p, s->cur, q);
 }
 
-void cs_sched_unbook(cs_sched_t *s, uint64_t slot, uint8_t klass, uint64_t gas)
+cs_u128 cs_sched_unbook(cs_sched_t *s, uint64_t slot, uint8_t klass, uint64_t gas, cs_u128 price, uint32_t payer)
 {
     const cs_mech_ops_t *ops = s->mech.ops;
-    if (s->mech_next_open || ops == NULL || ops->unbook == NULL) return;
-    ops->unbook(s->mech.state, slot, klass, gas);
+    if (s->mech_next_open || ops == NULL || ops->unbook == NULL) return 0;
+    cs_u128 kept = ops->unbook(s->mech.state, &s->p, slot, klass, gas, price);
+    /* The cancel released the whole escrow; the kept part is debited now,
+     * burned and counted as the cancel's cost (N72, N74).  The payer holds
+     * it (the released escrow was the price); never more than it has. */
+    if (payer >= s->n_actors) return 0;
+    cs_u128 bal = cs_sched_balance(s, payer);
+    if (kept > bal) kept = bal;
+    cs__fees_op_debit(s, payer, kept, 1);
+    return kept;
 }
 
 cs_u128 cs_sched_slot_base(cs_sched_t *s, uint64_t slot)

@@ -120,12 +120,13 @@ typedef struct cs_mech_ops {
      * cur (the block whose transactions run) would get, changing nothing
      * but the window it brings up to cur; book records an offer quote made
      * once its timer is scheduled (CS_EBOOKING_REFUSED if it no longer
-     * fits); unbook frees a booking (cancel); slot_base is the base price
-     * per cycle of a slot in the window (0 when it has none). */
+     * fits); unbook frees a booking (cancel) and returns the part of its
+     * price the rule keeps; slot_base is the base price per cycle of a
+     * slot in the window (0 when it has none). */
     int (*quote)(void *state, const cs_params_t *p, uint64_t cur, const struct cs_quote_req *q,
                  struct cs_quote *out);
     int (*book)(void *state, const cs_params_t *p, uint64_t cur, const struct cs_quote *q);
-    void (*unbook)(void *state, uint64_t slot, uint8_t klass, uint64_t gas);
+    cs_u128 (*unbook)(void *state, const cs_params_t *p, uint64_t slot, uint8_t klass, uint64_t gas, cs_u128 price);
     cs_u128 (*slot_base)(void *state, const cs_params_t *p, uint64_t slot);
 } cs_mech_ops_t;
 

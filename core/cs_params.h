@@ -115,6 +115,7 @@
     X(slot_base_min_step, U128, 1, 0, 0, 1, NULL, "slot-booking: least change of the base price when the window's mean is off target") \
     X(slot_penalty, U128, 1, 0, 0, 0, NULL, "slot-booking: slot overbooking penalty P (whole slot booked); 0 = C x slot_base_initial (N72)") \
     X(global_penalty, U128, 1, 0, 0, 0, NULL, "slot-booking: window overbooking penalty P (whole window booked); 0 = 10 x the slot penalty (N72)") \
+    X(slot_cancel_refund, FP, CS_PPM, 0, 1000000, 0, NULL, "slot-booking: share of the price refunded on cancel (Massa refunds the booked coins, not the fee)") \
     X(class_slot_effort, U64, 1, 1, 1u << 30, 35000, NULL, "priority-classes: effort of one slot; the lane's cycles are this many effort units (N74)") \
     X(class_high_reserve, U64, 1, 0, 1u << 30, 20000, NULL, "priority-classes: effort a slot reserves for High") \
     X(class_medium_reserve, U64, 1, 0, 1u << 30, 5000, NULL, "priority-classes: effort a slot reserves for Medium") \
@@ -123,7 +124,8 @@
     X(class_max_effort, U64, 1, 1, 1u << 30, 9999, NULL, "priority-classes: most effort of one call") \
     X(class_mult_high, FP, CS_PPM, 0, 1000000000, 10000000, NULL, "priority-classes: fee multiplier of the execution fee, High") \
     X(class_mult_medium, FP, CS_PPM, 0, 1000000000, 5000000, NULL, "priority-classes: fee multiplier of the execution fee, Medium") \
-    X(class_mult_low, FP, CS_PPM, 0, 1000000000, 2000000, NULL, "priority-classes: fee multiplier of the execution fee, Low")
+    X(class_mult_low, FP, CS_PPM, 0, 1000000000, 2000000, NULL, "priority-classes: fee multiplier of the execution fee, Low") \
+    X(class_cancel_refund, FP, CS_PPM, 0, 1000000, 500000, NULL, "priority-classes: share of the fee refunded on cancel (Flow: 50 %)")
 
 typedef enum cs_param_kind { CS_PK_U64, CS_PK_FP, CS_PK_U128, CS_PK_ENUM } cs_param_kind;
 

@@ -19,8 +19,13 @@ int cs_sched_quote(cs_sched_t *s, const cs_quote_req_t *q, cs_quote_t *out);
  * just scheduled.  CS_OK, CS_EBOOKING_REFUSED if it no longer fits, or
  * CS_EINVAL. */
 int cs_sched_book(cs_sched_t *s, const cs_quote_t *q);
-/* Free a booking (its timer was cancelled before its slot). */
-void cs_sched_unbook(cs_sched_t *s, uint64_t slot, uint8_t klass, uint64_t gas);
+/* Free the booking of a timer just cancelled before its slot (booked in
+ * slot, class klass, gas cycles, at price, paid by interned actor payer):
+ * the cancel released its escrow; the part of the price the rule keeps
+ * (slot_cancel_refund, class_cancel_refund) is debited from payer now,
+ * burned and counted as a cancel cost (/blocks and /actors cancel_cost).
+ * Returns that part. */
+cs_u128 cs_sched_unbook(cs_sched_t *s, uint64_t slot, uint8_t klass, uint64_t gas, cs_u128 price, uint32_t payer);
 /* The base price per cycle of slot (slot-booking), 0 when it has none. */
 cs_u128 cs_sched_slot_base(cs_sched_t *s, uint64_t slot);
 

@@ -142,15 +142,20 @@ static int cs__classes_book(void *state, const cs_params_t *p, uint64_t cur, con
     return CS_OK;
 }
 
-static void cs__classes_unbook(void *state, uint64_t slot, uint8_t klass, uint64_t gas)
+/* Cancel: a High or Medium booking's effort is free again; the rule keeps
+ * the fee less class_cancel_refund of it (Flow refunds half). */
+static cs_u128 cs__classes_unbook(void *state, const cs_params_t *p, uint64_t slot, uint8_t klass, uint64_t gas,
+                                  cs_u128 price)
 {
     cs__classes_state_t *s = state;
-    if (s->first == 0 || slot < s->first || slot >= s->first + s->nring) return;
+    cs_u128 kept = price - cs__muldiv_ppm(price, p->class_cancel_refund);
+    if (s->first == 0 || slot < s->first || slot >= s->first + s->nring) return kept;
     cs__cslot_t *e = &s->ring[slot % s->nring];
     uint64_t *u = klass == CS_BOOK_HIGH ? &e->high : klass == CS_BOOK_MEDIUM ? &e->medium : NULL;
-    if (u == NULL) return;
+    if (u == NULL) return kept;
     *u = *u > gas ? *u - gas : 0;
     if (e->count) e->count--;
+    return kept;
 }
 
 /* Clear block h: High, then Medium bookings, then Low and the unbooked

@@ -142,13 +142,18 @@ static int cs__slotb_book(void *state, const cs_params_t *p, uint64_t cur, const
     return CS_OK;
 }
 
-static void cs__slotb_unbook(void *state, uint64_t slot, uint8_t klass, uint64_t gas)
+/* Cancel: the slot's cycles are free again; the rule keeps the price less
+ * slot_cancel_refund of it (0 refunded by default: the fee is kept). */
+static cs_u128 cs__slotb_unbook(void *state, const cs_params_t *p, uint64_t slot, uint8_t klass, uint64_t gas,
+                                cs_u128 price)
 {
     cs__slotb_state_t *s = state;
     cs__slot_t *e = cs__slot_at(s, slot);
-    if (e == NULL || klass != CS_BOOK_HIGH) return;
-    e->booked = e->booked > gas ? e->booked - gas : 0;
-    if (e->count) e->count--;
+    if (e != NULL && klass == CS_BOOK_HIGH) {
+        e->booked = e->booked > gas ? e->booked - gas : 0;
+        if (e->count) e->count--;
+    }
+    return price - cs__muldiv_ppm(price, p->slot_cancel_refund);
 }
 
 static cs_u128 cs__slotb_base(void *state, const cs_params_t *p, uint64_t slot)

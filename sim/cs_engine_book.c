@@ -102,15 +102,17 @@ int cs__book_choose(cs_engine_t *e, const cs_agent_t *a, const cs_timer_req_t *r
 }
 
 /* Free the booking of the timer in slot, just cancelled (core/cs_book.h:
- * the slot's cycles are bookable again; its escrowed price was released
- * by the cancel). */
+ * the slot's cycles are bookable again; of its escrowed price, released
+ * by the cancel, the rule keeps its part, cs_sched_unbook). */
 void cs__book_release(cs_engine_t *e, uint32_t slot)
 {
     if (!(cs_sched_mech(e->s)->ops->flags & CS_MF_BOOK) || !cs__ti_live(e, slot)) return;
     uint32_t x = e->ti[slot].x;
     if (x < CS__TI_X0 || !e->tex[x - CS__TI_X0].booked) return;
     const cs_timer_hot_t *th = cs_sched_hot(e->s, slot);
-    cs_sched_unbook(e->s, th->height, th->tier_hint, cs_sched_record(e->s, slot)->gas_limit);
+    uint32_t owner = cs__ti_owner(e, slot, NULL, NULL);
+    (void)cs_sched_unbook(e->s, th->height, th->tier_hint, cs_sched_record(e->s, slot)->gas_limit,
+                          e->tex[x - CS__TI_X0].book_price, e->actors[owner].payer_idx);
 }
 
 /* Keep the booking of the timer that landed in slot (its /timers columns). */

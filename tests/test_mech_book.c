@@ -118,6 +118,11 @@ static void test_slot_prices(void)
     CS_CHECK_EQ_U64(quote(&m, &p, 10, 15, 10, 0).refused, CS_BOOKR_WINDOW);
     CS_CHECK_EQ_U64(quote(&m, &p, 10, 10, 10, 0).refused, CS_BOOKR_WINDOW);
     CS_CHECK_EQ_U64(quote(&m, &p, 10, 12, 1001, 0).refused, CS_BOOKR_TOO_LARGE);
+    /* A refund share of 25 %: 1,160,000 - 290,000 kept (a slot outside the
+     * window frees nothing). */
+    p.slot_cancel_refund = 250000;
+    CHECK_U128(m.ops->unbook(m.state, &p, 99, CS_BOOK_HIGH, 800, 1160000), 870000);
+    p.slot_cancel_refund = 0;
     /* Slot 12: three calls of 10 cycles, then the fire cap (3) refuses a 4th. */
     for (int i = 0; i < 3; i++) {
         q = quote(&m, &p, 10, 12, 10, 0);
@@ -125,15 +130,19 @@ static void test_slot_prices(void)
         book(&m, &p, 10, &q);
     }
     CS_CHECK_EQ_U64(quote(&m, &p, 10, 12, 10, 0).refused, CS_BOOKR_FULL);
-    /* Booking an offer that no longer fits is refused. */
+    /* Booking an offer that no longer fits is refused.  Slot 13 empty, 800
+     * cycles: base 800,000 + slot fee 1e6 x 300^2 / 250,000 = 360,000; the
+     * window holds 730, 730 + 800 < 2000: 1,160,000. */
     q = quote(&m, &p, 10, 13, 800, 0);
+    CHECK_U128(q.price, 1160000);
     book(&m, &p, 10, &q);
     CS_CHECK_EQ_U64(m.ops->book(m.state, &p, 10, &q), CS_EBOOKING_REFUSED);
     /* Cancel frees the slot: 1000 more does not fit slot 13 while the 800 is
      * booked; unbooked, it does: base 1000 x 1000 + slot fee 1e6 x 500^2 /
      * 250,000 = 2,000,000; the window holds 730, 730 + 1000 < 2000: no fee. */
     CS_CHECK_EQ_U64(quote(&m, &p, 10, 13, 1000, 0).refused, CS_BOOKR_FULL);
-    m.ops->unbook(m.state, 13, CS_BOOK_HIGH, 800);
+    /* Cancel keeps the fee: with slot_cancel_refund 0 the whole 1,160,000. */
+    CHECK_U128(m.ops->unbook(m.state, &p, 13, CS_BOOK_HIGH, 800, 1160000), 1160000);
     CHECK_U128(quote(&m, &p, 10, 13, 1000, 0).price, 2000000);
     /* Step down: at cur 11 slot 15 enters; the 4 slots before it (11..14) hold
      * 700 + 30 + 0 + 0 = 730, avg floor(730 / 4) = 182, target 500, d = 318:
@@ -300,6 +309,13 @@ static void test_classes_place(void)
      * its reserve: 9,998 <= 10,000 fits; Medium 5,004 needs 10,001: refused. */
     CS_CHECK_EQ_U64(quote(&m, &p, 10, 12, 5001, CS_BOOK_MEDIUM).slot, 12);
     CS_CHECK_EQ_U64(quote(&m, &p, 10, 11, 5004, CS_BOOK_MEDIUM).refused, CS_BOOKR_FULL);
+    /* Cancel the Medium of slot 11: Flow refunds half the fee, the rule
+     * keeps 20,000,000 / 2; a High's 89,991,000 keeps 44,995,500.  Slot 11
+     * has room for Medium 5,000 again (its reserve is empty). */
+    CHECK_U128(m.ops->unbook(m.state, &p, 11, CS_BOOK_MEDIUM, 5000, 20000000), 10000000);
+    CS_CHECK_EQ_U64(quote(&m, &p, 10, 11, 5000, CS_BOOK_MEDIUM).slot, 11);
+    p.class_cancel_refund = 500000;
+    CHECK_U128(m.ops->unbook(m.state, &p, 99, CS_BOOK_HIGH, 1, 89991000), 44995500);
     cs_mech_close(&m);
 }
 

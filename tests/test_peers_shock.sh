@@ -15,7 +15,12 @@
 #     base x its gas) is 0 before the shock and positive during it;
 #   - refusals are counted by reason (bookings beyond the 16-slot window);
 #   - `cowsim report` plots the slot base price beside eip1559's lane
-#     basefee: the slot-booking line's data are /blocks.slot_base exactly.
+#     basefee: the slot-booking line's data are /blocks.slot_base exactly;
+#   - cancel (the default scenario, 60 blocks, priority-classes, the system
+#     deployers cancelling a priority_tier timer deferred 3 times, N55):
+#     the rule keeps half of each cancelled booking's price (Flow), so
+#     /blocks.cancel_cost sums to sum(price - floor(price / 2)) over the
+#     cancelled timers, exactly (system cancels cost no call, N55).
 set -u
 . tests/cs_test_lib.sh
 
@@ -27,6 +32,10 @@ check "[ $? -eq 0 ]" "report: exit 0 ($(head -c 300 "$T/rerr"))"
 check "grep -q \"title 'slot-booking (slot base price)'\" '$T/rep/basefee.gp' && grep -q \"title 'eip1559'\" '$T/rep/basefee.gp'" \
     "the basefee plot has the slot base price beside eip1559's lane basefee"
 check "grep -q \"slot-booking's base price per cycle\" '$T/rep/report.md'" "report.md's caption names slot-booking's base price"
+
+"$BIN" run scenarios/default.json -o "$T/cancel" --seeds 1 --set blocks=60 --set 'agents[0].sys_cancel_after=3' \
+    --mechanism priority-classes --quiet > /dev/null 2> "$T/cerr"
+check "[ $? -eq 0 ]" "run default.json with system cancels: exit 0 ($(head -c 300 "$T/cerr"))"
 
 $PY - "$T" "$SCEN" > "$T/out.txt" 2>&1 <<'PYEOF'
 import sys, json, collections, h5py, numpy as np
@@ -96,6 +105,16 @@ rows = [l.split() for l in open(f"{T}/rep/run1_basefee.dat") if not l.startswith
 pts = {int(float(h)): float(v) for h, v in rows}
 if any(pts.get(h) != float(got[h]) for h in H):
     fails.append("the report's slot-booking line is not /blocks.slot_base")
+# Cancel keeps half the fee (priority-classes, class_cancel_refund 0.5).
+g = h5py.File(f"{T}/cancel/priority-classes.h5", "r")
+ct, cb = g["timers"][:], g["blocks"][:]
+ex = lambda r, c: [int(h) << 64 | int(l) for h, l in zip(r[c + "_hi"], r[c + "_lo"])]
+cancelled = ct[ct["outcome"] == 3]
+kept = sum(p - p * 500000 // 1000000 for p in ex(cancelled, "book_price"))
+cost = sum(ex(cb, "cancel_cost"))
+print("cancelled bookings", len(cancelled), "kept", kept, "cancel_cost", cost)
+if not (len(cancelled) > 0 and kept > 0 and cost == kept):
+    fails.append(f"cancel: kept {kept} over {len(cancelled)} cancelled bookings, cancel_cost {cost}")
 for x in fails:
     print("FAIL:", x)
 sys.exit(1 if fails else 0)

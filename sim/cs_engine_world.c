@@ -234,10 +234,11 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     }
     sa.tier_hint = req.tier;
     /* Schedule-time booking (issue 28, cs_engine_book.c): a one-shot timer
-     * an agent's transaction schedules is quoted now and booked at the
-     * offer it takes -- due at its slot, the price escrowed as its bid, the
-     * class as its tier hint; anything else is not booked (class none, no
-     * bid).  A refusal is a rejected schedule, counted by reason. */
+     * an agent schedules (from a transaction or a handler) is quoted now
+     * and booked at the offer it takes -- due at its slot, the price
+     * escrowed as its bid, the class as its tier hint; an interval or
+     * watch timer is not booked (class none, no bid).  A refusal is a
+     * rejected schedule, counted by reason. */
     cs_quote_t bq;
     int booking = 0;
     uint64_t want = sa.height;

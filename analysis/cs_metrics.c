@@ -403,15 +403,17 @@ int cs__json_wellformed(const char *text)
 /* ------------------------------------------------------------ run identity */
 
 /* The "name" member of a scenario JSON text into out ("" if there is no
- * text, it is not JSON, or it has no string "name").  Returns CS_OK, or
- * CS_ENOMEM when cJSON could not parse well-formed text (out of memory:
- * the name must not silently become ""). */
+ * text or it has no string "name").  Returns CS_OK; CS_ENOMEM when cJSON
+ * could not parse well-formed text (out of memory: the name must not
+ * silently become ""); CS_ECORRUPT when the text is not JSON: a run file
+ * holds the scenario the engine validated, so its text was damaged (a
+ * flipped byte there read as scenario "" before). */
 static int cs__scenario_name(const char *json, char *out, size_t cap)
 {
     out[0] = '\0';
     if (!json || !*json) return CS_OK;
     cJSON *root = cJSON_Parse(json);
-    if (!root) return cs__json_wellformed(json) ? CS_ENOMEM : CS_OK;
+    if (!root) return cs__json_wellformed(json) ? CS_ENOMEM : CS_ECORRUPT;
     const cJSON *nm = cJSON_GetObjectItemCaseSensitive(root, "name");
     if (cJSON_IsString(nm) && nm->valuestring) snprintf(out, cap, "%s", nm->valuestring);
     cJSON_Delete(root);
@@ -914,10 +916,11 @@ static int cs__greedy(const char *opath, const cs__run_t *u, cs_metrics_t *m, ch
     if (rc != CS_OK) return rc;
     const cs_h5_info_t *oi = cs_h5_info(o.r), *ri = cs_h5_info(u->r);
     char oname[128];
-    if (cs__scenario_name(oi->scenario_json, oname, sizeof oname) != CS_OK) {
+    if ((rc = cs__scenario_name(oi->scenario_json, oname, sizeof oname)) != CS_OK) {
         cs__run_free(&o);
-        cs__seterr(err, cap, "%s: out of memory reading the scenario name", opath);
-        return CS_ENOMEM;
+        cs__seterr(err, cap, rc == CS_ECORRUPT ? "'%s' is corrupt: its scenario text is not JSON"
+                                               : "%s: out of memory reading the scenario name", opath);
+        return rc;
     }
     /* Files written before DESIGN-NOTES N42 name the greedy `oracle`. */
     const char *mech = cs_mech_renamed(oi->mechanism) ? cs_mech_renamed(oi->mechanism) : oi->mechanism;
@@ -968,7 +971,12 @@ int cs_metrics_compute_conv(const char *path, const char *greedy_path, cs_metric
     m->seed = info->seed;
     cs__act_t *acts = NULL;
     size_t nact = 0;
-    if (cs__scenario_name(info->scenario_json, m->scenario, sizeof m->scenario) != CS_OK) goto oom;
+    if ((rc = cs__scenario_name(info->scenario_json, m->scenario, sizeof m->scenario)) == CS_ECORRUPT) {
+        cs__run_free(&u);
+        cs__seterr(err, errcap, "'%s' is corrupt: its scenario text is not JSON", path);
+        return rc;
+    }
+    if (rc != CS_OK) goto oom;
     /* Fires mode (root attributes; a file without them holds every fire).
      * Only an absent or unreadable attribute means the default: out of
      * memory reading one is an error, not "all fires". */

@@ -142,6 +142,9 @@ int cs__run_metrics(cs__rep_run_t *runs, size_t n, int ss_mode, uint64_t burn_in
 void cs__style(FILE *f, size_t i, size_t n, double lw);
 int cs__delay_axis(FILE *f, uint32_t max, double *shift, double *xend);
 int cs__write_cdf(const char *dir, const char *name, const cs__dhist_t *h, double shift, double xend);
+/* Whether run r is priced per slot at schedule time (slot-booking): its
+ * basefee plot line is the slot base price (issue 28). */
+int cs__rep_slot_priced(const cs__rep_run_t *r);
 int cs__plot_basefee(const cs__gp_t *g, const cs__rep_run_t *runs, size_t n, cs__plots_t *plots);
 int cs__plot_util(const cs__gp_t *g, const cs__rep_run_t *runs, size_t n, cs__plots_t *plots);
 int cs__plot_delays(const cs__gp_t *g, const cs__rep_run_t *runs, size_t n, cs__plots_t *plots);

@@ -31,11 +31,18 @@ void cs__style(FILE *f, size_t i, size_t n, double lw)
  * constant initial value, which is no price anyone paid.  A fee run whose
  * lane basefee is 0 in every block had none either: first-draft gba-tip
  * (gba_tip_lane = none, DESIGN-NOTES N65) prices against the cycle
- * basefee, and a flat 0 line would read as a free lane. */
+ * basefee, and a flat 0 line would read as a free lane.  A slot-booking
+ * run plots its slot base price instead (issue 28). */
 static int cs__has_lane_basefee(const cs__rep_run_t *r)
 {
     const cs_mech_ops_t *m = r->mechanism ? cs_mech_find_any(r->mechanism) : NULL;
-    return r->nblocks > 0 && m && (m->flags & CS_MF_FEES) && r->bf_max > 0;
+    return r->nblocks > 0 && m && (((m->flags & CS_MF_FEES) && r->bf_max > 0) || cs__rep_slot_priced(r));
+}
+
+int cs__rep_slot_priced(const cs__rep_run_t *r)
+{
+    const cs_mech_ops_t *m = r->mechanism ? cs_mech_find_any(r->mechanism) : NULL;
+    return m && (m->flags & CS_MF_BOOK) && m->slot_base != NULL;
 }
 
 /* Plot the lane basefee of every run whose mechanism has one, on one axes. */
@@ -53,8 +60,8 @@ int cs__plot_basefee(const cs__gp_t *g, const cs__rep_run_t *runs, size_t n, cs_
     int logy = lo > 0 && hi / lo >= 100;
     FILE *f = cs__gp_begin(g, "basefee", 1100, 600);
     if (!f) return CS_EXIT_IO;
-    fprintf(f, "set title 'Lane basefee per block'\nset xlabel 'block height'\n");
-    fprintf(f, "set ylabel 'lane basefee (base units per cycle%s)'\n", logy ? ", log scale" : "");
+    fprintf(f, "set title 'Lane basefee (and slot base price) per block'\nset xlabel 'block height'\n");
+    fprintf(f, "set ylabel 'price (base units per cycle%s)'\n", logy ? ", log scale" : "");
     if (logy) fprintf(f, "set logscale y\nset format y '1e%%L'\n");
     fprintf(f, "set key outside right top\nplot");
     for (size_t i = 0, k = 0; i < n; i++) {
@@ -62,14 +69,21 @@ int cs__plot_basefee(const cs__gp_t *g, const cs__rep_run_t *runs, size_t n, cs_
         fprintf(f, "%s 'run%zu_basefee.dat' using 1:2 with lines", k++ ? ", \\\n    " : " ", i + 1);
         cs__style(f, i, n, 1.0);
         fputs(" title ", f);
-        cs__gp_quote(f, runs[i].label);
+        if (cs__rep_slot_priced(&runs[i])) {
+            char t[300];
+            snprintf(t, sizeof t, "%s (slot base price)", runs[i].label);
+            cs__gp_quote(f, t);
+        } else {
+            cs__gp_quote(f, runs[i].label);
+        }
     }
     fputc('\n', f);
     char cap[768];
     snprintf(cap, sizeof cap,
              "Lane basefee (CIP-1 rev §5) per block height, one line per run whose mechanism charges it "
              "(eip1559; gba-tip with the revised lane, gba_tip_lane = cip1-rev: first-draft gba-tip has no "
-             "lane basefee and no line)%s%s; coinciding runs overlap.",
+             "lane basefee and no line), and beside it slot-booking's base price per cycle of the slot executed "
+             "at that height, fixed when the slot entered the booking window (issue 28)%s%s; coinciding runs overlap.",
              logy ? ", log scale" : "", bin > 1 ? " (long runs: means over bins of blocks)" : "");
     return cs__gp_end(g, f, "basefee", plots, "lane basefee over height", cap);
 }

@@ -79,7 +79,9 @@ int cs__rep_h5_fail(const char *path, int rc)
 /*
  * Stream /blocks of run r (index idx) into two data files:
  *   run<idx>_basefee.dat: "height basefee_lane", bin means over r->bf_bin
- *     blocks (1 when the run has at most CS__BASEFEE_POINTS blocks);
+ *     blocks (1 when the run has at most CS__BASEFEE_POINTS blocks); under
+ *     slot-booking the slot's base price per cycle (/blocks slot_base,
+ *     issue 28), its price path beside the lane basefee of the fee rules;
  *   run<idx>_util.dat: "height utilisation", means over r->util_bin
  *     blocks, the height being the bin's centre.
  * Returns 0 or an exit code with a message.
@@ -108,8 +110,9 @@ static int cs__run_blocks(cs__rep_run_t *r, cs_h5_reader_t *rd, size_t idx, cons
         }
         return CS_EXIT_IO;
     }
-    fprintf(fb, "# %s (%s): height, lane basefee (mean over %llu-block bins)\n", r->label, r->path,
-            (unsigned long long)r->bf_bin);
+    int slotp = cs__rep_slot_priced(r);
+    fprintf(fb, "# %s (%s): height, %s (mean over %llu-block bins)\n", r->label, r->path,
+            slotp ? "slot base price per cycle" : "lane basefee", (unsigned long long)r->bf_bin);
     fprintf(fu, "# %s (%s): height (bin centre), lane utilisation (mean over %llu-block bins)\n", r->label,
             r->path, (unsigned long long)r->util_bin);
     cs_h5_block_t *buf = malloc(CS__CHUNK_ROWS * sizeof *buf);
@@ -121,7 +124,7 @@ static int cs__run_blocks(cs__rep_run_t *r, cs_h5_reader_t *rd, size_t idx, cons
         rc = cs_h5_read_rows(rd, CS_H5_BLOCKS, s, m, buf);
         for (size_t i = 0; rc == CS_OK && i < m; i++) {
             const cs_h5_block_t *b = &buf[i];
-            bsum += b->basefee_lane.f;
+            bsum += slotp ? b->slot_base.f : b->basefee_lane.f;
             bh += (double)b->height;
             usum += b->utilisation;
             uh += (double)b->height;

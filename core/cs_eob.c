@@ -227,7 +227,8 @@ static int cs__timers_phase(cs_sched_t *s)
                          .sched_height = t->sched_height,
                          .fifo_rank = th->fifo_rank,
                          .id = t->id,
-                         .bid = cs__rec_bid(s, slot)};
+                         .bid = cs__rec_bid(s, slot),
+                         .klass = th->tier_hint};
         rc = cs__fees_classify(s, slot, c);
         if (rc == CS_EINSUFFICIENT_FUNDS && !cs__fees_defers(s)) {
             /* Path 3: balance(fee_payer) < max_cost -> GC lane, emitting

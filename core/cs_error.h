@@ -39,7 +39,8 @@
     X(EIO, "input/output error")                                                     \
     X(EINTERRUPTED, "interrupted")                                                   \
     X(EGAS_LIMIT_TOO_LOW, "gas limit below MIN_GAS_LIMIT_PER_TIMER (CIP-5 CN §13, §15)") \
-    X(ECORRUPT, "corrupt file (a checksum or a cross-check of its tables failed)")
+    X(ECORRUPT, "corrupt file (a checksum or a cross-check of its tables failed)") \
+    X(EBOOKING_REFUSED, "booking refused: the slot or class is full, or the slot is beyond the booking window")
 
 typedef enum cs_err {
 #define CS__ERR_ENUM(name, msg) CS_##name,

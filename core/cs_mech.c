@@ -21,6 +21,8 @@ const cs_mech_ops_t *const cs_mech_registry[] = {
     &cs__mech_eip1559,
     &cs__mech_gbatip,
     &cs__mech_greedy,
+    &cs__mech_slot_booking,
+    &cs__mech_priority_classes,
     NULL,
 };
 

@@ -56,6 +56,8 @@ typedef struct cs_cand {
     uint64_t weight;       /* W(actor) in ppm (1e6 = 1.0); 0 means "use 1.0" */
     uint64_t use_cycles;   /* cycles the funds test prices (gba-tip), 0 = cycles */
     uint64_t use_cells;    /* cells the funds test prices (gba-tip) */
+    uint8_t klass;         /* booking class (cs_book_class, the record's tier hint): booking
+                            * mechanisms only */
     /* outputs */
     uint8_t selected;      /* 1 if it fires this block */
     uint8_t why;           /* cs_why for a loser */
@@ -91,6 +93,11 @@ typedef struct cs_clear_out {
 #define CS_MF_BUDGET 0x04u    /* selects under the lane budget */
 #define CS_MF_DEFER_FUNDS 0x08u /* insufficient funds defers instead of GC (D10) */
 #define CS_MF_REFERENCE 0x10u /* reference allocator (greedy): bids are true values, never charged */
+#define CS_MF_BOOK 0x20u      /* prices and places at schedule time (quote/book hooks, cs_book.h) */
+#define CS_MF_CLASSES 0x40u   /* ... by class (priority-classes), not by slot (slot-booking) */
+
+struct cs_quote_req; /* cs_book.h */
+struct cs_quote;     /* cs_book.h */
 
 typedef struct cs_mech_ops {
     const char *name;      /* registry key, e.g. "bias-vcg" */
@@ -108,6 +115,19 @@ typedef struct cs_mech_ops {
                       const cs_clear_out_t *out);
     /* Free what init allocated.  NULL = nothing. */
     void (*fini)(void *state);
+    /* Schedule-time booking (cs_book.h, issue 28); all NULL for the rules
+     * that decide at fire time.  quote answers what booking q at height
+     * cur (the block whose transactions run) would get, changing nothing
+     * but the window it brings up to cur; book records an offer quote made
+     * once its timer is scheduled (CS_EBOOKING_REFUSED if it no longer
+     * fits); unbook frees a booking (cancel) and returns the part of its
+     * price the rule keeps; slot_base is the base price per cycle of a
+     * slot in the window (0 when it has none). */
+    int (*quote)(void *state, const cs_params_t *p, uint64_t cur, const struct cs_quote_req *q,
+                 struct cs_quote *out);
+    int (*book)(void *state, const cs_params_t *p, uint64_t cur, const struct cs_quote *q);
+    cs_u128 (*unbook)(void *state, const cs_params_t *p, uint64_t slot, uint8_t klass, uint64_t gas, cs_u128 price);
+    cs_u128 (*slot_base)(void *state, const cs_params_t *p, uint64_t slot);
 } cs_mech_ops_t;
 
 typedef struct cs_mech {

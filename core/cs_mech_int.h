@@ -305,5 +305,17 @@ extern const cs_mech_ops_t cs__mech_score;
 extern const cs_mech_ops_t cs__mech_eip1559;
 extern const cs_mech_ops_t cs__mech_gbatip;
 extern const cs_mech_ops_t cs__mech_greedy;
+extern const cs_mech_ops_t cs__mech_slot_booking;
+extern const cs_mech_ops_t cs__mech_priority_classes;
+
+/* The clearing scan both booking mechanisms share (cs_book.c): bookings
+ * first (High, then Medium), then the rest (Low and what was not booked)
+ * in FIFO order, each under the lane budget, the block and actor quotas,
+ * and the rest also under low_cap cycles in all; a winner pays its
+ * escrowed booking price (cand.bid). */
+int cs__book_clear(cs__ws_t *w, const cs_clear_ctx_t *ctx, cs_cand_t *c, size_t n,
+                   cs_clear_out_t *out, uint64_t low_cap);
+/* floor(v x ppm / 10^6), exact for every v (cs_book.c). */
+cs_u128 cs__muldiv_ppm(cs_u128 v, uint64_t ppm);
 
 #endif /* CS_MECH_INT_H */

@@ -107,7 +107,28 @@
     X(gba_weight_epoch, U64, 1, 0, 1u << 24, 0, NULL, "blocks between gba-tip weight recomputations (CIP-1 first draft §3 step 5e, on epoch rollover); 0 = epoch_blocks, 1 = every block") \
     X(gba_tip_lane, ENUM, 1, 0, 1, 0, "none|cip1-rev", "gba-tip's price base: the CIP-3 cycle basefee, tip = min(tip, max_fee - basefee_cycle), no lane basefee (none: the first draft), or the revised lane basefee charged on top (cip1-rev: CIP-1 rev §5, D3); N65") \
     X(gba_tip_charge, ENUM, 1, 0, 1, 0, "draft|cip1-rev", "gba-tip: the GBA's price for what the fire uses, charged at execution, deferred when unpaid (CIP-1 first draft §4.1, D10), or the max_cost pre-charge at the limits, destroyed when unpaid (CIP-1 rev §3 steps 4, 8)") \
-    X(gba_tip_order, ENUM, 1, 0, 1, 0, "draft|cip1-rev", "gba-tip: a block's due timers are delivered and executed before its transactions (draft: CIP-1 first draft §3) or after them (cip1-rev: CIP-1 rev §3 steps 3 then 5-9, Tx-then-Timer); N69")
+    X(gba_tip_order, ENUM, 1, 0, 1, 0, "draft|cip1-rev", "gba-tip: a block's due timers are delivered and executed before its transactions (draft: CIP-1 first draft §3) or after them (cip1-rev: CIP-1 rev §3 steps 3 then 5-9, Tx-then-Timer); N69") \
+    /* Schedule-time booking: slot-booking and priority-classes (issue 28, N72-N74) */          \
+    X(book_window, U64, 1, 1, 1u << 15, 128, NULL, "booking window W: how many slots (blocks) ahead a timer may book (slot-booking, priority-classes)") \
+    X(slot_capacity, U64, 1, 0, 1ull << 48, 0, NULL, "slot-booking: cycles C a slot can book; 0 = lane_timer_cycles (N72)") \
+    X(slot_base_initial, U128, 1, 0, 0, 1000, NULL, "slot-booking: base price per cycle of the first slots of the window") \
+    X(slot_base_min, U128, 1, 0, 0, 1, NULL, "slot-booking: floor of the base price per cycle") \
+    X(slot_base_max, U128, 1, 0, 0, 1000000000000ull, NULL, "slot-booking: cap of the base price per cycle") \
+    X(slot_base_denom, U64, 1, 1, 1u << 30, 8, NULL, "slot-booking: change denominator D of the base price (N73)") \
+    X(slot_base_min_step, U128, 1, 0, 0, 1, NULL, "slot-booking: least change of the base price when the window's mean is off target") \
+    X(slot_penalty, U128, 1, 0, 0, 0, NULL, "slot-booking: slot overbooking penalty P (whole slot booked); 0 = C x slot_base_initial (N72)") \
+    X(global_penalty, U128, 1, 0, 0, 0, NULL, "slot-booking: window overbooking penalty P (whole window booked); 0 = 10 x the slot penalty (N72)") \
+    X(slot_cancel_refund, FP, CS_PPM, 0, 1000000, 0, NULL, "slot-booking: share of the price refunded on cancel (Massa refunds the booked coins, not the fee)") \
+    X(class_slot_effort, U64, 1, 1, 1u << 30, 35000, NULL, "priority-classes: effort of one slot; the lane's cycles are this many effort units (N74)") \
+    X(class_high_reserve, U64, 1, 0, 1u << 30, 20000, NULL, "priority-classes: effort a slot reserves for High") \
+    X(class_medium_reserve, U64, 1, 0, 1u << 30, 5000, NULL, "priority-classes: effort a slot reserves for Medium") \
+    X(class_shared_pool, U64, 1, 0, 1u << 30, 10000, NULL, "priority-classes: effort a slot shares between High and Medium") \
+    X(class_low_max, U64, 1, 0, 1u << 30, 5000, NULL, "priority-classes: most effort Low takes of what a slot has left") \
+    X(class_max_effort, U64, 1, 1, 1u << 30, 9999, NULL, "priority-classes: most effort of one call") \
+    X(class_mult_high, FP, CS_PPM, 0, 1000000000, 10000000, NULL, "priority-classes: fee multiplier of the execution fee, High") \
+    X(class_mult_medium, FP, CS_PPM, 0, 1000000000, 5000000, NULL, "priority-classes: fee multiplier of the execution fee, Medium") \
+    X(class_mult_low, FP, CS_PPM, 0, 1000000000, 2000000, NULL, "priority-classes: fee multiplier of the execution fee, Low") \
+    X(class_cancel_refund, FP, CS_PPM, 0, 1000000, 500000, NULL, "priority-classes: share of the fee refunded on cancel (Flow: 50 %)")
 
 typedef enum cs_param_kind { CS_PK_U64, CS_PK_FP, CS_PK_U128, CS_PK_ENUM } cs_param_kind;
 

@@ -557,6 +557,7 @@ int cs_sim_step(cs_engine_t *e)
     e->obs.reserve_gate = cs_sched_params(e->s)->reserve_mode == CS_RESERVE_BID_GATE;
     e->obs.paused = e->pause_depth > 0;
     e->blk_rejected = 0;
+    memset(e->blk_book_ref, 0, sizeof e->blk_book_ref);
     /* First-draft gba-tip delivers and executes the block's due timers
      * before its transactions (CIP-1 first draft §3, N69): here, with the
      * block's environment set and no agent on the stack. */
@@ -618,7 +619,10 @@ int cs_sim_step(cs_engine_t *e)
         uint32_t gact = cs__ti_owner(e, slot, &ag, NULL);
         cs_agent_t *a = &e->agents[ag];
         int kind = e->agent_kind[ag];
-        uint64_t delay = h - row->due_height;
+        /* A booking that moved counts its delay, and so its value, from
+         * the slot it asked for (N75); 0 moved otherwise. */
+        uint64_t due = row->due_height - cs__ti_moved(e, slot);
+        uint64_t delay = h - due;
         if (row->outcome == CS_OUT_DEFERRED || row->outcome == CS_OUT_FIRED) {
             cs__top2(&top, &top_agent, &top_other, cs__u128d(row->bid), ag);
             /* The clearing threshold (cs_obs_t.thresh): losers on the
@@ -642,7 +646,7 @@ int cs_sim_step(cs_engine_t *e)
              * the Bias it gains, from n = row->deferrals to n + 1). */
             if (is_bias) {
                 cs_timer_info_t vi = cs__info(e, slot, t);
-                vi.due_height = row->due_height;
+                vi.due_height = due;
                 double y = cs__value(e, a, &vi, delay) - cs__value(e, a, &vi, delay + 1);
                 cs_u128 b0 = cs_fixed_bias(row->deferrals, slack_lam, slack_scale);
                 cs_u128 b1 = cs_fixed_bias(row->deferrals + 1, slack_lam, slack_scale);
@@ -668,13 +672,13 @@ int cs_sim_step(cs_engine_t *e)
             }
             if (a->ops->on_outcome) {
                 cs_timer_info_t in = cs__info(e, slot, t);
-                in.due_height = row->due_height;
+                in.due_height = due;
                 a->ops->on_outcome(a, &e->world, &in, CS_AO_DEFERRED, delay, 0);
             }
             continue;
         }
         cs_timer_info_t in = cs__info(e, slot, t);
-        in.due_height = row->due_height;
+        in.due_height = due;
         if (row->outcome == CS_OUT_FIRED) {
             /* Every rule's paid decomposes into the same parts (N58). */
             cs_u128 paid128 = row->exec_fee + row->lane_burn + row->payment + row->tip;
@@ -704,7 +708,7 @@ int cs_sim_step(cs_engine_t *e)
             f->agent = ag;
             f->kind = (uint32_t)kind;
             f->delay = (uint32_t)(delay > UINT32_MAX ? UINT32_MAX : delay);
-            f->due_height = row->due_height;
+            f->due_height = due;
             f->cycles = row->used_cycles;
             f->gas_limit = t->gas_limit;
             f->bid = cs_h5_money(row->bid); /* settlement releases the record's escrowed bid */
@@ -773,6 +777,12 @@ int cs_sim_step(cs_engine_t *e)
     b->sched_cost = cs_h5_money(st->sched_cost);
     b->cancel_cost = cs_h5_money(st->cancel_cost);
     b->bias_slack = slack_n ? slack_sum / (double)slack_n : (double)NAN;
+    /* Schedule-time booking (issue 28): refusals by reason, the slot's base price. */
+    b->book_full = e->blk_book_ref[CS_BOOKR_FULL];
+    b->book_window = e->blk_book_ref[CS_BOOKR_WINDOW];
+    b->book_too_large = e->blk_book_ref[CS_BOOKR_TOO_LARGE];
+    b->book_declined = e->blk_book_ref[CS_BOOKR_DECLINED];
+    b->slot_base = cs_h5_money(cs_sched_slot_base(e->s, h));
     if (slack_n) {
         e->slack_blocks++;
         e->slack_violated += b->bias_slack < 0;

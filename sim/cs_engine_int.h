@@ -12,6 +12,7 @@
 #define CS_ENGINE_INT_H
 
 #include "cs_converge.h"
+#include "cs_sched_book.h"
 #include "cs_engine_types.h"
 #include "cs_h5.h"
 #include "cs_scenario.h"
@@ -61,6 +62,9 @@ typedef struct cs__textra {
     double req_fee, req_prio; /* value-aware, with req_fees: the request's fees, per cycle */
     uint32_t priced_out;/* value-aware: consecutive blocks deferred for price (patience) */
     uint8_t req_fees;   /* value-aware: the request's fees, applied (capped) at fire time */
+    uint8_t booked;     /* booked at schedule time (slot-booking, priority-classes) */
+    uint32_t book_moved;/* ... that many slots after the one it asked for */
+    cs_u128 book_price; /* ... at this price (escrowed as its bid) */
 } cs__textra_t;
 
 /* A cancel a value-aware agent sends at the start of the next block, or a
@@ -111,6 +115,9 @@ typedef struct cs__hpend {
     cs_timer_req_t req;  /* the request */
     uint32_t agent;      /* agent */
     uint64_t due;        /* first due height */
+    uint8_t booked;      /* booked at schedule (issue 28): quote and want hold the booking */
+    uint64_t want;       /* the slot it asked for */
+    cs_quote_t quote;    /* the offer it took */
 } cs__hpend_t;
 
 struct cs_engine {
@@ -159,6 +166,7 @@ struct cs_engine {
     cs_h5_timer_t *rt;
     size_t nrt;
     uint64_t blk_rejected;
+    uint32_t blk_book_ref[CS_BOOKR__COUNT]; /* bookings refused at h, by cs_book_refusal */
     uint64_t slack_blocks;   /* blocks with a CIP-5 §9.3 slack (bias rules, N64) */
     uint64_t slack_violated; /* ... of which the slack was negative */
     cs_conv_t *conv;         /* convergence of the strategic populations (NULL: none) */
@@ -235,6 +243,14 @@ static inline int cs__ti_live(const cs_engine_t *e, uint32_t slot)
     return slot < e->ti_n && e->ti[slot].x != CS__TI_FREE;
 }
 
+/* Slots a booked timer moved from the one it asked for (issue 28), 0 for
+ * any other: its delay and value count from the requested slot (N75). */
+static inline uint64_t cs__ti_moved(const cs_engine_t *e, uint32_t slot)
+{
+    uint32_t x = e->ti[slot].x;
+    return x >= CS__TI_X0 && e->tex[x - CS__TI_X0].booked ? e->tex[x - CS__TI_X0].book_moved : 0;
+}
+
 /* The owner of the timer in slot: its engine actor (the record's interned
  * actor, cs_sim_init) and, if asked, that actor's agent and index within
  * the agent. */
@@ -282,5 +298,18 @@ static inline double cs__value(const cs_engine_t *e, const cs_agent_t *a, const 
 void cs__seterr(cs_engine_t *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cs__deployer_addr(const char *name, cs_addr_t *dep);
 cs_timer_info_t cs__info(const cs_engine_t *e, uint32_t slot, const cs_timer_t *t);
+
+/* ------------------------------------------------------------ cs_engine_book.c */
+
+/* The booking agent a takes for req (requested slot want, gas cycles)
+ * under a booking mechanism: CS_OK with the offer in *chosen, or
+ * CS_EBOOKING_REFUSED with the reason in chosen->refused; the core's
+ * error otherwise. */
+int cs__book_choose(cs_engine_t *e, const cs_agent_t *a, const cs_timer_req_t *req, uint64_t want, uint64_t gas,
+                    cs_quote_t *chosen);
+/* Record the booking of the timer that landed in slot (CS_ENOMEM). */
+int cs__book_keep(cs_engine_t *e, uint32_t slot, const cs_quote_t *q, uint64_t want);
+/* Free the booking of the timer in slot, just cancelled. */
+void cs__book_release(cs_engine_t *e, uint32_t slot);
 
 #endif /* CS_ENGINE_INT_H */

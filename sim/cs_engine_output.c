@@ -93,6 +93,12 @@ void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t end_h)
     r->gas_limit = t->gas_limit;
     r->expires_at = cs_sched_expires_at(e->s, slot);
     r->bid = cs_h5_money(cs_sched_bid(e->s, slot)); /* for the starved actors of CIP-5 §9.6 (N43) */
+    if (ti->x >= CS__TI_X0 && e->tex[ti->x - CS__TI_X0].booked) {
+        const cs__textra_t *xt = &e->tex[ti->x - CS__TI_X0];
+        r->book_class = cs_sched_hot(e->s, slot)->tier_hint;
+        r->book_moved = xt->book_moved;
+        r->book_price = cs_h5_money(xt->book_price);
+    }
     cs__value_model(e, slot, t, r);
     if (r->fires == 0 && r->due_height <= end_h &&
         (outcome == CS_H5_OUTCOME_PENDING || outcome == CS_H5_OUTCOME_EXPIRED ||

@@ -170,6 +170,7 @@ static int cs__batch_schedule(cs_engine_t *e, cs_sched_args_t *sa, const cs_time
     e->bpend[e->n_bpend].req = *req;
     e->bpend[e->n_bpend].agent = agent;
     e->bpend[e->n_bpend].due = sa->height;
+    e->bpend[e->n_bpend].booked = 0; /* booking rules do not batch (CS_MF_BID) */
     e->n_bpend++;
     return CS_OK;
 }
@@ -235,6 +236,36 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
         sa.has_fees = 0;
     }
     sa.tier_hint = req.tier;
+    /* Schedule-time booking (issue 28, cs_engine_book.c): a one-shot timer
+     * an agent schedules (from a transaction or a handler) is quoted now
+     * and booked at the offer it takes -- due at its slot, the price
+     * escrowed as its bid, the class as its tier hint; an interval or
+     * watch timer is not booked (class none, no bid).  A refusal is a
+     * rejected schedule, counted by reason. */
+    cs_quote_t bq;
+    int booking = 0;
+    uint64_t want = sa.height;
+    if (cs_sched_mech(e->s)->ops->flags & CS_MF_BOOK) {
+        sa.tier_hint = CS_BOOK_NONE;
+        sa.has_bid = 0;
+        sa.bid = 0;
+        if (req.kind == CS_KIND_HEIGHT) {
+            const cs_params_t *pp = cs_sched_params(e->s);
+            int rc = cs__book_choose(e, a, &req, want, req.gas_limit ? req.gas_limit : pp->max_cycles_per_fire, &bq);
+            if (rc == CS_EBOOKING_REFUSED) {
+                e->blk_book_ref[bq.refused < CS_BOOKR__COUNT ? bq.refused : CS_BOOKR_FULL]++;
+                e->blk_rejected++;
+                return rc;
+            }
+            if (rc != CS_OK) return rc;
+            booking = 1;
+            sa.height = bq.slot;
+            sa.expires_at = req.ttl ? sa.height + req.ttl : 0;
+            sa.has_bid = bq.price > 0;
+            sa.bid = bq.price;
+            sa.tier_hint = bq.klass;
+        }
+    }
     const uint8_t *wk[1];
     size_t wl[1];
     if (req.kind == CS_KIND_WATCH) {
@@ -272,6 +303,15 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
         e->blk_rejected++;
         return rc;
     }
+    if (booking && cs_sched_book(e->s, &bq) != CS_OK) {
+        /* The offer was made just now and nothing has booked since (a
+         * handler's timer books as soon as it is staged, not at its
+         * transaction's commit, so the next handler's quote sees it): it
+         * cannot fail unless the core is inconsistent. */
+        e->failed = 1;
+        cs__seterr(e, "a booking quoted at block %llu no longer fits", (unsigned long long)cur);
+        return CS_EINVARIANT;
+    }
     /* Engine-side record of the timer.  Inside a handler the record lands
      * at commit, so it is found then (cs__bind_pending). */
     e->actors[gact].scheduled++;
@@ -282,7 +322,8 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     if (t == NULL && !e->in_handler) return CS_OK; /* landed and vanished: impossible */
     if (t) {
         uint32_t slot = (uint32_t)(t - cs_sched_record(e->s, 0));
-        if (cs__ti_reserve(e, (size_t)slot + 1) != CS_OK || cs__ti_set(e, slot, a, &req, sa.height) != CS_OK) {
+        if (cs__ti_reserve(e, (size_t)slot + 1) != CS_OK || cs__ti_set(e, slot, a, &req, booking ? want : sa.height) != CS_OK ||
+            (booking && cs__book_keep(e, slot, &bq, want) != CS_OK)) {
             e->failed = 1; /* the timer landed but its record could not be kept */
             cs__seterr(e, "out of memory at block %llu", (unsigned long long)cur);
             return CS_ENOMEM;
@@ -303,7 +344,10 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
         e->hpend[e->n_hpend].id = id;
         e->hpend[e->n_hpend].req = req;
         e->hpend[e->n_hpend].agent = a->index;
-        e->hpend[e->n_hpend].due = sa.height;
+        e->hpend[e->n_hpend].due = booking ? want : sa.height;
+        e->hpend[e->n_hpend].booked = (uint8_t)booking;
+        e->hpend[e->n_hpend].want = want;
+        if (booking) e->hpend[e->n_hpend].quote = bq;
         e->n_hpend++;
     }
     if (id_out) *id_out = id;
@@ -358,7 +402,10 @@ void cs__pc_apply(cs_engine_t *e, const cs__pcancel_t *pc)
     if (cs__batch_flush(e) != CS_OK) return;
     uint32_t slot = (uint32_t)(t - cs_sched_record(e->s, 0));
     if (pc->op == CS__PC_SYS_CANCEL) {
-        if (cs_sched_sys_cancel(e->s, &pc->id) == CS_OK) cs__timer_row(e, slot, CS_H5_OUTCOME_CANCELLED, e->h + 1);
+        if (cs_sched_sys_cancel(e->s, &pc->id) == CS_OK) {
+            cs__book_release(e, slot);
+            cs__timer_row(e, slot, CS_H5_OUTCOME_CANCELLED, e->h + 1);
+        }
     } else {
         (void)cs_sched_sys_extend(e->s, &pc->id, pc->new_expires_at);
     }
@@ -377,7 +424,13 @@ void cs__bind_pending(cs_engine_t *e)
     const cs_timer_t *base = cs_sched_record(e->s, 0);
     for (size_t i = 0; i < e->n_hpend; i++) {
         const cs_timer_t *t = cs_sched_find(e->s, &e->hpend[i].id);
-        if (t) cs__bind(e, (uint32_t)(t - base), &e->hpend[i].req, e->hpend[i].agent, e->hpend[i].due);
+        if (!t) continue;
+        uint32_t slot = (uint32_t)(t - base);
+        cs__bind(e, slot, &e->hpend[i].req, e->hpend[i].agent, e->hpend[i].due);
+        if (e->hpend[i].booked && !e->failed && cs__book_keep(e, slot, &e->hpend[i].quote, e->hpend[i].want) != CS_OK) {
+            e->failed = 1;
+            cs__seterr(e, "out of memory at block %llu", (unsigned long long)e->h + 1);
+        }
     }
     e->n_hpend = 0;
 }
@@ -400,7 +453,10 @@ int cs__w_cancel(void *impl, cs_agent_t *a, uint32_t actor, const cs_hash_t *id)
         if (rc == CS_OK) rc = cs_sched_tx_commit(e->s);
         else cs_sched_tx_rollback(e->s);
     }
-    if (rc == CS_OK && slot != CS_NIL && !e->in_handler) cs__timer_row(e, slot, CS_H5_OUTCOME_CANCELLED, e->h + 1);
+    if (rc == CS_OK && slot != CS_NIL && !e->in_handler) {
+        cs__book_release(e, slot);
+        cs__timer_row(e, slot, CS_H5_OUTCOME_CANCELLED, e->h + 1);
+    }
     return rc;
 }
 

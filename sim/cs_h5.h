@@ -236,7 +236,12 @@ static inline cs_u128 cs_h5_money_u128(cs_h5_money_t m) { return (cs_u128)m.hi <
     X(lane_burn, MONEY, "lane basefee burned by the fires at h (sum of /fires.lane_burn)")      \
     X(sched_cost, MONEY, "schedule costs debited at h: 1,000 cycles + payload cells at the CIP-3 basefees (CIP-5 §6.1, N58)") \
     X(cancel_cost, MONEY, "cancel costs debited at h: 500 cycles at the CIP-3 cycle basefee (CIP-5 §6.1, N58)") \
-    X(bias_slack, F64, "CIP-5 §9.3 invariant slack at h: mean over the candidates deferred at h of Y - (Bias(n+1) - Bias(n)), Y a timer's true value decay over the block it waits, n its deferrals; NaN without a deferred candidate or under a rule without Bias (N64)")
+    X(bias_slack, F64, "CIP-5 §9.3 invariant slack at h: mean over the candidates deferred at h of Y - (Bias(n+1) - Bias(n)), Y a timer's true value decay over the block it waits, n its deferrals; NaN without a deferred candidate or under a rule without Bias (N64)") \
+    X(book_full, U32, "bookings refused at h: the slot, or the class's reserve and pool, full (slot-booking, priority-classes; N75)") \
+    X(book_window, U32, "bookings refused at h: the slot beyond the booking window") \
+    X(book_too_large, U32, "bookings refused at h: gas above a slot's capacity or a call's maximum effort") \
+    X(book_declined, U32, "bookings refused at h: the agent stayed out, no offer worth its price") \
+    X(slot_base, MONEY, "slot-booking: base price per cycle of slot h, fixed when it entered the window; 0 under other rules")
 
 /* /fires: one row per fire. */
 #define CS_H5_FIRE_FIELDS(X)                                                                 \
@@ -283,7 +288,10 @@ static inline cs_u128 cs_h5_money_u128(cs_h5_money_t m) { return (cs_u128)m.hi <
     X(value, F64, "value model: v(d) = max(0, value e^(-decay_rate d) - decay d)")           \
     X(decay, F64, "value model: linear loss per block of delay")                             \
     X(decay_rate, F64, "value model: exponential rate; NaN = the agent's value is not of this form") \
-    X(bid, MONEY, "bid the record held at its end (CIP-5 §9.7): a never-fired timer's stated bid; 0 = none, released, or an older file")
+    X(bid, MONEY, "bid the record held at its end (CIP-5 §9.7): a never-fired timer's stated bid; 0 = none, released, or an older file") \
+    X(book_class, U32, "booking class: 0 not booked, 1 low, 2 medium, 3 high (priority-classes) or booked (slot-booking); N75") \
+    X(book_moved, U32, "slots between the one it asked for (due_height) and the one it booked (due_height + book_moved); its delay counts from due_height (N75)") \
+    X(book_price, MONEY, "price quoted and escrowed at schedule, paid at the fire (alloc_payment); 0 if not booked")
 
 /* /actors: one row per actor. */
 #define CS_H5_ACTOR_FIELDS(X)                                                                \
@@ -351,11 +359,11 @@ _Static_assert(sizeof(cs_h5_actor_t) == 0 CS_H5_ACTOR_FIELDS(CS__H5_SIZE), "acto
 _Static_assert(sizeof(cs_h5_weight_t) == 0 CS_H5_WEIGHT_FIELDS(CS__H5_SIZE), "weights padding");
 _Static_assert(sizeof(cs_h5_summary_t) == 0 CS_H5_SUMMARY_FIELDS(CS__H5_SIZE), "summary padding");
 _Static_assert(sizeof(cs_h5_ident_t) == 0 CS_H5_IDENT_FIELDS(CS__H5_SIZE), "identities padding");
-_Static_assert(sizeof(cs_h5_block_t) == 448 && sizeof(cs_h5_fire_t) == 312 &&
-                   sizeof(cs_h5_timer_t) == 136 && sizeof(cs_h5_actor_t) == 136 &&
+_Static_assert(sizeof(cs_h5_block_t) == 488 && sizeof(cs_h5_fire_t) == 312 &&
+                   sizeof(cs_h5_timer_t) == 168 && sizeof(cs_h5_actor_t) == 136 &&
                    sizeof(cs_h5_weight_t) == 24 && sizeof(cs_h5_summary_t) == 104 &&
                    sizeof(cs_h5_ident_t) == 140,
-               "row sizes are part of format_version 2 (columns added at a table end: N30, N43, N58, N64)");
+               "row sizes are part of format_version 2 (columns added at a table end: N30, N43, N58, N64, N75)");
 
 /* Dataset selector for the generic row functions. */
 typedef enum cs_h5_ds {

@@ -80,7 +80,7 @@ int cs_h5_kind_lookup(const char *s)
 #define CS__H5_FSIZE(name, kind, doc) +sizeof(CS__H5_FTYPE_##kind)
 typedef struct cs__h5_block_file { CS_H5_BLOCK_FIELDS(CS__H5_FMEMBER) } cs__h5_block_file_t;
 _Static_assert(sizeof(cs__h5_block_file_t) == 0 CS_H5_BLOCK_FIELDS(CS__H5_FSIZE) &&
-                   sizeof(cs__h5_block_file_t) == 480,
+                   sizeof(cs__h5_block_file_t) == 520,
                "/blocks file rows have no padding");
 
 #define CS__H5_FD(T, FT, name, kind, doc) \

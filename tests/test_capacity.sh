@@ -13,6 +13,8 @@
 #     fifo recorded 0 before);
 #   - on the first seed, `compare --json` names one benchmark for every
 #     mechanism (the same constraints) and every efficiency is <= 1.
+#   - slot-booking and priority-classes (issue 28) are among the listed
+#     mechanisms, and a two-seed run's table gives each with an interval.
 # And the unbounded reference still exists: fifo on the same demand exceeds
 # the lane in some block (its reserved cycles are computed the same way).
 set -u
@@ -26,6 +28,14 @@ for s in $SEEDS; do
 done
 "$BIN" run "$SCEN" -o "$T/fifo" --seed 20261121 --set blocks=20 --mechanism fifo --quiet > /dev/null 2>&1
 check "[ $? -eq 0 ]" "run $SCEN --mechanism fifo: exit 0"
+# Issue 28: the two schedule-time rules sit in the comparison table with a
+# mean and its interval across seeds (the row's first column "mean +/-
+# half"); two seeds of 20 blocks, those two rules only.
+"$BIN" run "$SCEN" -o "$T/tab" --seeds 2 --set blocks=20 --mechanism slot-booking,priority-classes > "$T/table" 2>&1
+check "[ $? -eq 0 ]" "run $SCEN --seeds 2: exit 0"
+for m in slot-booking priority-classes; do
+    check "grep -Eq '^$m +[-0-9.e+]+ \\+/- [0-9.e+-]+' '$T/table'" "the default comparison lists $m with an interval"
+done
 first=${SEEDS%% *}
 files=$($PY -c "import json; print(' '.join('$T/s$first/' + m + '.h5' for m in json.load(open('$SCEN'))['mechanism']))")
 "$BIN" compare --json $files > "$T/cmp.json" 2> "$T/cmp.err"

@@ -50,7 +50,7 @@ expect_err cycles0 2 'timers[3].cycles: must be an integer >= 1' \
     "{\"mechanism\":\"bias-vcg\",\"timers\":[$T,{\"id\":\"t1\",\"actor\":\"a\",\"cycles\":5,\"bid\":1},{\"id\":\"t2\",\"actor\":\"b\",\"cycles\":7,\"bid\":1},{\"id\":\"t3\",\"actor\":\"b\",\"cycles\":0,\"bid\":2}]}"
 expect_err cycles_frac 2 'timers[0].cycles: must be an integer >= 1' \
     '{"mechanism":"fifo","timers":[{"id":"t0","actor":"a","cycles":2.5}]}'
-expect_err unknown_mech 2 "mechanism: unknown mechanism 'vickrey' (valid: fifo, fifo-capped, score, bias-vcg, bias-fp, eip1559, gba-tip, greedy)" \
+expect_err unknown_mech 2 "mechanism: unknown mechanism 'vickrey' (valid: fifo, fifo-capped, score, bias-vcg, bias-fp, eip1559, gba-tip, greedy, slot-booking, priority-classes)" \
     "{\"mechanism\":\"vickrey\",\"timers\":[$T]}"
 expect_err lambda_range 2 'params.lambda: must be a number in [0, 10]' \
     "{\"mechanism\":\"bias-vcg\",\"params\":{\"lambda\":11},\"timers\":[$T]}"

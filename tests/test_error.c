@@ -63,7 +63,7 @@ static void test_mech_names(void)
     CS_CHECK(cs_mech_renamed(NULL) == NULL);
     CS_CHECK_STR(cs_mech_unknown_hint("oracle", buf, sizeof buf),
                  "renamed 'greedy' (DESIGN-NOTES N42); valid: fifo, fifo-capped, score, bias-vcg, bias-fp, "
-                 "eip1559, gba-tip, greedy");
+                 "eip1559, gba-tip, greedy, slot-booking, priority-classes");
     CS_CHECK(strncmp(cs_mech_unknown_hint("x", buf, sizeof buf), "valid: fifo, ", 13) == 0);
     buf[0] = 'q';
     CS_CHECK(cs_mech_unknown_hint("x", buf, 0) == buf && buf[0] == 'q');

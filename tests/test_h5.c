@@ -105,6 +105,11 @@ static void gen_block(uint64_t seed, uint64_t i, cs_h5_block_t *b)
     b->sched_cost = rnd_money(&s);
     b->cancel_cost = rnd_money(&s);
     b->bias_slack = (double)(int64_t)(sm64(&s) % 2000001u) - 1000000.25;
+    b->book_full = (uint32_t)sm64(&s);
+    b->book_window = (uint32_t)sm64(&s);
+    b->book_too_large = (uint32_t)sm64(&s);
+    b->book_declined = (uint32_t)sm64(&s);
+    b->slot_base = rnd_money(&s);
 }
 
 static void gen_fire(uint64_t seed, uint64_t i, cs_h5_fire_t *f)
@@ -156,6 +161,9 @@ static void gen_timer(uint64_t seed, uint64_t i, cs_h5_timer_t *t)
     t->decay = rnd_f64(&s);
     t->decay_rate = rnd_f64(&s);
     t->bid = rnd_money(&s);
+    t->book_class = (uint32_t)(sm64(&s) % 4);
+    t->book_moved = (uint32_t)sm64(&s);
+    t->book_price = rnd_money(&s);
 }
 
 static void gen_actor(uint64_t seed, uint64_t i, cs_h5_actor_t *a)
@@ -293,7 +301,7 @@ static const char *diff_row(int ds, const void *a, const void *b)
 static size_t check_rows(int ds, const void *rows, size_t n, uint64_t first, const char *what)
 {
     size_t es = cs_h5_ds_row_size((cs_h5_ds)ds), bad = 0;
-    _Alignas(16) unsigned char want[512]; /* >= the largest row (/blocks, 448 bytes) */
+    _Alignas(16) unsigned char want[512]; /* >= the largest row (/blocks, 488 bytes) */
     for (size_t i = 0; i < n; i++) {
         gen_row(ds, first + i, want);
         const char *f = diff_row(ds, (const unsigned char *)rows + i * es, want);

@@ -152,7 +152,7 @@ static void test_registry(void)
     CS_CHECK(cs_mech_renamed("greedy") == NULL && cs_mech_renamed(NULL) == NULL);
     CS_CHECK_STR(cs_mech_unknown_hint("oracle", buf, sizeof buf),
                  "renamed 'greedy' (DESIGN-NOTES N42); valid: fifo, fifo-capped, score, bias-vcg, bias-fp, eip1559, "
-                 "gba-tip, greedy");
+                 "gba-tip, greedy, slot-booking, priority-classes");
     CS_CHECK_STR(cs_mech_unknown_hint("nope", buf, 12), "valid: fifo");
     CS_CHECK(strncmp(cs_mech_names(buf, sizeof buf), "fifo, fifo-capped", 17) == 0);
     CS_CHECK_STR(cs_mech_names(buf, 5), "fifo");

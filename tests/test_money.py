@@ -63,7 +63,7 @@ def check_file(path, window, identity):
     t = {k: pd.DataFrame(f[k][:]) for k in ("blocks", "fires", "actors", "summary", "weights", "identities")}
     attr = {k: int(a[k + "_exact"]) for k in ("burned", "proposer", "initial", "minted", "escrow", "paid")}
     expected_money = {"blocks": {"basefee_lane", "basefee_cycle", "basefee_cell", "burn", "tips", "payments", "p50_tip",
-                                 "exec_fee", "lane_burn", "sched_cost", "cancel_cost"},
+                                 "exec_fee", "lane_burn", "sched_cost", "cancel_cost", "slot_base"},
                       "fires": {"bid", "max_fee", "max_prio", "paid", "burn", "tip", "exec_fee", "lane_burn",
                                 "alloc_payment", "prio_tip"},
                       "actors": {"paid", "end_balance", "sched_cost", "cancel_cost"}, "summary": {"paid"}}

@@ -19,7 +19,8 @@ What the loader does to the raw tables (``h5py.File(p)["fires"][:]``):
   ``c_lo`` uint64) stays ``c`` (float64, for arithmetic) and gains
   ``c_exact`` (Python int, dtype object: hi * 2**64 + lo); ``_hi``/``_lo``
   are dropped.  Files of format 1 (a single u64 per amount) get the same
-  two columns;
+  two columns (so ``timers.book_price_exact`` and ``blocks.slot_base_exact``,
+  the schedule-time rules' quoted and base prices, are exact ints);
 * root attributes are decoded into ``attrs`` (a dict), the effective
   parameters (``params_effective``: every parameter with defaults filled)
   into ``params``, a Series indexed by dotted paths in the ``--set``

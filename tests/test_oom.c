@@ -1,0 +1,247 @@
+/*
+ * test_oom.c -- out of memory in process, in the economic code: every
+ * allocation of a mechanism's open and first clearings, of the statistics
+ * (batch means, BCa bootstrap, paired intervals) and of the welfare
+ * optimum (ILP and Lagrangian) is made to fail in turn (tests/
+ * cs_allocwrap.h, no fork), and each failure must come back as CS_ENOMEM
+ * (never as a result, never silently absorbed), with every allocation
+ * made so far freed and, where the header promises it, NaN outputs.  The
+ * run in which no allocation fails must give the values computed by hand
+ * in the comments (SQLite's habit, STYLE.md: every error path on purpose).
+ */
+#define CS__SET_BITS 14 /* a few hundred live allocations at most */
+#include "cs_allocwrap.h"
+
+#include "cs_mech.h"
+#include "cs_optimum.h"
+#include "cs_params.h"
+#include "cs_stats.h"
+#include "cs_test.h"
+
+#include <math.h>
+
+#define NC 130 /* candidates: above 64, so the keyed (radix) sorts run */
+
+/* Candidates of one clearing: cycles 1,000 each (budget 50,000 holds 50),
+ * bids, fees and balances far above any price, distinct ids. */
+static void cands(cs_cand_t *c, size_t n)
+{
+    memset(c, 0, n * sizeof *c);
+    for (size_t i = 0; i < n; i++) {
+        c[i].slot = (uint32_t)i;
+        c[i].target = (uint32_t)(i % 7);
+        c[i].ident = (uint32_t)(i % 7);
+        c[i].due_height = 10;
+        c[i].sched_height = 1 + i % 5;
+        c[i].fifo_rank = i;
+        c[i].id.b[0] = (uint8_t)(i * 37);
+        c[i].id.b[1] = (uint8_t)i;
+        c[i].cycles = 1000;
+        c[i].bid = 5000 + 13 * (cs_u128)((i * 29) % NC); /* distinct: 29 is prime to 130 */
+        c[i].max_fee = 1000000 + 7 * (cs_u128)i;
+        c[i].max_prio = 100 + (cs_u128)((i * 31) % NC);
+        c[i].balance = (cs_u128)1 << 60;
+        c[i].weight = 1000000;
+    }
+}
+
+/* One mechanism: open, two clearings (the second reuses the workspace),
+ * end of block, close.  Returns the first error; *fired the winners of
+ * the last clearing; *in_eob 1 when the allocation that failed was one of
+ * an end_block hook's (which returns nothing: gba-tip documents that it
+ * then keeps the old weights, mech_gbatip.c). */
+static int mech_run(const cs_mech_ops_t *ops, const cs_params_t *p, cs_cand_t *c, uint32_t *fired,
+                    int *in_eob)
+{
+    cs_mech_t m;
+    cs_clear_ctx_t ctx = {p, 10, 1, 0, 0, 50000};
+    cs_clear_out_t out;
+    *fired = 0;
+    *in_eob = 0;
+    int rc = cs_mech_open(&m, ops, p);
+    if (rc != CS_OK) return rc;
+    for (int b = 0; b < 2 && rc == CS_OK; b++) {
+        cands(c, NC);
+        ctx.height = 10 + (uint64_t)b;
+        rc = cs_mech_clear(&m, &ctx, c, NC, &out);
+        if (rc != CS_OK) break;
+        int before = cs_aw_failed();
+        cs_mech_end_block(&m, &ctx, c, NC, &out);
+        if (!before && cs_aw_failed()) *in_eob = 1;
+    }
+    if (rc == CS_OK) *fired = out.fired;
+    cs_mech_close(&m);
+    return rc;
+}
+
+static void test_mechanisms(void)
+{
+    static cs_cand_t c[NC];
+    cs_params_t p;
+    cs_params_default(&p);
+    for (size_t r = 0; cs_mech_registry[r] != NULL; r++) {
+        const cs_mech_ops_t *ops = cs_mech_registry[r];
+        uint32_t fired = 0;
+        int rc = CS_OK, bad = 0, in_eob = 0;
+        uint64_t k;
+        for (k = 1; k < 1000; k++) {
+            cs_aw_reset(k);
+            rc = mech_run(ops, &p, c, &fired, &in_eob);
+            int failed = cs_aw_failed();
+            size_t live = cs_aw_live();
+            if (!failed) break;
+            if ((rc != CS_ENOMEM && !(rc == CS_OK && in_eob)) || live != 0) {
+                if (!bad++)
+                    fprintf(stderr, "oom: %s: allocation %llu failed -> rc %d, %zu blocks leaked\n",
+                            ops->name, (unsigned long long)k, rc, live);
+            }
+        }
+        cs_aw_reset(0);
+        CS_CHECK(k > 1); /* every mechanism allocates its workspace */
+        CS_CHECK_EQ_U64(bad, 0);
+        CS_CHECK_EQ_U64(rc, CS_OK);
+        /* Without failures: 130 candidates of 1,000 cycles under a budget of
+         * 50,000 -- every mechanism that faces the budget fires 50; the
+         * unbounded fifo reference fires all 130. */
+        uint32_t want = (ops->flags & CS_MF_BUDGET) ? 50 : NC;
+        if (want != fired) fprintf(stderr, "oom: %s fired %u, expected %u\n", ops->name, fired, want);
+        CS_CHECK_EQ_U64(fired, want);
+    }
+}
+
+/* t_{2, 0.975} = 0.95 sqrt(2 / (4 * 0.975 * 0.025)) (the closed form for two
+ * degrees of freedom) and t_{10, 0.975} (the regularised incomplete beta
+ * inverted with mpmath at 30 digits). */
+#define T2_975 4.302652729749464
+#define T10_975 2.22813885198627475
+
+static int near(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * (fabs(b) > 1 ? fabs(b) : 1);
+}
+
+static void test_stats(void)
+{
+    double x[12], y[12], mean = 0, lo = 0, hi = 0;
+    for (int i = 0; i < 12; i++) {
+        x[i] = i + 1;               /* 1..12 */
+        y[i] = (i + 1) * (i % 3);   /* 0, 2, 6, 0, 5, 12, 0, 8, 18, 0, 11, 24 */
+    }
+    /* batch means of 1..12 in 3 batches: 2.5, 6.5, 10.5; mean 6.5, s = 4,
+     * half width t_{2,.975} * 4 / sqrt(3). */
+    int fails = 0, rc = CS_OK;
+    for (uint64_t k = 1; k < 50; k++) {
+        cs_aw_reset(k);
+        rc = cs_stat_batch_means(x, 12, 3, 0.95, &mean, &lo, &hi);
+        if (!cs_aw_failed()) break;
+        fails++;
+        CS_CHECK_EQ_U64(rc, CS_ENOMEM);
+        CS_CHECK(isnan(mean) && isnan(lo) && isnan(hi));
+        CS_CHECK_EQ_U64(cs_aw_live(), 0);
+    }
+    CS_CHECK_EQ_U64(fails, 1);
+    CS_CHECK(rc == CS_OK && near(mean, 6.5) && near(hi - mean, T2_975 * 4 / sqrt(3.0)) &&
+             near(mean - lo, T2_975 * 4 / sqrt(3.0)));
+
+    /* BCa of twelve equal values: [3.25, 3.25] (cs_stats.h); any
+     * allocation failing: ENOMEM and lo = hi = NaN. */
+    double e[12];
+    for (int i = 0; i < 12; i++) e[i] = 3.25;
+    fails = 0;
+    for (uint64_t k = 1; k < 50; k++) {
+        cs_aw_reset(k);
+        lo = hi = 0;
+        rc = cs_stat_bca_mean(x, 12, 200, 0.9, 7, &lo, &hi);
+        if (!cs_aw_failed()) break;
+        fails++;
+        CS_CHECK(rc == CS_ENOMEM && isnan(lo) && isnan(hi));
+        CS_CHECK_EQ_U64(cs_aw_live(), 0);
+    }
+    CS_CHECK(fails >= 1);
+    /* the resample means of 1..12 lie in [1, 12] around 6.5 */
+    CS_CHECK(rc == CS_OK && lo > 1 && lo < 6.5 && hi > 6.5 && hi < 12);
+    cs_aw_reset(0);
+    CS_CHECK(cs_stat_bca_mean(e, 12, 200, 0.9, 7, &lo, &hi) == CS_OK && lo == 3.25 && hi == 3.25);
+
+    /* cs_stat_ci drops NaN: x with x[3] = NaN has 11 values summing 74,
+     * mean 74/11; cs_stat_paired of (x, y) over the same 11 pairs. */
+    cs_stat_ci_t ci;
+    double xn[12];
+    memcpy(xn, x, sizeof xn);
+    xn[3] = NAN;
+    fails = 0;
+    for (uint64_t k = 1; k < 50; k++) {
+        cs_aw_reset(k);
+        rc = cs_stat_ci(xn, 12, 0.95, 3, &ci);
+        if (!cs_aw_failed()) break;
+        fails++;
+        CS_CHECK_EQ_U64(rc, CS_ENOMEM);
+        CS_CHECK_EQ_U64(cs_aw_live(), 0);
+    }
+    CS_CHECK(fails >= 2); /* the finite values, then the bootstrap */
+    CS_CHECK(rc == CS_OK && ci.n == 11 && near(ci.mean, 74.0 / 11));
+    /* d = x - y over i != 3: 1, 0, -3, -6, 7, 0, -9, 10, 0, -12 and 0
+     * (74 - 86 = -12), mean -12/11. */
+    fails = 0;
+    for (uint64_t k = 1; k < 50; k++) {
+        cs_aw_reset(k);
+        memset(&ci, 0, sizeof ci);
+        rc = cs_stat_paired(xn, y, 12, 0.95, 3, &ci);
+        if (!cs_aw_failed()) break;
+        fails++;
+        CS_CHECK_EQ_U64(rc, CS_ENOMEM);
+        CS_CHECK_EQ_U64(cs_aw_live(), 0);
+    }
+    CS_CHECK(fails >= 2);
+    CS_CHECK(rc == CS_OK && ci.n == 11 && near(ci.mean, -12.0 / 11));
+    /* its t half width: t_{10} times the sample sd of the 11 differences
+     * (computed below) over sqrt(11) */
+    double d[11], s = 0, ss = 0;
+    for (int i = 0, j = 0; i < 12; i++)
+        if (i != 3) d[j++] = x[i] - y[i];
+    for (int j = 0; j < 11; j++) s += d[j];
+    for (int j = 0; j < 11; j++) ss += (d[j] - s / 11) * (d[j] - s / 11);
+    CS_CHECK(near(ci.t_hi - ci.mean, T10_975 * sqrt(ss / 10) / sqrt(11.0)));
+    cs_aw_reset(0);
+}
+
+/* The optimum of the issue 29 example: two blocks of budget 100, jobs
+ * (gas 100, value 10) and (gas 60, value 3), both due at 0 and allowed in
+ * both blocks, no decay: one block each, welfare 13. */
+static void test_optimum(void)
+{
+    cs_opt_job_t j[2] = {{0, 1, 100, 1, 10, 0, 0, 0}, {0, 1, 60, 2, 3, 0, 0, 0}};
+    cs_opt_block_t b[2] = {{100, UINT64_MAX, 0, 0}, {100, UINT64_MAX, 0, 0}};
+    cs_opt_problem_t p = {j, 2, 0, b, 2, 0};
+    cs_opt_limits_t lim[2] = {{5000, 20000, 1000}, {0, 0, 1000}}; /* ILP; Lagrangian */
+    int want_method[2] = {CS_OPT_ILP, CS_OPT_LAGRANGE};
+    for (int l = 0; l < 2; l++) {
+        cs_opt_result_t r;
+        char err[160];
+        int fails = 0, rc = CS_OK;
+        for (uint64_t k = 1; k < 100; k++) {
+            cs_aw_reset(k);
+            err[0] = '\0';
+            rc = cs_opt_solve(&p, &lim[l], &r, err, sizeof err);
+            if (!cs_aw_failed()) break;
+            fails++;
+            CS_CHECK_EQ_U64(rc, CS_ENOMEM);
+            CS_CHECK_EQ_U64(cs_aw_live(), 0);
+        }
+        cs_aw_reset(0);
+        CS_CHECK(fails >= 1);
+        CS_CHECK_EQ_U64(rc, CS_OK);
+        CS_CHECK_EQ_U64(r.method, want_method[l]);
+        /* exact for the ILP; the Lagrangian bound can be no lower than 13
+         * and no higher than every job at its best height, 13 */
+        CS_CHECK(near(r.welfare, 13));
+    }
+}
+
+int main(void)
+{
+    test_mechanisms();
+    test_stats();
+    test_optimum();
+    return cs_test_done("oom");
+}

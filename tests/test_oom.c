@@ -2,7 +2,8 @@
  * test_oom.c -- out of memory in process, in the economic code: every
  * allocation of a mechanism's open and first clearings, of the statistics
  * (batch means, BCa bootstrap, paired intervals) and of the welfare
- * optimum (ILP and Lagrangian) is made to fail in turn (tests/
+ * optimum (ILP and Lagrangian) and of the metrics of a small run file
+ * with its greedy run is made to fail in turn (tests/
  * cs_allocwrap.h, no fork), and each failure must come back as CS_ENOMEM
  * (never as a result, never silently absorbed), with every allocation
  * made so far freed and, where the header promises it, NaN outputs.  The
@@ -12,13 +13,19 @@
 #define CS__SET_BITS 14 /* a few hundred live allocations at most */
 #include "cs_allocwrap.h"
 
+#include "cs_engine.h"
+#include "cs_h5.h"
 #include "cs_mech.h"
+#include "cs_metrics.h"
 #include "cs_optimum.h"
+#include "cs_scenario.h"
 #include "cs_params.h"
 #include "cs_stats.h"
 #include "cs_test.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #define NC 130 /* candidates: above 64, so the keyed (radix) sorts run */
 
@@ -238,10 +245,89 @@ static void test_optimum(void)
     }
 }
 
+/* A small run (blocks blocks of six default_gba users, seed 5) under mech
+ * into path; 0 on success. */
+static int run_file(const char *mech, int blocks, const char *path)
+{
+    char text[512];
+    snprintf(text, sizeof text,
+             "{\"name\": \"oom-metrics\", \"seed\": 5, \"blocks\": %d, \"mechanism\": \"%s\","
+             " \"params\": {\"lane_timer_cycles\": 300000},"
+             " \"agents\": [{\"kind\": \"default_gba\", \"count\": 6, \"params\": {\"rate\": 1.3}}]}",
+             blocks, mech);
+    cs_scenario_t *scn = NULL;
+    cs_errlist_t errs = {0};
+    int rc = cs_scenario_load(text, strlen(text), NULL, 0, &scn, &errs);
+    cs_errlist_free(&errs);
+    if (rc != CS_OK) return -1;
+    cs_sim_opts_t opts;
+    memset(&opts, 0, sizeof opts);
+    opts.out_path = path;
+    opts.seed = scn->seed;
+    cs_engine_t *e = NULL;
+    char err[512];
+    rc = cs_sim_init(&e, scn, mech, &opts, err, sizeof err);
+    if (rc == CS_OK) {
+        while ((rc = cs_sim_step(e)) == CS_OK) {
+        }
+        cs_run_stats_t st;
+        rc = cs_sim_done(e, rc == CS_EINTERRUPTED, &st) == CS_OK && rc == CS_EINTERRUPTED ? CS_OK : -1;
+    }
+    cs_scenario_free(scn);
+    return rc;
+}
+
+/* The metrics of a run with its greedy run: every allocation of
+ * cs_metrics_compute (the run, the greedy run, the optimum) failing in
+ * turn gives CS_ENOMEM with "out of memory" in the message and frees
+ * everything (the HDF5 sandbox's forked checks are off: the failures must
+ * happen in this process); the greedy run is five blocks shorter, so the note says the
+ * horizons differ and efficiency_greedy = welfare / the greedy welfare. */
+static void test_metrics(void)
+{
+    char dir[256], run[300], gr[300], err[600];
+    snprintf(dir, sizeof dir, "%s/cs_oom_test.XXXXXX", cs_test_tmpdir());
+    if (!mkdtemp(dir)) {
+        CS_CHECK(0);
+        return;
+    }
+    snprintf(run, sizeof run, "%s/run.h5", dir);
+    snprintf(gr, sizeof gr, "%s/greedy.h5", dir);
+    cs_aw_reset(0);
+    CS_CHECK(run_file("eip1559", 30, run) == 0);
+    CS_CHECK(run_file("greedy", 25, gr) == 0);
+    static cs_metrics_t m, mg;
+    cs_h5_set_sandbox(0); /* read here: the failures must be this process's */
+    CS_CHECK_EQ_U64(cs_metrics_compute(gr, NULL, &mg, err, sizeof err), CS_OK);
+    int fails = 0, bad = 0, rc = CS_OK;
+    for (uint64_t k = 1; k < 20000; k++) {
+        cs_aw_reset(k);
+        err[0] = '\0';
+        rc = cs_metrics_compute(run, gr, &m, err, sizeof err);
+        if (!cs_aw_failed()) break;
+        fails++;
+        if ((rc != CS_ENOMEM || strstr(err, "out of memory") == NULL || cs_aw_live() != 0) && !bad++)
+            fprintf(stderr, "oom: metrics: allocation %llu failed -> rc %d, %zu blocks leaked: %s\n",
+                    (unsigned long long)k, rc, cs_aw_live(), err);
+    }
+    cs_aw_reset(0);
+    CS_CHECK(fails > 10);
+    CS_CHECK_EQ_U64(bad, 0);
+    CS_CHECK_EQ_U64(rc, CS_OK);
+    if (rc != CS_OK) fprintf(stderr, "oom: metrics: %s\n", err);
+    CS_CHECK(strstr(m.note, "greedy run has 25 blocks, this run 30") != NULL);
+    CS_CHECK(m.has_greedy == 1 && mg.v[CS_M_welfare] > 0 &&
+             m.v[CS_M_efficiency_greedy] == m.v[CS_M_welfare] / mg.v[CS_M_welfare]);
+    unlink(run);
+    unlink(gr);
+    rmdir(dir);
+}
+
 int main(void)
 {
     test_mechanisms();
     test_stats();
     test_optimum();
+    test_metrics();
     return cs_test_done("oom");
 }

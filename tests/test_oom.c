@@ -13,12 +13,10 @@
 #define CS__SET_BITS 14 /* a few hundred live allocations at most */
 #include "cs_allocwrap.h"
 
-#include "cs_engine.h"
 #include "cs_h5.h"
 #include "cs_mech.h"
 #include "cs_metrics.h"
 #include "cs_optimum.h"
-#include "cs_scenario.h"
 #include "cs_params.h"
 #include "cs_stats.h"
 #include "cs_test.h"
@@ -255,26 +253,7 @@ static int run_file(const char *mech, int blocks, const char *path)
              " \"params\": {\"lane_timer_cycles\": 300000},"
              " \"agents\": [{\"kind\": \"default_gba\", \"count\": 6, \"params\": {\"rate\": 1.3}}]}",
              blocks, mech);
-    cs_scenario_t *scn = NULL;
-    cs_errlist_t errs = {0};
-    int rc = cs_scenario_load(text, strlen(text), NULL, 0, &scn, &errs);
-    cs_errlist_free(&errs);
-    if (rc != CS_OK) return -1;
-    cs_sim_opts_t opts;
-    memset(&opts, 0, sizeof opts);
-    opts.out_path = path;
-    opts.seed = scn->seed;
-    cs_engine_t *e = NULL;
-    char err[512];
-    rc = cs_sim_init(&e, scn, mech, &opts, err, sizeof err);
-    if (rc == CS_OK) {
-        while ((rc = cs_sim_step(e)) == CS_OK) {
-        }
-        cs_run_stats_t st;
-        rc = cs_sim_done(e, rc == CS_EINTERRUPTED, &st) == CS_OK && rc == CS_EINTERRUPTED ? CS_OK : -1;
-    }
-    cs_scenario_free(scn);
-    return rc;
+    return cs_test_run_text(text, mech, path, NULL);
 }
 
 /* The metrics of a run with its greedy run: every allocation of

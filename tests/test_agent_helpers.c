@@ -6,16 +6,20 @@
  * degenerate lognormal and geometric parameters, a distribution draw
  * clipped to the parameter's bounds (NaN to the lower one), a draw that
  * rounds to a zero delay, and the mean an agent reads of a Pareto without
- * one (alpha <= 1: the scalar parameter instead).
+ * one (alpha <= 1: the scalar parameter instead); and the distribution
+ * edges test_dist.c leaves out (unweighted empirical, kind NONE); the
+ * price a bidder expects per fire, by mechanism family and strategy.
  */
 #include "cs_test.h"
 
 #include "cs_agent.h"
 #include "cs_agent_int.h"
 #include "cs_rng.h"
+#include "cs_strategy.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <stdlib.h>
 
 static void test_round(void)
 {
@@ -131,11 +135,105 @@ static void test_draws(void)
     gsl_rng_free(r);
 }
 
+/* Distribution edges test_dist.c leaves out: an unweighted empirical (its
+ * moments and CDF before and after cs_dist_prepare, a second prepare that
+ * keeps the table), an empty one, prepare on another family, kind NONE. */
+static void test_dist_edges(void)
+{
+    cs_dist_t d;
+    double m = -1, v = -1;
+    memset(&d, 0, sizeof d);
+    d.kind = CS_DIST_UNIFORM;
+    d.p[0] = 1, d.p[1] = 2;
+    CS_CHECK(cs_dist_prepare(&d) == 0 && d.table == NULL && d.sorted == NULL);
+    d.kind = CS_DIST_NONE;
+    CS_CHECK(cs_dist_draw(&d, NULL) == 0.0 && cs_dist_cdf(&d, 5.0) == 0.0);
+    CS_CHECK(cs_dist_moments(&d, &m, &v) == 0 && m == 0.0 && v == 0.0);
+
+    /* {1, 4, 4, 7}, equal weights: mean 4, variance (9 + 0 + 0 + 9) / 4 */
+    memset(&d, 0, sizeof d);
+    d.kind = CS_DIST_EMPIRICAL;
+    d.n = 4;
+    d.values = malloc(4 * sizeof *d.values);
+    if (d.values == NULL) return;
+    d.values[0] = 7, d.values[1] = 4, d.values[2] = 1, d.values[3] = 4;
+    CS_CHECK(cs_dist_moments(&d, &m, &v) == 0 && m == 4.0 && v == 4.5);
+    CS_CHECK(cs_dist_cdf(&d, 5.0) == 0.0); /* not prepared: no table to read */
+    CS_CHECK(cs_dist_prepare(&d) == 0 && d.table != NULL);
+    const void *t = d.table;
+    CS_CHECK(cs_dist_prepare(&d) == 0 && (const void *)d.table == t);
+    CS_CHECK(cs_dist_cdf(&d, 0.5) == 0.0 && cs_dist_cdf(&d, 1.0) == 0.25 && cs_dist_cdf(&d, 4.0) == 0.75 &&
+             cs_dist_cdf(&d, 6.5) == 0.75 && cs_dist_cdf(&d, 7.0) == 1.0);
+    cs_dist_clear(&d);
+    CS_CHECK(d.values == NULL && d.table == NULL && d.kind == CS_DIST_NONE);
+    d.kind = CS_DIST_EMPIRICAL; /* no values */
+    CS_CHECK(cs_dist_cdf(&d, 1.0) == 0.0);
+    cs_dist_clear(NULL);
+}
+
+/* The price a bidder expects to pay for one fire (cs_agent_fire_price):
+ * under a bid mechanism the bid share of the mean value, at least the
+ * reserve; a fixed_share strategy's share replaces bid_frac, any other
+ * strategy bids the whole value.  The kind below has no gas_limit,
+ * cycles_frac nor payload_len, so a fee mechanism's and fifo's price is 0. */
+static const cs_agent_param_t p_params[2] = {
+    {"value", 1.0, 0.0, 1e18, "mean value"},
+    {"bid_frac", 0.5, 0.0, 1.0, "bid share"},
+};
+static const char *const p_dist[] = {"value", NULL};
+static const cs_agent_ops_t p_ops = {.name = "price-test", .params = p_params, .n_params = 2,
+                                     .dist_params = p_dist};
+
+static void test_price_and_names(void)
+{
+    double params[2] = {2385.0, 0.5};
+    cs_agent_t a;
+    memset(&a, 0, sizeof a);
+    a.ops = &p_ops;
+    a.params = params;
+    cs_obs_t o;
+    memset(&o, 0, sizeof o);
+    o.mechanism = "bias-vcg";
+    o.reserve_price = 1000;
+    CS_CHECK(cs_agent_fire_price(&a, &o) == 1192.5);
+    o.reserve_price = 1500;
+    CS_CHECK(cs_agent_fire_price(&a, &o) == 1500);
+    cs_strategy_t st;
+    memset(&st, 0, sizeof st);
+    st.kind = CS_STRAT_FIXED_SHARE;
+    st.share = 0.25;
+    a.strat = &st;
+    o.reserve_price = 500;
+    CS_CHECK(cs_agent_fire_price(&a, &o) == 596.25);
+    st.kind = CS_STRAT_TRUTHFUL;
+    CS_CHECK(cs_agent_fire_price(&a, &o) == 2385);
+    o.mechanism = "eip1559";
+    o.basefee_lane = 7;
+    o.basefee_cycle = 3;
+    CS_CHECK(cs_agent_fire_price(&a, &o) == 0.0);
+    o.mechanism = "fifo";
+    CS_CHECK(cs_agent_fire_price(&a, &o) == 0.0);
+
+    CS_CHECK(cs_agent_param_dist(&p_ops, 0) == 1 && cs_agent_param_dist(&p_ops, 1) == 0);
+    CS_CHECK(cs_agent_param_dist(&p_ops, 2) == 0 && cs_agent_param_dist(NULL, 0) == 0);
+    CS_CHECK(cs_agent_param_dist(&k_ops, 0) == 0); /* no dist_params list */
+
+    char full[1024], small[8];
+    cs_agent_names(full, sizeof full);
+    CS_CHECK(strncmp(full, cs_agent_registry[0]->name, strlen(cs_agent_registry[0]->name)) == 0);
+    CS_CHECK(cs_agent_names(small, sizeof small) == small && strlen(small) == 7 && strncmp(full, small, 7) == 0);
+    CS_CHECK(cs_agent_names(NULL, 8) == NULL);
+    small[0] = 'x';
+    CS_CHECK(cs_agent_names(small, 0) == small && small[0] == 'x');
+}
+
 int main(void)
 {
     test_round();
     test_cycles();
     test_families();
     test_draws();
+    test_dist_edges();
+    test_price_and_names();
     return cs_test_done("agent_helpers");
 }

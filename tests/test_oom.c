@@ -3,7 +3,8 @@
  * allocation of a mechanism's open and first clearings, of the statistics
  * (batch means, BCa bootstrap, paired intervals) and of the welfare
  * optimum (ILP and Lagrangian) and of the metrics of a small run file
- * with its greedy run is made to fail in turn (tests/
+ * with its greedy run, and of a scheduler's five blocks (HEIGHT, WATCH and
+ * INTERVAL timers with payloads, a key write) is made to fail in turn (tests/
  * cs_allocwrap.h, no fork), and each failure must come back as CS_ENOMEM
  * (never as a result, never silently absorbed), with every allocation
  * made so far freed and, where the header promises it, NaN outputs.  The
@@ -14,10 +15,12 @@
 #include "cs_allocwrap.h"
 
 #include "cs_h5.h"
+#include "cs_fees.h"
 #include "cs_mech.h"
 #include "cs_metrics.h"
 #include "cs_optimum.h"
 #include "cs_params.h"
+#include "cs_sched.h"
 #include "cs_stats.h"
 #include "cs_test.h"
 
@@ -243,6 +246,103 @@ static void test_optimum(void)
     }
 }
 
+/* Schedule one timer of kind (HEIGHT due at `at`, INTERVAL from `at`
+ * every 2, WATCH on k1 and k2) for actor `tag` with a payload. */
+static int sched_one(cs_sched_t *s, uint8_t tag, uint8_t kind, uint64_t at)
+{
+    static const uint8_t *keys[2] = {(const uint8_t *)"k1", (const uint8_t *)"k2"};
+    static const size_t lens[2] = {2, 2};
+    cs_sched_args_t a;
+    memset(&a, 0, sizeof a);
+    a.actor = cs_test_addr(0x0e, tag);
+    a.kind = kind;
+    a.height = at;
+    a.every_blocks = 2;
+    a.payload = (const uint8_t *)"payload of 19 bytes";
+    a.payload_len = 19;
+    if (kind == CS_KIND_WATCH) {
+        a.watch_keys = keys;
+        a.watch_key_lens = lens;
+        a.n_watch = 2;
+    }
+    return cs_sched_schedule(s, &a, NULL, NULL);
+}
+
+/* The scheduler's script: alloc (eip1559), fund two actors, block 1
+ * schedules a HEIGHT timer due at 3, a WATCH on k1/k2 and an INTERVAL
+ * from 2 every 2; block 2 writes k1; blocks 3-5 are empty.  Stops at the
+ * first error (returned); *fired the fires so far, *inv the invariant
+ * check's result after the stop (cs_sched_check_invariants). */
+static int sched_script(uint64_t *fired, int *inv)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    cs_sched_t *s = NULL;
+    cs_block_result_t r;
+    *fired = 0;
+    *inv = CS_OK;
+    int rc = cs_sched_alloc(&s, &p, "eip1559", 0);
+    for (uint8_t t = 1; t <= 2 && rc == CS_OK; t++) {
+        cs_addr_t a = cs_test_addr(0x0e, t);
+        rc = cs_sched_fund(s, &a, (cs_u128)1000000000000000000ull);
+    }
+    for (uint64_t h = 1; h <= 5 && rc == CS_OK; h++) {
+        rc = cs_sched_begin_block(s, h);
+        if (rc == CS_OK && h <= 2) {
+            rc = cs_sched_tx_begin(s);
+            if (rc == CS_OK && h == 1) rc = sched_one(s, 1, CS_KIND_HEIGHT, 3);
+            if (rc == CS_OK && h == 1) rc = sched_one(s, 2, CS_KIND_WATCH, 0);
+            if (rc == CS_OK && h == 1) rc = sched_one(s, 1, CS_KIND_INTERVAL, 2);
+            if (rc == CS_OK && h == 2) rc = cs_sched_write_key(s, (const uint8_t *)"k1", 2);
+            if (rc == CS_OK) rc = cs_sched_tx_commit(s);
+            else cs_sched_tx_rollback(s);
+        }
+        if (rc == CS_OK) rc = cs_sched_end_block(s, &r);
+        if (rc == CS_OK) *fired += r.st.fired;
+    }
+    if (s != NULL && rc != CS_ENOMEM) {
+        char msg[256];
+        *inv = cs_sched_check_invariants(s, msg, sizeof msg);
+    }
+    cs_sched_free(s);
+    return rc;
+}
+
+/* Every allocation of the script failing in turn: the operation that met
+ * it returns CS_ENOMEM and the scheduler frees everything -- except two
+ * failures end_block absorbs, pinned here so that a new one is noticed:
+ * the pre-charge memo of cs__fees_precharge (a cache: settlement computes
+ * the charge again) and the mailbox entry of cs_sched_mailbox_put, whose
+ * -CS_ENOMEM cs_eob.c discards (the delivery is still made; reported to
+ * the lead, core/cs_eob.c is being rewritten).  The failure-free script
+ * fires the INTERVAL at 2 and 4, the WATCH at 2 (k1 written) and the
+ * HEIGHT timer at 3: 4 fires, and its invariants hold. */
+static void test_sched(void)
+{
+    uint64_t fired = 0;
+    int inv = CS_OK, rc = CS_OK, fails = 0, bad = 0, absorbed = 0;
+    for (uint64_t k = 1; k < 5000; k++) {
+        cs_aw_reset(k);
+        rc = sched_script(&fired, &inv);
+        if (!cs_aw_failed()) break;
+        fails++;
+        if (rc == CS_OK && inv == CS_OK && cs_aw_live() == 0) {
+            absorbed++;
+            continue;
+        }
+        if ((rc != CS_ENOMEM || cs_aw_live() != 0) && bad++ < 9)
+            fprintf(stderr, "oom: sched: allocation %llu (caller +%#lx) failed -> %s, %zu blocks leaked\n",
+                    (unsigned long long)k, (unsigned long)cs_aw_fail_caller(), cs_strerror(rc), cs_aw_live());
+    }
+    cs_aw_reset(0);
+    CS_CHECK(fails > 10);
+    CS_CHECK_EQ_U64(bad, 0);
+    CS_CHECK_EQ_U64(absorbed, 2);
+    CS_CHECK_EQ_U64(rc, CS_OK);
+    CS_CHECK_EQ_U64(inv, CS_OK);
+    CS_CHECK_EQ_U64(fired, 4);
+}
+
 /* A small run (blocks blocks of six default_gba users, seed 5) under mech
  * into path; 0 on success. */
 static int run_file(const char *mech, int blocks, const char *path)
@@ -308,5 +408,6 @@ int main(void)
     test_stats();
     test_optimum();
     test_metrics();
+    test_sched();
     return cs_test_done("oom");
 }

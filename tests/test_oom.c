@@ -341,6 +341,14 @@ static void test_sched(void)
     CS_CHECK_EQ_U64(rc, CS_OK);
     CS_CHECK_EQ_U64(inv, CS_OK);
     CS_CHECK_EQ_U64(fired, 4);
+    /* a queue configuration cs_queue_alloc refuses stays an invalid argument */
+    cs_params_t p;
+    cs_params_default(&p);
+    p.epochs = 0;
+    cs_sched_t *s = (cs_sched_t *)&p;
+    CS_CHECK_EQ_U64(cs_sched_alloc(&s, &p, "fifo", 0), CS_EINVAL);
+    CS_CHECK(s == NULL);
+    CS_CHECK_EQ_U64(cs_aw_live(), 0);
 }
 
 /* A small run (blocks blocks of six default_gba users, seed 5) under mech

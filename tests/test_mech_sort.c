@@ -8,7 +8,8 @@
  * and of a u128 against hand values, scale invariance (the key depends on
  * v / c only, so the one-division fast path must agree with the wide
  * paths) and monotonicity checked by exact 192-bit cross products written
- * here.
+ * here; and eip1559's clearing with priorities above 2^64 (rounded keys,
+ * exact ties) against the same qsort reference.
  */
 #include "cs_test.h"
 
@@ -173,9 +174,75 @@ static void test_keys(void)
     CS_CHECK_EQ_U64(bad_cmp, 0);
 }
 
+/* eip1559 order: priority = W x rate descending, then timer_id ascending
+ * (CIP-1 rev §3 steps 6-7). */
+static int eip_ref_cmp(const void *a, const void *b)
+{
+    const cs_cand_t *x = &g_c[*(const uint32_t *)a], *y = &g_c[*(const uint32_t *)b];
+    if (x->priority != y->priority) return x->priority > y->priority ? -1 : 1;
+    return memcmp(x->id.b, y->id.b, CS_ID_LEN);
+}
+
+/* eip1559 with priorities above 2^64 (tips near 2^60 per cycle, W = 1.0
+ * in ppm): the clearing falls back to the rounded u128 keys, so equal
+ * keys must be ordered by the exact comparison.  200 candidates of 1,000
+ * cycles, lane basefee 100, every tip rate = max_priority (max_fee leaves
+ * 5 more of room); one in ten shares a priority with another (the id
+ * decides).  The 50 first in the reference order fire (budget 50,000),
+ * the rest lose on the budget; each priority is 10^6 x max_priority. */
+static void test_eip1559_wide(void)
+{
+    enum { NE = 200 };
+    static cs_cand_t c[NE];
+    cs_params_t p;
+    cs_params_default(&p);
+    memset(c, 0, sizeof c);
+    uint64_t st = 1559;
+    for (size_t i = 0; i < NE; i++) {
+        uint64_t r = cs_test_rand64(&st);
+        c[i].slot = (uint32_t)i;
+        c[i].target = (uint32_t)i;
+        c[i].ident = (uint32_t)i;
+        c[i].due_height = 9;
+        c[i].sched_height = 1;
+        c[i].id.b[0] = (uint8_t)(r >> 56);
+        c[i].id.b[1] = (uint8_t)i;
+        c[i].cycles = 1000;
+        uint64_t step = i % 10 == 0 ? 7 : (r >> 20) % 100000; /* 20 share step 7 */
+        c[i].max_prio = ((cs_u128)1 << 60) + (cs_u128)step * ((cs_u128)1 << 36);
+        c[i].max_fee = c[i].max_prio + 105;
+        c[i].balance = (cs_u128)1 << 120;
+        c[i].weight = 1000000;
+    }
+    cs_mech_t m;
+    CS_CHECK_EQ_U64(cs_mech_open(&m, cs_mech_find("eip1559"), &p), CS_OK);
+    cs_clear_ctx_t ctx = {&p, 10, 100, 0, 0, 50000};
+    cs_clear_out_t out;
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, c, NE, &out), CS_OK);
+    cs_mech_close(&m);
+    int prio_ok = 1;
+    for (size_t i = 0; i < NE; i++) prio_ok &= c[i].priority == c[i].max_prio * 1000000 && c[i].prio_rate == c[i].max_prio;
+    CS_CHECK(prio_ok);
+    uint32_t ref[NE];
+    for (uint32_t i = 0; i < NE; i++) ref[i] = i;
+    g_c = c;
+    qsort(ref, NE, sizeof *ref, eip_ref_cmp);
+    int rank_ok = 1, sel_ok = 1;
+    for (uint32_t k = 0; k < NE; k++) {
+        const cs_cand_t *t = &c[ref[k]];
+        rank_ok &= t->rank == k;
+        sel_ok &= k < 50 ? t->selected && t->why == CS_WHY_NONE : !t->selected && t->why == CS_WHY_BUDGET;
+    }
+    CS_CHECK(rank_ok);
+    CS_CHECK(sel_ok);
+    CS_CHECK_EQ_U64(out.fired, 50);
+    CS_CHECK_EQ_U64(out.cycles_used, 50000);
+}
+
 int main(void)
 {
     test_keyed_sorts();
     test_keys();
+    test_eip1559_wide();
     return cs_test_done("mech_sort");
 }

@@ -117,6 +117,67 @@ static void test_mechanisms(void)
     }
 }
 
+/* A mechanism whose init allocates, then fails: cs_mech_open must run
+ * its fini (which frees that) and free the state, leaving m zeroed. */
+static int g_fini_calls;
+typedef struct { void *buf; } fake_state_t;
+static int fake_init(void *state, const cs_params_t *p)
+{
+    (void)p;
+    ((fake_state_t *)state)->buf = malloc(64);
+    return CS_ERANGE;
+}
+static int fake_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, size_t n, cs_clear_out_t *out)
+{
+    (void)state, (void)ctx, (void)c, (void)n;
+    out->fired = 7;
+    return CS_OK;
+}
+static void fake_fini(void *state)
+{
+    g_fini_calls++;
+    free(((fake_state_t *)state)->buf);
+}
+static const cs_mech_ops_t fake_ops = {"fake", 1, sizeof(fake_state_t), 0, fake_init, fake_clear, NULL, fake_fini};
+static const cs_mech_ops_t fake_noclear = {"fake", 1, 0, 0, NULL, NULL, NULL, NULL};
+static const cs_mech_ops_t fake_plain = {"fake", 1, 0, 0, NULL, fake_clear, NULL, NULL};
+
+static void test_mech_open_close(void)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    cs_mech_t m;
+    memset(&m, 0x5a, sizeof m);
+    cs_aw_reset(0);
+    CS_CHECK_EQ_U64(cs_mech_open(&m, &fake_ops, &p), CS_ERANGE); /* init's error, as is */
+    CS_CHECK(g_fini_calls == 1 && m.state == NULL && m.ops == NULL);
+    CS_CHECK_EQ_U64(cs_aw_live(), 0);
+    CS_CHECK_EQ_U64(cs_mech_open(&m, &fake_noclear, &p), CS_EINVAL); /* clear is required */
+    CS_CHECK_EQ_U64(cs_mech_open(&m, NULL, &p), CS_EINVAL);
+    CS_CHECK_EQ_U64(cs_mech_open(&m, &fake_plain, NULL), CS_EINVAL);
+    /* no init, no fini, state_size 0: one byte of state; clear zeroes *out
+     * before the hook; bad arguments are refused before it */
+    CS_CHECK_EQ_U64(cs_mech_open(&m, &fake_plain, &p), CS_OK);
+    cs_clear_ctx_t ctx = {&p, 1, 0, 0, 0, 100};
+    cs_clear_out_t out;
+    memset(&out, 0xff, sizeof out);
+    cs_cand_t c[1];
+    memset(c, 0, sizeof c);
+    CS_CHECK(cs_mech_clear(&m, &ctx, c, 1, &out) == CS_OK && out.fired == 7 && out.cycles_used == 0 &&
+             out.payments == 0);
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, NULL, 1, &out), CS_EINVAL);
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, NULL, c, 1, &out), CS_EINVAL);
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, c, 1, NULL), CS_EINVAL);
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, c, (size_t)UINT32_MAX + 1, &out), CS_EINVAL);
+    cs_mech_end_block(&m, &ctx, c, 1, &out); /* no hook: nothing */
+    cs_mech_close(&m);
+    CS_CHECK(m.state == NULL && m.ops == NULL);
+    cs_mech_close(&m); /* closed twice: safe */
+    cs_mech_close(NULL);
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, c, 1, &out), CS_EINVAL); /* closed */
+    CS_CHECK_EQ_U64(cs_aw_live(), 0);
+}
+
 /* t_{2, 0.975} = 0.95 sqrt(2 / (4 * 0.975 * 0.025)) (the closed form for two
  * degrees of freedom) and t_{10, 0.975} (the regularised incomplete beta
  * inverted with mpmath at 30 digits). */
@@ -413,6 +474,7 @@ static void test_metrics(void)
 int main(void)
 {
     test_mechanisms();
+    test_mech_open_close();
     test_stats();
     test_optimum();
     test_metrics();

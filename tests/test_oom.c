@@ -2,8 +2,8 @@
  * test_oom.c -- out of memory in process, in the economic code: every
  * allocation of a mechanism's open and first clearings, of the statistics
  * (batch means, BCa bootstrap, paired intervals) and of the welfare
- * optimum (ILP and Lagrangian) and of the metrics of a small run file
- * with its greedy run, and of a scheduler's five blocks (HEIGHT, WATCH and
+ * optimum (ILP and Lagrangian), of the metrics and the steady-state
+ * figures of a small run file with its greedy run, and of a scheduler's five blocks (HEIGHT, WATCH and
  * INTERVAL timers with payloads, a key write) is made to fail in turn (tests/
  * cs_allocwrap.h, no fork), and each failure must come back as CS_ENOMEM
  * (never as a result, never silently absorbed), with every allocation
@@ -22,6 +22,7 @@
 #include "cs_params.h"
 #include "cs_sched.h"
 #include "cs_stats.h"
+#include "cs_steady.h"
 #include "cs_test.h"
 
 #include <math.h>
@@ -466,6 +467,32 @@ static void test_metrics(void)
     CS_CHECK(strstr(m.note, "greedy run has 25 blocks, this run 30") != NULL);
     CS_CHECK(m.has_greedy == 1 && mg.v[CS_M_welfare] > 0 &&
              m.v[CS_M_efficiency_greedy] == m.v[CS_M_welfare] / mg.v[CS_M_welfare]);
+
+    /* The steady-state figures of the 30-block run, likewise; then the
+     * header's rule for the blocks the means cover: the last 20 x
+     * floor((30 - cut) / 20), or all 30 - cut when fewer than 20 remain. */
+    static cs_steady_t ss;
+    int flags = CS_STEADY_F_FIRES_ALL | CS_STEADY_F_LANE_FEE;
+    fails = 0, bad = 0;
+    for (uint64_t k = 1; k < 5000; k++) {
+        cs_aw_reset(k);
+        err[0] = '\0';
+        rc = cs_steady_compute(run, flags, CS_STEADY_MSER5, 0, &ss, err, sizeof err);
+        if (!cs_aw_failed()) break;
+        fails++;
+        if ((rc != CS_ENOMEM || strstr(err, "out of memory") == NULL || cs_aw_live() != 0) && !bad++)
+            fprintf(stderr, "oom: steady: allocation %llu failed -> rc %d, %zu blocks leaked: %s\n",
+                    (unsigned long long)k, rc, cs_aw_live(), err);
+    }
+    cs_aw_reset(0);
+    CS_CHECK(fails >= 2);
+    CS_CHECK_EQ_U64(bad, 0);
+    CS_CHECK_EQ_U64(rc, CS_OK);
+    CS_CHECK(ss.blocks == 30 && ss.cut <= 15 && ss.used == (30 - ss.cut >= 20 ? 20 : 30 - ss.cut));
+    /* a burn-in of all 30 blocks leaves nothing: CS_EINVAL */
+    CS_CHECK_EQ_U64(cs_steady_compute(run, flags, CS_STEADY_BURNIN, 30, &ss, err, sizeof err), CS_EINVAL);
+    CS_CHECK(cs_steady_compute(run, flags, CS_STEADY_BURNIN, 29, &ss, err, sizeof err) == CS_OK && ss.cut == 29 &&
+             ss.used == 1);
     unlink(run);
     unlink(gr);
     rmdir(dir);

@@ -3,6 +3,8 @@
 # suite (issue 29), part of the release suite (tests/release.sh), not CI.
 #
 # Builds cowsim and its tests with gcc --coverage at -O0 in BUILD_DIR
+# (with CS_COVERAGE defined: forked children -- the HDF5 sandbox, sweep
+# workers -- write their counters before _exit, sim/cs_exit.h)
 # (default build-cov, its own directory: the normal build is untouched),
 # zeroes the counters, runs the whole ctest suite (ctest -j$JOBS, default
 # nproc; COV_CTEST_ARGS adds ctest arguments, e.g. "-R ^mech_" for a quick
@@ -35,7 +37,7 @@ cli 0 0"
 
 RC=(--rc lcov_branch_coverage=1)
 echo "== coverage: build with --coverage in $B"
-cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Debug -DCS_WERROR=ON -DCMAKE_C_FLAGS_DEBUG="-O0 -g --coverage" \
+cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Debug -DCS_WERROR=ON -DCMAKE_C_FLAGS_DEBUG="-O0 -g --coverage -DCS_COVERAGE" \
     -DCMAKE_EXE_LINKER_FLAGS=--coverage -DCMAKE_SHARED_LINKER_FLAGS=--coverage \
     -DCMAKE_MODULE_LINKER_FLAGS=--coverage > /dev/null || exit 2
 cmake --build "$B" -j"$JOBS" > /dev/null || exit 2

@@ -62,6 +62,10 @@ typedef struct cs__h5_sb_walk {
     int rc;            /* first error, or CS_OK */
 } cs__h5_sb_walk_t;
 
+#ifdef CS_COVERAGE
+volatile int cs_cov_dumping; /* sim/cs_exit.h */
+#endif
+
 void cs_h5_set_sandbox(int on)
 {
     cs__h5_sb_mode = on ? 1 : 0;

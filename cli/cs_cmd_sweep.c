@@ -718,7 +718,7 @@ static void cs__local(cs__ctx_t *c, const size_t *tasks, size_t ntasks, int jobs
                 free(slot);
                 free(pf);
                 free(pidx);
-                _exit(wrc == 0 ? 0 : 1);
+                cs_child_exit(wrc == 0 ? 0 : 1);
             }
             close(fds[1]);
             slot[j].pid = pid;

@@ -344,11 +344,14 @@ int cs_sched_alloc(cs_sched_t **out, const cs_params_t *p, const char *mechanism
     if (cs__handler_intern(s, CS_DEFAULT_HANDLER, strlen(CS_DEFAULT_HANDLER), &h0) != CS_OK) goto fail;
     cs_queue_cfg_t qc;
     cs__queue_cfg(p, &qc);
-    s->q = cs_queue_alloc(&qc, &s->hot, &s->pool, height);
-    if (!s->q) {
+    /* cs_queue_alloc's NULL means a bad configuration or no memory: tell
+     * them apart here (out of memory was reported as an invalid argument). */
+    if (qc.ring_size < 1 || qc.epoch_blocks < 1 || qc.epochs < 1 || qc.epochs == UINT32_MAX) {
         rc = CS_EINVAL;
         goto fail;
     }
+    s->q = cs_queue_alloc(&qc, &s->hot, &s->pool, height);
+    if (!s->q) goto fail; /* rc is CS_ENOMEM */
     /* CIP-1 rev §13.2: FIFO (CIP-5 as implemented) until H_activation. */
     if (p->activation_height > height + 1 && strcmp(ops->name, "fifo") != 0) {
         rc = cs_mech_open(&s->mech_next, ops, p);

@@ -19,6 +19,8 @@
 #ifndef CS_EXIT_H
 #define CS_EXIT_H
 
+#include <unistd.h>
+
 #include "cs_error.h"
 
 enum { CS_EXIT_OK = 0, CS_EXIT_CHECK = 1, CS_EXIT_USAGE = 2, CS_EXIT_IO = 3, CS_EXIT_CORRUPT = 4 };
@@ -31,5 +33,20 @@ static inline int cs_exit_of(int rc)
     if (rc == CS_EIO || rc == CS_ENOMEM) return CS_EXIT_IO;
     return CS_EXIT_USAGE;
 }
+
+/* End a forked child with status st: _exit (no atexit handlers, no stdio
+ * flush).  In a coverage build (tests/coverage.sh defines CS_COVERAGE) the
+ * child first writes its gcov counters, which _exit skips, so the lines
+ * children run -- the HDF5 sandbox's reads, the sweep's workers -- count. */
+#ifdef CS_COVERAGE
+void __gcov_dump(void);
+/* 1 while a child writes its counters: libgcov's allocations are then not
+ * the program's (tests/cs_allocwrap.h lets them through uncounted, so an
+ * injected failure never lands in libgcov).  Defined in cs_h5_sandbox.c. */
+extern volatile int cs_cov_dumping;
+#define cs_child_exit(st) (cs_cov_dumping = 1, __gcov_dump(), _exit(st))
+#else
+#define cs_child_exit(st) _exit(st)
+#endif
 
 #endif /* CS_EXIT_H */

@@ -3,6 +3,7 @@
  * in a forked child with limits before this process parses it
  * (cs_h5_sandbox_call), and cs_h5_open_read, which opens a file through it.
  */
+#include "cs_exit.h"
 #include "cs_h5_int.h"
 
 #include <errno.h>
@@ -60,6 +61,10 @@ typedef struct cs__h5_sb_walk {
     cs_h5_reader_t *r; /* the open file */
     int rc;            /* first error, or CS_OK */
 } cs__h5_sb_walk_t;
+
+#ifdef CS_COVERAGE
+volatile int cs_cov_dumping; /* sim/cs_exit.h */
+#endif
 
 void cs_h5_set_sandbox(int on)
 {
@@ -209,10 +214,10 @@ static void cs__h5_sb_child(const char *path, cs_h5_sandbox_fn fn, void *arg, in
     for (size_t off = 0; off < sizeof m;) {
         ssize_t w = write(wfd, p + off, sizeof m - off);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) _exit(1);
+        if (w <= 0) cs_child_exit(1);
         off += (size_t)w;
     }
-    _exit(0);
+    cs_child_exit(0);
 }
 
 int cs_h5_sandbox_call(const char *path, cs_h5_sandbox_fn fn, void *arg, int *fn_rc)

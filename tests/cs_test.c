@@ -155,7 +155,7 @@ int cs_test_spit(const char *path, const unsigned char *b, size_t n)
     return fclose(f) == 0 && ok ? 0 : -1;
 }
 
-int cs_test_run_text(const char *txt, const char *mech, uint64_t seed, struct cs_run_stats *st)
+int cs_test_run_seed(const char *txt, const char *mech, uint64_t seed, struct cs_run_stats *st)
 {
     cs_scenario_t *sc = NULL;
     cs_errlist_t e = {0};
@@ -179,4 +179,32 @@ int cs_test_run_text(const char *txt, const char *mech, uint64_t seed, struct cs
     }
     cs_scenario_free(sc);
     return rc;
+}
+
+int cs_test_run_text(const char *text, const char *mech, const char *path, struct cs_run_stats *st)
+{
+    cs_scenario_t *scn = NULL;
+    cs_errlist_t errs = {0};
+    int rc = cs_scenario_load(text, strlen(text), NULL, 0, &scn, &errs);
+    for (size_t i = 0; i < errs.n; i++) fprintf(stderr, "scenario: %s\n", errs.msg[i]);
+    cs_errlist_free(&errs);
+    if (rc != CS_OK) return -1;
+    cs_sim_opts_t opts;
+    memset(&opts, 0, sizeof opts);
+    opts.out_path = path;
+    opts.seed = scn->seed;
+    cs_engine_t *e = NULL;
+    char err[512];
+    rc = cs_sim_init(&e, scn, mech, &opts, err, sizeof err);
+    if (rc != CS_OK) {
+        fprintf(stderr, "init: %s\n", err);
+        cs_scenario_free(scn);
+        return -1;
+    }
+    while ((rc = cs_sim_step(e)) == CS_OK) {
+    }
+    cs_run_stats_t own;
+    int drc = cs_sim_done(e, rc == CS_EINTERRUPTED, st ? st : &own);
+    cs_scenario_free(scn);
+    return drc == CS_OK && rc == CS_EINTERRUPTED ? 0 : -1;
 }

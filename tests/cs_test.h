@@ -64,6 +64,13 @@ long cs_test_publish_log(const char *log, long *renames);
  * else say where the files are; then cs_test_done(suite). */
 int cs_test_finish(const char *suite, const char *dir);
 
+/* Run the scenario JSON text under mechanism mech to completion, writing
+ * the run file path (NULL: none), with the scenario's seed; the run's
+ * statistics in *st (may be NULL).  0 on success; -1 with the scenario's
+ * or the engine's message on stderr. */
+struct cs_run_stats;
+int cs_test_run_text(const char *text, const char *mech, const char *path, struct cs_run_stats *st);
+
 /* splitmix64: a test's own deterministic generator (state advanced). */
 static inline uint64_t cs_test_rand64(uint64_t *state)
 {
@@ -85,10 +92,10 @@ unsigned char *cs_test_slurp(const char *path, size_t *n);
 int cs_test_spit(const char *path, const unsigned char *b, size_t n);
 
 /* Run the scenario text txt (JSON) under mechanism mech with seed, in
- * process, to its last block; its statistics into *st.  CS_OK when it
- * loaded and ran to the end, else an error code (the reasons on stderr). */
-struct cs_run_stats;
-int cs_test_run_text(const char *txt, const char *mech, uint64_t seed, struct cs_run_stats *st);
+ * process, to its last block, writing no file; its statistics into *st.
+ * CS_OK when it loaded and ran to the end, else an error code (the reasons
+ * on stderr). */
+int cs_test_run_seed(const char *txt, const char *mech, uint64_t seed, struct cs_run_stats *st);
 
 /* LeakSanitizer off around a call whose leaks are libhdf5's own (it leaks
  * parts of damaged files it fails to decode); no-ops without ASan. */

@@ -180,7 +180,7 @@ static cs__res_t cs__child(char **argv, int argc, uint64_t k, const char *out_pa
         rep.leaks = cs_aw_live();
         if (rep.leaks) cs_aw_describe_live(rep.leak, sizeof rep.leak);
         (void)!write(pfd[1], &rep, sizeof rep);
-        _exit(code);
+        cs_child_exit(code); /* coverage builds: the counters too (sim/cs_exit.h) */
     }
     close(pfd[1]);
     cs__report_t rep;

@@ -553,6 +553,29 @@ static void test_timer_id_many_seed_1603(void)
     CS_CHECK_EQ_U64(cs_keccak_path_set(prev), CS_OK);
 }
 
+/* Every RFC 8259 §7 escape in a handler name, and raw UTF-8 of two and
+ * three bytes, decode to the UTF-8 bytes written out by hand: \" \\ \/
+ * \b \f \n \r \t, \u00e9 (C3 A9), \u20ac (E2 82 AC), the pair
+ * \ud83d\ude00 (U+1F600: F0 9F 98 80), raw C3 A9 and E2 82 AC; "QUJD" is
+ * "ABC". */
+static void test_route_escapes(void)
+{
+    char h[CS_MAX_HANDLER + 1];
+    uint8_t *in = NULL;
+    size_t n = 0;
+    CS_CHECK_EQ_U64(route("{\"_handler\": \"a\\\"b\\\\c\\/d\\be\\ff\\ng\\rh\\ti"
+                          "\\u00e9\\u20ac\\ud83d\\ude00\xc3\xa9\xe2\x82\xac\", \"_payload\": \"QUJD\"}",
+                          h, &in, &n),
+                    1);
+    static const char want[] = "a\"b\\c/d\be\ff\ng\rh\ti\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xc3\xa9\xe2\x82\xac";
+    CS_CHECK(strcmp(h, want) == 0);
+    CS_CHECK(n == 3 && in && memcmp(in, "ABC", 3) == 0);
+    free(in);
+    /* an overlong raw sequence (E0 80 80) and a raw control byte: no route */
+    CS_CHECK_EQ_U64(route("{\"_handler\": \"x\xe0\x80\x80\", \"_payload\": \"QUJD\"}", h, &in, &n), 0);
+    CS_CHECK_EQ_U64(route("{\"_handler\": \"x\x01\", \"_payload\": \"QUJD\"}", h, &in, &n), 0);
+}
+
 int main(void)
 {
     test_vectors();
@@ -563,5 +586,6 @@ int main(void)
     test_route_ok();
     test_route_not();
     test_route_limits();
+    test_route_escapes();
     return cs_test_done("keccak");
 }

@@ -460,10 +460,63 @@ static void test_tally(void)
     CS_CHECK_EQ_U64(cs_ledger_tally_schedule(&t), CS_EOVERFLOW);
 }
 
+/* The other sums that only a corrupted ledger can push past 2^128 - 1
+ * (the totals conserve what fund and mint created): each operation still
+ * refuses -- CS_EOVERFLOW, or CS_EINVARIANT for an escrow total below the
+ * locked amount -- and changes nothing; zero amounts change nothing. */
+static void test_corrupt_totals(void)
+{
+    cs_ledger_t l;
+    snap_t s;
+    cs_ledger_init(&l);
+    CS_CHECK_EQ_U64(cs_ledger_fund(&l, 0, 2385), CS_OK);
+    CS_CHECK_EQ_U64(cs_ledger_escrow_lock(&l, 0, 100), CS_OK);
+    l.tot.burned = CS_U128_MAX - 5; /* deliberate corruption, as above */
+    take(&l, &s);
+    CS_CHECK_EQ_U64(cs_ledger_charge_burn(&l, 0, 6), CS_EOVERFLOW);
+    CS_CHECK_EQ_U64(cs_ledger_escrow_settle(&l, 0, 100, 6, CS_DEST_BURN), CS_EOVERFLOW);
+    CS_CHECK(same(&l, &s));
+    CS_CHECK_EQ_U64(cs_ledger_charge_burn(&l, 0, 5), CS_OK); /* exactly 2^128 - 1 */
+    CHECK_U128(l.tot.burned, CS_U128_MAX);
+    l.tot.proposer = CS_U128_MAX - 1;
+    take(&l, &s);
+    CS_CHECK_EQ_U64(cs_ledger_charge_proposer(&l, 0, 2), CS_EOVERFLOW);
+    CS_CHECK(same(&l, &s));
+    l.esc[0] = CS_U128_MAX - 1; /* an account's escrow */
+    take(&l, &s);
+    CS_CHECK_EQ_U64(cs_ledger_escrow_lock(&l, 0, 2), CS_EOVERFLOW);
+    CS_CHECK(same(&l, &s));
+    l.esc[0] = 100;
+    l.tot.escrow = CS_U128_MAX - 1; /* the escrow total */
+    take(&l, &s);
+    CS_CHECK_EQ_U64(cs_ledger_escrow_lock(&l, 0, 2), CS_EOVERFLOW);
+    CS_CHECK(same(&l, &s));
+    l.tot.escrow = 50; /* below the 100 locked */
+    take(&l, &s);
+    CS_CHECK_EQ_U64(cs_ledger_escrow_release(&l, 0, 100), CS_EINVARIANT);
+    CS_CHECK(same(&l, &s));
+    l.tot.escrow = 100;
+    l.bal[0] = CS_U128_MAX - 10; /* the refund of 60 overflows the balance */
+    take(&l, &s);
+    CS_CHECK_EQ_U64(cs_ledger_escrow_settle(&l, 0, 100, 40, CS_DEST_PROPOSER), CS_EOVERFLOW);
+    CS_CHECK(same(&l, &s));
+    /* zero amounts: nothing moves (a never-seen payee is only interned) */
+    l.bal[0] = 2280;
+    take(&l, &s);
+    CS_CHECK_EQ_U64(cs_ledger_charge(&l, 0, 0, CS_DEST_PROPOSER), CS_OK);
+    CS_CHECK_EQ_U64(cs_ledger_escrow_lock(&l, 0, 0), CS_OK);
+    CS_CHECK_EQ_U64(cs_ledger_escrow_settle(&l, 0, 0, 0, CS_DEST_BURN), CS_OK);
+    CS_CHECK(same(&l, &s));
+    CS_CHECK_EQ_U64(cs_ledger_transfer(&l, 0, 5, 0), CS_OK);
+    CS_CHECK(l.n == 6 && cs_ledger_balance(&l, 0) == 2280 && cs_ledger_balance(&l, 5) == 0);
+    cs_ledger_free(&l);
+}
+
 int main(void)
 {
     test_fund_transfer_charge();
     test_overflow();
+    test_corrupt_totals();
     test_escrow();
     test_settle_fire();
     test_check_detects_corruption();

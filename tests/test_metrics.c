@@ -614,30 +614,8 @@ static void test_fallbacks(void)
  * engine's Jain and all-kind censored count. */
 static int run_engine(const char *text, const char *mech, const char *path, double *jain, uint64_t *cens)
 {
-    cs_scenario_t *scn = NULL;
-    cs_errlist_t errs = {0};
-    int rc = cs_scenario_load(text, strlen(text), NULL, 0, &scn, &errs);
-    for (size_t i = 0; i < errs.n; i++) fprintf(stderr, "scenario: %s\n", errs.msg[i]);
-    cs_errlist_free(&errs);
-    if (rc != CS_OK) return -1;
-    cs_sim_opts_t opts;
-    memset(&opts, 0, sizeof opts);
-    opts.out_path = path;
-    opts.seed = scn->seed;
-    cs_engine_t *e = NULL;
-    char err[512];
-    rc = cs_sim_init(&e, scn, mech, &opts, err, sizeof err);
-    if (rc != CS_OK) {
-        fprintf(stderr, "init: %s\n", err);
-        cs_scenario_free(scn);
-        return -1;
-    }
-    while ((rc = cs_sim_step(e)) == CS_OK) {
-    }
     cs_run_stats_t st;
-    int drc = cs_sim_done(e, rc == CS_EINTERRUPTED, &st);
-    cs_scenario_free(scn);
-    if (drc != CS_OK || rc != CS_EINTERRUPTED) return -1;
+    if (cs_test_run_text(text, mech, path, &st) != 0) return -1;
     *jain = st.jain;
     *cens = st.kind[CS_AK__COUNT].censored;
     return 0;

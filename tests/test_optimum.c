@@ -14,6 +14,8 @@
  */
 #include "cs_optimum.h"
 
+#include "cs_h5.h"
+
 #include "cs_rng.h"
 #include "cs_test.h"
 
@@ -379,11 +381,79 @@ static void test_edges(void)
     CS_CHECK(cs_opt_solve(&p, NULL, &r, err, sizeof err) == 0 && r.welfare == 0 && r.method == CS_OPT_NONE);
 }
 
+/*
+ * cs_opt_run from hand-built rows: two blocks (heights 1, 2) of lane
+ * budget 100 and fire cap 100; timer A (id 0xa, value 10, no decay)
+ * fired at height 1 with delay 0 and gas 100; timer B (id 0xb, value 3,
+ * gas 100, due 1) cancelled by its owner.  Ended at height 2 (the cancel
+ * lands in block 2), B may fire at height 1 only, A at 1 or 2: the
+ * optimum puts B at 1 and A at 2, 13.  Ended at height 1, B was withdrawn
+ * before it came due and is no job: 10.  Then the files it refuses, each
+ * usable = 0 with the reason.
+ */
+static void test_run_rows(void)
+{
+    cs_h5_block_t b[2];
+    cs_h5_fire_t f[1];
+    cs_h5_timer_t t[2];
+    memset(b, 0, sizeof b);
+    memset(f, 0, sizeof f);
+    memset(t, 0, sizeof t);
+    for (int i = 0; i < 2; i++) {
+        b[i].height = (uint64_t)i + 1;
+        b[i].lane_budget = 100;
+        b[i].fire_cap = 100;
+    }
+    t[0].timer_id = 0xa, t[0].actor = 1, t[0].due_height = 1, t[0].gas_limit = 100, t[0].value = 10;
+    t[0].fires = 1, t[0].outcome = CS_H5_OUTCOME_FIRED, t[0].end_height = 1;
+    t[1].timer_id = 0xb, t[1].actor = 2, t[1].due_height = 1, t[1].gas_limit = 100, t[1].value = 3;
+    t[1].outcome = CS_H5_OUTCOME_CANCELLED, t[1].end_height = 2;
+    f[0].height = 1, f[0].timer_id = 0xa, f[0].actor = 1, f[0].due_height = 1, f[0].gas_limit = 100;
+    f[0].value = 10;
+    cs_opt_result_t r;
+    int usable = -1;
+    char why[256] = "";
+    CS_CHECK_EQ_U64(cs_opt_run("eip1559", b, 2, f, 1, t, 2, NULL, &r, &usable, why, sizeof why), CS_OK);
+    CS_CHECK(usable == 1 && r.method == CS_OPT_ILP && fabs(r.welfare - 13) < 1e-9);
+    t[1].end_height = 1;
+    CS_CHECK_EQ_U64(cs_opt_run("eip1559", b, 2, f, 1, t, 2, NULL, &r, &usable, why, sizeof why), CS_OK);
+    CS_CHECK(usable == 1 && fabs(r.welfare - 10) < 1e-9);
+    /* fifo, the unbounded reference: no budget, both fit block 1 anyway */
+    t[1].end_height = 2;
+    CS_CHECK(cs_opt_run("fifo", b, 2, f, 1, t, 2, NULL, &r, &usable, why, sizeof why) == CS_OK && usable == 1 &&
+             fabs(r.welfare - 13) < 1e-9);
+
+    CS_CHECK(cs_opt_run("nope", b, 2, f, 1, t, 2, NULL, &r, &usable, why, sizeof why) == CS_OK && usable == 0 &&
+             strstr(why, "unknown mechanism 'nope'") != NULL);
+    CS_CHECK(cs_opt_run("eip1559", b, 0, f, 0, t, 0, NULL, &r, &usable, why, sizeof why) == CS_OK && usable == 1 &&
+             r.welfare == 0);
+    b[1].height = 100; /* heights 1 and 100 in two rows */
+    CS_CHECK(cs_opt_run("eip1559", b, 2, f, 1, t, 2, NULL, &r, &usable, why, sizeof why) == CS_OK && usable == 0 &&
+             strstr(why, "heights 1..100 are not one row per height") != NULL);
+    b[1].height = 2;
+    f[0].value = 10.5; /* the model gives 10 */
+    CS_CHECK(cs_opt_run("eip1559", b, 2, f, 1, t, 2, NULL, &r, &usable, why, sizeof why) == CS_OK && usable == 0 &&
+             strstr(why, "/fires row 0: value 10.5") != NULL);
+    f[0].value = 10;
+    f[0].timer_id = 0xc; /* no such timer */
+    CS_CHECK(cs_opt_run("eip1559", b, 2, f, 1, t, 2, NULL, &r, &usable, why, sizeof why) == CS_OK && usable == 0 &&
+             strstr(why, "has no /timers row") != NULL);
+    f[0].timer_id = 0xa;
+    t[1].decay_rate = NAN; /* an unfired timer outside the value model */
+    CS_CHECK(cs_opt_run("eip1559", b, 2, f, 1, t, 2, NULL, &r, &usable, why, sizeof why) == CS_OK && usable == 0 &&
+             strstr(why, "not of the form") != NULL);
+    t[1].decay_rate = 0;
+    t[0].decay_rate = NAN; /* the fired one */
+    CS_CHECK(cs_opt_run("eip1559", b, 2, f, 1, t, 2, NULL, &r, &usable, why, sizeof why) == CS_OK && usable == 0 &&
+             strstr(why, "agent 0 (timer 000000000000000a)") != NULL);
+}
+
 int main(void)
 {
     test_hand();
     test_edges();
     test_brute();
     test_lagrange_scan();
+    test_run_rows();
     return cs_test_done("optimum");
 }

@@ -86,8 +86,37 @@ static void hand_bm(int from, double *mean, double *lo, double *hi)
 
 static int close_to(double a, double b) { return fabs(a - b) <= 1e-9 * (fabs(b) > 1 ? fabs(b) : 1); }
 
+/* The --no-warmup / --burn-in N options (cs_steady_arg): a decimal count
+ * only (no sign, no suffix, not past 2^64 - 1), the option given once,
+ * the index moved past the count; the series names by index. */
+static void test_args(void)
+{
+    char *v[] = {"x", "--burn-in", "250", "--burn-in", "12x", "--burn-in", "-3", "--burn-in",
+                 "99999999999999999999", "--no-warmup", "--burn-in"};
+    int argc = (int)(sizeof v / sizeof *v), i = 1, mode = CS_STEADY_MSER5;
+    uint64_t b = 7;
+    CS_CHECK(cs_steady_arg(argc, v, &i, &mode, &b) == 1 && i == 2 && mode == CS_STEADY_BURNIN && b == 250);
+    i = 1; /* a second option: refused */
+    CS_CHECK(cs_steady_arg(argc, v, &i, &mode, &b) == 0 && i == 1 && b == 250);
+    for (int at = 3; at <= 7; at += 2) {
+        mode = CS_STEADY_MSER5;
+        i = at;
+        CS_CHECK(cs_steady_arg(argc, v, &i, &mode, &b) == 0 && i == at && mode == CS_STEADY_MSER5 && b == 250);
+    }
+    i = 9;
+    CS_CHECK(cs_steady_arg(argc, v, &i, &mode, &b) == 1 && i == 9 && mode == CS_STEADY_WHOLE);
+    mode = CS_STEADY_MSER5;
+    i = 10; /* --burn-in without its count */
+    CS_CHECK(cs_steady_arg(argc, v, &i, &mode, &b) == 0 && mode == CS_STEADY_MSER5);
+    i = 0; /* not an option */
+    CS_CHECK(cs_steady_arg(argc, v, &i, &mode, &b) == 0);
+    CS_CHECK_STR(cs_steady_name(0), "basefee");
+    CS_CHECK(cs_steady_name(-1) == NULL && cs_steady_name(CS_SS__COUNT) == NULL);
+}
+
 int main(void)
 {
+    test_args();
     char path[] = "/tmp/cs_test_steady_XXXXXX";
     int fd = mkstemp(path);
     CS_CHECK(fd >= 0);

@@ -421,7 +421,7 @@ static double eng_world(const char *strategy, uint64_t blocks, uint64_t *fires)
              "              \"gas_limit\": 100000, \"value\": {\"dist\": \"constant\", \"value\": 1e9}}}]}",
              (unsigned long long)blocks, strategy);
     cs_run_stats_t st;
-    if (cs_test_run_text(txt, "bias-fp", 20261127, &st) != CS_OK) return NAN;
+    if (cs_test_run_seed(txt, "bias-fp", 20261127, &st) != CS_OK) return NAN;
     *fires = st.kind[CS_AK_FRAGMENTER].fires;
     return st.kind[CS_AK_FRAGMENTER].value - st.kind[CS_AK_FRAGMENTER].paid;
 }

@@ -46,8 +46,9 @@
  * with one of the names (so "compare" selects every compare case);
  * CS_FAILALLOC_PER_SITE=n fails, instead of every allocation, only the
  * first n made at each call site (the baseline records every allocation's
- * caller) -- each site's failure path at a fraction of the children; CI's
- * sanitizer stage uses it, the release suite fails every allocation.
+ * caller) -- each site's failure path at a fraction of the children; the
+ * ctest entries set n = 3 (CMakeLists.txt), and CS_FAILALLOC_FULL=1
+ * (tests/release.sh) overrides it: every allocation fails in turn.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -670,8 +671,8 @@ int main(void)
 {
     const char *one = getenv("CS_FAILALLOC");
     cs__one_k = one ? atoi(one) : 0;
-    const char *ps = getenv("CS_FAILALLOC_PER_SITE");
-    cs__per_site = ps ? atoi(ps) : 0;
+    const char *ps = getenv("CS_FAILALLOC_PER_SITE"), *full = getenv("CS_FAILALLOC_FULL");
+    cs__per_site = ps && !(full && strcmp(full, "1") == 0) ? atoi(ps) : 0;
     cs_aw_hook_cjson();
     snprintf(cs__dir, sizeof cs__dir, "%s/cs_failalloc_%d", cs_test_tmpdir(), (int)getpid());
     mkdir(cs__dir, 0755);

@@ -144,8 +144,35 @@ static void test_classes(void)
     cs_mech_close(&m);
 }
 
+/* Names out of range; the base price step at the ends of 128 bits. */
+static void test_book_math(void)
+{
+    CS_CHECK_STR(cs_book_class_name(CS_BOOK_HIGH), "high");
+    CS_CHECK_STR(cs_book_class_name(-1), "unknown");
+    CS_CHECK_STR(cs_book_class_name(CS_BOOK__COUNT), "unknown");
+    CS_CHECK_STR(cs_book_refusal_name(CS_BOOKR_WINDOW), "window");
+    CS_CHECK_STR(cs_book_refusal_name(-1), "unknown");
+    CS_CHECK_STR(cs_book_refusal_name(CS_BOOKR__COUNT), "unknown");
+    const cs_u128 max = ~(cs_u128)0, p127 = (cs_u128)1 << 127;
+    /* Target 0 or denominator 0: no step. */
+    CS_CHECK(cs_book_base_next(777, 5, 0, 8, 1, 0, 0) == 777);
+    CS_CHECK(cs_book_base_next(777, 5, 3, 0, 1, 0, 0) == 777);
+    /* Up by 2^127 x 4 / 1: the step does not fit 128 bits -> the sum
+     * saturates at 2^128 - 1 (no cap). */
+    CS_CHECK(cs_book_base_next(p127, 5, 1, 1, 1, 0, 0) == max);
+    /* Down by a step >= the price: 0, then the floor 0. */
+    CS_CHECK(cs_book_base_next(1, 0, 1, 1, 1, 0, 0) == 0);
+    /* A divisor target x denom = (2^64 - 1)(2^63 + 1) >= 2^127 (the long
+     * division's 129-bit remainder): the step is floor(prev / (2^63 + 1)),
+     * since the factor 2^64 - 1 cancels. */
+    uint64_t t = UINT64_MAX, dn = (1ull << 63) + 1;
+    cs_u128 prev = p127 + 12345;
+    CS_CHECK(cs_book_base_next(prev, 0, t, dn, 1, 0, 0) == prev - prev / dn);
+}
+
 int main(void)
 {
+    test_book_math();
     test_slot();
     test_classes();
     return cs_test_done("book_edges");

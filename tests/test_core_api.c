@@ -1,0 +1,115 @@
+/*
+ * test_core_api.c -- the argument checks of the core's small public entry
+ * points, each with its documented answer (cs_mech.h, cs_params.h,
+ * cs_mech_bias.h, cs_mech_int.h): cs_mech_open / clear / end_block / close
+ * refuse or ignore what is missing (CS_EINVAL; a failing init with no fini
+ * leaves nothing), the parameter choice lists answer -1 or "" for what
+ * they do not hold and truncate to the buffer, and the per-mechanism
+ * read-outs (gba-tip weight, lambda) give 0 for another mechanism.
+ */
+#include <string.h>
+
+#include "cs_error.h"
+#include "cs_mech.h"
+#include "cs_mech_bias.h"
+#include "cs_params.h"
+#include "cs_test.h"
+
+static int g_clears;
+
+static int failing_init(void *state, const cs_params_t *p)
+{
+    (void)state;
+    (void)p;
+    return CS_EOVERFLOW;
+}
+
+static int counting_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, size_t n, cs_clear_out_t *out)
+{
+    (void)state, (void)ctx, (void)c;
+    g_clears++;
+    out->fired = (uint32_t)n;
+    return CS_OK;
+}
+
+static void test_mech(void)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    static const cs_mech_ops_t noclear = {.name = "t-noclear", .version = 1};
+    static const cs_mech_ops_t badinit = {.name = "t-badinit", .version = 1, .init = failing_init,
+                                          .clear = counting_clear};
+    static const cs_mech_ops_t plain = {.name = "t-plain", .version = 1, .clear = counting_clear};
+    cs_mech_t m;
+    CS_CHECK_EQ_U64(cs_mech_open(NULL, &plain, &p), CS_EINVAL);
+    CS_CHECK_EQ_U64(cs_mech_open(&m, NULL, &p), CS_EINVAL);
+    CS_CHECK_EQ_U64(cs_mech_open(&m, &noclear, &p), CS_EINVAL);
+    CS_CHECK_EQ_U64(cs_mech_open(&m, &plain, NULL), CS_EINVAL);
+    /* init's own error comes back; no fini to run; the state is gone. */
+    CS_CHECK_EQ_U64(cs_mech_open(&m, &badinit, &p), CS_EOVERFLOW);
+    CS_CHECK(m.state == NULL && m.ops == NULL);
+    /* A mechanism with no state size and no end_block hook. */
+    CS_CHECK_EQ_U64(cs_mech_open(&m, &plain, &p), CS_OK);
+    cs_clear_ctx_t ctx = {.p = &p, .height = 3, .budget_cycles = 100};
+    cs_clear_ctx_t noparams = {.p = NULL, .height = 3, .budget_cycles = 100};
+    cs_clear_out_t out;
+    cs_cand_t c[2];
+    memset(c, 0, sizeof c);
+    CS_CHECK_EQ_U64(cs_mech_clear(NULL, &ctx, c, 2, &out), CS_EINVAL);
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, NULL, c, 2, &out), CS_EINVAL);
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &noparams, c, 2, &out), CS_EINVAL);
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, c, 2, NULL), CS_EINVAL);
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, NULL, 2, &out), CS_EINVAL);
+    CS_CHECK_EQ_U64(g_clears, 0);
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, NULL, 0, &out), CS_OK);
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, c, 2, &out), CS_OK);
+    CS_CHECK_EQ_U64(g_clears, 2);
+    CS_CHECK_EQ_U64(out.fired, 2);
+    cs_mech_end_block(&m, &ctx, c, 2, &out); /* no hook: nothing */
+    cs_mech_end_block(NULL, &ctx, c, 2, &out);
+    /* Read-outs of other mechanisms: 0. */
+    CS_CHECK_EQ_U64(cs_mech_lambda(&m), 0);
+    CS_CHECK_EQ_U64(cs_mech_lambda(NULL), 0);
+    cs_mech_lambda_observe(&m, 1); /* not a bias mechanism: ignored */
+    cs_mech_lambda_observe(NULL, 1);
+    CS_CHECK_EQ_U64(cs_mech_gba_weight(&m, 1, 10), 0);
+    CS_CHECK_EQ_U64(cs_mech_gba_weight(NULL, 1, 10), 0);
+    cs_mech_close(&m);
+    CS_CHECK(m.state == NULL && m.ops == NULL);
+    cs_mech_end_block(&m, &ctx, c, 2, &out); /* closed: nothing */
+    cs_mech_close(&m); /* twice: safe */
+    cs_mech_close(NULL);
+    /* gba-tip before any block: no identity has a weight yet. */
+    CS_CHECK_EQ_U64(cs_mech_open(&m, cs_mech_find("gba-tip"), &p), CS_OK);
+    CS_CHECK_EQ_U64(cs_mech_gba_weight(&m, 7, 10), 0);
+    cs_mech_close(&m);
+}
+
+static void test_choices(void)
+{
+    const cs_param_desc_t *rule = cs_param_find("basefee_rule"), *lam = cs_param_find("lambda");
+    CS_CHECK(rule != NULL && lam != NULL);
+    CS_CHECK(cs_param_find("no_such_param") == NULL);
+    if (!rule || !lam) return;
+    CS_CHECK_EQ_U64(cs_param_choice(rule, "eip1559"), CS_BASEFEE_EIP1559);
+    CS_CHECK_EQ_U64(cs_param_choice(rule, "additive"), CS_BASEFEE_ADDITIVE);
+    CS_CHECK(cs_param_choice(rule, "eip") == -1);      /* a prefix is not a choice */
+    CS_CHECK(cs_param_choice(rule, "cip1x") == -1);
+    CS_CHECK(cs_param_choice(lam, "on") == -1);        /* no choices at all */
+    char buf[16];
+    CS_CHECK_STR(cs_param_choice_name(rule, CS_BASEFEE_ADDITIVE, buf, sizeof buf), "additive");
+    CS_CHECK_STR(cs_param_choice_name(rule, CS_BASEFEE_EIP1559, buf, 4), "eip");
+    CS_CHECK_STR(cs_param_choice_name(rule, 9, buf, sizeof buf), "");
+    CS_CHECK_STR(cs_param_choice_name(lam, 0, buf, sizeof buf), "");
+    /* cap 0: nothing written (it used to write buf[0], one byte past a
+     * zero-byte buffer). */
+    buf[0] = 'x';
+    CS_CHECK(cs_param_choice_name(rule, 0, buf, 0) == buf && buf[0] == 'x');
+}
+
+int main(void)
+{
+    test_mech();
+    test_choices();
+    return cs_test_done("core_api");
+}

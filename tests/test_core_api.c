@@ -5,11 +5,16 @@
  * refuse or ignore what is missing (CS_EINVAL; a failing init with no fini
  * leaves nothing), the parameter choice lists answer -1 or "" for what
  * they do not hold and truncate to the buffer, and the per-mechanism
- * read-outs (gba-tip weight, lambda) give 0 for another mechanism.
+ * read-outs (gba-tip weight, lambda) give 0 for another mechanism; the
+ * hash map answers "nothing" before it is initialised and refuses a size
+ * beyond 2^32 cells; e^x x scale saturates at 2^128 - 1 on each of its
+ * three overflow paths (CIP-5 §9.2's Bias, cs_fixed.h).
  */
 #include <string.h>
 
 #include "cs_error.h"
+#include "cs_fixed.h"
+#include "cs_hmap.h"
 #include "cs_mech.h"
 #include "cs_mech_bias.h"
 #include "cs_params.h"
@@ -107,8 +112,35 @@ static void test_choices(void)
     CS_CHECK(cs_param_choice_name(rule, 0, buf, 0) == buf && buf[0] == 'x');
 }
 
+static void test_hmap_fixed(void)
+{
+    cs__hmap_t m;
+    memset(&m, 0, sizeof m);
+    size_t it = 0;
+    CS_CHECK_EQ_U64(cs__hmap_next(&m, 5, &it), CS__HEMPTY);
+    CS_CHECK_EQ_U64(cs__hmap_del(&m, 5, 1), 0);
+    CS_CHECK_EQ_U64(cs__hmap_bytes(&m), 0);
+    cs__hmap_clear(&m); /* nothing to clear */
+    CS_CHECK_EQ_U64(cs__hmap_bytes(&m), 0);
+    CS_CHECK(cs__hmap_init(&m, (size_t)1 << 33, CS__HMAP_HALF) == -1); /* > 2^32 cells */
+    CS_CHECK(m.cells == NULL);
+    /* e^x x scale >= 2^128 in each shift case (e^43 = 2^62.04, e^50 = 2^72.13):
+     * k = 62 (no shift): e^43 x 2^67 = 2^129.04; k = 72: e^50 x 2^70 =
+     * 2^142.1 (the product already above 2^128) and e^50 x 2^60 = 2^132.1
+     * (the product fits, the shift does not). */
+    const cs_u128 max = ~(cs_u128)0;
+    CS_CHECK(cs_fixed_exp_scaled(43000000000ull, (cs_u128)1 << 67) == max);
+    CS_CHECK(cs_fixed_exp_scaled(50000000000ull, (cs_u128)1 << 70) == max);
+    CS_CHECK(cs_fixed_exp_scaled(50000000000ull, (cs_u128)1 << 60) == max);
+    /* ... and just below: e^50 x 2^50 = 2^122.1 fits: within 2^-50 of
+     * 5.184705528587072e21 x 2^50. */
+    double want = 5.184705528587072e21 * 1125899906842624.0, got = (double)cs_fixed_exp_scaled(50000000000ull, (cs_u128)1 << 50);
+    CS_CHECK(got > want * (1 - 1e-12) && got < want * (1 + 1e-12));
+}
+
 int main(void)
 {
+    test_hmap_fixed();
     test_mech();
     test_choices();
     return cs_test_done("core_api");

@@ -8,13 +8,16 @@
  * read-outs (gba-tip weight, lambda) give 0 for another mechanism; the
  * hash map answers "nothing" before it is initialised and refuses a size
  * beyond 2^32 cells; e^x x scale saturates at 2^128 - 1 on each of its
- * three overflow paths (CIP-5 §9.2's Bias, cs_fixed.h).
+ * three overflow paths (CIP-5 §9.2's Bias, cs_fixed.h); the ledger check
+ * and the tally (DESIGN §2.6) refuse corrupted sums that overflow 128 bits
+ * and counters at 2^64 - 1, with or without a message buffer.
  */
 #include <string.h>
 
 #include "cs_error.h"
 #include "cs_fixed.h"
 #include "cs_hmap.h"
+#include "cs_ledger.h"
 #include "cs_mech.h"
 #include "cs_mech_bias.h"
 #include "cs_params.h"
@@ -138,8 +141,66 @@ static void test_hmap_fixed(void)
     CS_CHECK(got > want * (1 - 1e-12) && got < want * (1 + 1e-12));
 }
 
+static void test_ledger_tally(void)
+{
+    const cs_u128 max = ~(cs_u128)0, half = (cs_u128)1 << 127;
+    char msg[300];
+    cs_ledger_t l;
+    cs_ledger_init(&l);
+    CS_CHECK_EQ_U64(cs_ledger_reserve(&l, 2), CS_OK);
+    /* Corrupted by hand: two escrows of 2^127 overflow the sum. */
+    l.esc[0] = l.esc[1] = half;
+    CS_CHECK_EQ_U64(cs_ledger_check(&l, msg, sizeof msg), CS_EINVARIANT);
+    CS_CHECK_STR(msg, "ledger: sum of balances or escrows overflows 128 bits");
+    /* Escrows 5 against a total of 4; no message buffer. */
+    l.esc[0] = 2;
+    l.esc[1] = 3;
+    l.tot.escrow = 4;
+    CS_CHECK_EQ_U64(cs_ledger_check(&l, NULL, 0), CS_EINVARIANT);
+    l.tot.escrow = 5;
+    /* initial + minted overflows. */
+    l.tot.initial = max;
+    l.tot.minted = 1;
+    CS_CHECK_EQ_U64(cs_ledger_check(&l, msg, 0), CS_EINVARIANT);
+    /* balances + escrow + burned, then + proposer, overflow. */
+    l.tot.initial = 5;
+    l.tot.minted = 0;
+    l.tot.burned = max;
+    CS_CHECK_EQ_U64(cs_ledger_check(&l, msg, sizeof msg), CS_EINVARIANT);
+    CS_CHECK(strncmp(msg, "ledger: balances 0 + escrow 5 + burned ", 39) == 0);
+    l.tot.burned = 0;
+    l.tot.proposer = max;
+    CS_CHECK_EQ_U64(cs_ledger_check(&l, NULL, 0), CS_EINVARIANT);
+    l.tot.proposer = 0;
+    CS_CHECK_EQ_U64(cs_ledger_check(&l, msg, sizeof msg), CS_OK); /* 0 + 5 + 0 + 0 = 5 + 0 */
+    cs_ledger_free(&l);
+
+    cs_tally_t t;
+    memset(&t, 0, sizeof t);
+    t.scheduled = UINT64_MAX;
+    CS_CHECK_EQ_U64(cs_ledger_tally_schedule(&t), CS_EOVERFLOW);
+    t.scheduled = 0;
+    t.pending = UINT64_MAX;
+    CS_CHECK_EQ_U64(cs_ledger_tally_schedule(&t), CS_EOVERFLOW);
+    CS_CHECK(t.scheduled == 0 && t.pending == UINT64_MAX);
+    t.pending = 1;
+    t.fire_events = UINT64_MAX;
+    CS_CHECK_EQ_U64(cs_ledger_tally_fire(&t, 0), CS_EOVERFLOW);
+    CS_CHECK_EQ_U64(cs_ledger_tally_fire(&t, 1), CS_EOVERFLOW);
+    CS_CHECK(t.fired == 0 && t.pending == 1);
+    /* scheduled 0 != pending 1; no buffer.  Then pending 1 against a queue
+     * of 2 with a zero-size buffer: the buffer is not written. */
+    CS_CHECK_EQ_U64(cs_ledger_tally_check(&t, UINT64_MAX, NULL, 0), CS_EINVARIANT);
+    t.scheduled = 1;
+    msg[0] = 'x';
+    CS_CHECK_EQ_U64(cs_ledger_tally_check(&t, 2, msg, 0), CS_EINVARIANT);
+    CS_CHECK(msg[0] == 'x');
+    CS_CHECK_EQ_U64(cs_ledger_tally_check(&t, 1, NULL, 0), CS_OK);
+}
+
 int main(void)
 {
+    test_ledger_tally();
     test_hmap_fixed();
     test_mech();
     test_choices();

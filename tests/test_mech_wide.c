@@ -16,6 +16,14 @@
  *     gain 0.1 and target 0.2 the next lambda is
  *     0.05 + 0.05 * 0.1 * (0.2 - 0.25) = 0.04975 (49,750,000 ppb); a
  *     share formed as 2^110 * 10^6 in 128 bits would wrap.
+ *  3. gba-tip's weights (CIP-1 first draft §3 "Priority Weight") from tips
+ *     of 2^110 and 2^111 per cycle (the ratio T is formed after shifting
+ *     both sums below 2^100): identity 1 has T = 2^110 / (1.5 x 2^110) =
+ *     2/3, identity 2 T = 4/3; both fire (Q = 0), L = 0, U = 1,000 /
+ *     50,000 = 0.02, so S_1 = 0.333333 + 0.5 - 0.02 = 0.813333 and S_2 =
+ *     0.666666 + 0.5 - 0.02 = 1.146666 (ppm, floored), and with
+ *     ema_lambda 0.2 from weight 1: w_1 = 0.8 + 0.2 x 0.813333 = 0.962666,
+ *     w_2 = 0.8 + 0.2 x 1.146666 = 1.029333.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -180,8 +188,46 @@ static void test_lambda_wide(void)
     cs_mech_close(&m);
 }
 
+static void test_gba_wide(void)
+{
+    const cs_mech_ops_t *ops = cs_mech_find("gba-tip");
+    CS_CHECK(ops != NULL);
+    if (!ops) return;
+    cs_params_t p;
+    cs_params_default(&p);
+    p.gba_weight_epoch = 1;
+    p.starvation_blocks = 0; /* L = 0 */
+    cs_mech_t m;
+    CS_CHECK_EQ_U64(cs_mech_open(&m, ops, &p), CS_OK);
+    cs_cand_t c[2];
+    memset(c, 0, sizeof c);
+    for (int i = 0; i < 2; i++) {
+        c[i].slot = (uint32_t)i;
+        c[i].target = c[i].ident = (uint32_t)(i + 1);
+        c[i].due_height = 10;
+        c[i].sched_height = 5;
+        c[i].cycles = 1000;
+        c[i].id.b[0] = (uint8_t)(i + 1);
+        c[i].max_prio = (cs_u128)1 << (110 + i);
+        c[i].max_fee = (cs_u128)1 << 120;
+        c[i].balance = (cs_u128)1 << 127;
+    }
+    cs_clear_ctx_t ctx = {.p = &p, .height = 10, .budget_cycles = 50000};
+    cs_clear_out_t out;
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, c, 2, &out), CS_OK);
+    CS_CHECK(c[0].selected && c[1].selected);
+    cs_mech_end_block(&m, &ctx, c, 2, &out);
+    ctx.height = 11;
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, NULL, 0, &out), CS_OK); /* the epoch rolls */
+    cs_mech_end_block(&m, &ctx, NULL, 0, &out);
+    CS_CHECK_EQ_U64(cs_mech_gba_weight(&m, 1, 11), 962666);
+    CS_CHECK_EQ_U64(cs_mech_gba_weight(&m, 2, 11), 1029333);
+    cs_mech_close(&m);
+}
+
 int main(void)
 {
+    test_gba_wide();
     test_critical("bias-vcg");
     test_critical("bias-fp");
     test_lambda_wide();

@@ -10,11 +10,14 @@
  * beyond 2^32 cells; e^x x scale saturates at 2^128 - 1 on each of its
  * three overflow paths (CIP-5 §9.2's Bias, cs_fixed.h); the ledger check
  * and the tally (DESIGN §2.6) refuse corrupted sums that overflow 128 bits
- * and counters at 2^64 - 1, with or without a message buffer.
+ * and counters at 2^64 - 1, with or without a message buffer; the
+ * fairness window must be 1 .. 2^32 - 1 blocks, and its snapshot fills
+ * only the arrays it is given.
  */
 #include <string.h>
 
 #include "cs_error.h"
+#include "cs_fairness.h"
 #include "cs_fixed.h"
 #include "cs_hmap.h"
 #include "cs_ledger.h"
@@ -198,8 +201,33 @@ static void test_ledger_tally(void)
     CS_CHECK_EQ_U64(cs_ledger_tally_check(&t, 1, NULL, 0), CS_OK);
 }
 
+static void test_fairness_args(void)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    cs_fairness_t f;
+    p.fairness_window = 0;
+    CS_CHECK_EQ_U64(cs_fairness_init(&f, &p), CS_EINVAL);
+    p.fairness_window = (uint64_t)UINT32_MAX + 1;
+    CS_CHECK_EQ_U64(cs_fairness_init(&f, &p), CS_EINVAL);
+    p.fairness_window = 10;
+    CS_CHECK_EQ_U64(cs_fairness_init(&f, &p), CS_OK);
+    /* Block 1: identity 7 fires twice, 3 once; at block 2 both are in the
+     * window.  A snapshot with only recent[]: 3 -> 1, 7 -> 2 (identity order). */
+    CS_CHECK_EQ_U64(cs_fairness_begin_block(&f, 1), CS_OK);
+    CS_CHECK_EQ_U64(cs_fairness_add_fire(&f, 7), CS_OK);
+    CS_CHECK_EQ_U64(cs_fairness_add_fire(&f, 7), CS_OK);
+    CS_CHECK_EQ_U64(cs_fairness_add_fire(&f, 3), CS_OK);
+    CS_CHECK_EQ_U64(cs_fairness_begin_block(&f, 2), CS_OK);
+    uint64_t recent[4] = {0, 0, 0, 0};
+    CS_CHECK_EQ_U64(cs_fairness_snapshot(&f, NULL, recent, NULL, 4), 2);
+    CS_CHECK(recent[0] == 1 && recent[1] == 2 && recent[2] == 0);
+    cs_fairness_free(&f);
+}
+
 int main(void)
 {
+    test_fairness_args();
     test_ledger_tally();
     test_hmap_fixed();
     test_mech();

@@ -12,13 +12,16 @@
  * and the tally (DESIGN §2.6) refuse corrupted sums that overflow 128 bits
  * and counters at 2^64 - 1, with or without a message buffer; the
  * fairness window must be 1 .. 2^32 - 1 blocks, and its snapshot fills
- * only the arrays it is given.
+ * only the arrays it is given; every mechanism refuses a candidate of 0
+ * cycles (CS_EINVAL, cs_mech.h), and eip1559 orders two candidates equal
+ * in tip and timer id by their schedule height.
  */
 #include <string.h>
 
 #include "cs_error.h"
 #include "cs_fairness.h"
 #include "cs_fixed.h"
+#include "cs_gba.h"
 #include "cs_hmap.h"
 #include "cs_ledger.h"
 #include "cs_mech.h"
@@ -225,8 +228,59 @@ static void test_fairness_args(void)
     cs_fairness_free(&f);
 }
 
+static void test_mech_inputs(void)
+{
+    CS_CHECK_STR(cs_gba_tier_name(-1), "?");
+    CS_CHECK_STR(cs_gba_tier_name(CS_PTIER__COUNT), "?");
+    static const char *const names[] = {"fifo", "fifo-capped", "eip1559", "greedy", "score", "bias-vcg",
+                                        "bias-fp", "gba-tip", "slot-booking", "priority-classes"};
+    cs_params_t p;
+    cs_params_default(&p);
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        cs_mech_t m;
+        CS_CHECK_EQ_U64(cs_mech_open(&m, cs_mech_find(names[k]), &p), CS_OK);
+        cs_cand_t c[2];
+        memset(c, 0, sizeof c);
+        for (int i = 0; i < 2; i++) {
+            c[i].slot = (uint32_t)i;
+            c[i].id.b[0] = (uint8_t)(i + 1);
+            c[i].cycles = (uint64_t)i * 1000; /* the first has 0 cycles */
+            c[i].due_height = 3;
+            c[i].max_fee = c[i].bid = 1000000;
+        }
+        cs_clear_ctx_t ctx = {.p = &p, .height = 5, .budget_cycles = 100000};
+        cs_clear_out_t out;
+        int rc = cs_mech_clear(&m, &ctx, c, 2, &out);
+        if (rc != CS_EINVAL) fprintf(stderr, "%s: a 0-cycle candidate gave %d\n", names[k], rc);
+        CS_CHECK_EQ_U64(rc, CS_EINVAL);
+        cs_mech_close(&m);
+    }
+    /* eip1559: equal tips (max_prio 7, fee room) and equal ids: the lower
+     * schedule height first, so with room for one only it wins. */
+    cs_mech_t m;
+    CS_CHECK_EQ_U64(cs_mech_open(&m, cs_mech_find("eip1559"), &p), CS_OK);
+    cs_cand_t c[2];
+    memset(c, 0, sizeof c);
+    for (int i = 0; i < 2; i++) {
+        c[i].slot = (uint32_t)i;
+        c[i].id.b[0] = 9;
+        c[i].cycles = 1000;
+        c[i].due_height = 3;
+        c[i].sched_height = (uint64_t)(2 - i); /* c[1] was scheduled first */
+        c[i].max_fee = 1000000;
+        c[i].max_prio = 7;
+        c[i].balance = (cs_u128)1 << 80;
+    }
+    cs_clear_ctx_t ctx = {.p = &p, .height = 5, .budget_cycles = 1000};
+    cs_clear_out_t out;
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, c, 2, &out), CS_OK);
+    CS_CHECK(!c[0].selected && c[1].selected);
+    cs_mech_close(&m);
+}
+
 int main(void)
 {
+    test_mech_inputs();
     test_fairness_args();
     test_ledger_tally();
     test_hmap_fixed();

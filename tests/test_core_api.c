@@ -276,6 +276,22 @@ static void test_mech_inputs(void)
     CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, c, 2, &out), CS_OK);
     CS_CHECK(!c[0].selected && c[1].selected);
     cs_mech_close(&m);
+    /* score (CIP-5 CN §9.1, w_age = w_bid = 1): bids of 2^127 - 1 (age 0)
+     * and 2^126 (age 2) both count as the cap 2^125, so the older one
+     * scores 2^125 + 2 against 2^125 and takes the one fire's room. */
+    CS_CHECK_EQ_U64(cs_mech_open(&m, cs_mech_find("score"), &p), CS_OK);
+    memset(c, 0, sizeof c);
+    for (int i = 0; i < 2; i++) {
+        c[i].slot = (uint32_t)i;
+        c[i].id.b[0] = (uint8_t)(i + 1);
+        c[i].cycles = 1000;
+        c[i].due_height = (uint64_t)(5 - 2 * i);
+        c[i].bid = i == 0 ? ~(cs_u128)0 >> 1 : (cs_u128)1 << 126;
+        c[i].balance = ~(cs_u128)0;
+    }
+    CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, c, 2, &out), CS_OK);
+    CS_CHECK(!c[0].selected && c[1].selected);
+    cs_mech_close(&m);
 }
 
 int main(void)

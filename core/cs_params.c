@@ -65,8 +65,9 @@ int cs_param_choice(const cs_param_desc_t *d, const char *word)
 const char *cs_param_choice_name(const cs_param_desc_t *d, uint32_t i, char *buf, size_t cap)
 {
     const char *s = d->choices;
+    if (cap == 0) return buf; /* no room, not even for the NUL */
     buf[0] = '\0';
-    if (s == NULL || cap == 0) return buf;
+    if (s == NULL) return buf;
     for (uint32_t k = 0; *s; k++) {
         const char *e = strchr(s, '|');
         size_t l = e ? (size_t)(e - s) : strlen(s);

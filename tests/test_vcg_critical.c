@@ -27,6 +27,7 @@
 #include "cs_fixed.h"
 #include "cs_mech.h"
 #include "cs_test.h"
+#include "bias_ref.h"
 
 #define NMAX 12
 
@@ -76,19 +77,7 @@ static void ref_alloc(const inst_t *in, const cs_u128 *bids, int *win)
         }
         ord[b] = x;
     }
-    uint64_t left = in->budget, fired = 0, per[NMAX + 1] = {0};
-    for (size_t k = 0; k < n; k++) {
-        const cs_cand_t *t = &in->c[ord[k]];
-        if (t->cycles > p->max_cycles_per_fire) continue;
-        if (p->reserve_mode == CS_RESERVE_BID_GATE && bids[ord[k]] < p->reserve_price) continue;
-        if (p->max_fires_per_block && fired >= p->max_fires_per_block) continue;
-        if (p->max_fires_per_actor && per[t->target] >= p->max_fires_per_actor) continue;
-        if (t->cycles > left) continue;
-        left -= t->cycles;
-        per[t->target]++;
-        fired++;
-        win[ord[k]] = 1;
-    }
+    bias_ref_scan(p, in->c, bids, ord, n, in->budget, win);
 }
 
 static void gen(inst_t *in)

@@ -1,37 +1,46 @@
 #!/bin/sh
-# run.sh [STUDY...] -- regenerate calibration studies (default: all twelve):
-# the sweep, the report; for the studies study.py knows, the x5-population
-# sweep (study.py --make-x5) and the study section (study.md: comparisons
-# with 95 % intervals and the scale check); then the conclusion on top
-# (prepend.sh).  Heavy: run under nice on a shared machine.
-# Run from the repository root; COWSIM names the binary (default build/cowsim).
+# run.sh [STUDY...] -- regenerate calibration studies (default: all twelve)
+# and the Phase-5 answer sheet: per study the sweep, the report; the
+# robustness sweeps (study.py --make-variant: the levels the conclusions
+# rest on at 4 x horizon and at 5 x population); the study section
+# (study.md: comparisons with 95 % intervals, convergence, the efficiency
+# benchmark, the equivalence tests) and its numbers (study.json); the
+# conclusion on top (prepend.sh); for study 1 the Sobol design; then
+# results/calibration/ANSWERS.md (answers.py) from every study.json.
+# Heavy: run under nice on a shared machine.  Run from the repository root;
+# COWSIM names the binary (default build/cowsim), JOBS the sweep workers
+# (default 1).
 set -eu
 C=${COWSIM:-build/cowsim}
+J=${JOBS:-1}
 [ $# -gt 0 ] || set -- 01-lambda 02-reserve 03-vcg-fp 04-fairness-window 05-fragmentation \
     06-median-ema 07-tiers 08-lane-fee-multiplier 09-basefee-rule 10-lane-size-cap \
     11-gba-headroom 12-gc-isolation
 for s in "$@"; do
     d=results/calibration/$s
-    rm -rf "$d/runs"
-    rm -f "$d"/*.png "$d"/*.gp "$d"/*.dat "$d/report.md" "$d/sweep.h5"
-    "$C" sweep "scenarios/calibration/$s.json" -j 2 -o "results/calibration/$s/runs" --quiet
-    "$C" report "results/calibration/$s/runs/sweep.h5" -o "results/calibration/$s"
-    if /usr/bin/python3 scenarios/calibration/study.py "$s" --help-known 2> /dev/null; then
-        rm -rf "$d/runs-x5"
-        /usr/bin/python3 scenarios/calibration/study.py --make-x5 "scenarios/calibration/$s.json" "$d/x5.json"
-        "$C" sweep "$d/x5.json" -j 2 -o "$d/runs-x5" --quiet
-        rm -f "$d/x5.json"
-        /usr/bin/python3 scenarios/calibration/study.py "$s" --runs "$d/runs" --x5 "$d/runs-x5" --out "$d/study.md"
-    fi
+    rm -rf "$d/runs" "$d/runs-h4" "$d/runs-p5" "$d/runs-x5"
+    rm -f "$d"/*.png "$d"/*.gp "$d"/*.dat "$d/report.md" "$d/sweep.h5" "$d/study.json"
+    "$C" sweep "scenarios/calibration/$s.json" -j "$J" -o "$d/runs" --quiet
+    "$C" report "$d/runs/sweep.h5" -o "$d"
+    for v in h4 p5; do
+        /usr/bin/python3 scenarios/calibration/study.py --make-variant "$v" "$s" "scenarios/calibration/$s.json" "$d/$v.json"
+        "$C" sweep "$d/$v.json" -j "$J" -o "$d/runs-$v" --quiet
+        rm -f "$d/$v.json"
+    done
+    /usr/bin/python3 scenarios/calibration/study.py "$s" --runs "$d/runs" --h4 "$d/runs-h4" --p5 "$d/runs-p5" \
+        --out "$d/study.md" --json "$d/study.json"
     sh scenarios/calibration/prepend.sh "$s"
     if [ "$s" = 01-lambda ]; then
         # Sobol indices of lambda, reserve_price, bias_scale (sobol.py); the
         # reading above the tables is kept, the tables are regenerated.
         rm -rf "$d/runs-sobol"
-        "$C" sweep scenarios/calibration/01-lambda-sobol.json -j 2 -o "$d/runs-sobol" --quiet
+        /usr/bin/python3 scenarios/calibration/sobol.py design scenarios/calibration/01-lambda-sobol-base.json 16 \
+            scenarios/calibration/01-lambda-sobol.json
+        "$C" sweep scenarios/calibration/01-lambda-sobol.json -j "$J" -o "$d/runs-sobol" --quiet
         sed '/^## Sobol sensitivity/,$d' "$d/sobol.md" > "$d/sobol.md.tmp"
         /usr/bin/python3 scenarios/calibration/sobol.py analyze "$d/runs-sobol" paid welfare censored delay_p99 \
-            >> "$d/sobol.md.tmp"
+            bias_slack_violated bias_slack_deficit >> "$d/sobol.md.tmp"
         mv "$d/sobol.md.tmp" "$d/sobol.md"
     fi
 done
+/usr/bin/python3 scenarios/calibration/answers.py results/calibration

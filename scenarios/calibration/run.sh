@@ -16,7 +16,10 @@ J=${JOBS:-1}
 [ $# -gt 0 ] || set -- 01-lambda 02-reserve 03-vcg-fp 04-fairness-window 05-fragmentation \
     06-median-ema 07-tiers 08-lane-fee-multiplier 09-basefee-rule 10-lane-size-cap \
     11-gba-headroom 12-gc-isolation
-for s in "$@"; do
+# --one STUDY: one study, in its own shell so that set -e stops it at its
+# first failure; the loop below reports a failing study and runs the others
+if [ "${1:-}" = --one ]; then
+    s=$2
     d=results/calibration/$s
     rm -rf "$d/runs" "$d/runs-h4" "$d/runs-p5" "$d/runs-x5"
     rm -f "$d"/*.png "$d"/*.gp "$d"/*.dat "$d/report.md" "$d/sweep.h5" "$d/study.json"
@@ -34,7 +37,7 @@ for s in "$@"; do
         # Sobol indices of lambda, reserve_price, bias_scale (sobol.py); the
         # reading above the tables is kept, the tables are regenerated.
         rm -rf "$d/runs-sobol"
-        /usr/bin/python3 scenarios/calibration/sobol.py design scenarios/calibration/01-lambda-sobol-base.json 16 \
+        /usr/bin/python3 scenarios/calibration/sobol.py design scenarios/calibration/01-lambda-sobol-base.json 8 \
             scenarios/calibration/01-lambda-sobol.json
         "$C" sweep scenarios/calibration/01-lambda-sobol.json -j "$J" -o "$d/runs-sobol" --quiet
         sed '/^## Sobol sensitivity/,$d' "$d/sobol.md" > "$d/sobol.md.tmp"
@@ -42,5 +45,13 @@ for s in "$@"; do
             bias_slack_violated bias_slack_deficit >> "$d/sobol.md.tmp"
         mv "$d/sobol.md.tmp" "$d/sobol.md"
     fi
+    exit 0
+fi
+fail=0
+for s in "$@"; do
+    echo "run.sh: $s started $(date -u +%H:%M:%S)" >&2
+    COWSIM=$C JOBS=$J sh "$0" --one "$s" || { echo "run.sh: $s FAILED" >&2; fail=1; }
 done
 /usr/bin/python3 scenarios/calibration/answers.py results/calibration
+echo "run.sh: done $(date -u +%H:%M:%S)" >&2
+exit $fail

@@ -686,12 +686,13 @@ def conv_of(r, mode):
 
 
 def level_rows(rows, c, lvl):
-    """The run files of comparison c's level lvl (its a and b sides)."""
+    """The run files of comparison c's level lvl (its a and b sides: the
+    mechanisms either names, or every one)."""
     by = c.get("by")
     by = by if isinstance(by, list) else [by]
     lv = lvl if isinstance(lvl, tuple) else (lvl,)
-    mech = c["a"].get("mechanism")
-    return [r for r in rows if all(r.get(b) == v for b, v in zip(by, lv)) and mech in (None, r["mechanism"])]
+    mechs = set(x.get("mechanism") for x in (c["a"], c.get("b", {}))) - {None}
+    return [r for r in rows if all(r.get(b) == v for b, v in zip(by, lv)) and (not mechs or r["mechanism"] in mechs)]
 
 
 def why_not(rows, vrows, c, lvl, mode, name):

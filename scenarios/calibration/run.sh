@@ -10,7 +10,8 @@
 # study.json.
 # Heavy: run under nice on a shared machine.  Run from the repository root;
 # COWSIM names the binary (default build/cowsim), JOBS the sweep workers
-# (default 1).
+# (default 1); SECTIONS_ONLY=1 keeps the sweeps and reports already made
+# and redoes only the bound's gap, the study sections and the sheet.
 set -eu
 C=${COWSIM:-build/cowsim}
 J=${JOBS:-1}
@@ -21,7 +22,7 @@ J=${JOBS:-1}
     11-gba-headroom 12-gc-isolation sobol
 # --one STUDY: one study, in its own shell so that set -e stops it at its
 # first failure; the loop below reports a failing study and runs the others
-if [ "${1:-}" = --one ] && [ "$2" = sobol ]; then
+if [ "${1:-}" = --one ] && [ "$2" = sobol ] && [ -z "${SECTIONS_ONLY:-}" ]; then
     # Sobol indices of lambda, reserve_price, bias_scale for study 1
     # (sobol.py); the reading above the tables is kept, the tables are
     # regenerated.
@@ -36,18 +37,25 @@ if [ "${1:-}" = --one ] && [ "$2" = sobol ]; then
     mv "$d/sobol.md.tmp" "$d/sobol.md"
     exit 0
 fi
+if [ "${1:-}" = --one ] && [ "$2" = sobol ]; then
+    exit 0
+fi
 if [ "${1:-}" = --one ]; then
     s=$2
     d=results/calibration/$s
-    rm -rf "$d/runs" "$d/runs-h4" "$d/runs-p5" "$d/runs-x5"
-    rm -f "$d"/*.png "$d"/*.gp "$d"/*.dat "$d/report.md" "$d/sweep.h5" "$d/study.json"
-    "$C" sweep "scenarios/calibration/$s.json" -j "$J" -o "$d/runs" --quiet
-    "$C" report "$d/runs/sweep.h5" -o "$d"
-    for v in h4 p5; do
-        /usr/bin/python3 scenarios/calibration/study.py --make-variant "$v" "$s" "scenarios/calibration/$s.json" "$d/$v.json"
-        "$C" sweep "$d/$v.json" -j "$J" -o "$d/runs-$v" --quiet
-        rm -f "$d/$v.json"
-    done
+    if [ -z "${SECTIONS_ONLY:-}" ]; then
+        rm -rf "$d/runs" "$d/runs-h4" "$d/runs-p5" "$d/runs-x5"
+        rm -f "$d"/*.png "$d"/*.gp "$d"/*.dat "$d/report.md" "$d/sweep.h5" "$d/study.json"
+        "$C" sweep "scenarios/calibration/$s.json" -j "$J" -o "$d/runs" --quiet
+        "$C" report "$d/runs/sweep.h5" -o "$d"
+        for v in h4 p5; do
+            /usr/bin/python3 scenarios/calibration/study.py --make-variant "$v" "$s" "scenarios/calibration/$s.json" "$d/$v.json"
+            "$C" sweep "$d/$v.json" -j "$J" -o "$d/runs-$v" --quiet
+            rm -f "$d/$v.json"
+        done
+    fi
+    # the bound's gap on sampled windows of the first seed's run files
+    /usr/bin/python3 scenarios/calibration/study.py --gap "$C" "$d/runs" > "$d/runs/bound_gap.json"
     /usr/bin/python3 scenarios/calibration/study.py "$s" --runs "$d/runs" --h4 "$d/runs-h4" --p5 "$d/runs-p5" \
         --out "$d/study.md" --json "$d/study.json"
     sh scenarios/calibration/prepend.sh "$s"
@@ -56,7 +64,7 @@ fi
 fail=0
 for s in "$@"; do
     echo "run.sh: $s started $(date -u +%H:%M:%S)" >&2
-    COWSIM=$C JOBS=$J sh "$0" --one "$s" || { echo "run.sh: $s FAILED" >&2; fail=1; }
+    COWSIM=$C JOBS=$J SECTIONS_ONLY=${SECTIONS_ONLY:-} sh "$0" --one "$s" || { echo "run.sh: $s FAILED" >&2; fail=1; }
 done
 /usr/bin/python3 scenarios/calibration/answers.py results/calibration
 echo "run.sh: done $(date -u +%H:%M:%S)" >&2

@@ -129,11 +129,11 @@ static void cs__agent_value_dist(const cs_agent_t *a, cs_dist_t *vd)
 int cs_strategy_attach(cs_agent_t *a, const cs_strategy_t *s, gsl_rng *rng)
 {
     cs_dist_t vd;
-    int shade = s != NULL && s->kind == CS_STRAT_SHADE;
+    int knows = s != NULL && (s->kind == CS_STRAT_SHADE || s->kind == CS_STRAT_LEARNING_VALUE);
     a->strat = NULL;
     a->ss = NULL;
-    if (shade) cs__agent_value_dist(a, &vd); /* only shade reads it */
-    int rc = cs_strat_new(s, shade ? &vd : NULL, rng, &a->ss);
+    if (knows) cs__agent_value_dist(a, &vd); /* only shade and learning_value read it */
+    int rc = cs_strat_new(s, knows ? &vd : NULL, rng, &a->ss);
     if (a->ss != NULL) a->strat = s;
     return rc;
 }

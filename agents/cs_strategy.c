@@ -3,6 +3,7 @@
  * "Strategies").
  */
 #include "cs_strategy.h"
+#include "cs_strategy_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 
 const char *const cs_strategy_names[CS_STRAT__COUNT] = {
     "", "fixed_share", "truthful", "best_response", "shade", "learning", "learning_wait", "wait_response",
+    "learning_value",
 };
 
 /* A learner's round, judged when block due + 1 starts against block due's
@@ -52,6 +54,7 @@ typedef struct cs__sw_round {
 struct cs_strat_state {
     gsl_rng *rng;                       /* the strategy's own stream */
     cs__sw_round_t *rw;                 /* learning_wait: its rounds (CS__SW_ROUNDS) */
+    cs__sv_t *sv;                       /* learning_value: its buckets and rounds */
     size_t nw;
     double logw[CS_STRAT_MAX_GRID];     /* learning: log weights */
     cs__sr_pend_t pend[CS__SR_PEND];    /* learning: timers to learn from */
@@ -85,11 +88,13 @@ int cs_strat_new(const cs_strategy_t *s, const cs_dist_t *vd, gsl_rng *rng, stru
     ss->rng = rng;
     if (s->kind == CS_STRAT_SHADE) ss->iw = gsl_integration_workspace_alloc(256);
     if (s->kind == CS_STRAT_LEARNING_WAIT) ss->rw = calloc(CS__SW_ROUNDS, sizeof *ss->rw);
+    int sv_rc = s->kind == CS_STRAT_LEARNING_VALUE ? cs__sv_new(s, vd, &ss->sv) : CS_OK;
     if (ss->rng == NULL || (s->kind == CS_STRAT_SHADE && ss->iw == NULL) ||
-        (s->kind == CS_STRAT_LEARNING_WAIT && ss->rw == NULL)) {
+        (s->kind == CS_STRAT_LEARNING_WAIT && ss->rw == NULL) || sv_rc != CS_OK) {
         if (ss->rng) gsl_rng_free(ss->rng);
         if (ss->iw) gsl_integration_workspace_free(ss->iw);
         free(ss->rw);
+        cs__sv_free(ss->sv);
         free(ss);
         return CS_ENOMEM;
     }
@@ -104,6 +109,7 @@ void cs_strat_free(struct cs_strat_state *ss)
     gsl_rng_free(ss->rng);
     if (ss->iw) gsl_integration_workspace_free(ss->iw);
     free(ss->rw);
+    cs__sv_free(ss->sv);
     free(ss);
 }
 
@@ -176,10 +182,25 @@ static void cs__sr_probs(const struct cs_strat_state *ss, const cs_strategy_t *s
     for (size_t k = 0; k < s->n_grid; k++) p[k] /= z;
 }
 
+/* 1 for the kinds that learn weights over a grid of multipliers. */
+static int cs__sr_learns(const cs_strategy_t *s)
+{
+    return s != NULL &&
+           (s->kind == CS_STRAT_LEARNING || s->kind == CS_STRAT_LEARNING_WAIT || s->kind == CS_STRAT_LEARNING_VALUE);
+}
+
 size_t cs_strat_probs(const cs_strategy_t *s, const struct cs_strat_state *ss, double *p, size_t cap)
 {
-    if (s == NULL || (s->kind != CS_STRAT_LEARNING && s->kind != CS_STRAT_LEARNING_WAIT) || cap < s->n_grid) return 0;
+    if (!cs__sr_learns(s) || cap < s->n_grid) return 0;
     cs__sr_probs(ss, s, p);
+    return s->n_grid;
+}
+
+size_t cs_strat_probs_at(const cs_strategy_t *s, const struct cs_strat_state *ss, double v, double *p, size_t cap)
+{
+    if (s == NULL || s->kind != CS_STRAT_LEARNING_VALUE || ss == NULL) return cs_strat_probs(s, ss, p, cap);
+    if (cap < s->n_grid) return 0;
+    cs__sv_probs(s, ss->sv, v, p);
     return s->n_grid;
 }
 
@@ -314,7 +335,7 @@ double cs_strat_wait_utility(const cs_strat_wait_env_t *e, double b)
  * at most vnet (a fire never costs more than it is worth), and under
  * bias-* with reserve r never strictly between 0 and r -- raised to r
  * when the timer can afford it, else 0, which waits for Bias. */
-static double cs__sr_bid_floor(double b, double vnet, double r)
+double cs__strat_bid_floor(double b, double vnet, double r)
 {
     if (!(b <= vnet)) b = vnet;
     if (!(b > 0.0)) return 0.0;
@@ -343,10 +364,10 @@ double cs_strat_wait_best(const cs_strat_wait_env_t *e)
     uint64_t nr = cs_strat_wait_fire(e, e->reserve, &pay), m = nr == 0 ? 0 : nr - 1 < end ? nr - 1 : end;
     /* The corners (see cs_strategy.h): fire now, fire at the last delay
      * worth it, the reserve, wait for Bias alone (or never fire: 0). */
-    const double cand[5] = {cs__sr_bid_floor(cs__sw_least(e, 0), vnet, e->reserve),
-                            cs__sr_bid_floor(cs__sw_least(e, m), vnet, e->reserve),
-                            cs__sr_bid_floor(cs__sw_least(e, end), vnet, e->reserve),
-                            cs__sr_bid_floor(e->reserve, vnet, e->reserve), 0.0};
+    const double cand[5] = {cs__strat_bid_floor(cs__sw_least(e, 0), vnet, e->reserve),
+                            cs__strat_bid_floor(cs__sw_least(e, m), vnet, e->reserve),
+                            cs__strat_bid_floor(cs__sw_least(e, end), vnet, e->reserve),
+                            cs__strat_bid_floor(e->reserve, vnet, e->reserve), 0.0};
     double best = 0.0, ub = -INFINITY;
     for (int i = 0; i < 5; i++) {
         double u = cs_strat_wait_utility(e, cand[i]);
@@ -382,7 +403,7 @@ static void cs__sw_env(const cs_obs_t *o, uint32_t self, const cs_timer_req_t *q
  * fee: 0 = wait for Bias, else m x vnet floored as cs__sr_bid_floor. */
 static double cs__sw_bid(double m, double vnet, double r)
 {
-    return m > 0.0 ? cs__sr_bid_floor(m * vnet, vnet, r) : 0.0;
+    return m > 0.0 ? cs__strat_bid_floor(m * vnet, vnet, r) : 0.0;
 }
 
 /*
@@ -436,7 +457,11 @@ void cs_strat_observe(const cs_strategy_t *s, struct cs_strat_state *ss, uint32_
         cs__sw_observe(s, ss, self, o);
         return;
     }
-    if (s == NULL || (s->kind != CS_STRAT_LEARNING && s->kind != CS_STRAT_LEARNING_WAIT) || mc == CS__MC_NONE) return;
+    if (s != NULL && s->kind == CS_STRAT_LEARNING_VALUE && mc == CS__MC_BID) {
+        cs__sv_observe(s, ss->sv, self, o);
+        return;
+    }
+    if (!cs__sr_learns(s) || mc == CS__MC_NONE) return;
     size_t keep = 0;
     for (size_t i = 0; i < ss->np; i++) {
         cs__sr_pend_t *pd = &ss->pend[i];
@@ -488,6 +513,7 @@ void cs_strat_bid(const cs_strategy_t *s, struct cs_strat_state *ss, uint32_t se
     }
     case CS_STRAT_SHADE: b = cs__sr_shade(&ss->vd, s->n, v, ss->iw); break;
     case CS_STRAT_WAIT_RESPONSE: b = bias ? cs_strat_wait_best(&e) : v; break; /* score: truthful */
+    case CS_STRAT_LEARNING_VALUE: b = cs__sv_bid(s, ss->sv, gsl_rng_uniform(ss->rng), o, q, e.fee); break;
     case CS_STRAT_LEARNING_WAIT:
         if (bias) {
             double pk;
@@ -520,7 +546,7 @@ void cs_strat_bid(const cs_strategy_t *s, struct cs_strat_state *ss, uint32_t se
     /* No bid above the value less the execution fee, none strictly between
      * 0 and the reserve (bias-*) -- except under learning ("due-block"),
      * kept as it was for comparison (agents/README.md "Strategies"). */
-    if (s->kind != CS_STRAT_LEARNING) b = cs__sr_bid_floor(b, e.v - e.fee, bias ? e.reserve : 0.0);
+    if (s->kind != CS_STRAT_LEARNING) b = cs__strat_bid_floor(b, e.v - e.fee, bias ? e.reserve : 0.0);
     q->has_bid = 1;
     q->bid = b;
 }
@@ -552,7 +578,8 @@ int cs_strat_fees(const cs_strategy_t *s, struct cs_strat_state *ss, uint32_t se
     case CS_STRAT_FIXED_SHARE: k = s->share; break;
     case CS_STRAT_SHADE: k = t->value > 0 ? cs__sr_shade(&ss->vd, s->n, t->value, ss->iw) / t->value : 0; break;
     case CS_STRAT_LEARNING:
-    case CS_STRAT_LEARNING_WAIT: { /* fee mechanisms: learning_wait is learning */
+    case CS_STRAT_LEARNING_WAIT:
+    case CS_STRAT_LEARNING_VALUE: { /* fee mechanisms: learning_wait and learning_value are learning */
         double pk;
         size_t j = cs__sr_draw(ss, s, &pk);
         k = s->grid[j];

@@ -29,7 +29,8 @@
 #include "cs_dist.h"
 #include "cs_obs.h"
 
-#define CS_STRAT_MAX_GRID 64 /* learning: bid multipliers at most */
+#define CS_STRAT_MAX_GRID 64    /* learning: bid multipliers at most */
+#define CS_STRAT_MAX_BUCKETS 32 /* learning_value: value buckets at most */
 
 typedef enum cs_strategy_kind {
     CS_STRAT_NONE = 0,      /* the kind's own pricing */
@@ -43,6 +44,8 @@ typedef enum cs_strategy_kind {
                              * each judged by its utility at the height it would fire (bias-*) */
     CS_STRAT_WAIT_RESPONSE, /* bias-*: the best of bidding now, bidding the reserve and waiting for
                              * Bias, against the last threshold, in closed form (CIP-5 §9.2) */
+    CS_STRAT_LEARNING_VALUE, /* Hedge (or EXP3) over bid multipliers per value bucket: a bid
+                              * function of the value, judged against the block's true price */
     CS_STRAT__COUNT
 } cs_strategy_kind;
 
@@ -61,6 +64,7 @@ typedef struct cs_strategy {
     int bandit;                        /* learning: 1 = EXP3 (bandit feedback), 0 = Hedge */
     double grid[CS_STRAT_MAX_GRID];    /* learning: multipliers in [0, 1] */
     size_t n_grid;                     /* learning: number of multipliers (>= 2) */
+    size_t n_buckets;                  /* learning_value: value buckets (1 .. CS_STRAT_MAX_BUCKETS) */
 } cs_strategy_t;
 
 /* A strategy's per-instance state (opaque; cs_strat_new). */
@@ -73,8 +77,9 @@ int cs_strategy_find(const char *name);
 /*
  * The state of strategy s for one bidder, in *out, with its own stream rng,
  * whose ownership passes to the call (freed on every path); vd is the value
- * distribution the bidder knows (shade keeps a shallow copy; the other
- * kinds ignore it, and it may be NULL for them).  s NULL or kind NONE: *out = NULL and CS_OK.  Returns
+ * distribution the bidder knows (shade and learning_value keep a shallow
+ * copy; the other kinds ignore it, and it may be NULL for them;
+ * learning_value without one has a single bucket).  s NULL or kind NONE: *out = NULL and CS_OK.  Returns
  * CS_OK or CS_ENOMEM (*out = NULL).  cs_strat_free releases it (NULL: no-op).
  */
 int cs_strat_new(const cs_strategy_t *s, const cs_dist_t *vd, gsl_rng *rng, struct cs_strat_state **out);
@@ -101,6 +106,11 @@ int cs_strat_fees(const cs_strategy_t *s, struct cs_strat_state *ss, uint32_t se
  * multipliers into p (at most cap entries); returns the number of
  * multipliers (0 if s is not a learning strategy or cap is too small). */
 size_t cs_strat_probs(const cs_strategy_t *s, const struct cs_strat_state *ss, double *p, size_t cap);
+
+/* As cs_strat_probs, for a timer worth v: learning_value's probabilities
+ * in v's value bucket (under bid mechanisms); the other learners' do not
+ * depend on v.  The learned bid function is sum_k p[k] grid[k] x v. */
+size_t cs_strat_probs_at(const cs_strategy_t *s, const struct cs_strat_state *ss, double v, double *p, size_t cap);
 
 /* The first-price Bayes-Nash bid of a bidder with value v among n bidders
  * whose values are iid with distribution d:

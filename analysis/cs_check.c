@@ -370,6 +370,9 @@ int cs_check_baseline(const char *bpath, const char *run, const char *greedy)
     }
     printf("cowsim check: %s against %s (scenario %s, mechanism %s, seed %llu)\n", run, bpath,
            m.scenario[0] ? m.scenario : "?", m.mechanism, (unsigned long long)m.seed);
+    char bench[400];
+    cs_metrics_benchmark_text(&m, bench, sizeof bench);
+    printf("efficiency and poa vs %s\n", bench);
     printf("%-32s %16s %16s %16s  %s\n", "metric", "baseline", "actual", "tolerance", "result");
     size_t fails = 0;
     for (size_t i = 0; i < b.n; i++) {

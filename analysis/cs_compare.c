@@ -96,24 +96,6 @@ static void cs__labels(const cs_metrics_t *ms, size_t nrun, char (*lab)[48])
     }
 }
 
-/* Which benchmark efficiency and poa used (README "Welfare optimum"):
- * the optimum's method and the constraints it applied (DESIGN-NOTES N57:
- * one benchmark for every mechanism that faces the lane). */
-static void cs__bench_text(const cs_metrics_t *m, char *buf, size_t cap)
-{
-    int budget = 0, fcap = 0, quotas = 0;
-    const char *under = cs_opt_rules(m->mechanism, &budget, &fcap, &quotas) == 0 && budget
-                            ? "under the lane budget, per-fire cap and quotas"
-                            : "with no lane budget (unbounded reference)";
-    if (m->opt_method < 0) snprintf(buf, cap, "nothing (welfare_opt not computed)");
-    else if (cs_opt_exact(m->opt_method))
-        snprintf(buf, cap, "the exact optimum %s (%s, %llu variables)", under, cs_opt_method_name(m->opt_method),
-                 (unsigned long long)m->opt_vars);
-    else
-        snprintf(buf, cap, "an upper bound of the optimum %s (%s, %llu variables)", under,
-                 cs_opt_method_name(m->opt_method), (unsigned long long)m->opt_vars);
-}
-
 /* The convergence verdicts c of run lab (its root attribute convergence
  * parsed, N77; NULL: none), one line per strategic population. */
 static void cs__conv_text(const cJSON *c, const char *lab)
@@ -147,8 +129,8 @@ static void cs__print_text(const cs_metrics_t *ms, cJSON *const *conv, char **pa
 {
     printf("cowsim compare: %zu run%s\n", nrun, nrun == 1 ? "" : "s");
     for (size_t r = 0; r < nrun; r++) {
-        char bench[192];
-        cs__bench_text(&ms[r], bench, sizeof bench);
+        char bench[400];
+        cs_metrics_benchmark_text(&ms[r], bench, sizeof bench);
         /* Under a bias rule, the §9.3 lambda loop beside its
          * bias_slack_* rows (N70). */
         char loop[48] = "";
@@ -224,6 +206,22 @@ static int cs__json_num(cJSON *mm, const char *name, double v)
     if (isnan(v) || isinf(v)) return cJSON_AddNullToObject(mm, name) ? 0 : -1;
     cs__exact_num(v, num, sizeof num);
     return cJSON_AddRawToObject(mm, name, num) ? 0 : -1;
+}
+
+/* The bound's gap of run m as JSON member "bound_gap" of o (README "Bound
+ * gap"): {windows, solved, width, gap, gap_max} when welfare_opt is an
+ * upper bound, null otherwise.  0, or -1 when out of memory. */
+static int cs__gap_json(cJSON *o, const cs_metrics_t *m)
+{
+    if (m->opt_method < 0 || cs_opt_exact(m->opt_method))
+        return cJSON_AddNullToObject(o, "bound_gap") != NULL ? 0 : -1;
+    cJSON *g = cJSON_AddObjectToObject(o, "bound_gap");
+    if (g == NULL || !cJSON_AddNumberToObject(g, "windows", (double)m->gap_windows) ||
+        !cJSON_AddNumberToObject(g, "solved", (double)m->gap_solved) ||
+        !cJSON_AddNumberToObject(g, "width", (double)m->gap_width))
+        return -1;
+    return cs__json_num(g, "gap", m->v[CS_M_bound_gap]) == 0 && cs__json_num(g, "gap_max", m->gap_max) == 0 ? 0
+                                                                                                                : -1;
 }
 
 /* Print document root on stdout when ok, then free it.  Returns 0, or -1
@@ -315,6 +313,10 @@ static int cs__print_json(const cs_metrics_t *ms, cJSON **conv, const cs_steady_
                   ? cJSON_AddStringToObject(o, "benchmark", cs_opt_method_name(ms[r].opt_method)) != NULL
                   : cJSON_AddNullToObject(o, "benchmark") != NULL) &&
              cJSON_AddStringToObject(o, "benchmark_constraints", cons) &&
+             (cs_metrics_efficiency_vs(&ms[r]) != NULL
+                  ? cJSON_AddStringToObject(o, "efficiency_vs", cs_metrics_efficiency_vs(&ms[r])) != NULL
+                  : cJSON_AddNullToObject(o, "efficiency_vs") != NULL) &&
+             cs__gap_json(o, &ms[r]) == 0 &&
              cJSON_AddStringToObject(o, "fires_mode", modes[fm]) && cJSON_AddStringToObject(o, "note", ms[r].note) &&
              (ms[r].lambda_loop[0] ? cJSON_AddStringToObject(o, "lambda_loop", ms[r].lambda_loop) != NULL
                                    : cJSON_AddNullToObject(o, "lambda_loop") != NULL);

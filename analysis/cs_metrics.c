@@ -19,6 +19,7 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -873,21 +874,87 @@ static void cs__slack(const cs__run_t *u, cs_metrics_t *m)
     m->v[CS_M_bias_slack_deficit] = deficit / (double)n;
 }
 
+static cs_opt_gap_cfg_t cs__gap_cfg = CS_OPT_GAP_DEFAULT; /* cs_metrics_set_gap */
+
+void cs_metrics_set_gap(const struct cs_opt_gap_cfg *cfg)
+{
+    const cs_opt_gap_cfg_t def = CS_OPT_GAP_DEFAULT;
+    cs__gap_cfg = cfg ? *cfg : def;
+}
+
+int cs_metrics_gap_arg(int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    int windows = strcmp(a, "--gap-windows") == 0;
+    if ((!windows && strcmp(a, "--gap-width") != 0) || *i + 1 >= argc) return 0;
+    const char *s = argv[*i + 1];
+    char *end;
+    if (*s < '0' || *s > '9') return 0;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (*end || errno || x > 1000000 || (!windows && x == 0)) return 0;
+    if (windows) cs__gap_cfg.windows = (size_t)x;
+    else cs__gap_cfg.width = (size_t)x;
+    ++*i;
+    return 1;
+}
+
+void cs_metrics_benchmark_text(const cs_metrics_t *m, char *buf, size_t cap)
+{
+    int budget = 0, fcap = 0, quotas = 0;
+    const char *under = cs_opt_rules(m->mechanism, &budget, &fcap, &quotas) == 0 && budget
+                            ? "under the lane budget, per-fire cap and quotas"
+                            : "with no lane budget (unbounded reference)";
+    if (m->opt_method < 0) snprintf(buf, cap, "nothing (welfare_opt not computed)");
+    else if (cs_opt_exact(m->opt_method))
+        snprintf(buf, cap, "the exact optimum %s (%s, %llu variables)", under, cs_opt_method_name(m->opt_method),
+                 (unsigned long long)m->opt_vars);
+    else if (m->gap_solved > 0)
+        snprintf(buf, cap,
+                 "an upper bound of the optimum %s (%s, %llu variables; the bound's gap to the exact optimum on "
+                 "%llu of %llu sampled windows of %llu blocks: %.2f %%, at most %.2f %% in one)",
+                 under, cs_opt_method_name(m->opt_method), (unsigned long long)m->opt_vars,
+                 (unsigned long long)m->gap_solved, (unsigned long long)m->gap_windows,
+                 (unsigned long long)m->gap_width, 100.0 * m->v[CS_M_bound_gap], 100.0 * m->gap_max);
+    else
+        snprintf(buf, cap, "an upper bound of the optimum %s (%s, %llu variables; its gap not measured: %llu windows "
+                 "sampled, none solved exactly)", under, cs_opt_method_name(m->opt_method),
+                 (unsigned long long)m->opt_vars, (unsigned long long)m->gap_windows);
+}
+
+const char *cs_metrics_efficiency_vs(const cs_metrics_t *m)
+{
+    if (m->opt_method < 0) return NULL;
+    return cs_opt_exact(m->opt_method) ? "optimum" : "bound";
+}
+
 /* The welfare optimum of the run and efficiency, poa (README "Welfare
- * optimum").  Not computable (sampled fires, an older file, ...): NaN and
- * a note.  Returns CS_OK, CS_ENOMEM or CS_EINVAL (GLPK failed). */
+ * optimum"), and when it is an upper bound its gap on the sampled windows
+ * (README "Bound gap").  Not computable (sampled fires, an older file,
+ * ...): NaN and a note.  Returns CS_OK, CS_ENOMEM or CS_EINVAL (GLPK
+ * failed). */
 static int cs__optimum(const cs__run_t *u, int all_fires, cs_metrics_t *m, const char *path, char *err,
                        size_t cap)
 {
     m->opt_method = -1;
+    m->gap_max = CS__NAN;
     if (!all_fires) {
         cs__note(m, "welfare_opt needs every fire (output.fires = all): efficiency and poa not computed.");
         return CS_OK;
     }
     cs_opt_result_t r;
+    cs_opt_problem_t p;
+    uint64_t *fired = NULL;
     int usable = 0;
     char why[300] = "";
-    int rc = cs_opt_run(m->mechanism, u->b, u->nb, u->f, u->nf, u->t, u->nt, NULL, &r, &usable, why, sizeof why);
+    int rc = cs_opt_run_problem(m->mechanism, u->b, u->nb, u->f, u->nf, u->t, u->nt, &p, &fired, &usable, why,
+                                sizeof why);
+    if (rc == CS_OK && usable) rc = cs_opt_solve(&p, NULL, &r, why, sizeof why);
+    cs_opt_gap_t g = {0};
+    g.gap = CS__NAN;
+    if (rc == CS_OK && usable && !cs_opt_exact(r.method))
+        rc = cs_opt_gap(&p, fired, r.method, &cs__gap_cfg, &g, NULL, why, sizeof why);
+    cs_opt_problem_free(&p, fired);
     if (rc != CS_OK) {
         cs__seterr(err, cap, "%s: welfare optimum: %s", path, rc == CS_ENOMEM ? "out of memory" : why);
         return rc;
@@ -901,6 +968,11 @@ static int cs__optimum(const cs__run_t *u, int all_fires, cs_metrics_t *m, const
     m->opt_vars = r.vars;
     m->v[CS_M_welfare_opt] = r.welfare;
     m->v[CS_M_opt_exact] = cs_opt_exact(r.method) ? 1.0 : 0.0;
+    m->v[CS_M_bound_gap] = cs_opt_exact(r.method) ? 0.0 : g.gap;
+    m->gap_windows = g.windows;
+    m->gap_solved = g.solved;
+    m->gap_width = g.width;
+    m->gap_max = g.gap_max;
     m->v[CS_M_efficiency] = r.welfare > 0 ? w / r.welfare : CS__NAN;
     m->v[CS_M_poa] = w > 0 ? r.welfare / w : CS__NAN;
     return CS_OK;

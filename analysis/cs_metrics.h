@@ -38,7 +38,8 @@
     X(efficiency, "welfare / welfare_opt (the offline optimum of the same realised demand)")   \
     X(poa, "price of anarchy estimate: welfare_opt / welfare")                                \
     X(welfare_opt, "offline welfare optimum of the realised demand, or an upper bound of it") \
-    X(opt_exact, "1 if welfare_opt is the exact ILP optimum, 0 if an LP upper bound")         \
+    X(opt_exact, "1 if welfare_opt is the exact optimum (efficiency vs the optimum), 0 if an upper bound (lp, lagrangian: efficiency vs the bound, a lower bound of the true efficiency)") \
+    X(bound_gap, "welfare_opt's bound against the exact optimum on sampled windows, (bound - exact) / exact; 0 when welfare_opt is exact, NaN when not sampled") \
     X(efficiency_greedy, "welfare / welfare of the greedy reference run (NaN without one)")  \
     X(jain, "Jain's index over per-actor service 1/(1 + mean delay)")                         \
     X(gini, "Gini coefficient over per-actor fires")                                          \
@@ -104,6 +105,10 @@ typedef struct cs_metrics {
     int has_greedy;                                   /* 1 if efficiency_greedy uses a matching greedy run */
     int opt_method;                                   /* cs_opt_method of welfare_opt, -1 when not computed */
     uint64_t opt_vars;                                /* variables of the optimum's problem */
+    uint64_t gap_windows;                             /* bound_gap: windows sampled (0: none) */
+    uint64_t gap_solved;                              /* of them solved exactly */
+    uint64_t gap_width;                               /* blocks a window */
+    double gap_max;                                   /* the largest gap of one window (NaN: none) */
     char lambda_loop[16];                             /* root lambda_loop: off, share, invariant ("" in older files) */
     char note[512];                                   /* warnings for the user ("" if none): fallbacks, greedy mismatch */
 } cs_metrics_t;
@@ -122,6 +127,31 @@ int cs_metrics_compute(const char *path, const char *greedy_path, cs_metrics_t *
  * NULL when the run has none) in *conv, read from the same open file. */
 int cs_metrics_compute_conv(const char *path, const char *greedy_path, cs_metrics_t *m, char **conv, char *err,
                             size_t errcap);
+
+/* The sample of windows bound_gap measures on (cs_opt_gap; process-wide,
+ * set by the commands before computing; CS_OPT_GAP_DEFAULT until then).
+ * windows 0 turns the measurement off (bound_gap NaN for bound runs). */
+struct cs_opt_gap_cfg;
+void cs_metrics_set_gap(const struct cs_opt_gap_cfg *cfg);
+
+/* Command-line options of the commands that compute metrics: if argv[*i]
+ * is --gap-windows N (N >= 0; 0 turns the measurement off) or --gap-width
+ * W (W >= 1), decimal, set that part of the process-wide sample
+ * (cs_metrics_set_gap), advance *i past the argument and return 1; 0
+ * otherwise (the caller then treats argv[*i] as unexpected). */
+int cs_metrics_gap_arg(int argc, char **argv, int *i);
+
+/* Which benchmark efficiency and poa used (README "Welfare optimum"), as
+ * text for compare and check: the optimum's method and the constraints it
+ * applied (DESIGN-NOTES N57: one benchmark for every mechanism that faces
+ * the lane), "the exact optimum ..." or "an upper bound of the optimum
+ * ..." with its gap on the sampled windows.  Writes buf (400 bytes hold
+ * it). */
+void cs_metrics_benchmark_text(const cs_metrics_t *m, char *buf, size_t cap);
+
+/* What efficiency is measured against, for labels: "optimum" (opt_exact
+ * 1), "bound" (0), or NULL when welfare_opt was not computed. */
+const char *cs_metrics_efficiency_vs(const cs_metrics_t *m);
 
 /* Flat access: every metric as (name, value), run-level first, then per
  * kind for present kinds.  cs_metrics_n counts them for m. */

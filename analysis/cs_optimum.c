@@ -562,11 +562,35 @@ static void cs__job_model(const cs_h5_timer_t *t, cs_opt_job_t *j)
     j->deadline = t->deadline;
 }
 
+void cs_opt_problem_free(cs_opt_problem_t *p, uint64_t *fired)
+{
+    free(fired);
+    if (p == NULL) return;
+    free((void *)p->jobs);
+    free((void *)p->blocks);
+    memset(p, 0, sizeof *p);
+}
+
 int cs_opt_run(const char *mechanism, const struct cs_h5_block *b, size_t nb, const struct cs_h5_fire *f,
                size_t nf, const struct cs_h5_timer *t, size_t nt, const cs_opt_limits_t *limits,
                cs_opt_result_t *out, int *usable, char *why, size_t whycap)
 {
+    cs_opt_problem_t p;
     memset(out, 0, sizeof *out);
+    int rc = cs_opt_run_problem(mechanism, b, nb, f, nf, t, nt, &p, NULL, usable, why, whycap);
+    if (rc != CS_OK || !*usable) return rc;
+    rc = cs_opt_solve(&p, limits, out, why, whycap);
+    if (rc != CS_OK) *usable = 0;
+    cs_opt_problem_free(&p, NULL);
+    return rc;
+}
+
+int cs_opt_run_problem(const char *mechanism, const struct cs_h5_block *b, size_t nb, const struct cs_h5_fire *f,
+                       size_t nf, const struct cs_h5_timer *t, size_t nt, cs_opt_problem_t *p, uint64_t **fired,
+                       int *usable, char *why, size_t whycap)
+{
+    memset(p, 0, sizeof *p);
+    if (fired) *fired = NULL;
     *usable = 0;
     int budget, cap, quotas;
     if (cs_opt_rules(mechanism, &budget, &cap, &quotas) != 0) {
@@ -667,9 +691,17 @@ int cs_opt_run(const char *mechanism, const struct cs_h5_block *b, size_t nb, co
     }
     double lower = 0; /* the realised allocation is feasible: a lower bound */
     for (size_t i = 0; i < nf; i++) lower += f[i].value;
-    cs_opt_problem_t p = {jobs, nj, h0, bl, nblk, lower};
-    rc = cs_opt_solve(&p, limits, out, why, whycap);
-    if (rc == CS_OK) *usable = 1;
+    if (fired) { /* the fires are the first nf jobs */
+        if ((*fired = calloc(nj ? nj : 1, sizeof **fired)) == NULL) {
+            rc = CS_ENOMEM;
+            goto out;
+        }
+        for (size_t i = 0; i < nf; i++) (*fired)[i] = f[i].height;
+    }
+    *p = (cs_opt_problem_t){jobs, nj, h0, bl, nblk, lower};
+    *usable = 1;
+    free(ix);
+    return CS_OK;
 out:
     free(bl);
     free(ix);

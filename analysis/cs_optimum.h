@@ -134,6 +134,71 @@ int cs_opt_run(const char *mechanism, const struct cs_h5_block *b, size_t nb, co
                size_t nf, const struct cs_h5_timer *t, size_t nt, const cs_opt_limits_t *limits,
                cs_opt_result_t *out, int *usable, char *why, size_t whycap);
 
+/* cs_opt_run's problem without solving it: *p gets the run's jobs and
+ * blocks, p->lower the realised welfare, and *fired (may be NULL) for
+ * every job the height it fired at in the run (0: it did not).  The arrays
+ * are malloc'd here and released by cs_opt_problem_free(p, *fired).
+ * Returns and sets *usable as cs_opt_run (usable 0: nothing allocated). */
+int cs_opt_run_problem(const char *mechanism, const struct cs_h5_block *b, size_t nb, const struct cs_h5_fire *f,
+                       size_t nf, const struct cs_h5_timer *t, size_t nt, cs_opt_problem_t *p, uint64_t **fired,
+                       int *usable, char *why, size_t whycap);
+void cs_opt_problem_free(cs_opt_problem_t *p, uint64_t *fired);
+
+/*
+ * The bound's gap (analysis/README.md "Bound gap").  When a run's
+ * welfare_opt is an upper bound (methods lp, lagrangian), its looseness is
+ * measured on a sample of windows of the run, each a problem of its own:
+ * `windows` windows of `width` consecutive blocks, placed at fixed strides
+ * -- window i of K starts at block floor(i (n_blocks - width) / (K - 1))
+ * (one window: the middle; a run of at most `width` blocks: the whole run,
+ * one window) -- with every job whose [due, last] meets the window,
+ * clipped to it (a job due before the window keeps the value of its
+ * delay; one that could fire after it is limited to the window).  Each
+ * window is solved twice: exactly (GLPK branch and bound, within
+ * ilp_time_ms) and by the bound's method (`method`, lp or lagrangian, the
+ * Lagrangian steered, as for the run, by the realised fires inside the
+ * window: `fired`, may be NULL).  gap = (bound - exact) / exact over the windows solved exactly
+ * (sums), >= 0 up to rounding.  A window's optimum is not the run's
+ * optimum restricted to it (the boundary frees jobs the run's optimum
+ * fires outside), so the gap describes the bound on problems of the run's
+ * kind, not the run's bound itself.  Deterministic.
+ */
+typedef struct cs_opt_gap_cfg {
+    size_t windows;  /* windows sampled (0: none) */
+    size_t width;    /* blocks a window */
+    int ilp_time_ms; /* branch-and-bound time limit a window */
+} cs_opt_gap_cfg_t;
+#define CS_OPT_GAP_DEFAULT {2, 4, 200}
+
+typedef struct cs_opt_gap_window {
+    uint64_t h0;       /* first height */
+    size_t blocks;     /* its blocks */
+    size_t jobs;       /* jobs that meet it */
+    size_t vars;       /* variables of its problem */
+    double exact;      /* its optimum (exact = 1) or the relaxation when the ILP timed out */
+    int solved;        /* 1 when exact is the optimum */
+    double bound;      /* the bound's method on it */
+} cs_opt_gap_window_t;
+
+typedef struct cs_opt_gap {
+    int method;        /* the bound's method (cs_opt_method) */
+    size_t windows;    /* windows sampled */
+    size_t solved;     /* of them solved exactly */
+    size_t width;      /* blocks a window (the last may be shorter: the whole run) */
+    double exact_sum;  /* sum of the optima of the solved windows */
+    double bound_sum;  /* sum of their bounds */
+    double gap;        /* (bound_sum - exact_sum) / exact_sum; NaN without a solved window of welfare > 0 */
+    double gap_max;    /* largest (bound - exact) / exact of one solved window (NaN: none) */
+} cs_opt_gap_t;
+
+/* The gap of method (CS_OPT_LP or CS_OPT_LAGRANGE) on problem p with
+ * cfg (NULL: CS_OPT_GAP_DEFAULT); fired (NULL: none) the height each job
+ * fired at in the run (0: it did not); win (may be NULL) receives the
+ * windows (cfg->windows entries).  Returns CS_OK, CS_ENOMEM or CS_EINVAL
+ * (GLPK failed, message in err; a method that is not a bound). */
+int cs_opt_gap(const cs_opt_problem_t *p, const uint64_t *fired, int method, const cs_opt_gap_cfg_t *cfg,
+               cs_opt_gap_t *out, cs_opt_gap_window_t *win, char *err, size_t errcap);
+
 /* Which per-block constraints the benchmark of mechanism name applies:
  * the lane budget, the per-fire cap and the quotas together for every
  * mechanism with the CS_MF_BUDGET flag (one benchmark for a comparison),

@@ -110,6 +110,7 @@ const char *cs__metric_unit(const char *name, int *better)
         {"paid", "base units", 0},        {"utility", "base units", 1},
         {"efficiency", "ratio", 1},       {"poa", "ratio", -1},
         {"welfare_opt", "base units", 0}, {"opt_exact", "flag", 0},
+        {"bound_gap", "ratio", 0},
         {"efficiency_greedy", "ratio", 1}, {"jain", "ratio", 1},
         {"gini", "ratio", -1},            {"var_util_per_bid", "ratio", -1},
         {"var_eff_per_bid", "ratio", -1}, {"w_p10", "ratio (W)", 0},

@@ -6,6 +6,7 @@
  */
 #include "cs_cli.h"
 #include "cs_compare.h"
+#include "cs_metrics.h"
 #include "cs_steady.h"
 
 #include <stdint.h>
@@ -17,10 +18,13 @@
 static void cs__compare_usage(FILE *f)
 {
     fprintf(f, "usage: cowsim compare RUN.h5 ... [--csv|--json] [--harm] [--greedy GREEDY.h5] [--burn-in N|--no-warmup]\n"
+               "                      [--gap-windows N] [--gap-width W]\n"
                "       cowsim compare RUNDIR [--ref MECHANISM] [--csv|--json]\n"
                "  Prints the metrics of analysis/README.md, one column per run, one row per metric.\n"
                "  efficiency and poa compare with the offline welfare optimum of the run's own demand\n"
-               "  (exact ILP, or an LP / Lagrangian upper bound: the header says which);\n"
+               "  (exact ILP, or an LP / Lagrangian upper bound: the header, efficiency_vs and opt_exact\n"
+               "  say which); for a bound, bound_gap is (bound - exact) / exact on N windows of W blocks\n"
+               "  (default 2 of 4; --gap-windows 0: not measured) solved both ways.\n"
                "  efficiency_greedy uses --greedy, else a greedy.h5 next to each run.\n"
                "  Then the steady state of each run: MSER-5 cuts the warm-up (--burn-in N: the\n"
                "  first N blocks; --no-warmup: nothing), and per-block basefee, utilisation, fires,\n"
@@ -65,7 +69,7 @@ int cs_cmd_compare(int argc, char **argv)
             ref = argv[++i];
         } else if (strcmp(a, "--harm") == 0) {
             harm = 1;
-        } else if (cs_steady_arg(argc, argv, &i, &ss_mode, &burn_in)) {
+        } else if (cs_steady_arg(argc, argv, &i, &ss_mode, &burn_in) || cs_metrics_gap_arg(argc, argv, &i)) {
             continue;
         } else if (a[0] != '-' || strcmp(a, "-") == 0) {
             paths[np++] = argv[i];

@@ -245,13 +245,13 @@ static int cs__strat_kind_ok(const cs_agent_ops_t *o)
  * grid is 2..CS_STRAT_MAX_GRID multipliers in [0, 1], feedback is "full"
  * (Hedge) or "bandit" (EXP3), eta defaults to sqrt(8 ln K / blocks)
  * (Hedge's rate for a horizon of the run) or sqrt(2 ln K / (K blocks))
- * (EXP3's).
+ * (EXP3's); learning_value's buckets are 1..CS_STRAT_MAX_BUCKETS (10).
  */
 static void cs__strategy(cs__ctx_t *c, const cJSON *j, const char *path, const cs_agent_ops_t *ops, cs_strategy_t *s)
 {
     static const char *const keys[CS_STRAT__COUNT][5] = {
         {NULL}, {"share"}, {NULL}, {"epsilon", "epsilon_prio", "fee_rule"}, {"n"}, {"eta", "grid", "feedback"},
-        {"eta", "grid", "feedback"}, {NULL},
+        {"eta", "grid", "feedback"}, {NULL}, {"eta", "grid", "feedback", "buckets"},
     };
     char p[CS__PATH], b1[80], list[160];
     memset(s, 0, sizeof s[0]);
@@ -279,11 +279,16 @@ static void cs__strategy(cs__ctx_t *c, const cJSON *j, const char *path, const c
     s->epsilon = 1e6;
     s->epsilon_prio = 1;
     s->n = 2;
+    s->n_buckets = 10;
     s->n_grid = 20; /* 0.05, 0.10, ..., 1.00 */
     for (size_t k = 0; k < s->n_grid; k++) s->grid[k] = 0.05 * (double)(k + 1);
     if (kind == CS_STRAT_LEARNING_WAIT) { /* 0 (wait for Bias), 0.05, ..., 1.00 */
         s->n_grid = 21;
         for (size_t k = 0; k < s->n_grid; k++) s->grid[k] = 0.05 * (double)k;
+    }
+    if (kind == CS_STRAT_LEARNING_VALUE) { /* 0.025, 0.050, ..., 1.000: a finer shading */
+        s->n_grid = 40;
+        for (size_t k = 0; k < s->n_grid; k++) s->grid[k] = 0.025 * (double)(k + 1);
     }
     if (cJSON_IsObject(j)) {
         const char *allowed[6] = {"name"};
@@ -317,6 +322,10 @@ static void cs__strategy(cs__ctx_t *c, const cJSON *j, const char *path, const c
         if ((x = cs__item(j, "n")) != NULL) {
             cs__pkey(p, path, "n");
             if (cs__get_uint(c, x, p, 2, 1000000, &u) == 0) s->n = (uint32_t)u;
+        }
+        if ((x = cs__item(j, "buckets")) != NULL) {
+            cs__pkey(p, path, "buckets");
+            if (cs__get_uint(c, x, p, 1, CS_STRAT_MAX_BUCKETS, &u) == 0) s->n_buckets = (size_t)u;
         }
         if ((x = cs__item(j, "eta")) != NULL) {
             cs__pkey(p, path, "eta");
@@ -358,7 +367,8 @@ static void cs__strategy(cs__ctx_t *c, const cJSON *j, const char *path, const c
         if (k == ops->n_params || ops->kind == CS_AK_LIQUIDATION_BOT)
             cs__err(c, path, "shade needs a value distribution the bidder knows; kind %s has none", ops->name);
     }
-    if ((kind == CS_STRAT_LEARNING || kind == CS_STRAT_LEARNING_WAIT) && s->eta == 0) {
+    if ((kind == CS_STRAT_LEARNING || kind == CS_STRAT_LEARNING_WAIT || kind == CS_STRAT_LEARNING_VALUE) &&
+        s->eta == 0) {
         double T = c->blocks_ok && c->s->blocks ? (double)c->s->blocks : 1.0;
         double K = (double)s->n_grid;
         s->eta = s->bandit ? sqrt(2.0 * log(K) / (K * T)) : sqrt(8.0 * log(K) / T);

@@ -11,6 +11,7 @@
  * 150 heights, tied values) equal, bit for bit, to a full-scan reference of
  * the algorithm cs_optimum.h documents (the solver skips heights that
  * cannot beat the best so far; skipping one that can changes the bound).
+ * And the bound's gap on sampled windows (cs_opt_gap, test_gap).
  */
 #include "cs_optimum.h"
 
@@ -99,23 +100,29 @@ static void random_instance(gsl_rng *r, cs_opt_job_t *jobs, size_t *nj, cs_opt_b
     }
 }
 
+/* Random instance i of the tests (seed 20261124, stream i); 0 (a failed
+ * check) when its stream cannot be allocated. */
+static int instance_no(unsigned i, cs_opt_job_t *jobs, size_t *nj, cs_opt_block_t *blocks, size_t *nb, uint64_t *h0)
+{
+    gsl_rng *r = cs_rng_stream(20261124u, i);
+    CS_CHECK(r != NULL);
+    if (!r) return 0;
+    random_instance(r, jobs, nj, blocks, nb, h0);
+    gsl_rng_free(r);
+    return 1;
+}
+
 static void test_brute(void)
 {
     enum { N = 300 };
     unsigned agree = 0, lp_ok = 0, roll_ok = 0, ilp_used = 0;
     double worst = 0, lworst = 0;
     for (unsigned i = 0; i < N; i++) {
-        gsl_rng *r = cs_rng_stream(20261124u, i);
-        if (!r) {
-            CS_CHECK(r != NULL);
-            return;
-        }
         cs_opt_job_t jobs[NJ];
         cs_opt_block_t blocks[NB];
         size_t nj, nb;
         uint64_t h0;
-        random_instance(r, jobs, &nj, blocks, &nb, &h0);
-        gsl_rng_free(r);
+        if (!instance_no(i, jobs, &nj, blocks, &nb, &h0)) return;
         cs_opt_problem_t p = {jobs, nj, h0, blocks, nb, 0};
         double want = brute(&p);
         cs_opt_result_t res;
@@ -448,8 +455,106 @@ static void test_run_rows(void)
              strstr(why, "agent 0 (timer 000000000000000a)") != NULL);
 }
 
+/*
+ * The bound's gap (cs_opt_gap).
+ * 1. On the 300 random instances of test_brute with windows of 2 blocks
+ *    (2 windows; one, the whole run, when it has at most 2 blocks): each
+ *    window starts where the documented stride puts it, its exact optimum
+ *    equals brute force over that window's blocks (every job, clipped to
+ *    them by the brute force's own feasibility test), and neither bound
+ *    (lp, lagrangian) is below it; the sums give the gap.
+ * 2. A strictly loose case by hand: one block of budget 100, jobs of 60
+ *    cycles worth 10 (fired there) and 7: the optimum is 10; the LP
+ *    relaxation takes the 10 and 40/60 of the 7, 10 + 14/3 = 44/3, so the
+ *    gap is (44/3 - 10) / 10 = 7/15.  The Lagrangian dual
+ *    min_mu 100 mu + max(0, 10 - 60 mu) + max(0, 7 - 60 mu) is 44/3 too
+ *    (at mu = 7/60); the subgradient method ends at or above it.
+ * 3. Placement and clipping: 10 blocks, width 4, 3 windows start at
+ *    blocks 0, 3 and 6; a job due at the first block, worth 10 losing 1 a
+ *    block, is worth 10 - 3 = 7 in the second window (its best height
+ *    there, the window's first block, delay 3) and 4 in the third.
+ */
+static void test_gap(void)
+{
+    unsigned agree = 0, placed = 0, above = 0, solved = 0, sums = 0;
+    double worst = 0;
+    for (unsigned i = 0; i < 300; i++) {
+        cs_opt_job_t jobs[NJ];
+        cs_opt_block_t blocks[NB];
+        size_t nj, nb;
+        uint64_t h0;
+        if (!instance_no(i, jobs, &nj, blocks, &nb, &h0)) return;
+        cs_opt_problem_t p = {jobs, nj, h0, blocks, nb, 0};
+        cs_opt_gap_cfg_t cfg = {2, 2, 10000};
+        for (int m = 0; m < 2; m++) {
+            int method = m ? CS_OPT_LAGRANGE : CS_OPT_LP;
+            cs_opt_gap_window_t win[2];
+            cs_opt_gap_t g;
+            char err[256] = "";
+            CS_CHECK(cs_opt_gap(&p, NULL, method, &cfg, &g, win, err, sizeof err) == CS_OK);
+            size_t k = nb <= 2 ? 1 : 2, w = nb < 2 ? nb : 2;
+            CS_CHECK(g.windows == k && g.width == w && g.method == method);
+            double es = 0, bs = 0;
+            for (size_t q = 0; q < g.windows && q < 2; q++) {
+                size_t a = k == 1 ? 0 : q * (nb - 2); /* floor(q (n - w) / (k - 1)), k = 2 */
+                placed += win[q].h0 == h0 + a && win[q].blocks == w;
+                cs_opt_problem_t sub = {jobs, nj, h0 + a, blocks + a, w, 0};
+                double want = brute(&sub), tol = 1e-9 * (want > 1 ? want : 1);
+                solved += win[q].solved;
+                agree += win[q].solved && fabs(win[q].exact - want) <= tol;
+                above += win[q].bound >= want - tol;
+                if (win[q].bound - want > worst) worst = win[q].bound - want;
+                es += win[q].exact;
+                bs += win[q].bound;
+            }
+            sums += fabs(g.exact_sum - es) <= 1e-9 * (es > 1 ? es : 1) && fabs(g.bound_sum - bs) <= 1e-9 * (bs > 1 ? bs : 1) &&
+                    (es > 0 ? fabs(g.gap - (bs - es) / es) <= 1e-12 : isnan(g.gap));
+        }
+    }
+    printf("bound gap: 300 instances x 2 methods, windows placed as documented %u, solved exactly %u, equal to brute force "
+           "%u, bound >= it %u, sums and gap right %u of 600 samples; largest bound - optimum %.4g\n",
+           placed, solved, agree, above, sums, worst);
+    CS_CHECK(agree == solved && solved == placed && placed == above);
+    CS_CHECK(sums == 600);
+    CS_CHECK(placed > 600); /* most instances have 2 windows */
+
+    /* 2. The loose case. */
+    cs_opt_job_t j[2] = {{1, 1, 60, 1, 10, 0, 0, 0}, {1, 1, 60, 2, 7, 0, 0, 0}};
+    cs_opt_block_t bl = {100, UINT64_MAX, 0, 0};
+    cs_opt_problem_t p = {j, 2, 1, &bl, 1, 0};
+    uint64_t fired[2] = {1, 0};
+    cs_opt_gap_cfg_t cfg = {3, 8, 10000};
+    cs_opt_gap_t glp, glg;
+    cs_opt_gap_window_t w1;
+    char err[256] = "";
+    CS_CHECK(cs_opt_gap(&p, fired, CS_OPT_LP, &cfg, &glp, &w1, err, sizeof err) == CS_OK);
+    CS_CHECK(glp.windows == 1 && glp.solved == 1 && glp.width == 1 && w1.jobs == 2);
+    CS_CHECK(fabs(w1.exact - 10.0) < 1e-9 && fabs(w1.bound - 44.0 / 3.0) < 1e-9);
+    CS_CHECK(fabs(glp.gap - 7.0 / 15.0) < 1e-9 && fabs(glp.gap_max - 7.0 / 15.0) < 1e-9);
+    CS_CHECK(cs_opt_gap(&p, fired, CS_OPT_LAGRANGE, &cfg, &glg, NULL, err, sizeof err) == CS_OK);
+    CS_CHECK(glg.solved == 1 && glg.gap >= 7.0 / 15.0 - 1e-9 && glg.gap <= 7.0 / 15.0 + 0.01);
+    printf("bound gap, hand case: exact 10, LP %.6f (gap %.6f, 7/15 = %.6f), Lagrangian gap %.6f\n", w1.bound, glp.gap,
+           7.0 / 15.0, glg.gap);
+    /* Not a bound: an error. */
+    CS_CHECK(cs_opt_gap(&p, NULL, CS_OPT_ILP, &cfg, &glp, NULL, err, sizeof err) == CS_EINVAL &&
+             strstr(err, "not a bound") != NULL);
+
+    /* 3. Placement and clipping. */
+    cs_opt_job_t d = {11, 20, 10, 1, 10, 1, 0, 0};
+    cs_opt_block_t b10[10];
+    for (int b = 0; b < 10; b++) b10[b] = (cs_opt_block_t){1000, UINT64_MAX, 0, 0};
+    cs_opt_problem_t pd = {&d, 1, 11, b10, 10, 0};
+    cs_opt_gap_cfg_t c3 = {3, 4, 10000};
+    cs_opt_gap_window_t w3[3];
+    cs_opt_gap_t g3;
+    CS_CHECK(cs_opt_gap(&pd, NULL, CS_OPT_LAGRANGE, &c3, &g3, w3, err, sizeof err) == CS_OK);
+    CS_CHECK(g3.windows == 3 && w3[0].h0 == 11 && w3[1].h0 == 14 && w3[2].h0 == 17);
+    CS_CHECK(w3[0].exact == 10.0 && w3[1].exact == 7.0 && w3[2].exact == 4.0 && g3.gap == 0.0);
+}
+
 int main(void)
 {
+    test_gap();
     test_hand();
     test_edges();
     test_brute();

@@ -894,7 +894,7 @@ static void test_scenario_form(void)
     cs_scenario_free(s);
     cs_errlist_free(&e);
     bad("default_gba", "\"bluff\"",
-        "agents[0].strategy: unknown strategy \"bluff\" (valid: fixed_share, truthful, best_response, shade, learning, learning_wait, wait_response)");
+        "agents[0].strategy: unknown strategy \"bluff\" (valid: fixed_share, truthful, best_response, shade, learning, learning_wait, wait_response, learning_value)");
     bad("default_gba", "{\"share\": 1}", "agents[0].strategy.name: must be a strategy name");
     bad("default_gba", "\"fixed_share\"", "agents[0].strategy: fixed_share needs its share");
     bad("default_gba", "{\"name\": \"fixed_share\"}", "agents[0].strategy: fixed_share needs \"share\"");

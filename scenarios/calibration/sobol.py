@@ -10,7 +10,10 @@ bias_scale together (study 1, DESIGN §7).
       matrix AB_i = A with column i taken from B: N (k + 2) = 5 N points, in
       the order A, B, AB_1, AB_2, AB_3.  u in [0, 1) maps to
         lambda        = 0.005 + u (0.5 - 0.005)
-        reserve_price = floor(u x 5e7)         (base units per fire)
+        reserve_price = 0 for u < 1/4, else floor((u - 1/4) / (3/4) x 5e7)
+                                               (base units per fire: a quarter
+                                               of the rows at reserve 0, where
+                                               bid-0 timers can fire on Bias)
         bias_scale    = floor(10^(5 + 2 u))    (1e5 .. 1e7, log-uniform)
       Each point becomes one value of the grid path "params" (the base
       params with the three factors replaced), run with the base's seeds.
@@ -55,13 +58,13 @@ def sobol_points(n, dim):
 def factor_values(u):
     return {
         "lambda": round(0.005 + u[0] * (0.5 - 0.005), 6),
-        "reserve_price": int(math.floor(u[1] * 5e7)),
+        "reserve_price": 0 if u[1] < 0.25 else int(math.floor((u[1] - 0.25) / 0.75 * 5e7)),
         "bias_scale": int(math.floor(10 ** (5 + 2 * u[2]))),
     }
 
 
-def design(base_path, n, out_path):
-    sw = json.load(open(base_path))
+def saltelli_rows(n):
+    """The 5 n rows of the design (A, B, AB_1..3) as unit-cube points."""
     pts = sobol_points(n + 1, 6)[1:]  # the first point (all 0.5) would give A = B
     A = [p[:3] for p in pts]
     # B rotated by 1/3 (Cranley-Patterson) so that no AB_i row repeats a row
@@ -70,16 +73,35 @@ def design(base_path, n, out_path):
     rows = A + B
     for i in range(3):
         rows += [[b[k] if k == i else a[k] for k in range(3)] for a, b in zip(A, B)]
+    return rows
+
+
+def point_of_row(n):
+    """Row of the design -> sweep point.  Rows whose factor values are equal
+    (AB_reserve = A when both reserves map to 0) share one point: the sweep
+    refuses duplicate points, and equal values give equal f."""
+    seen, idx = {}, []
+    for u in saltelli_rows(n):
+        key = tuple(sorted(factor_values(u).items()))
+        if key not in seen:
+            seen[key] = len(seen)
+        idx.append(seen[key])
+    return idx, seen
+
+
+def design(base_path, n, out_path):
+    sw = json.load(open(base_path))
+    _, seen = point_of_row(n)
     base_params = sw["base"]["params"]
     vals = []
-    for u in rows:
+    for key in sorted(seen, key=seen.get):
         p = dict(base_params)
-        p.update(factor_values(u))
+        p.update(dict(key))
         vals.append(p)
     sw["grid"] = {"params": vals}
     sw["description"] = sw.get("description", "") + (
-        " Saltelli design of sobol.py: N = %d, points A, B, AB_lambda, AB_reserve_price, AB_bias_scale "
-        "(%d points)." % (n, len(vals)))
+        " Saltelli design of sobol.py: N = %d, rows A, B, AB_lambda, AB_reserve_price, AB_bias_scale "
+        "(%d rows, %d distinct points; rows with equal factor values share a point)." % (n, 5 * n, len(vals)))
     json.dump(sw, open(out_path, "w"), indent=1)
     return 0
 
@@ -87,23 +109,25 @@ def design(base_path, n, out_path):
 def analyze(d, metrics):
     import h5py
 
-    r = h5py.File(d + "/sweep.h5", "r")["runs"][:]
-    npts = int(r["point"].max()) + 1
-    n = npts // 5
+    h = h5py.File(d + "/sweep.h5", "r")
+    r = h["runs"][:]
+    n = int(json.loads(h.attrs["sweep_json"])["description"].split("sobol.py: N = ")[1].split(",")[0])
+    rowpt, _ = point_of_row(n)
+    npts = len(rowpt)
     mechs = sorted(set(x.decode() if isinstance(x, bytes) else x for x in r["mechanism"]))
     out = ["## Sobol sensitivity of %s (sobol.py)" % ", ".join(FACTORS), "",
-           "Saltelli design with N = %d base rows (%d points), %d seed(s) per point (metric averaged over the "
-           "seeds), lambda in [0.005, 0.5], reserve_price in [0, 5e7], bias_scale in [1e5, 1e7] (log-uniform). "
+           "Saltelli design with N = %d base rows (%d rows), %d seed(s) per point (metric averaged over the "
+           "seeds), lambda in [0.005, 0.5], reserve_price 0 on a quarter of the unit interval and [0, 5e7] on the rest, bias_scale in [1e5, 1e7] (log-uniform). "
            "S: first-order index (Saltelli 2010), ST: total index (Jansen 1999), 95 %% bootstrap intervals over "
            "the N rows." % (n, npts, len(set(r["seed"]))), ""]
     for m in mechs:
         for met in metrics:
-            f = [[] for _ in range(npts)]
+            fp = {}
             for x in r:
                 mm = x["mechanism"].decode() if isinstance(x["mechanism"], bytes) else x["mechanism"]
                 if mm == m and math.isfinite(float(x[met])):
-                    f[int(x["point"])].append(float(x[met]))
-            f = [sum(v) / len(v) if v else float("nan") for v in f]
+                    fp.setdefault(int(x["point"]), []).append(float(x[met]))
+            f = [sum(fp[p]) / len(fp[p]) if fp.get(p) else float("nan") for p in rowpt]
             fA, fB = f[:n], f[n:2 * n]
             fAB = [f[(2 + i) * n:(3 + i) * n] for i in range(3)]
 

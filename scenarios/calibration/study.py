@@ -1,18 +1,25 @@
 #!/usr/bin/python3
-"""study.py STUDY [--runs DIR] [--x5 DIR] [--out FILE] -- the comparisons a
-calibration study asks for, with 95 % intervals, from its sweep summaries.
+"""study.py STUDY [--runs DIR] [--h4 DIR] [--p5 DIR] [--out FILE] [--json FILE]
+-- the comparisons a calibration study asks for, with 95 % intervals, from
+its sweep summaries, and the robustness of its conclusions.
 
 For each comparison of STUDIES[STUDY] the rows of DIR/sweep.h5 (/runs) are
 paired by seed (and by every design parameter the comparison does not name):
 a per-seed ratio a_s / b_s or difference a_s - b_s, whose mean and
 Student-t interval mean +/- t(n-1, 0.975) s / sqrt(n) are printed per level
 of the `by` parameter.  The t quantile is GSL's gsl_cdf_tdist_Pinv, called
-through ctypes.  With --x5, the same comparisons on the x5-population sweep
-(study.py --make-x5: 5 x the agents of every entry, each at a fifth of its
-rate, same load) give the
-scale check: per row "holds" when both intervals lie on the same side of
-the null value (1 for a ratio, 0 for a difference) or both contain it,
-"changes" otherwise.
+through ctypes.
+
+Robustness (STUDIES[...]["robust"]): `--make-variant h4|p5 STUDY SRC DST`
+writes the sweep SRC restricted to the levels the conclusions rest on, at
+4 x the horizon (h4) or 5 x the population with the same market structure
+(p5); with --h4 / --p5 (their sweep directories) each conclusion gets a
+paired equivalence test (TOST): the 90 % t interval of the per-seed
+difference variant - 1 x lies within +/- its stated margin, "holds", or
+not, "does not hold".  The section also states the design size, each run
+file's convergence (root attribute `convergence`, DESIGN-NOTES N77) and
+what the efficiency is measured against (the bound's gap where known).
+--json writes the same numbers for answers.py.
 
 Warm-up is removed.  Each run file gets a truncation point T: MSER-5
 (White 1997; the algorithm of analysis/cs_stats.c cs_stat_mser5, ported
@@ -66,7 +73,7 @@ STUDIES = {
         "comparisons": [
             {"label": "bias-fp learners: paid / welfare, ratio to lambda = 0.005", "metric": "paid/welfare", "op": "ratio",
              "a": {"mechanism": "bias-fp"}, "b": {"params_lambda": 0.005}, "by": "params_lambda"},
-            {"label": "bias-vcg truthful bidders: paid / welfare, ratio to lambda = 0.005", "metric": "paid/welfare",
+            {"label": "bias-vcg learners: paid / welfare, ratio to lambda = 0.005", "metric": "paid/welfare",
              "op": "ratio", "a": {"mechanism": "bias-vcg"}, "b": {"params_lambda": 0.005}, "by": "params_lambda"},
             {"label": "bias-fp: share of fires won by zero bids (waiting_game fires / fires)",
              "metric": "fires.waiting_game/fires", "op": "value", "null": 0.0, "a": {"mechanism": "bias-fp"},
@@ -80,25 +87,31 @@ STUDIES = {
              "op": "value", "a": {"mechanism": "bias-vcg"}, "by": "params_lambda"},
             {"label": "efficiency against the optimum (welfare / welfare_opt, whole run), bias-fp", "metric": "efficiency", "null": 1.0,
              "op": "value", "a": {"mechanism": "bias-fp"}, "by": "params_lambda"},
+            {"label": "bias-fp: share of blocks violating the CIP-5 §9.3 invariant (bias_slack_violated, whole run)",
+             "metric": "bias_slack_violated", "op": "value", "null": 0.0, "a": {"mechanism": "bias-fp"}, "by": "params_lambda"},
+            {"label": "bias-vcg: share of blocks violating the CIP-5 §9.3 invariant (bias_slack_violated, whole run)",
+             "metric": "bias_slack_violated", "op": "value", "null": 0.0, "a": {"mechanism": "bias-vcg"}, "by": "params_lambda"},
+            {"label": "bias-vcg: mean invariant deficit of the violating blocks (bias_slack_deficit, whole run)",
+             "metric": "bias_slack_deficit", "op": "value", "null": 0.0, "a": {"mechanism": "bias-vcg"}, "by": "params_lambda"},
         ],
     },
     "02-reserve": {
-        "question": "the reserve price with truthful VCG and learning first-price bidders at load 1.0",
+        "question": "the reserve price under both readings of CIP-5 §9.5 (reserve_mode payment-floor: it floors the payment; bid-gate: bids below it never fire; SPEC-FINDINGS S10) with learners that may wait (learning_wait) under bias-vcg and bias-fp at load 1.0",
         "comparisons": [
             {"label": "bias-vcg revenue (paid), ratio to reserve 0", "metric": "paid", "op": "ratio",
-             "a": {"mechanism": "bias-vcg"}, "b": {"params_reserve_price": 0.0}, "by": "params_reserve_price"},
+             "a": {"mechanism": "bias-vcg"}, "b": {"params_reserve_price": 0.0}, "by": ["params_reserve_mode", "params_reserve_price"]},
             {"label": "bias-fp revenue (paid), ratio to reserve 0", "metric": "paid", "op": "ratio",
-             "a": {"mechanism": "bias-fp"}, "b": {"params_reserve_price": 0.0}, "by": "params_reserve_price"},
+             "a": {"mechanism": "bias-fp"}, "b": {"params_reserve_price": 0.0}, "by": ["params_reserve_mode", "params_reserve_price"]},
             {"label": "bias-vcg welfare, ratio to reserve 0", "metric": "welfare", "op": "ratio",
-             "a": {"mechanism": "bias-vcg"}, "b": {"params_reserve_price": 0.0}, "by": "params_reserve_price"},
+             "a": {"mechanism": "bias-vcg"}, "b": {"params_reserve_price": 0.0}, "by": ["params_reserve_mode", "params_reserve_price"]},
             {"label": "bias-fp welfare, ratio to reserve 0", "metric": "welfare", "op": "ratio",
-             "a": {"mechanism": "bias-fp"}, "b": {"params_reserve_price": 0.0}, "by": "params_reserve_price"},
+             "a": {"mechanism": "bias-fp"}, "b": {"params_reserve_price": 0.0}, "by": ["params_reserve_mode", "params_reserve_price"]},
             {"label": "revenue ratio VCG / FP (revenue equivalence = 1)", "metric": "paid", "op": "ratio",
-             "a": {"mechanism": "bias-vcg"}, "b": {"mechanism": "bias-fp"}, "by": "params_reserve_price"},
+             "a": {"mechanism": "bias-vcg"}, "b": {"mechanism": "bias-fp"}, "by": ["params_reserve_mode", "params_reserve_price"]},
         ],
     },
     "03-vcg-fp": {
-        "question": "VCG (critical payment, truthful bidders) vs first price (bias-fp, Hedge learners) revenue as congestion rises",
+        "question": "VCG (critical payment) vs first price (bias-fp) revenue as congestion rises, both with Hedge learners that may wait (learning_wait)",
         # load = 1.5M gas a block of demand / lane_timer_cycles
         "level": ("load", lambda lane: "%.2f" % (1.5e6 / lane)),
         "comparisons": [
@@ -209,17 +222,26 @@ STUDIES = {
         "comparisons": [
             {"label": "welfare, cap 550k / cap 250k (eip1559)", "metric": "welfare", "op": "ratio",
              "a": {"mechanism": "eip1559", "params_max_cycles_per_fire": 550000.0},
-             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles"]},
+             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles", "agents_1_params"]},
             {"label": "light users' p99 delay, cap 550k - cap 250k (eip1559)", "metric": "delay_p99.default_gba",
              "op": "diff", "a": {"mechanism": "eip1559", "params_max_cycles_per_fire": 550000.0},
-             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles"]},
-            {"label": "light users' p99 delay, cap 550k - cap 250k (bias-vcg, truthful)", "metric": "delay_p99.default_gba",
+             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles", "agents_1_params"]},
+            {"label": "light users' p99 delay, cap 550k - cap 250k (bias-vcg, learners)", "metric": "delay_p99.default_gba",
              "op": "diff", "a": {"mechanism": "bias-vcg", "params_max_cycles_per_fire": 550000.0},
-             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles"]},
+             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles", "agents_1_params"]},
             {"label": "heavy users' timers never fired (censored), cap 550k (eip1559)",
              "metric": "censored.priority_tier", "op": "value", "null": 0.0,
              "a": {"mechanism": "eip1559", "params_max_cycles_per_fire": 550000.0},
-             "by": ["events_0_mult", "params_lane_timer_cycles"]},
+             "by": ["events_0_mult", "params_lane_timer_cycles", "agents_1_params"]},
+            {"label": "largest actor's share of the lane cycles used (eip1559)", "metric": "lane_share_max", "op": "value",
+             "null": 0.0, "a": {"mechanism": "eip1559"},
+             "by": ["events_0_mult", "params_max_cycles_per_fire", "params_lane_timer_cycles", "agents_1_params"]},
+            {"label": "largest actor's lane share over the mean active actor's (eip1559)", "metric": "lane_share_max.rel",
+             "op": "value", "null": 1.0, "a": {"mechanism": "eip1559"},
+             "by": ["events_0_mult", "params_max_cycles_per_fire", "params_lane_timer_cycles", "agents_1_params"]},
+            {"label": "largest actor's share of the lane cycles used (bias-vcg)", "metric": "lane_share_max", "op": "value",
+             "null": 0.0, "a": {"mechanism": "bias-vcg"},
+             "by": ["events_0_mult", "params_max_cycles_per_fire", "params_lane_timer_cycles", "agents_1_params"]},
         ],
     },
     "11-gba-headroom": {
@@ -228,16 +250,16 @@ STUDIES = {
         "comparisons": [
             {"label": "default-GBA timers censored, schedule - fire evaluation", "metric": "censored.default_gba",
              "op": "diff", "a": {"params_default_gba_eval": "schedule"}, "b": {"params_default_gba_eval": "fire"},
-             "by": "params_gba_headroom"},
+             "by": ["events", "params_gba_headroom"]},
             {"label": "default-GBA p99 delay, schedule - fire evaluation", "metric": "delay_p99.default_gba",
              "op": "diff", "a": {"params_default_gba_eval": "schedule"}, "b": {"params_default_gba_eval": "fire"},
-             "by": "params_gba_headroom"},
+             "by": ["events", "params_gba_headroom"]},
             {"label": "default-GBA users' payment, schedule / fire evaluation", "metric": "paid.default_gba",
              "op": "ratio", "a": {"params_default_gba_eval": "schedule"}, "b": {"params_default_gba_eval": "fire"},
-             "by": "params_gba_headroom"},
+             "by": ["events", "params_gba_headroom"]},
             {"label": "default-GBA timers censored under schedule evaluation, headroom h - spec 2",
              "metric": "censored.default_gba", "op": "diff", "a": {"params_default_gba_eval": "schedule"},
-             "b": {"params_gba_headroom": 2.0}, "by": "params_gba_headroom"},
+             "b": {"params_gba_headroom": 2.0}, "by": ["events", "params_gba_headroom"]},
         ],
     },
     "12-gc-isolation": {
@@ -259,6 +281,73 @@ STUDIES = {
         ],
     },
 }
+
+
+# The robustness of each conclusion (study.py docstring): the levels it
+# rests on (a sweep grid restricted to them, same seeds, rerun at 4 x the
+# horizon and 5 x the population) and, per comparison, the margin of its
+# equivalence test and why that margin.
+ROBUST = {
+    "01-lambda": {"grid": {"params.lambda": [0.005, 0.2]}, "checks": [
+        {"comparison": "bias-fp learners: paid / welfare, ratio to lambda = 0.005", "margin": 0.05,
+         "why": "5 % of the learners' payment per value; the λ answer turns on a payment change of 10 % or more"},
+        {"comparison": "bias-vcg: share of fires won by zero bids (waiting_game fires / fires)", "margin": 0.02,
+         "why": "2 points of the fire share; the zero bidders are 5 % of demand, so 2 points is 40 % of their service"}]},
+    "02-reserve": {"grid": {"params.reserve_price": [0, 100000000]}, "checks": [
+        {"comparison": "bias-fp revenue (paid), ratio to reserve 0", "margin": 0.05,
+         "why": "5 % of revenue, the smallest gain a reserve recommendation would rest on"},
+        {"comparison": "revenue ratio VCG / FP (revenue equivalence = 1)", "margin": 0.05,
+         "why": "5 % of the ratio: equivalence is read as |ratio - 1| < 0.05"}]},
+    "03-vcg-fp": {"grid": {"params.lane_timer_cycles": [1875000, 1500000, 1200000]}, "checks": [
+        {"comparison": "revenue ratio VCG / FP (paid)", "margin": 0.05,
+         "why": "5 % of the ratio: the answer (equivalence or not) is read as |ratio - 1| against 0.05, so a shift "
+                "below 0.05 cannot change it"}]},
+    "04-fairness-window": {"grid": {"params.fairness_window": [50, 200]}, "checks": [
+        {"comparison": "entrant's p99 delay, window W - window 200", "margin": 2.0,
+         "why": "2 blocks of p99, a fifth of the effect the window recommendation rests on in version 2"},
+        {"comparison": "incumbents' p99 delay, window W - window 200", "margin": 2.0,
+         "why": "2 blocks of p99, the incumbents' harm read as negligible below it"}]},
+    "05-fragmentation": {"grid": {"agents[1].params.k": [1, 10]}, "checks": [
+        {"comparison": "gain from fragmenting, per-actor W: attack_gain(K) / attack_gain(K = 1)", "margin": 0.05,
+         "why": "5 % of the gain; the recommendation compares per-actor and per-deployer gains of 10 % or more"},
+        {"comparison": "gain from fragmenting, per-deployer W: attack_gain(K) / attack_gain(K = 1)", "margin": 0.05,
+         "why": "5 % of the gain, as for per-actor W"}]},
+    "06-median-ema": {"grid": {"params.median_ema": [0, 0.1]}, "checks": [
+        {"comparison": "incumbents' p99 delay, median_ema - off", "margin": 2.0,
+         "why": "2 blocks of p99, the harm read as negligible below it"},
+        {"comparison": "entrant's p99 delay, median_ema - off", "margin": 2.0, "why": "2 blocks of p99"}]},
+    "07-tiers": {"grid": {"params.tier_urgent": [2.5]}, "checks": [
+        {"comparison": "economy (tier 1) p99 delay - standard (tier 0)", "margin": 2.0,
+         "why": "2 blocks of p99: tiers are recommended for the ordering, and an ordering survives a 2-block shift "
+                "of a gap of 5 or more"},
+        {"comparison": "urgent (tier 3) p99 delay - standard (tier 0)", "margin": 2.0, "why": "2 blocks of p99"}]},
+    "08-lane-fee-multiplier": {"grid": {"params.lane_fee_multiplier": [0.8, 1.0],
+                                        "params.lane_fee_multiplier_scope": ["fire"]}, "checks": [
+        {"comparison": "paid by users, ratio to multiplier 1.0", "margin": 0.02,
+         "why": "2 % of payment: the subsidy question is whether 0.8 changes payment by 20 % or not at all"},
+        {"comparison": "mean utilisation, multiplier m - 1.0", "margin": 0.02,
+         "why": "2 points of utilisation, a tenth of what a subsidy that works would add"}]},
+    "09-basefee-rule": {"grid": {}, "checks": [
+        {"comparison": "basefee coefficient of variation, ratio to eip1559", "margin": 0.1,
+         "why": "10 % of the CV, the smallest stability gain that would favour a rule"},
+        {"comparison": "mean lane utilisation, difference to eip1559", "margin": 0.02,
+         "why": "2 points of utilisation around the 0.5 target"}]},
+    "10-lane-size-cap": {"grid": {"events[0].mult": [2], "params.lane_timer_cycles": [2000000]}, "checks": [
+        {"comparison": "welfare, cap 550k / cap 250k (eip1559)", "margin": 0.02,
+         "why": "2 % of welfare, the smallest effect the cap recommendation rests on"},
+        {"comparison": "largest actor's lane share over the mean active actor's (eip1559)", "margin": 0.5,
+         "why": "half the mean actor's share: the raw share falls with 5 x the actors by construction, so the "
+                "check is on the share relative to the mean one; monopolisation would be tens of mean shares"}]},
+    "11-gba-headroom": {"grid": {"params.gba_headroom": [2.0]}, "checks": [
+        {"comparison": "default-GBA timers censored, schedule - fire evaluation", "margin": 25.0,
+         "why": "25 timers, under 1 % of the surge's default-GBA timers; D4's answer rests on differences of "
+                "hundreds"}]},
+    "12-gc-isolation": {"grid": {"params.gc_cycles_per_block": [250000, 5000000]}, "checks": [
+        {"comparison": "honest users' p99 delay, GC budget - spec 5M (eip1559)", "margin": 2.0,
+         "why": "2 blocks of p99: the answer is that the budget does not touch live timers"}]},
+}
+for _k, _v in ROBUST.items():
+    STUDIES[_k]["robust"] = _v
 
 
 def tq(n):
@@ -396,6 +485,15 @@ class RunFile:
             return self._jain(T)
         if name == "attack_gain":
             return self._attack_gain(T)
+        if name == "lane_share_max":  # lane_share_max.rel: relative to the mean share
+            # the largest actor's share of the lane cycles its window's fires used
+            f = self._fires(T)
+            tot = float(f["cycles"].sum())
+            sh = np.bincount(f["actor"], weights=f["cycles"].astype(float))
+            if tot <= 0:
+                return float("nan")
+            # _rel: over the mean share of the actors with a fire (scale free)
+            return float(sh.max() / tot * ((sh > 0).sum() if kind == "rel" else 1))
         raise SystemExit("study.py: metric %s has no windowed form" % metric)
 
     def _reversals(self, T):
@@ -464,18 +562,24 @@ def runfile(r, mode):
     return _FILES[p]
 
 
+# whole-run metrics read from /runs: the optimum is over the whole run's
+# demand; the §9.3 slack metrics (analysis/README.md) over its blocks
+WHOLE_RUN = ("efficiency", "bias_slack_violated", "bias_slack_deficit")
+
+
 def get(r, metric, mode, T=None):
     """metric of /runs row r over the window after its run file's
     truncation point (or after T); "efficiency" is the whole-run value."""
-    if metric == "efficiency":
+    if metric in WHOLE_RUN:
         return r[metric]
     rf = runfile(r, mode)
     return rf.metric(metric, rf.T if T is None else T)
 
 
-def compare(rows, c, mode):
+def compare(rows, c, mode, seeds=False):
     """{level: [per-seed values]} for comparison c, each over the window
-    after the later of the two runs' truncation points."""
+    after the later of the two runs' truncation points ([(seed, value)]
+    with seeds=True)."""
     dcols = design_cols(rows)
     keyed = {}
     for r in rows:
@@ -487,7 +591,8 @@ def compare(rows, c, mode):
         by = c.get("by")
         lvl = tuple(r[b] for b in by) if isinstance(by, list) else (r[by] if by else "all")
         if c["op"] == "value":
-            out.setdefault(lvl, []).append(get(r, c["metric"], mode))
+            v = get(r, c["metric"], mode)
+            out.setdefault(lvl, []).append((r["seed"], v) if seeds else v)
             continue
         kb = dict((k, r[k]) for k in ["mechanism", "seed"] + dcols)
         kb.update(c["b"])
@@ -498,18 +603,9 @@ def compare(rows, c, mode):
         va = get(r, c["metric"], mode, T)
         vb = get(rb, c.get("b_metric", c["metric"]), mode, T)
         v = va / vb if c["op"] == "ratio" else va - vb
-        out.setdefault(lvl, []).append(v if math.isfinite(v) else float("nan"))
+        v = v if math.isfinite(v) else float("nan")
+        out.setdefault(lvl, []).append((r["seed"], v) if seeds else v)
     return out
-
-
-def side(mu, hw, null):
-    if not math.isfinite(hw):
-        return "?"
-    if mu - hw > null:
-        return "above"
-    if mu + hw < null:
-        return "below"
-    return "contains"
 
 
 def fmt(mu, hw):
@@ -557,19 +653,302 @@ def actors(d):
     return 0
 
 
-def section(study, runs, x5):
+def short(v):
+    """A level's text: numbers as %g; a JSON object or list (a grid value
+    that replaces params or events) as its k=v pairs, without the keys that
+    only say what it is (type, tier) or that no design here varies."""
+    if isinstance(v, float):
+        return "%g" % v
+    v = str(v)
+    if v[:1] not in "{[":
+        return v
+    x = json.loads(v)
+    x = x if isinstance(x, list) else [x]
+    return "; ".join(",".join("%s=%s" % (k, w) for k, w in d.items() if k not in ("type", "tier", "delay_mean", "ttl"))
+                     for d in x)
+
+
+def lvl_text(lvl):
+    if isinstance(lvl, tuple):
+        return " / ".join(short(v) for v in lvl)
+    return str(lvl)
+
+
+def conv_of(r, mode):
+    """(every population converged, {mechanism: [final mean price]}) of
+    run file r, or None without a strategic population."""
+    c = h5py.File(runfile(r, mode).path, "r").attrs.get("convergence")
+    c = json.loads(c.decode() if isinstance(c, bytes) else c) if c is not None else None
+    pops = (c or {}).get("populations") or []
+    if not pops:
+        return None
+    return all(p.get("converged") for p in pops), [p.get("final_mean") for p in pops]
+
+
+def level_rows(rows, c, lvl):
+    """The run files of comparison c's level lvl (its a and b sides: the
+    mechanisms either names, or every one)."""
+    by = c.get("by")
+    by = by if isinstance(by, list) else [by]
+    lv = lvl if isinstance(lvl, tuple) else (lvl,)
+    mechs = set(x.get("mechanism") for x in (c["a"], c.get("b", {}))) - {None}
+    return [r for r in rows if all(r.get(b) == v for b, v in zip(by, lv)) and (not mechs or r["mechanism"] in mechs)]
+
+
+def why_not(rows, vrows, c, lvl, mode, name):
+    """Evidence for a check that does not hold: per mechanism, the run
+    files whose strategic populations converged and their mean final
+    price, at 1 x and in the variant."""
+    parts = []
+    for tag, rs in (("1 x", level_rows(rows, c, lvl)), (name, level_rows(vrows, c, lvl))):
+        by = {}
+        for r in rs:
+            cv = conv_of(r, mode)
+            if cv is None:
+                continue
+            e = by.setdefault(r["mechanism"], [0, 0, []])
+            e[0] += 1
+            e[1] += cv[0]
+            e[2] += [x for x in cv[1] if x is not None]
+        if by:
+            parts.append("%s: %s" % (tag, ", ".join("%s %d of %d converged, mean final price %.4g" % (
+                m, e[1], e[0], sum(e[2]) / len(e[2]) if e[2] else float("nan")) for m, e in sorted(by.items()))))
+    if not parts:
+        return "%s at %s does not hold; no strategic population, so not a learning effect." % (name, lvl_text(lvl))
+    return "%s at %s does not hold. Learners: %s." % (name, lvl_text(lvl), "; ".join(parts))
+
+
+def convergence(rows, mode):
+    """Per mechanism: (run files with a strategic population, those whose
+    every population converged, the blocks they converged at, the
+    strategies) from each run file's root attribute `convergence`
+    (sim/cs_converge.h, DESIGN-NOTES N77)."""
+    out = {}
+    for r in rows:
+        h = h5py.File(runfile(r, mode).path, "r")
+        c = h.attrs.get("convergence")
+        if c is None:
+            continue
+        c = json.loads(c.decode() if isinstance(c, bytes) else c)
+        pops = c.get("populations") or [] if c else []
+        if not pops:
+            continue
+        e = out.setdefault(r["mechanism"], [0, 0, [], set()])
+        e[0] += 1
+        if all(p.get("converged") for p in pops):
+            e[1] += 1
+            e[2].append(max(int(p.get("at") or 0) for p in pops))
+        e[3].update("%s (%s)" % (p["kind"], p["strategy"]) for p in pops)
+    return out
+
+
+def conv_text(rows, mode, what):
+    cv = convergence(rows, mode)
+    if not cv:
+        return "%s: no strategic population (no scenario entry with a `strategy` under these mechanisms), " \
+               "so convergence does not apply: every agent's rule is fixed." % what, {}
+    parts, js = [], {}
+    for m in sorted(cv):
+        n, k, at, strat = cv[m]
+        at = sorted(at)
+        parts.append("%s %d of %d run files converged%s [%s]" % (
+            m, k, n, (" (at block median %d, max %d)" % (at[len(at) // 2], at[-1])) if at else "",
+            ", ".join(sorted(strat))))
+        js[m] = {"runs": n, "converged": k, "at_median": at[len(at) // 2] if at else None}
+    return "%s: %s." % (what, "; ".join(parts)), js
+
+
+def bound_gaps(binary, d, most=2):
+    """The bound's gap (cowsim compare --json: bound_gap, the Lagrangian
+    bound against the exact MILP optimum on sampled windows, issue 27 item
+    5) of the run files of the sweep's first seed, at most `most` design
+    points spread over the design; JSON lines for DIR/bound_gap.json."""
+    import subprocess
+    rows = load(d)[0]
+    s0 = min(r["seed"] for r in rows)
+    rids = sorted(set(r["run_id"] for r in rows if r["seed"] == s0))
+    rids = [rids[i * len(rids) // most] for i in range(most)] if len(rids) > most else rids
+    out = []
+    for rid in rids:
+        files = sorted(glob.glob(os.path.join(d, "runs", rid, "*.h5")))
+        js = json.loads(subprocess.run([binary, "compare", "--json"] + files, check=True,
+                                       stdout=subprocess.PIPE).stdout)
+        for run in js["runs"]:
+            g = run.get("bound_gap")
+            out.append({"run_id": rid, "mechanism": run["mechanism"], "efficiency_vs": run.get("efficiency_vs"),
+                        "gap": g and g.get("gap"), "gap_max": g and g.get("gap_max"),
+                        "windows": g and g.get("windows"), "solved": g and g.get("solved")})
+    return out
+
+
+def gap_text(rows):
+    """What the efficiency is measured against, and the bound's gap where
+    the run files carry it (/runs bound_gap) or bound_gap.json beside the
+    sweep (study.py --gap) holds it."""
+    if "efficiency" not in rows[0]:
+        return "Efficiency benchmark: none in this sweep."
+    ex = [r for r in rows if r.get("opt_exact") == 1]
+    gaps = [r["bound_gap"] for r in rows if "bound_gap" in r and math.isfinite(r["bound_gap"])]
+    gp = os.path.join(rows[0]["_dir"], "bound_gap.json")
+    if not gaps and os.path.exists(gp):
+        gj = json.load(open(gp))
+        gaps = [g["gap"] for g in gj if g["gap"] is not None and math.isfinite(g["gap"])]
+        gmax = [g["gap_max"] for g in gj if g["gap_max"] is not None and math.isfinite(g["gap_max"])]
+        if gaps:
+            g = sorted(gaps)
+            return ("Efficiency benchmark: %d of %d run files against the exact optimum (opt_exact 1), %d against the "
+                    "Lagrangian upper bound of the optimum (opt_exact 0), where efficiency is a lower bound of the true "
+                    "one. The bound's gap ((bound - exact MILP optimum) / exact on sampled windows, cowsim compare "
+                    "--json on %d run files of the first seed; windows solved %d of %d): median %.4g, max %.4g, "
+                    "largest single window %.4g." % (len(ex), len(rows), len(rows) - len(ex), len(gj),
+                                                      sum(x["solved"] or 0 for x in gj), sum(x["windows"] or 0 for x in gj),
+                                                      g[len(g) // 2], g[-1], max(gmax) if gmax else float("nan")))
+    s = ("Efficiency benchmark: %d of %d run files against the exact optimum (opt_exact 1), %d against the "
+         "Lagrangian upper bound of the optimum (opt_exact 0), where efficiency is a lower bound of the true one."
+         % (len(ex), len(rows), len(rows) - len(ex)))
+    if gaps:
+        g = sorted(gaps)
+        s += " The bound's gap ((bound - exact MILP optimum) / exact on sampled windows, /runs bound_gap): median %.4g, max %.4g over %d run files." \
+             % (g[len(g) // 2], g[-1], len(g))
+    else:
+        s += " The bound's gap: not measured in these run files (no exact-optimum sample; issue 27 item 5)."
+    return s
+
+
+VARIANTS = (("h4", "4 x horizon"), ("p5", "5 x population"))
+
+
+def is_reference(c, lvl):
+    """Whether lvl is the comparison's own reference level (a ratio or a
+    difference to itself: 1 or 0 by construction, nothing to test)."""
+    if c["op"] == "value":
+        return False
+    by = c.get("by")
+    by = by if isinstance(by, list) else [by]
+    lv = lvl if isinstance(lvl, tuple) else (lvl,)
+    keys = [k for k in c["b"] if k in by]
+    return bool(keys) and all(lv[by.index(k)] == c["b"][k] for k in keys)
+
+
+def tost(base, var, margin):
+    """Paired equivalence test: d_s = var_s - base_s over the seeds both
+    hold; the 90 % t interval of the mean of d (the two one-sided 5 % tests
+    of TOST); holds when it lies within (-margin, margin)."""
+    b = dict((s, v) for s, v in base if math.isfinite(v))
+    d = [v - b[s] for s, v in var if math.isfinite(v) and s in b]
+    n = len(d)
+    if n < 2:
+        return float("nan"), float("nan"), float("nan"), n, "not tested"
+    mu = sum(d) / n
+    hw = _tinv(0.95, n - 1) * math.sqrt(sum((x - mu) ** 2 for x in d) / (n - 1)) / math.sqrt(n)
+    ok = -margin < mu - hw and mu + hw < margin
+    return mu, mu - hw, mu + hw, n, "holds" if ok else "does not hold"
+
+
+def canon_events(rows, shift):
+    """A swept "events" column (study 11's surge shapes) as canonical JSON
+    with the h4 variant's shift (3 x the horizon) taken back, so the
+    variant's levels pair with the 1 x levels."""
+    for r in rows:
+        if isinstance(r.get("events"), str) and r["events"][:1] == "[":
+            ev = json.loads(r["events"])
+            for e in ev:
+                if e.get("at", 1) > 1:
+                    e["at"] -= shift
+            r["events"] = json.dumps(ev, sort_keys=True)
+
+
+def robustness(study, rows, vdirs, mode):
+    """Markdown lines and a JSON list: each conclusion's TOST at 4 x
+    horizon and 5 x population (STUDIES[study]["robust"])."""
+    rb = STUDIES[study].get("robust")
+    out, js = [], []
+    if not rb:
+        return out, js
+    out.append("### Robustness: equivalence at 4 x horizon and 5 x population (TOST)")
+    out.append("")
+    out.append("Each conclusion below rests on the listed levels; they are rerun (same seeds) at 4 x the horizon "
+               "(%s) and at 5 x the population (%s). Per level: d = variant - 1 x, paired by seed; the 90 %% t "
+               "interval of its mean (two one-sided 5 %% tests); **holds** when it lies inside (-margin, +margin), "
+               "**does not hold** otherwise." % (H4_TEXT, P5_TEXT))
+    out.append("")
+    vrows = dict((k, load(d)[0]) for k, d in vdirs.items() if d)
+    b0 = int(rows[0]["blocks"])
+    canon_events(rows, 0)
+    for k, vr in vrows.items():
+        canon_events(vr, 3 * b0 if k == "h4" else 0)
+    for chk in rb["checks"]:
+        c = next(x for x in STUDIES[study]["comparisons"] if x["label"] == chk["comparison"])
+        base = compare(rows, c, mode, seeds=True)
+        out.append("**%s** -- margin +/- %g: %s" % (c["label"], chk["margin"], chk["why"]))
+        out.append("")
+        whys = []
+        out.append("| level | 1 x mean | variant | variant mean | n | d, mean [90 % t interval] | verdict |")
+        out.append("|---|---|---|---|---|---|---|")
+        for key, name in VARIANTS:
+            if key not in vrows:
+                out.append("| - | - | %s | not run | - | - | not tested |" % name)
+                js.append({"comparison": c["label"], "variant": key, "verdict": "not tested"})
+                continue
+            var = compare(vrows[key], c, mode, seeds=True)
+            for lvl in sorted(var, key=lambda v: (isinstance(v, str), v)):
+                if lvl not in base or is_reference(c, lvl):
+                    continue
+                mu, lo, hi, n, verdict = tost(base[lvl], var[lvl], chk["margin"])
+                bm = ci([v for _, v in base[lvl]])[0]
+                vm = ci([v for _, v in var[lvl]])[0]
+                out.append("| %s | %.4g | %s | %.4g | %d | %.4g [%.4g, %.4g] | %s |"
+                           % (lvl_text(lvl), bm, name, vm, n, mu, lo, hi, verdict))
+                if verdict != "holds":
+                    whys.append(why_not(rows, vrows[key], c, lvl, mode, name) + " " + (
+                        ("The mean shift %.4g is within the margin but its interval is not: %d seeds cannot show "
+                         "equivalence at this margin." % (mu, n)) if abs(mu) < chk["margin"] else
+                        ("The mean shift %.4g is beyond the margin." % mu)))
+                js.append({"comparison": c["label"], "variant": key, "level": lvl_text(lvl), "base": bm,
+                           "variant_mean": vm, "d": mu, "lo": lo, "hi": hi, "n": n, "margin": chk["margin"],
+                           "verdict": verdict})
+        out.append("")
+        for w in whys:
+            out.append("- " + w)
+        if whys:
+            out.append("")
+    return out, js
+
+
+def section(study, runs, vdirs):
     s = STUDIES[study]
     rows, attrs = load(runs)
+    canon_events(rows, 0)
     seeds = sorted(set(r["seed"] for r in rows))
     blocks = int(rows[0]["blocks"])
     out = ["## Study section (scenarios/calibration/study.py %s)" % study, ""]
     out.append("Question: %s." % s["question"])
     out.append("")
     na = actors(runs)
-    out.append("Design size: %d actors, %d blocks, %d seeds (%s .. %s), %d design points, mechanisms %s."
-               % (na, blocks, len(seeds), seeds[0], seeds[-1], int(attrs["n_points"]),
-                  ", ".join(sorted(set(r["mechanism"] for r in rows)))))
+    mechs = sorted(set(r["mechanism"] for r in rows))
+    out.append("Design size: %d actors, %d blocks, %d seeds (%s .. %s), %d design points, mechanisms %s: %d run files."
+               % (na, blocks, len(seeds), seeds[0], seeds[-1], int(attrs["n_points"]), ", ".join(mechs), len(rows)))
+    js = {"study": study, "actors": na, "blocks": blocks, "seeds": len(seeds), "points": int(attrs["n_points"]),
+          "run_files": len(rows), "mechanisms": mechs}
+    for key, name in VARIANTS:
+        if vdirs.get(key):
+            vr, va = load(vdirs[key])
+            out.append("Robustness design (%s): %d actors, %d blocks, %d seeds, %d design points: %d run files."
+                       % (name, actors(vdirs[key]), int(vr[0]["blocks"]), len(set(r["seed"] for r in vr)),
+                          int(va["n_points"]), len(vr)))
+    out.append("")
     mode = s.get("warmup", "mser")
+    ctext, js["convergence"] = conv_text(rows, mode, "Convergence (sim/cs_converge.h criterion, 1 x horizon)")
+    out.append(ctext)
+    for key, name in VARIANTS:
+        if vdirs.get(key):
+            ctext, js["convergence_" + key] = conv_text(load(vdirs[key])[0], mode, "At " + name)
+            out.append("")
+            out.append(ctext)
+    out.append("")
+    js["gap"] = gap_text(rows)
+    out.append(js["gap"])
+    out.append("")
     pts = sorted(points(rows, mode).values())
     ev = sorted(e["at"] for e in runfile(rows[0], mode).scn.get("events", []) if e.get("at", 1) > 1)
     how = ("MSER-5 on the per-block lane utilisation of the blocks before the first event (block %d; the "
@@ -582,56 +961,98 @@ def section(study, runs, x5):
                   "; efficiency is the whole-run value (its optimum is over the whole run's demand)"
                   if any(c["metric"] == "efficiency" for c in s["comparisons"]) else ""))
     out.append("")
-    xrows = load(x5)[0] if x5 else None
-    if x5:
-        out.append("Scale check: the same design with 5 x the actors of every entry, each at a fifth of its rate "
-                   "(same load; study.py --make-x5), %d actors. Verdict per row: *holds* when both 95 %% intervals lie on "
-                   "the same side of the null value (1 for a ratio, 0 for a difference) or both contain it."
-                   % actors(x5))
-        out.append("")
+    js["comparisons"] = []
     for c in s["comparisons"]:
-        null = c.get("null", 1.0 if c["op"] == "ratio" else 0.0)
         res = compare(rows, c, mode)
-        xres = compare(xrows, c, mode) if xrows else {}
         out.append("### %s" % c["label"])
         out.append("")
         kind = {"ratio": "per-seed ratio", "diff": "paired per-seed difference", "value": "value"}[c["op"]]
         lab = s.get("level")
         by = c.get("by")
         bys = " / ".join(by) if isinstance(by, list) else (by or "")
-        head = "| %s | %sn | %s, mean [95 %% t interval] |" % (bys, lab[0] + " | " if lab else "", kind)
-        sep = "|---|---|---|" + ("---|" if lab else "")
-        if xrows:
-            head += " x5 population | scale verdict |"
-            sep += "---|---|"
-        out.append(head)
-        out.append(sep)
+        out.append("| %s | %sn | %s, mean [95 %% t interval] |" % (bys, lab[0] + " | " if lab else "", kind))
+        out.append("|---|---|---|" + ("---|" if lab else ""))
         for lvl in sorted(res, key=lambda v: (isinstance(v, str), v)):
             mu, hw, n = ci(res[lvl])
-            lv = " / ".join("%g" % v if isinstance(v, float) else str(v) for v in lvl) if isinstance(lvl, tuple) else lvl
-            line = "| %s | %s%d | %s |" % (lv, lab[1](lvl) + " | " if lab else "", n, fmt(mu, hw))
-            if xrows:
-                xm, xh, xn = ci(xres.get(lvl, []))
-                a, b = side(mu, hw, null), side(xm, xh, null)
-                line += " %s | %s |" % (fmt(xm, xh), "holds" if a == b and a != "?" else "changes")
-            out.append(line)
+            out.append("| %s | %s%d | %s |" % (lvl_text(lvl), lab[1](lvl) + " | " if lab else "", n, fmt(mu, hw)))
+            js["comparisons"].append({"label": c["label"], "level": lvl_text(lvl), "mean": mu, "hw": hw, "n": n})
         out.append("")
-    return "\n".join(out) + "\n"
+    rl, js["robust"] = robustness(study, rows, vdirs, mode)
+    out += rl
+    return "\n".join(out) + "\n", js
 
 
-def make_x5(src, dst, k=5):
-    """The sweep src with k x the agents of every entry, each at 1/k of its
+H4_TEXT = ("blocks x 4; events and an entrant's arrival and exit moved 3 x the horizon later, so the same "
+           "episode follows a warm start; an event that sets demand for the whole run (at block 1) is stretched")
+P5_TEXT = ("5 x the actors of every population, each at a fifth of its rate, same load; an entrant (fragmenter) "
+           "stays one deployer with 5 x its identities at the same total rate; tip-floor bots and the storm stay")
+
+ENTRANTS = ("fragmenter",)
+
+
+def make_variant(kind, study, src, dst):
+    """The sweep src restricted to the levels STUDIES[study]["robust"]
+    ["grid"] names (intersected with src's own grid), as kind h4 (4 x
+    horizon, H4_TEXT) or p5 (5 x population, P5_TEXT)."""
+    sw = json.load(open(src))
+    rg = STUDIES[study].get("robust", {}).get("grid", {})
+    for path, vals in rg.items():
+        if path in sw.get("grid", {}):
+            keep = [v for v in sw["grid"][path] if v in vals]
+            sw["grid"][path] = keep or sw["grid"][path]
+    base = sw["base"]
+    if kind == "h4":
+        B = base["blocks"]
+        base["blocks"] = 4 * B
+
+        def shift(evs):
+            for e in evs:
+                if e.get("at", 1) > 1:
+                    e["at"] += 3 * B
+                elif "duration" in e:
+                    e["duration"] = 4 * B - e["at"]
+        shift(base.get("events", []))
+        for path, vals in sw.get("grid", {}).items():
+            if path == "events":
+                for v in vals:
+                    shift(v)
+        for ag in base["agents"]:
+            for k in ("enter_at", "exit_at"):
+                if k in ag:
+                    ag[k] += 3 * B
+    elif kind == "p5":
+        fixed = [ag for ag in base["agents"] if ag["kind"] in ENTRANTS]
+        gridded = set(sw.get("grid", {}))
+        scale5(sw, skip=ENTRANTS)
+        for path, vals in sw.get("grid", {}).items():
+            # a grid value that replaces a scaled entry's params (study 10's
+            # heavy users, whole or split) gets the same fifth of its rate
+            i = path[len("agents["):path.index("]")] if path.startswith("agents[") else None
+            if i is not None and path.endswith("].params") and base["agents"][int(i)]["kind"] not in ENTRANTS:
+                for v in vals:
+                    v["rate"] = v.get("rate", 0.5) / 5
+        for i, ag in enumerate(base["agents"]):
+            if ag in fixed and "agents[%d].params.k" % i not in gridded:
+                ag.setdefault("params", {})["k"] = ag["params"].get("k", 10) * 5
+    else:
+        raise SystemExit("make_variant: kind %s (h4 or p5)" % kind)
+    sw["name"] = sw["name"] + "-" + kind
+    base["name"] = base["name"] + "-" + kind
+    json.dump(sw, open(dst, "w"), indent=2)
+    return 0
+
+
+def scale5(sw, k=5, skip=()):
+    """sw (a sweep) with k x the agents of every entry, each at 1/k of its
     arrival rate ("rate", or k x "period" / "every_blocks"): the same load
     spread over k times the actors.  liquidation_bot (a tip floor) and
-    spammer (a storm) entries stay as they are.  Runs go to a different name."""
-    import json
-    sw = json.load(open(src))
+    spammer (a storm) entries stay as they are, and the kinds in skip."""
     base = sw["base"]
     for ag in base["agents"]:
-        if ag["kind"] in ("liquidation_bot", "spammer"):
+        if ag["kind"] in ("liquidation_bot", "spammer") + tuple(skip):
             continue  # a fixed tip floor (studies 4-6) or a fixed storm (study 12), not the population
         if ag["kind"] in ("watcher", "demand_curve"):
-            raise SystemExit("make_x5: kind %s has no per-actor rate to scale" % ag["kind"])
+            raise SystemExit("scale5: kind %s has no per-actor rate to scale" % ag["kind"])
         ag["count"] = ag.get("count", 1) * k
         p = ag.setdefault("params", {})
         if "period" in p or "every_blocks" in p:
@@ -646,14 +1067,11 @@ def make_x5(src, dst, k=5):
             r = p.get("rate", 0.5)
             if isinstance(r, dict):
                 if r.get("dist") != "constant":
-                    raise SystemExit("make_x5: %s: rate distribution %s not scaled" % (ag["kind"], r.get("dist")))
+                    raise SystemExit("scale5: %s: rate distribution %s not scaled" % (ag["kind"], r.get("dist")))
                 r["value"] = r["value"] / k
             else:
                 p["rate"] = r / k
-    sw["name"] = sw["name"] + "-x5"
-    base["name"] = base["name"] + "-x5"
-    json.dump(sw, open(dst, "w"), indent=2)
-    return 0
+    return sw
 
 
 WINDOWED = ("fires", "paid", "welfare", "delay_p99", "censored", "burn", "util_mean", "basefee_mean",
@@ -685,8 +1103,11 @@ def check_window(d):
 
 
 def main(argv):
-    if len(argv) == 4 and argv[1] == "--make-x5":
-        return make_x5(argv[2], argv[3])
+    if len(argv) == 4 and argv[1] == "--gap":
+        json.dump(bound_gaps(argv[2], argv[3]), sys.stdout, indent=1)
+        return 0
+    if len(argv) == 6 and argv[1] == "--make-variant":
+        return make_variant(argv[2], argv[3], argv[4], argv[5])
     if len(argv) == 3 and argv[2] == "--help-known":
         return 0 if argv[1] in STUDIES else 1
     if len(argv) == 3 and argv[1] == "--check-window":
@@ -697,25 +1118,30 @@ def main(argv):
             print("%s %s %d" % (rid, mech, t))
         return 0
     if len(argv) < 2 or argv[1] not in STUDIES:
-        sys.stderr.write("usage: study.py STUDY [--runs DIR] [--x5 DIR] [--out FILE]; studies: %s\n"
+        sys.stderr.write("usage: study.py STUDY [--runs DIR] [--h4 DIR] [--p5 DIR] [--out FILE] [--json FILE]; "
+                         "study.py --make-variant h4|p5 STUDY SRC DST; studies: %s\n"
                          % ", ".join(sorted(STUDIES)))
         return 2
     study = argv[1]
     runs = "results/calibration/%s/runs" % study
-    x5, outp = None, None
+    vdirs, outp, jsp = {}, None, None
     i = 2
     while i < len(argv):
         if argv[i] == "--runs":
             runs = argv[i + 1]
-        elif argv[i] == "--x5":
-            x5 = argv[i + 1]
+        elif argv[i] in ("--h4", "--p5"):
+            vdirs[argv[i][2:]] = argv[i + 1]
         elif argv[i] == "--out":
             outp = argv[i + 1]
+        elif argv[i] == "--json":
+            jsp = argv[i + 1]
         else:
             sys.stderr.write("study.py: unexpected argument %s\n" % argv[i])
             return 2
         i += 2
-    text = section(study, runs, x5)
+    text, js = section(study, runs, vdirs)
+    if jsp:
+        json.dump(js, open(jsp, "w"), indent=1, default=str)
     if outp:
         open(outp, "w").write(text)
     else:

@@ -9,6 +9,6 @@ set xlabel 'params.lane_timer_cycles'
 set ylabel 'd w_p90 (mean paired difference, 95% t CI)'
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 set key outside right top
-plot  'sweep_params_lane_timer_cycles_diff_vs_bias-vcg_m2.dat' using ($1+0.000):78:79:80 with yerrorbars pt 1 ps 0.9 lw 1.4 lc rgb '#ff7f0e' notitle, \
-     'sweep_params_lane_timer_cycles_diff_vs_bias-vcg_m2.dat' using ($1+0.000):78 with linespoints pt 1 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 1 title 'bias-fp - bias-vcg', \
+plot  'sweep_params_lane_timer_cycles_diff_vs_bias-vcg_m2.dat' using ($1+0.000):83:84:85 with yerrorbars pt 1 ps 0.9 lw 1.4 lc rgb '#ff7f0e' notitle, \
+     'sweep_params_lane_timer_cycles_diff_vs_bias-vcg_m2.dat' using ($1+0.000):83 with linespoints pt 1 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 1 title 'bias-fp - bias-vcg', \
     0 with lines lw 1 lc rgb '#888888' dt 2 notitle

@@ -9,7 +9,7 @@ set xlabel 'agents[1].params.k'
 set ylabel 'w_p90 (mean over seeds, 95% CI)'
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 set key below
-plot  'sweep_agents_1_params_k_m1_g1.dat' using 1:64:65 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
-     'sweep_agents_1_params_k_m1_g2.dat' using 1:64:65 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
-     'sweep_agents_1_params_k_m1_g1.dat' using ($1+0.000):63 with linespoints pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, params.fairness_identity = actor', \
-     'sweep_agents_1_params_k_m1_g2.dat' using ($1+0.000):63 with linespoints pt 2 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, params.fairness_identity = deployer'
+plot  'sweep_agents_1_params_k_m1_g1.dat' using 1:61:62 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
+     'sweep_agents_1_params_k_m1_g2.dat' using 1:61:62 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
+     'sweep_agents_1_params_k_m1_g1.dat' using ($1+0.000):60 with linespoints pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, params.fairness_identity = actor', \
+     'sweep_agents_1_params_k_m1_g2.dat' using ($1+0.000):60 with linespoints pt 2 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, params.fairness_identity = deployer'

@@ -10,9 +10,9 @@ set ylabel 'w_p90 (mean over seeds, 95% CI)'
 set xtics ('actor' 0, 'deployer' 1)
 set xrange [-0.5:1.5]
 set key below
-plot  'sweep_params_fairness_identity_m1_g1.dat' using ($1-0.060):63:64:65 with yerrorbars pt 1 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
-     'sweep_params_fairness_identity_m1_g2.dat' using ($1+0.000):63:64:65 with yerrorbars pt 2 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
-     'sweep_params_fairness_identity_m1_g3.dat' using ($1+0.060):63:64:65 with yerrorbars pt 3 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
-     'sweep_params_fairness_identity_m1_g1.dat' using ($1-0.060):63 with points pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, agents[1].params.k = 1', \
-     'sweep_params_fairness_identity_m1_g2.dat' using ($1+0.000):63 with points pt 2 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, agents[1].params.k = 10', \
-     'sweep_params_fairness_identity_m1_g3.dat' using ($1+0.060):63 with points pt 3 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 3 title 'eip1559, agents[1].params.k = 100'
+plot  'sweep_params_fairness_identity_m1_g1.dat' using ($1-0.060):60:61:62 with yerrorbars pt 1 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_fairness_identity_m1_g2.dat' using ($1+0.000):60:61:62 with yerrorbars pt 2 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_fairness_identity_m1_g3.dat' using ($1+0.060):60:61:62 with yerrorbars pt 3 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_fairness_identity_m1_g1.dat' using ($1-0.060):60 with points pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, agents[1].params.k = 1', \
+     'sweep_params_fairness_identity_m1_g2.dat' using ($1+0.000):60 with points pt 2 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, agents[1].params.k = 10', \
+     'sweep_params_fairness_identity_m1_g3.dat' using ($1+0.060):60 with points pt 3 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 3 title 'eip1559, agents[1].params.k = 100'

@@ -9,5 +9,5 @@ set xlabel 'params.median_ema'
 set ylabel 'utility (mean over seeds, 95% CI)'
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 set key outside right top
-plot  'sweep_params_median_ema_m1.dat' using 1:37:38 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
-     'sweep_params_median_ema_m1.dat' using ($1+0.000):36 with linespoints pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559'
+plot  'sweep_params_median_ema_m1.dat' using 1:34:35 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
+     'sweep_params_median_ema_m1.dat' using ($1+0.000):33 with linespoints pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559'

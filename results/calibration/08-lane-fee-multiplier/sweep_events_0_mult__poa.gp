@@ -15,13 +15,9 @@ plot  'sweep_events_0_mult_m1_g1.dat' using 1:37:38 with filledcurves fs transpa
      'sweep_events_0_mult_m1_g4.dat' using 1:37:38 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
      'sweep_events_0_mult_m1_g5.dat' using 1:37:38 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
      'sweep_events_0_mult_m1_g6.dat' using 1:37:38 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
-     'sweep_events_0_mult_m1_g7.dat' using 1:37:38 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
-     'sweep_events_0_mult_m1_g8.dat' using 1:37:38 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
-     'sweep_events_0_mult_m1_g1.dat' using ($1+0.000):36 with linespoints pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, params.lane_fee_multiplier = 0.6, params.lane_fee_multiplier_scope = lane', \
-     'sweep_events_0_mult_m1_g2.dat' using ($1+0.000):36 with linespoints pt 2 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, params.lane_fee_multiplier = 0.6, params.lane_fee_multiplier_scope = fire', \
-     'sweep_events_0_mult_m1_g3.dat' using ($1+0.000):36 with linespoints pt 3 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 3 title 'eip1559, params.lane_fee_multiplier = 0.8, params.lane_fee_multiplier_scope = lane', \
-     'sweep_events_0_mult_m1_g4.dat' using ($1+0.000):36 with linespoints pt 4 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 4 title 'eip1559, params.lane_fee_multiplier = 0.8, params.lane_fee_multiplier_scope = fire', \
-     'sweep_events_0_mult_m1_g5.dat' using ($1+0.000):36 with linespoints pt 5 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 5 title 'eip1559, params.lane_fee_multiplier = 1, params.lane_fee_multiplier_scope = lane', \
-     'sweep_events_0_mult_m1_g6.dat' using ($1+0.000):36 with linespoints pt 6 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, params.lane_fee_multiplier = 1, params.lane_fee_multiplier_scope = fire', \
-     'sweep_events_0_mult_m1_g7.dat' using ($1+0.000):36 with linespoints pt 7 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, params.lane_fee_multiplier = 1.2, params.lane_fee_multiplier_scope = lane', \
-     'sweep_events_0_mult_m1_g8.dat' using ($1+0.000):36 with linespoints pt 8 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 3 title 'eip1559, params.lane_fee_multiplier = 1.2, params.lane_fee_multiplier_scope = fire'
+     'sweep_events_0_mult_m1_g1.dat' using ($1+0.000):36 with linespoints pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, params.lane_fee_multiplier = 0.8, params.lane_fee_multiplier_scope = lane', \
+     'sweep_events_0_mult_m1_g2.dat' using ($1+0.000):36 with linespoints pt 2 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, params.lane_fee_multiplier = 0.8, params.lane_fee_multiplier_scope = fire', \
+     'sweep_events_0_mult_m1_g3.dat' using ($1+0.000):36 with linespoints pt 3 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 3 title 'eip1559, params.lane_fee_multiplier = 1, params.lane_fee_multiplier_scope = lane', \
+     'sweep_events_0_mult_m1_g4.dat' using ($1+0.000):36 with linespoints pt 4 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 4 title 'eip1559, params.lane_fee_multiplier = 1, params.lane_fee_multiplier_scope = fire', \
+     'sweep_events_0_mult_m1_g5.dat' using ($1+0.000):36 with linespoints pt 5 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 5 title 'eip1559, params.lane_fee_multiplier = 1.2, params.lane_fee_multiplier_scope = lane', \
+     'sweep_events_0_mult_m1_g6.dat' using ($1+0.000):36 with linespoints pt 6 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, params.lane_fee_multiplier = 1.2, params.lane_fee_multiplier_scope = fire'

@@ -10,19 +10,15 @@ set ylabel 'welfare_opt (mean over seeds, 95% CI)'
 set xtics ('lane' 0, 'fire' 1)
 set xrange [-0.5:1.5]
 set key below
-plot  'sweep_params_lane_fee_multiplier_scope_m1_g1.dat' using ($1-0.210):39:40:41 with yerrorbars pt 1 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
-     'sweep_params_lane_fee_multiplier_scope_m1_g2.dat' using ($1-0.150):39:40:41 with yerrorbars pt 2 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
-     'sweep_params_lane_fee_multiplier_scope_m1_g3.dat' using ($1-0.090):39:40:41 with yerrorbars pt 3 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
-     'sweep_params_lane_fee_multiplier_scope_m1_g4.dat' using ($1-0.030):39:40:41 with yerrorbars pt 4 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
-     'sweep_params_lane_fee_multiplier_scope_m1_g5.dat' using ($1+0.030):39:40:41 with yerrorbars pt 5 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
-     'sweep_params_lane_fee_multiplier_scope_m1_g6.dat' using ($1+0.090):39:40:41 with yerrorbars pt 6 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
-     'sweep_params_lane_fee_multiplier_scope_m1_g7.dat' using ($1+0.150):39:40:41 with yerrorbars pt 7 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
-     'sweep_params_lane_fee_multiplier_scope_m1_g8.dat' using ($1+0.210):39:40:41 with yerrorbars pt 8 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
-     'sweep_params_lane_fee_multiplier_scope_m1_g1.dat' using ($1-0.210):39 with points pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, events[0].mult = 1, params.lane_fee_multiplier = 0.6', \
-     'sweep_params_lane_fee_multiplier_scope_m1_g2.dat' using ($1-0.150):39 with points pt 2 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, events[0].mult = 1, params.lane_fee_multiplier = 0.8', \
-     'sweep_params_lane_fee_multiplier_scope_m1_g3.dat' using ($1-0.090):39 with points pt 3 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 3 title 'eip1559, events[0].mult = 1, params.lane_fee_multiplier = 1', \
-     'sweep_params_lane_fee_multiplier_scope_m1_g4.dat' using ($1-0.030):39 with points pt 4 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 4 title 'eip1559, events[0].mult = 1, params.lane_fee_multiplier = 1.2', \
-     'sweep_params_lane_fee_multiplier_scope_m1_g5.dat' using ($1+0.030):39 with points pt 5 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 5 title 'eip1559, events[0].mult = 2, params.lane_fee_multiplier = 0.6', \
-     'sweep_params_lane_fee_multiplier_scope_m1_g6.dat' using ($1+0.090):39 with points pt 6 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, events[0].mult = 2, params.lane_fee_multiplier = 0.8', \
-     'sweep_params_lane_fee_multiplier_scope_m1_g7.dat' using ($1+0.150):39 with points pt 7 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, events[0].mult = 2, params.lane_fee_multiplier = 1', \
-     'sweep_params_lane_fee_multiplier_scope_m1_g8.dat' using ($1+0.210):39 with points pt 8 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 3 title 'eip1559, events[0].mult = 2, params.lane_fee_multiplier = 1.2'
+plot  'sweep_params_lane_fee_multiplier_scope_m1_g1.dat' using ($1-0.150):39:40:41 with yerrorbars pt 1 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_lane_fee_multiplier_scope_m1_g2.dat' using ($1-0.090):39:40:41 with yerrorbars pt 2 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_lane_fee_multiplier_scope_m1_g3.dat' using ($1-0.030):39:40:41 with yerrorbars pt 3 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_lane_fee_multiplier_scope_m1_g4.dat' using ($1+0.030):39:40:41 with yerrorbars pt 4 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_lane_fee_multiplier_scope_m1_g5.dat' using ($1+0.090):39:40:41 with yerrorbars pt 5 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_lane_fee_multiplier_scope_m1_g6.dat' using ($1+0.150):39:40:41 with yerrorbars pt 6 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_lane_fee_multiplier_scope_m1_g1.dat' using ($1-0.150):39 with points pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, events[0].mult = 1, params.lane_fee_multiplier = 0.8', \
+     'sweep_params_lane_fee_multiplier_scope_m1_g2.dat' using ($1-0.090):39 with points pt 2 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, events[0].mult = 1, params.lane_fee_multiplier = 1', \
+     'sweep_params_lane_fee_multiplier_scope_m1_g3.dat' using ($1-0.030):39 with points pt 3 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 3 title 'eip1559, events[0].mult = 1, params.lane_fee_multiplier = 1.2', \
+     'sweep_params_lane_fee_multiplier_scope_m1_g4.dat' using ($1+0.030):39 with points pt 4 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 4 title 'eip1559, events[0].mult = 2, params.lane_fee_multiplier = 0.8', \
+     'sweep_params_lane_fee_multiplier_scope_m1_g5.dat' using ($1+0.090):39 with points pt 5 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 5 title 'eip1559, events[0].mult = 2, params.lane_fee_multiplier = 1', \
+     'sweep_params_lane_fee_multiplier_scope_m1_g6.dat' using ($1+0.150):39 with points pt 6 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, events[0].mult = 2, params.lane_fee_multiplier = 1.2'

@@ -10,11 +10,21 @@ set ylabel 'censored (mean over seeds, 95% CI)'
 set xtics ('fire' 0, 'schedule' 1)
 set xrange [-0.5:1.5]
 set key below
-plot  'sweep_params_default_gba_eval_m1_g1.dat' using ($1-0.090):9:10:11 with yerrorbars pt 1 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
-     'sweep_params_default_gba_eval_m1_g2.dat' using ($1-0.030):9:10:11 with yerrorbars pt 2 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
-     'sweep_params_default_gba_eval_m1_g3.dat' using ($1+0.030):9:10:11 with yerrorbars pt 3 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
-     'sweep_params_default_gba_eval_m1_g4.dat' using ($1+0.090):9:10:11 with yerrorbars pt 4 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
-     'sweep_params_default_gba_eval_m1_g1.dat' using ($1-0.090):9 with points pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, params.gba_headroom = 1.25', \
-     'sweep_params_default_gba_eval_m1_g2.dat' using ($1-0.030):9 with points pt 2 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, params.gba_headroom = 1.5', \
-     'sweep_params_default_gba_eval_m1_g3.dat' using ($1+0.030):9 with points pt 3 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 3 title 'eip1559, params.gba_headroom = 2', \
-     'sweep_params_default_gba_eval_m1_g4.dat' using ($1+0.090):9 with points pt 4 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 4 title 'eip1559, params.gba_headroom = 3'
+plot  'sweep_params_default_gba_eval_m1_g1.dat' using ($1-0.240):9:10:11 with yerrorbars pt 1 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_default_gba_eval_m1_g2.dat' using ($1-0.180):9:10:11 with yerrorbars pt 2 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_default_gba_eval_m1_g3.dat' using ($1-0.120):9:10:11 with yerrorbars pt 3 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_default_gba_eval_m1_g4.dat' using ($1-0.060):9:10:11 with yerrorbars pt 4 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_default_gba_eval_m1_g5.dat' using ($1+0.000):9:10:11 with yerrorbars pt 5 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_default_gba_eval_m1_g6.dat' using ($1+0.060):9:10:11 with yerrorbars pt 6 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_default_gba_eval_m1_g7.dat' using ($1+0.120):9:10:11 with yerrorbars pt 7 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_default_gba_eval_m1_g8.dat' using ($1+0.180):9:10:11 with yerrorbars pt 8 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_default_gba_eval_m1_g9.dat' using ($1+0.240):9:10:11 with yerrorbars pt 9 ps 0.9 lw 1.4 lc rgb '#1f77b4' notitle, \
+     'sweep_params_default_gba_eval_m1_g1.dat' using ($1-0.240):9 with points pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, params.gba_headroom = 1.5, events = [{"at":800,"type":"demand_shock","mult":3,"duration":150}]', \
+     'sweep_params_default_gba_eval_m1_g2.dat' using ($1-0.180):9 with points pt 2 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, params.gba_headroom = 1.5, events = [{"at":800,"type":"demand_shock","mult":2,"duration":300}]', \
+     'sweep_params_default_gba_eval_m1_g3.dat' using ($1-0.120):9 with points pt 3 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 3 title 'eip1559, params.gba_headroom = 1.5, events = [{"at":800,"type":"demand_shock","mult":6,"duration":50}]', \
+     'sweep_params_default_gba_eval_m1_g4.dat' using ($1-0.060):9 with points pt 4 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 4 title 'eip1559, params.gba_headroom = 2, events = [{"at":800,"type":"demand_shock","mult":3,"duration":150}]', \
+     'sweep_params_default_gba_eval_m1_g5.dat' using ($1+0.000):9 with points pt 5 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 5 title 'eip1559, params.gba_headroom = 2, events = [{"at":800,"type":"demand_shock","mult":2,"duration":300}]', \
+     'sweep_params_default_gba_eval_m1_g6.dat' using ($1+0.060):9 with points pt 6 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, params.gba_headroom = 2, events = [{"at":800,"type":"demand_shock","mult":6,"duration":50}]', \
+     'sweep_params_default_gba_eval_m1_g7.dat' using ($1+0.120):9 with points pt 7 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, params.gba_headroom = 3, events = [{"at":800,"type":"demand_shock","mult":3,"duration":150}]', \
+     'sweep_params_default_gba_eval_m1_g8.dat' using ($1+0.180):9 with points pt 8 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 3 title 'eip1559, params.gba_headroom = 3, events = [{"at":800,"type":"demand_shock","mult":2,"duration":300}]', \
+     'sweep_params_default_gba_eval_m1_g9.dat' using ($1+0.240):9 with points pt 9 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 4 title 'eip1559, params.gba_headroom = 3, events = [{"at":800,"type":"demand_shock","mult":6,"duration":50}]'

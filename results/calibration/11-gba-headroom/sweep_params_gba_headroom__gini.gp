@@ -11,5 +11,13 @@ set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 set key below
 plot  'sweep_params_gba_headroom_m1_g1.dat' using 1:46:47 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
      'sweep_params_gba_headroom_m1_g2.dat' using 1:46:47 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
-     'sweep_params_gba_headroom_m1_g1.dat' using ($1+0.000):45 with linespoints pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, params.default_gba_eval = fire', \
-     'sweep_params_gba_headroom_m1_g2.dat' using ($1+0.000):45 with linespoints pt 2 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, params.default_gba_eval = schedule'
+     'sweep_params_gba_headroom_m1_g3.dat' using 1:46:47 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
+     'sweep_params_gba_headroom_m1_g4.dat' using 1:46:47 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
+     'sweep_params_gba_headroom_m1_g5.dat' using 1:46:47 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
+     'sweep_params_gba_headroom_m1_g6.dat' using 1:46:47 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
+     'sweep_params_gba_headroom_m1_g1.dat' using ($1+0.000):45 with linespoints pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, params.default_gba_eval = fire, events = [{"at":800,"type":"demand_shock","mult":3,"duration":150}]', \
+     'sweep_params_gba_headroom_m1_g2.dat' using ($1+0.000):45 with linespoints pt 2 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, params.default_gba_eval = fire, events = [{"at":800,"type":"demand_shock","mult":2,"duration":300}]', \
+     'sweep_params_gba_headroom_m1_g3.dat' using ($1+0.000):45 with linespoints pt 3 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 3 title 'eip1559, params.default_gba_eval = fire, events = [{"at":800,"type":"demand_shock","mult":6,"duration":50}]', \
+     'sweep_params_gba_headroom_m1_g4.dat' using ($1+0.000):45 with linespoints pt 4 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 4 title 'eip1559, params.default_gba_eval = schedule, events = [{"at":800,"type":"demand_shock","mult":3,"duration":150}]', \
+     'sweep_params_gba_headroom_m1_g5.dat' using ($1+0.000):45 with linespoints pt 5 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 5 title 'eip1559, params.default_gba_eval = schedule, events = [{"at":800,"type":"demand_shock","mult":2,"duration":300}]', \
+     'sweep_params_gba_headroom_m1_g6.dat' using ($1+0.000):45 with linespoints pt 6 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, params.default_gba_eval = schedule, events = [{"at":800,"type":"demand_shock","mult":6,"duration":50}]'

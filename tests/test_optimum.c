@@ -16,6 +16,7 @@
 #include "cs_optimum.h"
 
 #include "cs_h5.h"
+#include "cs_metrics.h"
 
 #include "cs_rng.h"
 #include "cs_test.h"
@@ -552,8 +553,26 @@ static void test_gap(void)
     CS_CHECK(w3[0].exact == 10.0 && w3[1].exact == 7.0 && w3[2].exact == 4.0 && g3.gap == 0.0);
 }
 
+/* The sample's command-line options (cs_metrics_gap_arg): decimal,
+ * windows >= 0, width >= 1, the option's argument consumed. */
+static void test_gap_arg(void)
+{
+    char *ok[] = {"compare", "--gap-windows", "0", "--gap-width", "12"};
+    char *bad[] = {"compare", "--gap-width", "0", "--gap-windows", "-1", "--gap-windows"};
+    int i = 1;
+    CS_CHECK(cs_metrics_gap_arg(5, ok, &i) == 1 && i == 2);
+    i = 3;
+    CS_CHECK(cs_metrics_gap_arg(5, ok, &i) == 1 && i == 4);
+    for (i = 1; i < 6; i += 2) {
+        int j = i;
+        CS_CHECK(cs_metrics_gap_arg(6, bad, &j) == 0 && j == i);
+    }
+    cs_metrics_set_gap(NULL);
+}
+
 int main(void)
 {
+    test_gap_arg();
     test_gap();
     test_hand();
     test_edges();

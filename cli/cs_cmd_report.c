@@ -35,7 +35,7 @@ static void cs__report_usage(FILE *f)
                "  basefee and backlog and the W quantiles of every run of that point\n"
                "  (--series basefee,backlog,w_p10,w_p50,w_p90).\n"
                "  --gap-windows N, --gap-width W: the sample on which a run's bound_gap is measured\n"
-               "  (as for compare; default 2 windows of 4 blocks, 0 windows: not measured).\n");
+               "  (as for compare; default 0 windows: not measured).\n");
 }
 
 /* `cowsim report ...`: parse the arguments (the usage text for -h, --help

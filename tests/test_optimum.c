@@ -486,7 +486,7 @@ static void test_gap(void)
         uint64_t h0;
         if (!instance_no(i, jobs, &nj, blocks, &nb, &h0)) return;
         cs_opt_problem_t p = {jobs, nj, h0, blocks, nb, 0};
-        cs_opt_gap_cfg_t cfg = {2, 2, 10000};
+        cs_opt_gap_cfg_t cfg = {2, 2, 10000, 1000};
         for (int m = 0; m < 2; m++) {
             int method = m ? CS_OPT_LAGRANGE : CS_OPT_LP;
             cs_opt_gap_window_t win[2];
@@ -524,7 +524,7 @@ static void test_gap(void)
     cs_opt_block_t bl = {100, UINT64_MAX, 0, 0};
     cs_opt_problem_t p = {j, 2, 1, &bl, 1, 0};
     uint64_t fired[2] = {1, 0};
-    cs_opt_gap_cfg_t cfg = {3, 8, 10000};
+    cs_opt_gap_cfg_t cfg = {3, 8, 10000, 1000};
     cs_opt_gap_t glp, glg;
     cs_opt_gap_window_t w1;
     char err[256] = "";
@@ -545,7 +545,7 @@ static void test_gap(void)
     cs_opt_block_t b10[10];
     for (int b = 0; b < 10; b++) b10[b] = (cs_opt_block_t){1000, UINT64_MAX, 0, 0};
     cs_opt_problem_t pd = {&d, 1, 11, b10, 10, 0};
-    cs_opt_gap_cfg_t c3 = {3, 4, 10000};
+    cs_opt_gap_cfg_t c3 = {3, 4, 10000, 1000};
     cs_opt_gap_window_t w3[3];
     cs_opt_gap_t g3;
     CS_CHECK(cs_opt_gap(&pd, NULL, CS_OPT_LAGRANGE, &c3, &g3, w3, err, sizeof err) == CS_OK);

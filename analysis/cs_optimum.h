@@ -154,8 +154,8 @@ void cs_opt_problem_free(cs_opt_problem_t *p, uint64_t *fired);
  * one window) -- with every job whose [due, last] meets the window,
  * clipped to it (a job due before the window keeps the value of its
  * delay; one that could fire after it is limited to the window).  Each
- * window is solved twice: exactly (GLPK branch and bound, within
- * ilp_time_ms) and by the bound's method (`method`, lp or lagrangian, the
+ * window is solved twice: exactly (GLPK branch and bound, when it has at
+ * most max_vars variables; ilp_time_ms is a safety net) and by the bound's method (`method`, lp or lagrangian, the
  * Lagrangian steered, as for the run, by the realised fires inside the
  * window: `fired`, may be NULL).  gap = (bound - exact) / exact over the windows solved exactly
  * (sums), >= 0 up to rounding.  A window's optimum is not the run's
@@ -166,9 +166,11 @@ void cs_opt_problem_free(cs_opt_problem_t *p, uint64_t *fired);
 typedef struct cs_opt_gap_cfg {
     size_t windows;  /* windows sampled (0: none) */
     size_t width;    /* blocks a window */
-    int ilp_time_ms; /* branch-and-bound time limit a window */
+    int ilp_time_ms; /* branch-and-bound time limit a window: a safety net only (a window that hits it is
+                      * unsolved, which depends on the machine's speed) */
+    size_t max_vars; /* a window of more variables is not solved exactly (deterministic) */
 } cs_opt_gap_cfg_t;
-#define CS_OPT_GAP_DEFAULT {2, 4, 200}
+#define CS_OPT_GAP_DEFAULT {0, 4, 20000, 1000}
 
 typedef struct cs_opt_gap_window {
     uint64_t h0;       /* first height */

@@ -37,9 +37,11 @@ static int cs__win_solve(const cs_opt_problem_t *p, const uint64_t *fired, int m
         if (h >= lo && h <= hi && h >= jb->due) lower += cs_opt_value(jb, h - jb->due);
     }
     cs_opt_problem_t q = {buf, nj, lo, p->blocks + a, w, lower};
-    /* Exact: branch and bound at any size (within the time limit); the
-     * bound: the relaxation alone (lp), or the Lagrangian (lagrangian). */
-    cs_opt_limits_t exact = {SIZE_MAX, SIZE_MAX, cfg->ilp_time_ms};
+    /* Exact: branch and bound up to max_vars variables (beyond: the LP
+     * relaxation, not exact, so the window is unsolved -- a deterministic
+     * rule, unlike the time limit); the bound: the relaxation alone (lp),
+     * or the Lagrangian (lagrangian). */
+    cs_opt_limits_t exact = {cfg->max_vars, SIZE_MAX, cfg->ilp_time_ms};
     cs_opt_limits_t bound = {0, method == CS_OPT_LP ? SIZE_MAX : 0, cfg->ilp_time_ms};
     cs_opt_result_t re, rb;
     int rc = cs_opt_solve(&q, &exact, &re, err, errcap);

@@ -148,7 +148,9 @@ void cs__md_runs(FILE *f, const cs__rep_run_t *runs, size_t n)
                "delays, censored timers, poa, Gini, variances, basefee CV, reversals, attack gain and §9.3's "
                "violations), compared at "
                "full precision among the rules (not the greedy reference); `%s` = undefined (JSON null: e.g. efficiency without a `greedy.h5` beside the run) "
-               "or a kind absent from the run.\n\n",
+               "or a kind absent from the run. `efficiency` and `poa` are against the exact welfare optimum where "
+               "`opt_exact` is 1 and against an upper bound of it where it is 0; `bound_gap` is that bound's gap to "
+               "the exact optimum on sampled windows of the run (analysis/README.md \"Bound gap\").\n\n",
             CS__NUM_NAN);
     cs__md_run_head(f, "metric", runs, n);
     /* Rows: as compare lists them, the run-level metrics, then the per-kind

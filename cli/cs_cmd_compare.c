@@ -24,7 +24,7 @@ static void cs__compare_usage(FILE *f)
                "  efficiency and poa compare with the offline welfare optimum of the run's own demand\n"
                "  (exact ILP, or an LP / Lagrangian upper bound: the header, efficiency_vs and opt_exact\n"
                "  say which); for a bound, bound_gap is (bound - exact) / exact on N windows of W blocks\n"
-               "  (default 2 of 4; --gap-windows 0: not measured) solved both ways.\n"
+               "  (default 0: not measured; e.g. --gap-windows 2 --gap-width 4) solved both ways.\n"
                "  efficiency_greedy uses --greedy, else a greedy.h5 next to each run.\n"
                "  Then the steady state of each run: MSER-5 cuts the warm-up (--burn-in N: the\n"
                "  first N blocks; --no-warmup: nothing), and per-block basefee, utilisation, fires,\n"

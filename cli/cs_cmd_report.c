@@ -4,6 +4,7 @@
  * cs_report_write (cs_report.h).
  */
 #include "cs_cli.h"
+#include "cs_metrics.h"
 #include "cs_report.h"
 #include "cs_steady.h"
 
@@ -32,7 +33,9 @@ static void cs__report_usage(FILE *f)
                "  Tables: 4 significant digits, a unit per row, the best value in bold.\n"
                "  --point P (a point index, or param=value[,...]) with a sweep: per-block\n"
                "  basefee and backlog and the W quantiles of every run of that point\n"
-               "  (--series basefee,backlog,w_p10,w_p50,w_p90).\n");
+               "  (--series basefee,backlog,w_p10,w_p50,w_p90).\n"
+               "  --gap-windows N, --gap-width W: the sample on which a run's bound_gap is measured\n"
+               "  (as for compare; default 0 windows: not measured).\n");
 }
 
 /* `cowsim report ...`: parse the arguments (the usage text for -h, --help
@@ -62,7 +65,7 @@ int cs_cmd_report(int argc, char **argv)
             point = argv[++i];
         } else if (strcmp(a, "--series") == 0 && i + 1 < argc) {
             series = argv[++i];
-        } else if (cs_steady_arg(argc, argv, &i, &ss_mode, &burn_in)) {
+        } else if (cs_steady_arg(argc, argv, &i, &ss_mode, &burn_in) || cs_metrics_gap_arg(argc, argv, &i)) {
             continue;
         } else if (a[0] != '-' || strcmp(a, "-") == 0) {
             inputs[nin++] = a;

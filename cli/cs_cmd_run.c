@@ -237,7 +237,8 @@ static void cs__capacity(const cs_scenario_t *scn, const cs_run_stats_t *rs, siz
                rs[0].mechanism, per, gas, per * gas / (double)p->lane_timer_cycles);
     }
     printf("efficiency: welfare against the welfare optimum of each run's own demand under that same lane budget, "
-           "per-fire cap and quotas (one benchmark; fifo's has no lane)\n");
+           "per-fire cap and quotas (one benchmark; fifo's has no lane), or an upper bound of it where the run is too "
+           "large to solve exactly (the multi-seed summary and compare say which; analysis/README.md \"Bound gap\")\n");
 }
 
 /* Print the comparison table (stdout). */

@@ -14,7 +14,7 @@ UNITS = {
     "tips": ("base units", 0), "payments": ("base units", 0), "revenue_proposer": ("base units", 0),
     "welfare": ("base units", 1), "paid": ("base units", 0), "utility": ("base units", 1),
     "efficiency": ("ratio", 1), "poa": ("ratio", -1), "welfare_opt": ("base units", 0),
-    "opt_exact": ("flag", 0), "efficiency_greedy": ("ratio", 1), "jain": ("ratio", 1), "gini": ("ratio", -1),
+    "opt_exact": ("flag", 0), "bound_gap": ("ratio", 0), "efficiency_greedy": ("ratio", 1), "jain": ("ratio", 1), "gini": ("ratio", -1),
     "var_util_per_bid": ("ratio", -1), "var_eff_per_bid": ("ratio", -1), "w_p10": ("ratio (W)", 0),
     "w_p50": ("ratio (W)", 0), "w_p90": ("ratio (W)", 0), "basefee_mean": ("base units/cycle", 0),
     "basefee_cv": ("ratio", -1), "util_mean": ("ratio", 0), "full_share": ("ratio", 0),

@@ -16,6 +16,7 @@
 #include "cs_optimum.h"
 
 #include "cs_h5.h"
+#include "cs_metrics.h"
 
 #include "cs_rng.h"
 #include "cs_test.h"
@@ -485,7 +486,7 @@ static void test_gap(void)
         uint64_t h0;
         if (!instance_no(i, jobs, &nj, blocks, &nb, &h0)) return;
         cs_opt_problem_t p = {jobs, nj, h0, blocks, nb, 0};
-        cs_opt_gap_cfg_t cfg = {2, 2, 10000};
+        cs_opt_gap_cfg_t cfg = {2, 2, 10000, 1000};
         for (int m = 0; m < 2; m++) {
             int method = m ? CS_OPT_LAGRANGE : CS_OPT_LP;
             cs_opt_gap_window_t win[2];
@@ -523,7 +524,7 @@ static void test_gap(void)
     cs_opt_block_t bl = {100, UINT64_MAX, 0, 0};
     cs_opt_problem_t p = {j, 2, 1, &bl, 1, 0};
     uint64_t fired[2] = {1, 0};
-    cs_opt_gap_cfg_t cfg = {3, 8, 10000};
+    cs_opt_gap_cfg_t cfg = {3, 8, 10000, 1000};
     cs_opt_gap_t glp, glg;
     cs_opt_gap_window_t w1;
     char err[256] = "";
@@ -544,7 +545,7 @@ static void test_gap(void)
     cs_opt_block_t b10[10];
     for (int b = 0; b < 10; b++) b10[b] = (cs_opt_block_t){1000, UINT64_MAX, 0, 0};
     cs_opt_problem_t pd = {&d, 1, 11, b10, 10, 0};
-    cs_opt_gap_cfg_t c3 = {3, 4, 10000};
+    cs_opt_gap_cfg_t c3 = {3, 4, 10000, 1000};
     cs_opt_gap_window_t w3[3];
     cs_opt_gap_t g3;
     CS_CHECK(cs_opt_gap(&pd, NULL, CS_OPT_LAGRANGE, &c3, &g3, w3, err, sizeof err) == CS_OK);
@@ -552,8 +553,26 @@ static void test_gap(void)
     CS_CHECK(w3[0].exact == 10.0 && w3[1].exact == 7.0 && w3[2].exact == 4.0 && g3.gap == 0.0);
 }
 
+/* The sample's command-line options (cs_metrics_gap_arg): decimal,
+ * windows >= 0, width >= 1, the option's argument consumed. */
+static void test_gap_arg(void)
+{
+    char *ok[] = {"compare", "--gap-windows", "0", "--gap-width", "12"};
+    char *bad[] = {"compare", "--gap-width", "0", "--gap-windows", "-1", "--gap-windows"};
+    int i = 1;
+    CS_CHECK(cs_metrics_gap_arg(5, ok, &i) == 1 && i == 2);
+    i = 3;
+    CS_CHECK(cs_metrics_gap_arg(5, ok, &i) == 1 && i == 4);
+    for (i = 1; i < 6; i += 2) {
+        int j = i;
+        CS_CHECK(cs_metrics_gap_arg(6, bad, &j) == 0 && j == i);
+    }
+    cs_metrics_set_gap(NULL);
+}
+
 int main(void)
 {
+    test_gap_arg();
     test_gap();
     test_hand();
     test_edges();

@@ -102,10 +102,14 @@ int cs_seeds_table(const char *name, uint64_t blocks, const char *dir, const uin
         fprintf(out, "%s%llu", i ? ", " : "", (unsigned long long)seeds[i]);
     }
     fprintf(out, ")\nmean +/- half-width of the 95 %% Student-t interval across seeds, t(n-1, 0.975) s / sqrt(n)\n\n");
-    fprintf(out, "%-12s", "mechanism");
+    /* The name column: 12 wide, or the longest name (priority-classes). */
+    int w = 12;
+    for (size_t m = 0; m < nm; m++)
+        if (strlen(mechs[m]) > (size_t)w) w = (int)strlen(mechs[m]);
+    fprintf(out, "%-*s", w, "mechanism");
     /* Each column: a 22-wide cell, then 2 for its star. */
     for (size_t c = 0; c < CS__NCOL; c++) fprintf(out, " %22s%s", cs__cols[c].head, c + 1 < CS__NCOL ? "  " : "");
-    fprintf(out, "\n%-12s", "");
+    fprintf(out, "\n%-*s", w, "");
     for (size_t c = 0; c < CS__NCOL; c++) {
         char u[40];
         snprintf(u, sizeof u, "(%s)", cs__cols[c].unit);
@@ -141,7 +145,7 @@ int cs_seeds_table(const char *name, uint64_t blocks, const char *dir, const uin
     for (size_t m = 0; m < nm && rc == CS_OK; m++) {
         const cs_mech_ops_t *ops = cs_mech_find(mechs[m]);
         int lane_fee = ops && (ops->flags & CS_MF_FEES);
-        fprintf(out, "%-12s", mechs[m]);
+        fprintf(out, "%-*s", w, mechs[m]);
         for (size_t c = 0; c < CS__NCOL; c++) {
             char cell[64];
             /* Only fee mechanisms have a lane basefee (CIP-1 rev §5), and
@@ -161,7 +165,7 @@ int cs_seeds_table(const char *name, uint64_t blocks, const char *dir, const uin
     if (rc == CS_OK && nm > 1) {
         fprintf(out, "\npaired differences against %s (same seed: common random numbers), mean +/- half-width\n\n",
                 mechs[0]);
-        fprintf(out, "%-12s", "mechanism");
+        fprintf(out, "%-*s", w, "mechanism");
         for (size_t d = 0; d < CS__NDIFF; d++) {
             char head[40];
             snprintf(head, sizeof head, "d_%s", cs__cols[cs__diff[d]].head);
@@ -169,7 +173,7 @@ int cs_seeds_table(const char *name, uint64_t blocks, const char *dir, const uin
         }
         fputc('\n', out);
         for (size_t m = 1; m < nm && rc == CS_OK; m++) {
-            fprintf(out, "%-12s", mechs[m]);
+            fprintf(out, "%-*s", w, mechs[m]);
             for (size_t d = 0; d < CS__NDIFF; d++) {
                 char cell[64];
                 cs_stat_ci_t ci;

@@ -248,21 +248,25 @@ static void cs__table(const cs_scenario_t *scn, const cs_run_stats_t *rs, size_t
            (unsigned long long)scn->seed);
     cs__capacity(scn, rs, n);
     putchar('\n');
-    printf("%-12s %-17s %7s %9s %9s %7s %7s %7s %14s\n", "mechanism", "agent kind", "actors", "timers", "fires",
+    /* The name column: 12 wide, or the longest name (priority-classes). */
+    int w = 12;
+    for (size_t m = 0; m < n; m++)
+        if (strlen(rs[m].mechanism) > (size_t)w) w = (int)strlen(rs[m].mechanism);
+    printf("%-*s %-17s %7s %9s %9s %7s %7s %7s %14s\n", w, "mechanism", "agent kind", "actors", "timers", "fires",
            "d_p50", "d_p99", "d_max", "paid");
     for (size_t m = 0; m < n; m++) {
         for (int k = 0; k <= CS_AK__COUNT; k++) {
             const cs_kind_stats_t *ks = &rs[m].kind[k];
             if (k < CS_AK__COUNT && ks->actors == 0) continue;
-            printf("%-12s %-17s %7u %9llu %9llu %7.0f %7.0f %7.0f %14.6g\n", rs[m].mechanism,
+            printf("%-*s %-17s %7u %9llu %9llu %7.0f %7.0f %7.0f %14.6g\n", w, rs[m].mechanism,
                    k == CS_AK__COUNT ? "all" : cs_agent_kind_names[k], ks->actors, (unsigned long long)ks->timers,
                    (unsigned long long)ks->fires, ks->delay_p50, ks->delay_p99, ks->delay_max, ks->paid);
         }
     }
-    printf("\n%-12s %14s %14s %8s %8s %14s %s\n", "mechanism", "burned", "to proposer", "util", "jain",
+    printf("\n%-*s %14s %14s %8s %8s %14s %s\n", w, "mechanism", "burned", "to proposer", "util", "jain",
            "lane basefee", "complete");
     for (size_t m = 0; m < n; m++)
-        printf("%-12s %14.6g %14.6g %8.4f %8.4f %14.6g %s\n", rs[m].mechanism, rs[m].burn, rs[m].proposer,
+        printf("%-*s %14.6g %14.6g %8.4f %8.4f %14.6g %s\n", w, rs[m].mechanism, rs[m].burn, rs[m].proposer,
                rs[m].util_mean, rs[m].jain, rs[m].basefee_final, rs[m].complete ? "yes" : "NO");
 }
 

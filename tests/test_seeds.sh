@@ -114,6 +114,40 @@ PY" "truthful under bias-vcg, learning (shaded) under bias-fp, no bid under eip1
 "$BIN" run "$S" --seeds 2 --mechanism eip1559 -o "$T/n" --quiet > "$T/n.out" 2>&1
 check "[ $? -eq 0 ] && [ -f '$T/n/seed-1/eip1559.h5' ] && [ -f '$T/n/seed-2/eip1559.h5' ]" "--seeds 2: seed-1 and seed-2"
 check "grep -q '300 blocks x 2 seeds (1, 2)' '$T/n.out'" "--seeds 2: heading names the seeds"
+# A name longer than 12 characters (priority-classes) widens the name
+# column of every table instead of shifting its own row: each cell ends in
+# the column where its heading ends (it was 4 to the right), in the means
+# and the paired differences of the multi-seed table and in the single-seed
+# tables.
+"$BIN" run "$S" --seeds 2 --set blocks=20 --mechanism eip1559,priority-classes -o "$T/w" --quiet > "$T/w.out" 2>&1
+"$BIN" run "$S" --seed 7 --set blocks=20 --mechanism eip1559,priority-classes -o "$T/w1" --quiet > "$T/w1.out" 2>&1
+check "$PY - '$T/w.out' '$T/w1.out' <<'PY'
+import sys
+bad = rows = 0
+for path, heads in ((sys.argv[1], ('welfare', 'd_welfare')), (sys.argv[2], ('agent kind', 'burned'))):
+    lines = open(path, encoding='utf-8').read().split(chr(10))
+    for i, l in enumerate(lines):
+        h = next((h for h in heads if l.startswith('mechanism ') and h in l.split()), None)
+        if h is None and not (l.startswith('mechanism ') and 'agent' in l):
+            continue
+        h = h or 'agent kind'
+        col = l.index(h) if h == 'agent kind' else l.index(h) + len(h) - 1
+        for r in lines[i + 1:]:
+            if not r.strip():
+                break
+            if r.startswith(' ') or not r.startswith(('eip1559', 'priority-classes')):
+                continue
+            rows += 1
+            if h == 'agent kind':
+                ok = r[col - 1] == ' ' and r[col] != ' '
+            else:
+                ok = r[col] != ' ' and (col + 1 == len(r) or r[col + 1] == ' ')
+            if not ok:
+                bad += 1
+                print('misaligned:', repr(r[:60]))
+print('rows', rows, 'misaligned', bad)
+sys.exit(0 if rows >= 8 and bad == 0 else 1)
+PY" "tables aligned with a 16-character mechanism name"
 # --seed N alone: the single-seed layout and table, unchanged.
 "$BIN" run "$S" --seed 7 --mechanism eip1559 -o "$T/one" --quiet > "$T/one.out" 2>&1
 check "[ $? -eq 0 ] && [ -f '$T/one/eip1559.h5' ] && grep -q 'seed 7' '$T/one.out'" "--seed 7 alone: one run, DIR/eip1559.h5"

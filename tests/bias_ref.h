@@ -6,6 +6,7 @@
 #ifndef BIAS_REF_H
 #define BIAS_REF_H
 
+#include "cs_fixed.h"
 #include "cs_mech.h"
 
 /* Scan the n candidates c in the order ord[0..n) with the budget and the
@@ -28,6 +29,30 @@ static inline void bias_ref_scan(const cs_params_t *p, const cs_cand_t *c, const
         fired++;
         win[ord[k]] = 1;
     }
+}
+
+/* The reference allocation: V_i = bids[i] + Bias(deferrals_i) (CIP-5
+ * §9.2), the n <= 64 candidates insertion-sorted by before (1 when x goes
+ * before y; each test orders them its own way), then scanned as above. */
+typedef int (*bias_ref_before_fn)(const cs_u128 *v, const cs_cand_t *c, size_t x, size_t y);
+static inline void bias_ref_alloc(const cs_params_t *p, const cs_cand_t *c, const cs_u128 *bids, size_t n,
+                                  uint64_t budget, bias_ref_before_fn before, int *win)
+{
+    size_t ord[64];
+    cs_u128 v[64];
+    for (size_t i = 0; i < n; i++) {
+        v[i] = bids[i] + cs_fixed_bias(c[i].deferrals, p->lambda, p->bias_scale);
+        ord[i] = i;
+    }
+    for (size_t a = 1; a < n; a++) {
+        size_t x = ord[a], b = a;
+        while (b > 0 && before(v, c, x, ord[b - 1])) {
+            ord[b] = ord[b - 1];
+            b--;
+        }
+        ord[b] = x;
+    }
+    bias_ref_scan(p, c, bids, ord, n, budget, win);
 }
 
 #endif /* BIAS_REF_H */

@@ -64,23 +64,7 @@ static int before(const cs_u128 *v, const cs_cand_t *c, size_t x, size_t y)
 /* Reference allocation: win[i] = 1 when candidate i is selected. */
 static void ref_alloc(const inst_t *in, const cs_u128 *bids, int *win)
 {
-    size_t n = in->n, ord[NMAX];
-    cs_u128 v[NMAX];
-    const cs_params_t *p = &in->p;
-    for (size_t i = 0; i < n; i++) {
-        v[i] = bids[i] + cs_fixed_bias(in->c[i].deferrals, p->lambda, p->bias_scale);
-        ord[i] = i;
-        win[i] = 0;
-    }
-    for (size_t a = 1; a < n; a++) { /* insertion sort */
-        size_t x = ord[a], b = a;
-        while (b > 0 && before(v, in->c, x, ord[b - 1])) {
-            ord[b] = ord[b - 1];
-            b--;
-        }
-        ord[b] = x;
-    }
-    bias_ref_scan(p, in->c, bids, ord, n, in->budget, win);
+    bias_ref_alloc(&in->p, in->c, bids, in->n, in->budget, before, win);
 }
 
 static void gen(inst_t *in)

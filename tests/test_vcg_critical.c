@@ -53,31 +53,17 @@ static uint64_t rnd_in(uint64_t lo, uint64_t hi) /* inclusive */
     return lo + rnd() % (hi - lo + 1);
 }
 
+/* Order: V_a / c_a descending (V < 2^64, c < 2^20: products fit), id asc. */
+static int before(const cs_u128 *v, const cs_cand_t *c, size_t x, size_t y)
+{
+    cs_u128 lx = v[x] * c[y].cycles, ly = v[y] * c[x].cycles;
+    return lx > ly || (lx == ly && memcmp(c[x].id.b, c[y].id.b, 32) < 0);
+}
+
 /* Reference allocation: win[i] = 1 when candidate i is selected. */
 static void ref_alloc(const inst_t *in, const cs_u128 *bids, int *win)
 {
-    size_t n = in->n, ord[NMAX];
-    cs_u128 v[NMAX];
-    const cs_params_t *p = &in->p;
-    for (size_t i = 0; i < n; i++) {
-        v[i] = bids[i] + cs_fixed_bias(in->c[i].deferrals, p->lambda, p->bias_scale);
-        ord[i] = i;
-        win[i] = 0;
-    }
-    /* Insertion sort: V_a / c_a descending (V < 2^64, c < 2^20: products fit), id asc. */
-    for (size_t a = 1; a < n; a++) {
-        size_t x = ord[a], b = a;
-        while (b > 0) {
-            size_t y = ord[b - 1];
-            cs_u128 lx = v[x] * in->c[y].cycles, ly = v[y] * in->c[x].cycles;
-            int before = lx > ly || (lx == ly && memcmp(in->c[x].id.b, in->c[y].id.b, 32) < 0);
-            if (!before) break;
-            ord[b] = y;
-            b--;
-        }
-        ord[b] = x;
-    }
-    bias_ref_scan(p, in->c, bids, ord, n, in->budget, win);
+    bias_ref_alloc(&in->p, in->c, bids, in->n, in->budget, before, win);
 }
 
 static void gen(inst_t *in)

@@ -447,11 +447,13 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
     if (s->cur != s->height + 1) return CS_EINVAL;
     uint64_t h = s->cur;
     memset(res, 0, sizeof *res);
-    uint64_t scheduled = s->blk_scheduled, cancelled = s->blk_cancelled, sched_cycles = s->blk_sched_cycles;
     /* Steps 3-8, unless they ran before the block's transactions (the
      * first CIP-1 draft's order under gba-tip, N69). */
     if (s->eob_done != h) (void)cs__eob_timers(s);
     if (s->eob_rc != CS_OK) return s->eob_rc;
+    /* Read after the timers' phase in either order, so that the block's
+     * counts include what its handlers scheduled and cancelled (N96). */
+    uint64_t scheduled = s->blk_scheduled, cancelled = s->blk_cancelled, sched_cycles = s->blk_sched_cycles;
     int oom = s->eob_oom;
     cs_block_stats_t *st = &res->st;
     *st = s->eob_st;

@@ -365,7 +365,9 @@ static int cs__timers_phase(cs_sched_t *s)
      * for the whole block at once (batched permutations); materializing is
      * idempotent through the mailbox, filled in delivery order. */
     cs_deliver_id_many(h, &s->digest, s->deliv, nd);
-    for (size_t k = 0; k < nd; k++) (void)cs_sched_mailbox_put(s, &s->deliv[k].deliver_id);
+    int oom = 0; /* an allocation failed after the block was committed to */
+    for (size_t k = 0; k < nd; k++)
+        if (cs_sched_mailbox_put(s, &s->deliv[k].deliver_id) < 0) oom = 1; /* the delivery is still made */
 
     /* Step 7: losers carry over with n += 1 (CIP-5 §9.4). */
     for (size_t i = 0; i < nc; i++) {
@@ -384,7 +386,6 @@ static int cs__timers_phase(cs_sched_t *s)
      * commit (CIP-5 §4.3, §5.1). */
     uint64_t used_sum = 0;
     size_t di = 0;
-    int oom = 0; /* an allocation failed after the block was committed to */
     for (size_t k = 0; k < nw; k++) {
         cs_cand_t *c = &s->cands[s->trig[k]];
         cs_cand_row_t *row = &s->rows[s->crow[s->trig[k]]];

@@ -21,6 +21,12 @@ file's convergence (root attribute `convergence`, DESIGN-NOTES N77) and
 what the efficiency is measured against (the bound's gap where known).
 --json writes the same numbers for answers.py.
 
+Run until convergence: `--extend COWSIM DIR` reruns every run file of DIR
+whose strategic populations did not converge at 2 x, then 4 x its horizon
+(EXTEND_CAP) until they do, into DIR/extend/, and prints the records that
+run.sh keeps as DIR/extend.json; the section then states per design point
+and mechanism "converged at block X" or "not converged by the cap".
+
 Warm-up is removed.  Each run file gets a truncation point T: MSER-5
 (White 1997; the algorithm of analysis/cs_stats.c cs_stat_mser5, ported
 below) on its per-block lane utilisation, over the whole horizon for a
@@ -946,6 +952,9 @@ def section(study, runs, vdirs):
             out.append("")
             out.append(ctext)
     out.append("")
+    ep = os.path.join(runs, "extend.json")
+    pl, js["convergence_points"] = point_conv(rows, json.load(open(ep)) if os.path.exists(ep) else [])
+    out += pl
     js["gap"] = gap_text(rows)
     out.append(js["gap"])
     out.append("")
@@ -990,6 +999,119 @@ P5_TEXT = ("5 x the actors of every population, each at a fifth of its rate, sam
 ENTRANTS = ("fragmenter",)
 
 
+def shift_events(evs, B, k):
+    """Events of a B-block run for a k x B-block run: an event after block 1
+    moved (k - 1) B later (the same episode after a warm start), one that
+    sets demand for the whole run (at block 1, with a duration) stretched."""
+    for e in evs:
+        if e.get("at", 1) > 1:
+            e["at"] += (k - 1) * B
+        elif "duration" in e:
+            e["duration"] = k * B - e["at"]
+
+
+def stretch(scn, k):
+    """Scenario scn at k x its horizon, events and an entrant's arrival and
+    exit moved (k - 1) horizons later (shift_events)."""
+    B = scn["blocks"]
+    scn["blocks"] = k * B
+    shift_events(scn.get("events", []), B, k)
+    for ag in scn["agents"]:
+        for key in ("enter_at", "exit_at"):
+            if key in ag:
+                ag[key] += (k - 1) * B
+
+
+EXTEND_CAP = 4  # the horizon is doubled up to 4 x the design's (two doublings)
+
+
+def extend(binary, d, cap=EXTEND_CAP):
+    """Run until convergence (issue 27 item 2): every run file of sweep
+    directory d whose strategic populations did not all converge
+    (root attribute `convergence`) is rerun from its own scenario at 2 x
+    its horizon (stretch), then 4 x, ... up to cap x, until every
+    population converged.  Writes d/extend/<run>-<mechanism>-x<k>/ and returns one record per
+    such run file (JSON lines for d/extend.json)."""
+    import subprocess
+    rows = load(d)[0]
+    out = []
+    os.makedirs(os.path.join(d, "extend"), exist_ok=True)
+    for r in rows:
+        cv = conv_of(r, "mser")
+        if cv is None or cv[0]:
+            continue
+        rec = {"run_id": r["run_id"], "point": r["point"], "seed": r["seed"], "mechanism": r["mechanism"],
+               "blocks": int(r["blocks"]), "tried": [], "converged": False, "at": None}
+        k = 2
+        while k <= cap:
+            scn = json.loads(json.dumps(runfile(r, "mser").scn))
+            scn["mechanism"] = r["mechanism"]
+            stretch(scn, k)
+            stem = os.path.join(d, "extend", "%s-%s-x%d" % (r["run_id"], r["mechanism"], k))
+            json.dump(scn, open(stem + ".json", "w"), indent=1)
+            subprocess.run([binary, "run", stem + ".json", "-o", stem, "--mechanism", r["mechanism"], "--quiet"],
+                           check=True, stdout=subprocess.DEVNULL)
+            c = json.loads(h5py.File(os.path.join(stem, r["mechanism"] + ".h5"), "r").attrs["convergence"])
+            pops = c.get("populations") or []
+            rec["tried"].append(scn["blocks"])
+            if pops and all(p.get("converged") for p in pops):
+                rec["converged"] = True
+                rec["at"] = max(int(p.get("at") or 0) for p in pops)
+                break
+            k *= 2
+        out.append(rec)
+    return out
+
+
+def point_conv(rows, ext):
+    """Per design point and mechanism: the convergence of its seeds' run
+    files at the design's horizon, completed by the extension records ext
+    (extend()): Markdown lines and their JSON."""
+    byp = {}
+    ex = dict(((e["run_id"], e["mechanism"]), e) for e in ext)
+    cols = design_cols(rows)
+    for r in rows:
+        cv = conv_of(r, "mser")
+        if cv is None:
+            continue
+        key = (r["point"], r["mechanism"])
+        e = byp.setdefault(key, {"design": ", ".join("%s=%s" % (c, short(r[c])) for c in cols),
+                                 "seeds": 0, "at": [], "late": [], "never": []})
+        e["seeds"] += 1
+        if cv[0]:
+            h = h5py.File(runfile(r, "mser").path, "r").attrs["convergence"]
+            e["at"].append(max(int(p.get("at") or 0) for p in json.loads(h)["populations"]))
+        elif (r["run_id"], r["mechanism"]) in ex and ex[(r["run_id"], r["mechanism"])]["converged"]:
+            x = ex[(r["run_id"], r["mechanism"])]
+            e["late"].append((r["seed"], x["at"], x["tried"][-1]))
+        else:
+            x = ex.get((r["run_id"], r["mechanism"]))
+            e["never"].append((r["seed"], x["tried"][-1] if x and x["tried"] else int(r["blocks"])))
+    if not byp:
+        return [], []
+    B = int(rows[0]["blocks"])
+    out = ["Convergence per design point (run until convergence: a run file not converged at the design's %d "
+           "blocks is rerun from its own scenario at 2 x, then 4 x its horizon, up to the cap of %d x = %d blocks, "
+           "study.py --extend; the comparisons above and below use the design's horizon):" % (B, EXTEND_CAP,
+                                                                                             EXTEND_CAP * B), "",
+           "| point | design | mechanism | status |", "|---|---|---|---|"]
+    js = []
+    for (pt, m) in sorted(byp):
+        e = byp[(pt, m)]
+        parts = []
+        if e["at"]:
+            parts.append("%d of %d seeds converged at block %d (latest; earliest %d)"
+                         % (len(e["at"]), e["seeds"], max(e["at"]), min(e["at"])))
+        for sd, at, bl in e["late"]:
+            parts.append("seed %s converged at block %d of a %d-block rerun" % (sd, at, bl))
+        for sd, bl in e["never"]:
+            parts.append("seed %s **not converged by the cap** (%d blocks)" % (sd, bl))
+        out.append("| %s | %s | %s | %s |" % (pt, e["design"], m, "; ".join(parts)))
+        js.append({"point": pt, "mechanism": m, "seeds": e["seeds"], "converged_at": e["at"],
+                   "late": e["late"], "never": e["never"]})
+    return out + [""], js
+
+
 def make_variant(kind, study, src, dst):
     """The sweep src restricted to the levels STUDIES[study]["robust"]
     ["grid"] names (intersected with src's own grid), as kind h4 (4 x
@@ -1003,23 +1125,11 @@ def make_variant(kind, study, src, dst):
     base = sw["base"]
     if kind == "h4":
         B = base["blocks"]
-        base["blocks"] = 4 * B
-
-        def shift(evs):
-            for e in evs:
-                if e.get("at", 1) > 1:
-                    e["at"] += 3 * B
-                elif "duration" in e:
-                    e["duration"] = 4 * B - e["at"]
-        shift(base.get("events", []))
+        stretch(base, 4)
         for path, vals in sw.get("grid", {}).items():
             if path == "events":
                 for v in vals:
-                    shift(v)
-        for ag in base["agents"]:
-            for k in ("enter_at", "exit_at"):
-                if k in ag:
-                    ag[k] += 3 * B
+                    shift_events(v, B, 4)
     elif kind == "p5":
         fixed = [ag for ag in base["agents"] if ag["kind"] in ENTRANTS]
         gridded = set(sw.get("grid", {}))
@@ -1105,6 +1215,9 @@ def check_window(d):
 def main(argv):
     if len(argv) == 4 and argv[1] == "--gap":
         json.dump(bound_gaps(argv[2], argv[3]), sys.stdout, indent=1)
+        return 0
+    if len(argv) == 4 and argv[1] == "--extend":
+        json.dump(extend(argv[2], argv[3]), sys.stdout, indent=1)
         return 0
     if len(argv) == 6 and argv[1] == "--make-variant":
         return make_variant(argv[2], argv[3], argv[4], argv[5])

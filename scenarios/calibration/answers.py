@@ -92,7 +92,8 @@ ANSWERS = [
      "cmp": "largest GC cycles in one block (the end-of-block spike), eip1559",
      "why": "the budget with the smallest end-of-block GC spike (the live timers' p99 is the robustness check); "
             "the drain (blocks with GC work) is the price",
-     "change": "a storm larger than the swept one; a GC lane that shares the timer lane (not modelled: no knob)"},
+     "change": "a storm larger than the swept one; a GC lane that shares the timer lane (gc_lane shared, N85: "
+               "the study section's shared - isolated rows price the isolation)"},
 ]
 
 

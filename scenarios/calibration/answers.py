@@ -79,9 +79,10 @@ ANSWERS = [
     {"param": "MAX_CYCLES_PER_FIRE_AUCTION_PHASE (CIP-1 rev §10)", "study": "10-lane-size-cap", "rule": "sign",
      "cmp": "welfare, cap 550k / cap 250k (eip1559)", "level": "2 / 2e+06 / ", "null": 1.0,
      "above": "550k (more welfare)", "below": "250k (more welfare)", "contains": "250k (spec; no welfare difference)",
-     "why": "eip1559 welfare with the 550k against the 250k cap at 2 x demand on the spec's 2M lane, heavy users "
-            "whole (first row) and split at the cap (second)",
-     "change": "heavy users that cannot split their work; the largest actor's lane share (study section)"},
+     "why": "eip1559 welfare with the 550k against the 250k cap at 2 x demand on the spec's 2M lane, heavy users' "
+            "400k work refused at the cap (first row, over_cap reject) and split at it by the engine (second, over_cap "
+            "split, N86)",
+     "change": "heavy users that cannot split their work (the reject row); the largest actor's lane share (study section)"},
     {"param": "default GBA evaluation time (D4) at headroom 2", "study": "11-gba-headroom", "rule": "sign",
      "cmp": "default-GBA timers censored, schedule - fire evaluation", "level": "", "suffix": " / 2",
      "above": "fire (schedule censors more)", "below": "schedule (fire censors more)",

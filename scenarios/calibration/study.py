@@ -224,30 +224,36 @@ STUDIES = {
         ],
     },
     "10-lane-size-cap": {
-        "question": "lane size and the per-timer cap across demand levels, for light (100k-gas) and heavy (400k-gas) users",
+        "question": "lane size and the per-timer cap across demand levels, for light (100k-gas) and heavy (400k-cycle) users whose over-cap work is refused (reject) or split at the cap by the engine (split, N86)",
         "comparisons": [
             {"label": "welfare, cap 550k / cap 250k (eip1559)", "metric": "welfare", "op": "ratio",
              "a": {"mechanism": "eip1559", "params_max_cycles_per_fire": 550000.0},
-             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles", "agents_1_params"]},
+             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles", "params_over_cap"]},
             {"label": "light users' p99 delay, cap 550k - cap 250k (eip1559)", "metric": "delay_p99.default_gba",
              "op": "diff", "a": {"mechanism": "eip1559", "params_max_cycles_per_fire": 550000.0},
-             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles", "agents_1_params"]},
+             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles", "params_over_cap"]},
             {"label": "light users' p99 delay, cap 550k - cap 250k (bias-vcg, learners)", "metric": "delay_p99.default_gba",
              "op": "diff", "a": {"mechanism": "bias-vcg", "params_max_cycles_per_fire": 550000.0},
-             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles", "agents_1_params"]},
+             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles", "params_over_cap"]},
             {"label": "heavy users' timers never fired (censored), cap 550k (eip1559)",
              "metric": "censored.priority_tier", "op": "value", "null": 0.0,
              "a": {"mechanism": "eip1559", "params_max_cycles_per_fire": 550000.0},
-             "by": ["events_0_mult", "params_lane_timer_cycles", "agents_1_params"]},
+             "by": ["events_0_mult", "params_lane_timer_cycles", "params_over_cap"]},
+            {"label": "welfare, over_cap split / reject at the 250k cap (eip1559)", "metric": "welfare", "op": "ratio",
+             "a": {"mechanism": "eip1559", "params_over_cap": "split", "params_max_cycles_per_fire": 250000.0},
+             "b": {"params_over_cap": "reject"}, "by": ["events_0_mult", "params_lane_timer_cycles"]},
+            {"label": "welfare, over_cap split / reject at the 250k cap (bias-vcg, learners)", "metric": "welfare",
+             "op": "ratio", "a": {"mechanism": "bias-vcg", "params_over_cap": "split", "params_max_cycles_per_fire": 250000.0},
+             "b": {"params_over_cap": "reject"}, "by": ["events_0_mult", "params_lane_timer_cycles"]},
             {"label": "largest actor's share of the lane cycles used (eip1559)", "metric": "lane_share_max", "op": "value",
              "null": 0.0, "a": {"mechanism": "eip1559"},
-             "by": ["events_0_mult", "params_max_cycles_per_fire", "params_lane_timer_cycles", "agents_1_params"]},
+             "by": ["events_0_mult", "params_max_cycles_per_fire", "params_lane_timer_cycles", "params_over_cap"]},
             {"label": "largest actor's lane share over the mean active actor's (eip1559)", "metric": "lane_share_max.rel",
              "op": "value", "null": 1.0, "a": {"mechanism": "eip1559"},
-             "by": ["events_0_mult", "params_max_cycles_per_fire", "params_lane_timer_cycles", "agents_1_params"]},
+             "by": ["events_0_mult", "params_max_cycles_per_fire", "params_lane_timer_cycles", "params_over_cap"]},
             {"label": "largest actor's share of the lane cycles used (bias-vcg)", "metric": "lane_share_max", "op": "value",
              "null": 0.0, "a": {"mechanism": "bias-vcg"},
-             "by": ["events_0_mult", "params_max_cycles_per_fire", "params_lane_timer_cycles", "agents_1_params"]},
+             "by": ["events_0_mult", "params_max_cycles_per_fire", "params_lane_timer_cycles", "params_over_cap"]},
         ],
     },
     "11-gba-headroom": {
@@ -352,6 +358,8 @@ ROBUST = {
     "10-lane-size-cap": {"grid": {"events[0].mult": [2], "params.lane_timer_cycles": [2000000]}, "checks": [
         {"comparison": "welfare, cap 550k / cap 250k (eip1559)", "margin": 0.02,
          "why": "2 % of welfare, the smallest effect the cap recommendation rests on"},
+        {"comparison": "welfare, over_cap split / reject at the 250k cap (eip1559)", "margin": 0.02,
+         "why": "2 % of welfare, as for the cap itself: the split's gain is read against the cap's effect"},
         {"comparison": "largest actor's lane share over the mean active actor's (eip1559)", "margin": 0.5,
          "why": "half the mean actor's share: the raw share falls with 5 x the actors by construction, so the "
                 "check is on the share relative to the mean one; monopolisation would be tens of mean shares"}]},
@@ -1100,7 +1108,7 @@ def point_conv(rows, ext):
             e["late"].append((r["seed"], x["at"], x["tried"][-1]))
         else:
             x = ex.get((r["run_id"], r["mechanism"]))
-            e["never"].append((r["seed"], x["tried"][-1] if x and x["tried"] else int(r["blocks"])))
+            e["never"].append((r["seed"], x["tried"][-1] if x and x["tried"] else int(r["blocks"]), bool(x)))
     if not byp:
         return [], []
     B = int(rows[0]["blocks"])
@@ -1118,8 +1126,9 @@ def point_conv(rows, ext):
                          % (len(e["at"]), e["seeds"], max(e["at"]), min(e["at"])))
         for sd, at, bl in e["late"]:
             parts.append("seed %s converged at block %d of a %d-block rerun" % (sd, at, bl))
-        for sd, bl in e["never"]:
-            parts.append("seed %s **not converged by the cap** (%d blocks)" % (sd, bl))
+        for sd, bl, ext in e["never"]:
+            parts.append(("seed %s **not converged by the cap** (%d blocks)" % (sd, bl)) if ext else
+                         ("seed %s **not converged** at %d blocks (not extended: no study.py --extend record)" % (sd, bl)))
         out.append("| %s | %s | %s | %s |" % (pt, e["design"], m, "; ".join(parts)))
         js.append({"point": pt, "mechanism": m, "seeds": e["seeds"], "converged_at": e["at"],
                    "late": e["late"], "never": e["never"]})

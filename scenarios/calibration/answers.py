@@ -175,8 +175,14 @@ def sheet(d):
                    % (a["study"], js["actors"], js["blocks"], js["seeds"], js["points"], js["run_files"],
                       ", ".join(js["mechanisms"]), js["gap"]))
         cv = js.get("convergence") or {}
-        out.append("- **Convergence:** %s." % ("; ".join("%s %d of %d run files converged" % (m, c["converged"], c["runs"])
-                                                      for m, c in sorted(cv.items())) or "no strategic population"))
+        cp = js.get("convergence_points") or []
+        late = sum(len(x["late"]) for x in cp)
+        never = sum(len(x["never"]) for x in cp)
+        out.append("- **Convergence:** %s%s." % ("; ".join("%s %d of %d run files converged" % (m, c["converged"], c["runs"])
+                                                        for m, c in sorted(cv.items())) or "no strategic population",
+                                               ("; run until convergence (study.py --extend, 2 x then 4 x the horizon): %d "
+                                                "more converged in a longer rerun, %d did not by the cap (the study "
+                                                "section lists them per design point)" % (late, never)) if cp else ""))
         rb = [v for v in js.get("robust", []) if v.get("verdict") != "not tested" or "level" not in v]
         if rb:
             out.append("- **Robustness:** " + "; ".join(

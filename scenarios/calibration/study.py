@@ -786,11 +786,17 @@ def conv_text(rows, mode, what):
     return "%s: %s." % (what, "; ".join(parts)), js
 
 
+# The bound's gap sample (analysis/README.md "Bound gap": off unless asked):
+# 2 windows of 4 blocks a run file, the README's example.
+GAP_WINDOWS, GAP_WIDTH = 2, 4
+
+
 def bound_gaps(binary, d, most=2):
     """The bound's gap (cowsim compare --json: bound_gap, the Lagrangian
     bound against the exact MILP optimum on sampled windows, issue 27 item
     5) of the run files of the sweep's first seed, at most `most` design
-    points spread over the design; JSON lines for DIR/bound_gap.json."""
+    points spread over the design, on GAP_WINDOWS windows of GAP_WIDTH
+    blocks each; JSON lines for DIR/bound_gap.json."""
     import subprocess
     rows = load(d)[0]
     s0 = min(r["seed"] for r in rows)
@@ -799,7 +805,8 @@ def bound_gaps(binary, d, most=2):
     out = []
     for rid in rids:
         files = sorted(glob.glob(os.path.join(d, "runs", rid, "*.h5")))
-        js = json.loads(subprocess.run([binary, "compare", "--json"] + files, check=True,
+        js = json.loads(subprocess.run([binary, "compare", "--json", "--gap-windows", str(GAP_WINDOWS), "--gap-width",
+                                        str(GAP_WIDTH)] + files, check=True,
                                        stdout=subprocess.PIPE).stdout)
         for run in js["runs"]:
             g = run.get("bound_gap")
@@ -975,7 +982,7 @@ def section(study, runs, vdirs):
             out.append(ctext)
     out.append("")
     ep = os.path.join(runs, "extend.json")
-    pl, js["convergence_points"] = point_conv(rows, json.load(open(ep)) if os.path.exists(ep) else [])
+    pl, js["convergence_points"] = point_conv(rows, json.load(open(ep)) if os.path.exists(ep) else [], mode)
     out += pl
     js["gap"] = gap_text(rows)
     out.append(js["gap"])
@@ -1085,7 +1092,7 @@ def extend(binary, d, cap=EXTEND_CAP):
     return out
 
 
-def point_conv(rows, ext):
+def point_conv(rows, ext, mode):
     """Per design point and mechanism: the convergence of its seeds' run
     files at the design's horizon, completed by the extension records ext
     (extend()): Markdown lines and their JSON."""
@@ -1093,7 +1100,7 @@ def point_conv(rows, ext):
     ex = dict(((e["run_id"], e["mechanism"]), e) for e in ext)
     cols = design_cols(rows)
     for r in rows:
-        cv = conv_of(r, "mser")
+        cv = conv_of(r, mode)
         if cv is None:
             continue
         key = (r["point"], r["mechanism"])
@@ -1101,7 +1108,7 @@ def point_conv(rows, ext):
                                  "seeds": 0, "at": [], "late": [], "never": []})
         e["seeds"] += 1
         if cv[0]:
-            h = h5py.File(runfile(r, "mser").path, "r").attrs["convergence"]
+            h = h5py.File(runfile(r, mode).path, "r").attrs["convergence"]
             e["at"].append(max(int(p.get("at") or 0) for p in json.loads(h)["populations"]))
         elif (r["run_id"], r["mechanism"]) in ex and ex[(r["run_id"], r["mechanism"])]["converged"]:
             x = ex[(r["run_id"], r["mechanism"])]

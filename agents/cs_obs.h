@@ -91,6 +91,10 @@ typedef struct cs_timer_req {
     double decay;              /* value lost per block of delay (linear) */
     uint64_t deadline;         /* value is 0 after this many blocks of delay (0 = none) */
     uint32_t tag;              /* agent-private tag returned in callbacks */
+    /* Engine only (over_cap split, DESIGN-NOTES N86; an agent's values are
+     * ignored): work still to run after this piece, and the first piece's
+     * due height (0 = this is the first). */
+    uint64_t split_rem, split_due;
 } cs_timer_req_t;
 
 /* A timer of this agent as the engine reports it back. */

@@ -102,7 +102,11 @@ static int cs__collect(cs_sched_t *s, size_t *n_out)
  * under gc_cycles_per_block; the rest wait for the next block. */
 static void cs__gc_run(cs_sched_t *s, cs_block_stats_t *st)
 {
+    /* N85: a GC lane shared with the timer lane takes its cycles from
+     * LANE_TIMER_CYCLES, before the auction and still at most
+     * gc_cycles_per_block; the isolated lane (CIP-1 rev §9) has its own. */
     uint64_t budget = s->p.gc_cycles_per_block, per = s->p.gc_cycles_per_timer;
+    if (s->p.gc_lane == CS_GC_SHARED && budget > s->p.lane_timer_cycles) budget = s->p.lane_timer_cycles;
     uint64_t used = 0;
     while (s->gcq_head < s->n_gcq && used + per <= budget) {
         uint32_t slot = s->gcq[s->gcq_head++];
@@ -250,6 +254,7 @@ static int cs__timers_phase(cs_sched_t *s)
     ctx.p = &s->p;
     ctx.height = h;
     cs__fees_ctx(s, &ctx);
+    if (s->p.gc_lane == CS_GC_SHARED) ctx.budget_cycles -= st->gc_cycles; /* N85: GC went first */
     st->basefee_lane = cs__fees_draft_lane(s) ? 0 : ctx.basefee_lane; /* N65: none charged */
     cs_clear_out_t out;
     memset(&out, 0, sizeof out);
@@ -424,6 +429,8 @@ static int cs__timers_phase(cs_sched_t *s)
         st->lane_burn += row->lane_burn;
     }
     st->lane_cycles = (ops->flags & CS_MF_BUDGET) ? used_sum : 0;
+    if (s->p.gc_lane == CS_GC_SHARED && (ops->flags & CS_MF_BUDGET))
+        st->lane_cycles += st->gc_cycles; /* N85: the lane did the GC work */
     st->eob_cycles = used_sum;
     s->n_rows_last = nr;
     s->eob_nd = nd;

@@ -46,9 +46,10 @@
     X(max_fires_per_actor, U64, 1, 0, 1ull << 32, 0, NULL, "MAX_FIRES_PER_ACTOR / _TARGET, 0 = unlimited") \
     X(lane_timer_cycles, U64, 1, 1, 1ull << 48, 2000000, NULL, "LANE_TIMER_CYCLES / TIMER_PROCESSING_BUDGET_CYCLES") \
     X(max_cycles_per_fire, U64, 1, 1, 1ull << 48, 250000, NULL, "MAX_CYCLES_PER_FIRE_AUCTION_PHASE (CIP-1 rev §10)") \
-    X(over_cap, ENUM, 1, 0, 1, 0, "reject|defer", "gas limit above the per-fire cap (D5)")        \
+    X(over_cap, ENUM, 1, 0, 2, 0, "reject|defer|split", "gas limit above the per-fire cap (D5; split: the engine runs the work as a chain of capped fires, CIP-1 rev §10, N86)") \
     X(gc_cycles_per_block, U64, 1, 0, 1ull << 48, 5000000, NULL, "TIMER_GC_CYCLES (CIP-1 rev §9)") \
     X(gc_cycles_per_timer, U64, 1, 1, 1ull << 40, 5000, NULL, "GC cost per destroyed timer (D11)") \
+    X(gc_lane, ENUM, 1, 0, 1, 0, "isolated|shared", "GC's cycles: its own TIMER_GC_CYCLES lane (CIP-1 rev §9) or taken first from LANE_TIMER_CYCLES, at most gc_cycles_per_block (the counterfactual, N85)") \
     /* Lane basefee (CIP-1 rev §5, D2, D3) */                                                     \
     X(basefee_rule, ENUM, 1, 0, 2, 0, "cip1|eip1559|additive", "lane basefee update rule (D2)")   \
     X(eip1559_rounding, ENUM, 1, 0, 1, 0, "delta-floor|value-floor", "eip1559 rule: floor the change as EIP-1559 does, or floor the new value (the rounding cowsim used before)") \
@@ -168,7 +169,8 @@ int cs_param_choice(const cs_param_desc_t *d, const char *word);
 const char *cs_param_choice_name(const cs_param_desc_t *d, uint32_t i, char *buf, size_t cap);
 
 /* Enum values, in the order of the choice lists above. */
-enum { CS_OVER_CAP_REJECT = 0, CS_OVER_CAP_DEFER = 1 };
+enum { CS_OVER_CAP_REJECT = 0, CS_OVER_CAP_DEFER = 1, CS_OVER_CAP_SPLIT = 2 };
+enum { CS_GC_ISOLATED = 0, CS_GC_SHARED = 1 };
 enum { CS_PCHANGE_BLOCK = 0, CS_PCHANGE_EPOCH = 1 };
 enum { CS_BASEFEE_CIP1 = 0, CS_BASEFEE_EIP1559 = 1, CS_BASEFEE_ADDITIVE = 2 };
 enum { CS_EIP_DELTA_FLOOR = 0, CS_EIP_VALUE_FLOOR = 1 };

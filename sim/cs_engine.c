@@ -683,7 +683,15 @@ int cs_sim_step(cs_engine_t *e)
             /* Every rule's paid decomposes into the same parts (N58). */
             cs_u128 paid128 = row->exec_fee + row->lane_burn + row->payment + row->tip;
             double paid = cs__u128d(paid128);
-            double val = cs__value(e, a, &in, delay);
+            /* over_cap split (N86): a piece before the last is worth
+             * nothing by itself; the last is worth the work's value at the
+             * delay since the first piece was due. */
+            const cs__textra_t *sx = cs__ti_extra(e, slot);
+            if (sx && sx->split_due && !sx->split_rem) {
+                due = sx->split_due; /* its row: due and delay of the work */
+                delay = h - due;
+            }
+            double val = sx && sx->split_rem ? 0.0 : cs__value(e, a, &in, delay);
             ti->fires++;
             e->actors[gact].fires++;
             e->actors[gact].delay_sum += (double)delay;

@@ -64,6 +64,11 @@ typedef struct cs__textra {
     uint8_t req_fees;   /* value-aware: the request's fees, applied (capped) at fire time */
     uint8_t booked;     /* booked at schedule time (slot-booking, priority-classes) */
     uint32_t book_moved;/* ... that many slots after the one it asked for */
+    /* over_cap split (N86): work after this piece, the first piece's due
+     * height, and what the handler's tail request repeats */
+    uint64_t split_rem, split_due, split_ttl;
+    double split_bid;
+    uint8_t split_has_bid, split_tier;
     cs_u128 book_price; /* ... at this price (escrowed as its bid) */
 } cs__textra_t;
 
@@ -143,6 +148,7 @@ struct cs_engine {
     uint64_t h;               /* last finished block */
     cs_obs_t obs;             /* observation for the block being built */
     int in_handler;           /* inside a fire's transaction */
+    int split_tail;           /* scheduling a split work's next piece (N86) */
     cs__hpend_t *hpend;       /* schedules made by handlers this block */
     size_t n_hpend, cap_hpend;
     int in_arrivals;          /* agents' on_block calls of the TX phase are running */

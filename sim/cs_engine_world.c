@@ -98,7 +98,8 @@ static int cs__ti_set(cs_engine_t *e, uint32_t slot, const cs_agent_t *a, const 
     ti->deferrals = 0;
     ti->x = CS__TI_LIVE;
     int fees = a->pol.value_aware && req->has_fees;
-    if (req->deadline == 0 && !fees && !wide_c && !wide_d) return CS_OK;
+    int split = req->split_rem != 0 || req->split_due != 0;
+    if (req->deadline == 0 && !fees && !wide_c && !wide_d && !split) return CS_OK;
     cs__textra_t *x = cs__ti_extra_new(e, slot);
     if (!x) {
         ti->x = CS__TI_FREE;
@@ -110,6 +111,14 @@ static int cs__ti_set(cs_engine_t *e, uint32_t slot, const cs_agent_t *a, const 
     x->req_fees = (uint8_t)fees;
     x->req_fee = fees ? req->max_fee : 0;
     x->req_prio = fees ? req->max_prio : 0;
+    if (split) {
+        x->split_rem = req->split_rem;
+        x->split_due = req->split_due ? req->split_due : due;
+        x->split_ttl = req->ttl;
+        x->split_bid = req->bid;
+        x->split_has_bid = (uint8_t)req->has_bid;
+        x->split_tier = req->tier;
+    }
     return CS_OK;
 }
 
@@ -179,8 +188,9 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
 {
     cs_engine_t *e = impl;
     cs_timer_req_t req = *req0;
-    if (a->ops->bid) a->ops->bid(a, &e->obs, &req);
-    if (a->strat) {
+    if (!e->split_tail) req.split_rem = req.split_due = 0;
+    if (a->ops->bid && !e->split_tail) a->ops->bid(a, &e->obs, &req);
+    if (a->strat && !e->split_tail) {
         cs_strategy_bid(a, &e->obs, &req);
         if (req.has_bid && req.value > 0) cs_conv_add(e->conv, a->strat, e->h + 1, req.bid / req.value);
     }
@@ -197,6 +207,21 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
         double cost = gl * (e->obs.basefee_cycle + (double)pp->gba_headroom / 1e6 * e->obs.basefee_lane) +
                       (double)pp->fifo_fire_cells * e->obs.basefee_cell;
         if (cs__u128d(cs_sched_balance(e->s, e->actors[gact].payer_idx)) < cost) return CS_EINSUFFICIENT_FUNDS;
+    }
+    /* over_cap split (CIP-1 rev §10: "Actors with handlers that legitimately
+     * need >250k cycles can split the work across multiple timer fires";
+     * N86): an auction-phase one-shot timer whose work is above the cap
+     * runs its first cap's worth now; each fire's handler schedules the
+     * rest (cs__hook_execute), due the next block (§4). */
+    const cs_params_t *cp = cs_sched_params(e->s);
+    unsigned mf = cs_sched_mech(e->s)->ops->flags;
+    if (cp->over_cap == CS_OVER_CAP_SPLIT && req.kind == CS_KIND_HEIGHT && (mf & CS_MF_BUDGET) &&
+        (mf & (CS_MF_FEES | CS_MF_BID | CS_MF_REFERENCE)) && req.gas_limit > cp->max_cycles_per_fire) {
+        uint64_t work = req.cycles_used ? req.cycles_used : req.gas_limit;
+        uint64_t piece = work < cp->max_cycles_per_fire ? work : cp->max_cycles_per_fire;
+        req.split_rem = work - piece;
+        req.gas_limit = cp->max_cycles_per_fire;
+        req.cycles_used = piece;
     }
     cs_sched_args_t sa;
     memset(&sa, 0, sizeof sa);
@@ -516,12 +541,44 @@ void cs__hook_execute(void *user, cs_sched_t *s, const cs_delivery_t *d, uint64_
     cs_agent_t *a = &e->agents[ag];
     /* CIP-5 §6.2: the deferred transactions its handler creates (N67). */
     for (uint64_t k = 0; k < a->pol.deferred_txs; k++) (void)cs_sched_defer_tx(s);
-    if (!a->ops->on_outcome) return;
     const cs_timer_t *t = cs_sched_record(e->s, d->slot);
     cs_timer_info_t in = cs__info(e, d->slot, t);
     in.due_height = d->due_height;
+    const cs__textra_t *x = cs__ti_extra(e, d->slot);
+    if (x && x->split_rem) {
+        /* over_cap split (CIP-1 rev §10, N86): this piece's handler
+         * schedules the rest of the work as a new timer due the next block
+         * (the same-block prohibition, §4), with the work's bid, TTL, tier
+         * and value model; the agent hears of the work when its last
+         * piece fires.  A refused tail ends the work here. */
+        cs_timer_req_t q;
+        memset(&q, 0, sizeof q);
+        q.actor = in.actor;
+        q.kind = CS_KIND_HEIGHT;
+        q.delay = 1;
+        q.payload_len = t->payload_len;
+        q.gas_limit = x->split_rem;
+        q.cycles_used = x->split_rem;
+        q.ttl = x->split_ttl;
+        q.has_bid = x->split_has_bid;
+        q.bid = x->split_bid;
+        q.tier = x->split_tier;
+        q.value = in.value;
+        q.decay = in.decay;
+        q.deadline = in.deadline;
+        q.tag = in.tag;
+        q.split_due = x->split_due;
+        e->in_handler = 1;
+        e->split_tail = 1;
+        (void)cs__w_schedule(e, a, &q, NULL);
+        e->split_tail = 0;
+        e->in_handler = 0;
+        return;
+    }
+    if (!a->ops->on_outcome) return;
+    uint64_t first = x && x->split_due ? x->split_due : d->due_height; /* a split work's delay runs from its first piece */
     e->in_handler = 1;
-    a->ops->on_outcome(a, &e->world, &in, CS_AO_FIRED, e->h + 1 - d->due_height, 0);
+    a->ops->on_outcome(a, &e->world, &in, CS_AO_FIRED, e->h + 1 - first, 0);
     e->in_handler = 0;
 }
 

@@ -185,4 +185,11 @@ void cs__params_check(cs__ctx_t *c, const cs_params_t *p, const char *path)
     if (p->ring_size < 1 || p->epoch_blocks < 1 || p->epochs < 1)
         cs__err(c, path, "ring_size, epoch_blocks and epochs must all be >= 1");
     if (p->fairness_window < 1) cs__err(c, path, "fairness_window must be >= 1");
+    /* N85: a GC lane shared with the timer lane destroys a timer only when
+     * its cost fits in LANE_TIMER_CYCLES (CIP-1 rev §9 gives GC its own lane). */
+    if (p->gc_lane == CS_GC_SHARED && p->gc_cycles_per_timer > p->lane_timer_cycles)
+        cs__err(c, path,
+                "gc_cycles_per_timer (%llu) must be <= lane_timer_cycles (%llu) when gc_lane is \"shared\": "
+                "GC takes its cycles from the timer lane, so a larger cost never destroys a timer",
+                (unsigned long long)p->gc_cycles_per_timer, (unsigned long long)p->lane_timer_cycles);
 }

@@ -79,9 +79,10 @@ ANSWERS = [
     {"param": "MAX_CYCLES_PER_FIRE_AUCTION_PHASE (CIP-1 rev §10)", "study": "10-lane-size-cap", "rule": "sign",
      "cmp": "welfare, cap 550k / cap 250k (eip1559)", "level": "2 / 2e+06 / ", "null": 1.0,
      "above": "550k (more welfare)", "below": "250k (more welfare)", "contains": "250k (spec; no welfare difference)",
-     "why": "eip1559 welfare with the 550k against the 250k cap at 2 x demand on the spec's 2M lane, heavy users "
-            "whole (first row) and split at the cap (second)",
-     "change": "heavy users that cannot split their work; the largest actor's lane share (study section)"},
+     "why": "eip1559 welfare with the 550k against the 250k cap at 2 x demand on the spec's 2M lane, heavy users' "
+            "400k work refused at the cap (first row, over_cap reject) and split at it by the engine (second, over_cap "
+            "split, N86)",
+     "change": "heavy users that cannot split their work (the reject row); the largest actor's lane share (study section)"},
     {"param": "default GBA evaluation time (D4) at headroom 2", "study": "11-gba-headroom", "rule": "sign",
      "cmp": "default-GBA timers censored, schedule - fire evaluation", "level": "", "suffix": " / 2",
      "above": "fire (schedule censors more)", "below": "schedule (fire censors more)",
@@ -92,7 +93,8 @@ ANSWERS = [
      "cmp": "largest GC cycles in one block (the end-of-block spike), eip1559",
      "why": "the budget with the smallest end-of-block GC spike (the live timers' p99 is the robustness check); "
             "the drain (blocks with GC work) is the price",
-     "change": "a storm larger than the swept one; a GC lane that shares the timer lane (not modelled: no knob)"},
+     "change": "a storm larger than the swept one; a GC lane that shares the timer lane (gc_lane shared, N85: "
+               "the study section's shared - isolated rows price the isolation)"},
 ]
 
 
@@ -173,8 +175,14 @@ def sheet(d):
                    % (a["study"], js["actors"], js["blocks"], js["seeds"], js["points"], js["run_files"],
                       ", ".join(js["mechanisms"]), js["gap"]))
         cv = js.get("convergence") or {}
-        out.append("- **Convergence:** %s." % ("; ".join("%s %d of %d run files converged" % (m, c["converged"], c["runs"])
-                                                      for m, c in sorted(cv.items())) or "no strategic population"))
+        cp = js.get("convergence_points") or []
+        late = sum(len(x["late"]) for x in cp)
+        never = sum(len(x["never"]) for x in cp)
+        out.append("- **Convergence:** %s%s." % ("; ".join("%s %d of %d run files converged" % (m, c["converged"], c["runs"])
+                                                        for m, c in sorted(cv.items())) or "no strategic population",
+                                               ("; run until convergence (study.py --extend, 2 x then 4 x the horizon): %d "
+                                                "more converged in a longer rerun, %d did not by the cap (the study "
+                                                "section lists them per design point)" % (late, never)) if cp else ""))
         rb = [v for v in js.get("robust", []) if v.get("verdict") != "not tested" or "level" not in v]
         if rb:
             out.append("- **Robustness:** " + "; ".join(

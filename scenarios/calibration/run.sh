@@ -1,8 +1,9 @@
 #!/bin/sh
 # run.sh [STUDY...] -- regenerate calibration studies (default: all twelve)
 # and the Phase-5 answer sheet: per study the sweep, the report; the
-# robustness sweeps (study.py --make-variant: the levels the conclusions
-# rest on at 4 x horizon and at 5 x population); the study section
+# run files not converged rerun at 2 x and 4 x their horizon (study.py
+# --extend); the robustness sweeps (study.py --make-variant: the levels the
+# conclusions rest on at 4 x horizon and at 5 x population); the study section
 # (study.md: comparisons with 95 % intervals, convergence, the efficiency
 # benchmark, the equivalence tests) and its numbers (study.json); the
 # conclusion on top (prepend.sh); the Sobol design of study 1 (STUDY
@@ -48,6 +49,9 @@ if [ "${1:-}" = --one ]; then
         rm -f "$d"/*.png "$d"/*.gp "$d"/*.dat "$d/report.md" "$d/sweep.h5" "$d/study.json"
         "$C" sweep "scenarios/calibration/$s.json" -j "$J" -o "$d/runs" --quiet
         "$C" report "$d/runs/sweep.h5" -o "$d"
+        # run until convergence: the run files not converged at the design's
+        # horizon, again at 2 x and 4 x it (study.py --extend)
+        /usr/bin/python3 scenarios/calibration/study.py --extend "$C" "$d/runs" > "$d/runs/extend.json"
         for v in h4 p5; do
             /usr/bin/python3 scenarios/calibration/study.py --make-variant "$v" "$s" "scenarios/calibration/$s.json" "$d/$v.json"
             "$C" sweep "$d/$v.json" -j "$J" -o "$d/runs-$v" --quiet

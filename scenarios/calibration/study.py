@@ -21,6 +21,12 @@ file's convergence (root attribute `convergence`, DESIGN-NOTES N77) and
 what the efficiency is measured against (the bound's gap where known).
 --json writes the same numbers for answers.py.
 
+Run until convergence: `--extend COWSIM DIR` reruns every run file of DIR
+whose strategic populations did not converge at 2 x, then 4 x its horizon
+(EXTEND_CAP) until they do, into DIR/extend/, and prints the records that
+run.sh keeps as DIR/extend.json; the section then states per design point
+and mechanism "converged at block X" or "not converged by the cap".
+
 Warm-up is removed.  Each run file gets a truncation point T: MSER-5
 (White 1997; the algorithm of analysis/cs_stats.c cs_stat_mser5, ported
 below) on its per-block lane utilisation, over the whole horizon for a
@@ -218,30 +224,36 @@ STUDIES = {
         ],
     },
     "10-lane-size-cap": {
-        "question": "lane size and the per-timer cap across demand levels, for light (100k-gas) and heavy (400k-gas) users",
+        "question": "lane size and the per-timer cap across demand levels, for light (100k-gas) and heavy (400k-cycle) users whose over-cap work is refused (reject) or split at the cap by the engine (split, N86)",
         "comparisons": [
             {"label": "welfare, cap 550k / cap 250k (eip1559)", "metric": "welfare", "op": "ratio",
              "a": {"mechanism": "eip1559", "params_max_cycles_per_fire": 550000.0},
-             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles", "agents_1_params"]},
+             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles", "params_over_cap"]},
             {"label": "light users' p99 delay, cap 550k - cap 250k (eip1559)", "metric": "delay_p99.default_gba",
              "op": "diff", "a": {"mechanism": "eip1559", "params_max_cycles_per_fire": 550000.0},
-             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles", "agents_1_params"]},
+             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles", "params_over_cap"]},
             {"label": "light users' p99 delay, cap 550k - cap 250k (bias-vcg, learners)", "metric": "delay_p99.default_gba",
              "op": "diff", "a": {"mechanism": "bias-vcg", "params_max_cycles_per_fire": 550000.0},
-             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles", "agents_1_params"]},
+             "b": {"params_max_cycles_per_fire": 250000.0}, "by": ["events_0_mult", "params_lane_timer_cycles", "params_over_cap"]},
             {"label": "heavy users' timers never fired (censored), cap 550k (eip1559)",
              "metric": "censored.priority_tier", "op": "value", "null": 0.0,
              "a": {"mechanism": "eip1559", "params_max_cycles_per_fire": 550000.0},
-             "by": ["events_0_mult", "params_lane_timer_cycles", "agents_1_params"]},
+             "by": ["events_0_mult", "params_lane_timer_cycles", "params_over_cap"]},
+            {"label": "welfare, over_cap split / reject at the 250k cap (eip1559)", "metric": "welfare", "op": "ratio",
+             "a": {"mechanism": "eip1559", "params_over_cap": "split", "params_max_cycles_per_fire": 250000.0},
+             "b": {"params_over_cap": "reject"}, "by": ["events_0_mult", "params_lane_timer_cycles"]},
+            {"label": "welfare, over_cap split / reject at the 250k cap (bias-vcg, learners)", "metric": "welfare",
+             "op": "ratio", "a": {"mechanism": "bias-vcg", "params_over_cap": "split", "params_max_cycles_per_fire": 250000.0},
+             "b": {"params_over_cap": "reject"}, "by": ["events_0_mult", "params_lane_timer_cycles"]},
             {"label": "largest actor's share of the lane cycles used (eip1559)", "metric": "lane_share_max", "op": "value",
              "null": 0.0, "a": {"mechanism": "eip1559"},
-             "by": ["events_0_mult", "params_max_cycles_per_fire", "params_lane_timer_cycles", "agents_1_params"]},
+             "by": ["events_0_mult", "params_max_cycles_per_fire", "params_lane_timer_cycles", "params_over_cap"]},
             {"label": "largest actor's lane share over the mean active actor's (eip1559)", "metric": "lane_share_max.rel",
              "op": "value", "null": 1.0, "a": {"mechanism": "eip1559"},
-             "by": ["events_0_mult", "params_max_cycles_per_fire", "params_lane_timer_cycles", "agents_1_params"]},
+             "by": ["events_0_mult", "params_max_cycles_per_fire", "params_lane_timer_cycles", "params_over_cap"]},
             {"label": "largest actor's share of the lane cycles used (bias-vcg)", "metric": "lane_share_max", "op": "value",
              "null": 0.0, "a": {"mechanism": "bias-vcg"},
-             "by": ["events_0_mult", "params_max_cycles_per_fire", "params_lane_timer_cycles", "agents_1_params"]},
+             "by": ["events_0_mult", "params_max_cycles_per_fire", "params_lane_timer_cycles", "params_over_cap"]},
         ],
     },
     "11-gba-headroom": {
@@ -267,17 +279,28 @@ STUDIES = {
         "question": "GC-lane isolation under an outage storm: the live timers' delay, the GC drain and the end-of-block cycle spike per GC budget",
         "comparisons": [
             {"label": "honest users' p99 delay, GC budget - spec 5M (eip1559)", "metric": "delay_p99.default_gba",
-             "op": "diff", "a": {"mechanism": "eip1559"}, "b": {"params_gc_cycles_per_block": 5000000.0},
-             "by": "params_gc_cycles_per_block"},
+             "op": "diff", "a": {"mechanism": "eip1559", "params_gc_lane": "isolated"},
+             "b": {"params_gc_cycles_per_block": 5000000.0}, "by": "params_gc_cycles_per_block"},
             {"label": "honest users' p99 delay, GC budget - spec 5M (fifo-capped)", "metric": "delay_p99.default_gba",
-             "op": "diff", "a": {"mechanism": "fifo-capped"}, "b": {"params_gc_cycles_per_block": 5000000.0},
-             "by": "params_gc_cycles_per_block"},
+             "op": "diff", "a": {"mechanism": "fifo-capped", "params_gc_lane": "isolated"},
+             "b": {"params_gc_cycles_per_block": 5000000.0}, "by": "params_gc_cycles_per_block"},
+            # the counterfactual (N85): the same budget taken from the timer lane
+            {"label": "honest users' p99 delay, shared GC lane - isolated (eip1559)", "metric": "delay_p99.default_gba",
+             "op": "diff", "a": {"mechanism": "eip1559", "params_gc_lane": "shared"},
+             "b": {"params_gc_lane": "isolated"}, "by": "params_gc_cycles_per_block"},
+            {"label": "honest users' p99 delay, shared GC lane - isolated (fifo-capped)",
+             "metric": "delay_p99.default_gba", "op": "diff", "a": {"mechanism": "fifo-capped", "params_gc_lane": "shared"},
+             "b": {"params_gc_lane": "isolated"}, "by": "params_gc_cycles_per_block"},
+            {"label": "honest users' fires, shared GC lane - isolated (eip1559)", "metric": "fires.default_gba",
+             "op": "diff", "a": {"mechanism": "eip1559", "params_gc_lane": "shared"},
+             "b": {"params_gc_lane": "isolated"}, "by": "params_gc_cycles_per_block"},
             {"label": "blocks with GC work (the drain), eip1559", "metric": "blocks.gc_cycles.nonzero", "op": "value",
-             "null": 0.0, "a": {"mechanism": "eip1559"}, "by": "params_gc_cycles_per_block"},
+             "null": 0.0, "a": {"mechanism": "eip1559"}, "by": ["params_gc_cycles_per_block", "params_gc_lane"]},
             {"label": "largest GC cycles in one block (the end-of-block spike), eip1559", "metric": "blocks.gc_cycles.max",
-             "op": "value", "null": 0.0, "a": {"mechanism": "eip1559"}, "by": "params_gc_cycles_per_block"},
+             "op": "value", "null": 0.0, "a": {"mechanism": "eip1559", "params_gc_lane": "isolated"},
+             "by": "params_gc_cycles_per_block"},
             {"label": "largest end-of-block cycles in one block (eob_cycles), eip1559", "metric": "blocks.eob_cycles.max",
-             "op": "value", "null": 0.0, "a": {"mechanism": "eip1559"}, "by": "params_gc_cycles_per_block"},
+             "op": "value", "null": 0.0, "a": {"mechanism": "eip1559"}, "by": ["params_gc_cycles_per_block", "params_gc_lane"]},
         ],
     },
 }
@@ -335,6 +358,8 @@ ROBUST = {
     "10-lane-size-cap": {"grid": {"events[0].mult": [2], "params.lane_timer_cycles": [2000000]}, "checks": [
         {"comparison": "welfare, cap 550k / cap 250k (eip1559)", "margin": 0.02,
          "why": "2 % of welfare, the smallest effect the cap recommendation rests on"},
+        {"comparison": "welfare, over_cap split / reject at the 250k cap (eip1559)", "margin": 0.02,
+         "why": "2 % of welfare, as for the cap itself: the split's gain is read against the cap's effect"},
         {"comparison": "largest actor's lane share over the mean active actor's (eip1559)", "margin": 0.5,
          "why": "half the mean actor's share: the raw share falls with 5 x the actors by construction, so the "
                 "check is on the share relative to the mean one; monopolisation would be tens of mean shares"}]},
@@ -344,7 +369,10 @@ ROBUST = {
                 "hundreds"}]},
     "12-gc-isolation": {"grid": {"params.gc_cycles_per_block": [250000, 5000000]}, "checks": [
         {"comparison": "honest users' p99 delay, GC budget - spec 5M (eip1559)", "margin": 2.0,
-         "why": "2 blocks of p99: the answer is that the budget does not touch live timers"}]},
+         "why": "2 blocks of p99: the answer is that the budget does not touch live timers"},
+        {"comparison": "honest users' p99 delay, shared GC lane - isolated (eip1559)", "margin": 5.0,
+         "why": "5 blocks of p99, a quarter of the 20 blocks the storm's 40M GC cycles fill a shared 2M lane: "
+                "the answer is the harm isolation prevents"}]},
 }
 for _k, _v in ROBUST.items():
     STUDIES[_k]["robust"] = _v
@@ -758,11 +786,17 @@ def conv_text(rows, mode, what):
     return "%s: %s." % (what, "; ".join(parts)), js
 
 
+# The bound's gap sample (analysis/README.md "Bound gap": off unless asked):
+# 2 windows of 4 blocks a run file, the README's example.
+GAP_WINDOWS, GAP_WIDTH = 2, 4
+
+
 def bound_gaps(binary, d, most=2):
     """The bound's gap (cowsim compare --json: bound_gap, the Lagrangian
     bound against the exact MILP optimum on sampled windows, issue 27 item
     5) of the run files of the sweep's first seed, at most `most` design
-    points spread over the design; JSON lines for DIR/bound_gap.json."""
+    points spread over the design, on GAP_WINDOWS windows of GAP_WIDTH
+    blocks each; JSON lines for DIR/bound_gap.json."""
     import subprocess
     rows = load(d)[0]
     s0 = min(r["seed"] for r in rows)
@@ -771,7 +805,8 @@ def bound_gaps(binary, d, most=2):
     out = []
     for rid in rids:
         files = sorted(glob.glob(os.path.join(d, "runs", rid, "*.h5")))
-        js = json.loads(subprocess.run([binary, "compare", "--json"] + files, check=True,
+        js = json.loads(subprocess.run([binary, "compare", "--json", "--gap-windows", str(GAP_WINDOWS), "--gap-width",
+                                        str(GAP_WIDTH)] + files, check=True,
                                        stdout=subprocess.PIPE).stdout)
         for run in js["runs"]:
             g = run.get("bound_gap")
@@ -946,6 +981,9 @@ def section(study, runs, vdirs):
             out.append("")
             out.append(ctext)
     out.append("")
+    ep = os.path.join(runs, "extend.json")
+    pl, js["convergence_points"] = point_conv(rows, json.load(open(ep)) if os.path.exists(ep) else [], mode)
+    out += pl
     js["gap"] = gap_text(rows)
     out.append(js["gap"])
     out.append("")
@@ -990,6 +1028,120 @@ P5_TEXT = ("5 x the actors of every population, each at a fifth of its rate, sam
 ENTRANTS = ("fragmenter",)
 
 
+def shift_events(evs, B, k):
+    """Events of a B-block run for a k x B-block run: an event after block 1
+    moved (k - 1) B later (the same episode after a warm start), one that
+    sets demand for the whole run (at block 1, with a duration) stretched."""
+    for e in evs:
+        if e.get("at", 1) > 1:
+            e["at"] += (k - 1) * B
+        elif "duration" in e:
+            e["duration"] = k * B - e["at"]
+
+
+def stretch(scn, k):
+    """Scenario scn at k x its horizon, events and an entrant's arrival and
+    exit moved (k - 1) horizons later (shift_events)."""
+    B = scn["blocks"]
+    scn["blocks"] = k * B
+    shift_events(scn.get("events", []), B, k)
+    for ag in scn["agents"]:
+        for key in ("enter_at", "exit_at"):
+            if key in ag:
+                ag[key] += (k - 1) * B
+
+
+EXTEND_CAP = 4  # the horizon is doubled up to 4 x the design's (two doublings)
+
+
+def extend(binary, d, cap=EXTEND_CAP):
+    """Run until convergence (issue 27 item 2): every run file of sweep
+    directory d whose strategic populations did not all converge
+    (root attribute `convergence`) is rerun from its own scenario at 2 x
+    its horizon (stretch), then 4 x, ... up to cap x, until every
+    population converged.  Writes d/extend/<run>-<mechanism>-x<k>/ and returns one record per
+    such run file (JSON lines for d/extend.json)."""
+    import subprocess
+    rows = load(d)[0]
+    out = []
+    os.makedirs(os.path.join(d, "extend"), exist_ok=True)
+    for r in rows:
+        cv = conv_of(r, "mser")
+        if cv is None or cv[0]:
+            continue
+        rec = {"run_id": r["run_id"], "point": r["point"], "seed": r["seed"], "mechanism": r["mechanism"],
+               "blocks": int(r["blocks"]), "tried": [], "converged": False, "at": None}
+        k = 2
+        while k <= cap:
+            scn = json.loads(json.dumps(runfile(r, "mser").scn))
+            scn["mechanism"] = r["mechanism"]
+            stretch(scn, k)
+            stem = os.path.join(d, "extend", "%s-%s-x%d" % (r["run_id"], r["mechanism"], k))
+            json.dump(scn, open(stem + ".json", "w"), indent=1)
+            subprocess.run([binary, "run", stem + ".json", "-o", stem, "--mechanism", r["mechanism"], "--quiet"],
+                           check=True, stdout=subprocess.DEVNULL)
+            c = json.loads(h5py.File(os.path.join(stem, r["mechanism"] + ".h5"), "r").attrs["convergence"])
+            pops = c.get("populations") or []
+            rec["tried"].append(scn["blocks"])
+            if pops and all(p.get("converged") for p in pops):
+                rec["converged"] = True
+                rec["at"] = max(int(p.get("at") or 0) for p in pops)
+                break
+            k *= 2
+        out.append(rec)
+    return out
+
+
+def point_conv(rows, ext, mode):
+    """Per design point and mechanism: the convergence of its seeds' run
+    files at the design's horizon, completed by the extension records ext
+    (extend()): Markdown lines and their JSON."""
+    byp = {}
+    ex = dict(((e["run_id"], e["mechanism"]), e) for e in ext)
+    cols = design_cols(rows)
+    for r in rows:
+        cv = conv_of(r, mode)
+        if cv is None:
+            continue
+        key = (r["point"], r["mechanism"])
+        e = byp.setdefault(key, {"design": ", ".join("%s=%s" % (c, short(r[c])) for c in cols),
+                                 "seeds": 0, "at": [], "late": [], "never": []})
+        e["seeds"] += 1
+        if cv[0]:
+            h = h5py.File(runfile(r, mode).path, "r").attrs["convergence"]
+            e["at"].append(max(int(p.get("at") or 0) for p in json.loads(h)["populations"]))
+        elif (r["run_id"], r["mechanism"]) in ex and ex[(r["run_id"], r["mechanism"])]["converged"]:
+            x = ex[(r["run_id"], r["mechanism"])]
+            e["late"].append((r["seed"], x["at"], x["tried"][-1]))
+        else:
+            x = ex.get((r["run_id"], r["mechanism"]))
+            e["never"].append((r["seed"], x["tried"][-1] if x and x["tried"] else int(r["blocks"]), bool(x)))
+    if not byp:
+        return [], []
+    B = int(rows[0]["blocks"])
+    out = ["Convergence per design point (run until convergence: a run file not converged at the design's %d "
+           "blocks is rerun from its own scenario at 2 x, then 4 x its horizon, up to the cap of %d x = %d blocks, "
+           "study.py --extend; the comparisons above and below use the design's horizon):" % (B, EXTEND_CAP,
+                                                                                             EXTEND_CAP * B), "",
+           "| point | design | mechanism | status |", "|---|---|---|---|"]
+    js = []
+    for (pt, m) in sorted(byp):
+        e = byp[(pt, m)]
+        parts = []
+        if e["at"]:
+            parts.append("%d of %d seeds converged at block %d (latest; earliest %d)"
+                         % (len(e["at"]), e["seeds"], max(e["at"]), min(e["at"])))
+        for sd, at, bl in e["late"]:
+            parts.append("seed %s converged at block %d of a %d-block rerun" % (sd, at, bl))
+        for sd, bl, ext in e["never"]:
+            parts.append(("seed %s **not converged by the cap** (%d blocks)" % (sd, bl)) if ext else
+                         ("seed %s **not converged** at %d blocks (not extended: no study.py --extend record)" % (sd, bl)))
+        out.append("| %s | %s | %s | %s |" % (pt, e["design"], m, "; ".join(parts)))
+        js.append({"point": pt, "mechanism": m, "seeds": e["seeds"], "converged_at": e["at"],
+                   "late": e["late"], "never": e["never"]})
+    return out + [""], js
+
+
 def make_variant(kind, study, src, dst):
     """The sweep src restricted to the levels STUDIES[study]["robust"]
     ["grid"] names (intersected with src's own grid), as kind h4 (4 x
@@ -1003,23 +1155,11 @@ def make_variant(kind, study, src, dst):
     base = sw["base"]
     if kind == "h4":
         B = base["blocks"]
-        base["blocks"] = 4 * B
-
-        def shift(evs):
-            for e in evs:
-                if e.get("at", 1) > 1:
-                    e["at"] += 3 * B
-                elif "duration" in e:
-                    e["duration"] = 4 * B - e["at"]
-        shift(base.get("events", []))
+        stretch(base, 4)
         for path, vals in sw.get("grid", {}).items():
             if path == "events":
                 for v in vals:
-                    shift(v)
-        for ag in base["agents"]:
-            for k in ("enter_at", "exit_at"):
-                if k in ag:
-                    ag[k] += 3 * B
+                    shift_events(v, B, 4)
     elif kind == "p5":
         fixed = [ag for ag in base["agents"] if ag["kind"] in ENTRANTS]
         gridded = set(sw.get("grid", {}))
@@ -1105,6 +1245,9 @@ def check_window(d):
 def main(argv):
     if len(argv) == 4 and argv[1] == "--gap":
         json.dump(bound_gaps(argv[2], argv[3]), sys.stdout, indent=1)
+        return 0
+    if len(argv) == 4 and argv[1] == "--extend":
+        json.dump(extend(argv[2], argv[3]), sys.stdout, indent=1)
         return 0
     if len(argv) == 6 and argv[1] == "--make-variant":
         return make_variant(argv[2], argv[3], argv[4], argv[5])

@@ -9,35 +9,35 @@ set xlabel 'events[0].mult'
 set ylabel 'empty_share (mean over seeds, 95% CI)'
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 set key below
-plot  'sweep_events_0_mult_m1_g1.dat' using 1:73:74 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
-     'sweep_events_0_mult_m1_g2.dat' using 1:73:74 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
-     'sweep_events_0_mult_m1_g3.dat' using 1:73:74 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
-     'sweep_events_0_mult_m1_g4.dat' using 1:73:74 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
-     'sweep_events_0_mult_m1_g5.dat' using 1:73:74 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
-     'sweep_events_0_mult_m1_g6.dat' using 1:73:74 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
-     'sweep_events_0_mult_m1_g7.dat' using 1:73:74 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
-     'sweep_events_0_mult_m1_g8.dat' using 1:73:74 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
-     'sweep_events_0_mult_m2_g1.dat' using 1:73:74 with filledcurves fs transparent solid 0.14 noborder lc rgb '#ff7f0e' notitle, \
-     'sweep_events_0_mult_m2_g2.dat' using 1:73:74 with filledcurves fs transparent solid 0.14 noborder lc rgb '#ff7f0e' notitle, \
-     'sweep_events_0_mult_m2_g3.dat' using 1:73:74 with filledcurves fs transparent solid 0.14 noborder lc rgb '#ff7f0e' notitle, \
-     'sweep_events_0_mult_m2_g4.dat' using 1:73:74 with filledcurves fs transparent solid 0.14 noborder lc rgb '#ff7f0e' notitle, \
-     'sweep_events_0_mult_m2_g5.dat' using 1:73:74 with filledcurves fs transparent solid 0.14 noborder lc rgb '#ff7f0e' notitle, \
-     'sweep_events_0_mult_m2_g6.dat' using 1:73:74 with filledcurves fs transparent solid 0.14 noborder lc rgb '#ff7f0e' notitle, \
-     'sweep_events_0_mult_m2_g7.dat' using 1:73:74 with filledcurves fs transparent solid 0.14 noborder lc rgb '#ff7f0e' notitle, \
-     'sweep_events_0_mult_m2_g8.dat' using 1:73:74 with filledcurves fs transparent solid 0.14 noborder lc rgb '#ff7f0e' notitle, \
-     'sweep_events_0_mult_m1_g1.dat' using ($1+0.000):72 with linespoints pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 1e+06, agents[1].params = {"tier":0,"rate":0.03,"delay_mean":5,"gas_limit":400000,"ttl":100}', \
-     'sweep_events_0_mult_m1_g2.dat' using ($1+0.000):72 with linespoints pt 2 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 1e+06, agents[1].params = {"tier":0,"rate":0.06,"delay_mean":5,"gas_limit":200000,"ttl":100}', \
-     'sweep_events_0_mult_m1_g3.dat' using ($1+0.000):72 with linespoints pt 3 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 3 title 'eip1559, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 2e+06, agents[1].params = {"tier":0,"rate":0.03,"delay_mean":5,"gas_limit":400000,"ttl":100}', \
-     'sweep_events_0_mult_m1_g4.dat' using ($1+0.000):72 with linespoints pt 4 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 4 title 'eip1559, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 2e+06, agents[1].params = {"tier":0,"rate":0.06,"delay_mean":5,"gas_limit":200000,"ttl":100}', \
-     'sweep_events_0_mult_m1_g5.dat' using ($1+0.000):72 with linespoints pt 5 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 5 title 'eip1559, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 1e+06, agents[1].params = {"tier":0,"rate":0.03,"delay_mean":5,"gas_limit":400000,"ttl":100}', \
-     'sweep_events_0_mult_m1_g6.dat' using ($1+0.000):72 with linespoints pt 6 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 1e+06, agents[1].params = {"tier":0,"rate":0.06,"delay_mean":5,"gas_limit":200000,"ttl":100}', \
-     'sweep_events_0_mult_m1_g7.dat' using ($1+0.000):72 with linespoints pt 7 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 2e+06, agents[1].params = {"tier":0,"rate":0.03,"delay_mean":5,"gas_limit":400000,"ttl":100}', \
-     'sweep_events_0_mult_m1_g8.dat' using ($1+0.000):72 with linespoints pt 8 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 3 title 'eip1559, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 2e+06, agents[1].params = {"tier":0,"rate":0.06,"delay_mean":5,"gas_limit":200000,"ttl":100}', \
-     'sweep_events_0_mult_m2_g1.dat' using ($1+0.000):72 with linespoints pt 1 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 1 title 'bias-vcg, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 1e+06, agents[1].params = {"tier":0,"rate":0.03,"delay_mean":5,"gas_limit":400000,"ttl":100}', \
-     'sweep_events_0_mult_m2_g2.dat' using ($1+0.000):72 with linespoints pt 2 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 2 title 'bias-vcg, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 1e+06, agents[1].params = {"tier":0,"rate":0.06,"delay_mean":5,"gas_limit":200000,"ttl":100}', \
-     'sweep_events_0_mult_m2_g3.dat' using ($1+0.000):72 with linespoints pt 3 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 3 title 'bias-vcg, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 2e+06, agents[1].params = {"tier":0,"rate":0.03,"delay_mean":5,"gas_limit":400000,"ttl":100}', \
-     'sweep_events_0_mult_m2_g4.dat' using ($1+0.000):72 with linespoints pt 4 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 4 title 'bias-vcg, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 2e+06, agents[1].params = {"tier":0,"rate":0.06,"delay_mean":5,"gas_limit":200000,"ttl":100}', \
-     'sweep_events_0_mult_m2_g5.dat' using ($1+0.000):72 with linespoints pt 5 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 5 title 'bias-vcg, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 1e+06, agents[1].params = {"tier":0,"rate":0.03,"delay_mean":5,"gas_limit":400000,"ttl":100}', \
-     'sweep_events_0_mult_m2_g6.dat' using ($1+0.000):72 with linespoints pt 6 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 1 title 'bias-vcg, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 1e+06, agents[1].params = {"tier":0,"rate":0.06,"delay_mean":5,"gas_limit":200000,"ttl":100}', \
-     'sweep_events_0_mult_m2_g7.dat' using ($1+0.000):72 with linespoints pt 7 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 2 title 'bias-vcg, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 2e+06, agents[1].params = {"tier":0,"rate":0.03,"delay_mean":5,"gas_limit":400000,"ttl":100}', \
-     'sweep_events_0_mult_m2_g8.dat' using ($1+0.000):72 with linespoints pt 8 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 3 title 'bias-vcg, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 2e+06, agents[1].params = {"tier":0,"rate":0.06,"delay_mean":5,"gas_limit":200000,"ttl":100}'
+plot  'sweep_events_0_mult_m1_g1.dat' using 1:76:77 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
+     'sweep_events_0_mult_m1_g2.dat' using 1:76:77 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
+     'sweep_events_0_mult_m1_g3.dat' using 1:76:77 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
+     'sweep_events_0_mult_m1_g4.dat' using 1:76:77 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
+     'sweep_events_0_mult_m1_g5.dat' using 1:76:77 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
+     'sweep_events_0_mult_m1_g6.dat' using 1:76:77 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
+     'sweep_events_0_mult_m1_g7.dat' using 1:76:77 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
+     'sweep_events_0_mult_m1_g8.dat' using 1:76:77 with filledcurves fs transparent solid 0.14 noborder lc rgb '#1f77b4' notitle, \
+     'sweep_events_0_mult_m2_g1.dat' using 1:76:77 with filledcurves fs transparent solid 0.14 noborder lc rgb '#ff7f0e' notitle, \
+     'sweep_events_0_mult_m2_g2.dat' using 1:76:77 with filledcurves fs transparent solid 0.14 noborder lc rgb '#ff7f0e' notitle, \
+     'sweep_events_0_mult_m2_g3.dat' using 1:76:77 with filledcurves fs transparent solid 0.14 noborder lc rgb '#ff7f0e' notitle, \
+     'sweep_events_0_mult_m2_g4.dat' using 1:76:77 with filledcurves fs transparent solid 0.14 noborder lc rgb '#ff7f0e' notitle, \
+     'sweep_events_0_mult_m2_g5.dat' using 1:76:77 with filledcurves fs transparent solid 0.14 noborder lc rgb '#ff7f0e' notitle, \
+     'sweep_events_0_mult_m2_g6.dat' using 1:76:77 with filledcurves fs transparent solid 0.14 noborder lc rgb '#ff7f0e' notitle, \
+     'sweep_events_0_mult_m2_g7.dat' using 1:76:77 with filledcurves fs transparent solid 0.14 noborder lc rgb '#ff7f0e' notitle, \
+     'sweep_events_0_mult_m2_g8.dat' using 1:76:77 with filledcurves fs transparent solid 0.14 noborder lc rgb '#ff7f0e' notitle, \
+     'sweep_events_0_mult_m1_g1.dat' using ($1+0.000):75 with linespoints pt 1 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 1e+06, params.over_cap = reject', \
+     'sweep_events_0_mult_m1_g2.dat' using ($1+0.000):75 with linespoints pt 2 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 1e+06, params.over_cap = split', \
+     'sweep_events_0_mult_m1_g3.dat' using ($1+0.000):75 with linespoints pt 3 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 3 title 'eip1559, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 2e+06, params.over_cap = reject', \
+     'sweep_events_0_mult_m1_g4.dat' using ($1+0.000):75 with linespoints pt 4 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 4 title 'eip1559, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 2e+06, params.over_cap = split', \
+     'sweep_events_0_mult_m1_g5.dat' using ($1+0.000):75 with linespoints pt 5 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 5 title 'eip1559, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 1e+06, params.over_cap = reject', \
+     'sweep_events_0_mult_m1_g6.dat' using ($1+0.000):75 with linespoints pt 6 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 1 title 'eip1559, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 1e+06, params.over_cap = split', \
+     'sweep_events_0_mult_m1_g7.dat' using ($1+0.000):75 with linespoints pt 7 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 2 title 'eip1559, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 2e+06, params.over_cap = reject', \
+     'sweep_events_0_mult_m1_g8.dat' using ($1+0.000):75 with linespoints pt 8 ps 0.9 lw 1.8 lc rgb '#1f77b4' dt 3 title 'eip1559, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 2e+06, params.over_cap = split', \
+     'sweep_events_0_mult_m2_g1.dat' using ($1+0.000):75 with linespoints pt 1 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 1 title 'bias-vcg, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 1e+06, params.over_cap = reject', \
+     'sweep_events_0_mult_m2_g2.dat' using ($1+0.000):75 with linespoints pt 2 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 2 title 'bias-vcg, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 1e+06, params.over_cap = split', \
+     'sweep_events_0_mult_m2_g3.dat' using ($1+0.000):75 with linespoints pt 3 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 3 title 'bias-vcg, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 2e+06, params.over_cap = reject', \
+     'sweep_events_0_mult_m2_g4.dat' using ($1+0.000):75 with linespoints pt 4 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 4 title 'bias-vcg, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 2e+06, params.over_cap = split', \
+     'sweep_events_0_mult_m2_g5.dat' using ($1+0.000):75 with linespoints pt 5 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 5 title 'bias-vcg, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 1e+06, params.over_cap = reject', \
+     'sweep_events_0_mult_m2_g6.dat' using ($1+0.000):75 with linespoints pt 6 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 1 title 'bias-vcg, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 1e+06, params.over_cap = split', \
+     'sweep_events_0_mult_m2_g7.dat' using ($1+0.000):75 with linespoints pt 7 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 2 title 'bias-vcg, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 2e+06, params.over_cap = reject', \
+     'sweep_events_0_mult_m2_g8.dat' using ($1+0.000):75 with linespoints pt 8 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 3 title 'bias-vcg, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 2e+06, params.over_cap = split'

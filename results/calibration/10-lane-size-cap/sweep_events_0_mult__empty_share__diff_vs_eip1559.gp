@@ -9,20 +9,20 @@ set xlabel 'events[0].mult'
 set ylabel 'd empty_share (mean paired difference, 95% t CI)'
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 set key below
-plot  'sweep_events_0_mult_diff_vs_eip1559_m2_g1.dat' using ($1+0.000):118:119:120 with yerrorbars pt 1 ps 0.9 lw 1.4 lc rgb '#ff7f0e' notitle, \
-     'sweep_events_0_mult_diff_vs_eip1559_m2_g2.dat' using ($1+0.000):118:119:120 with yerrorbars pt 2 ps 0.9 lw 1.4 lc rgb '#ff7f0e' notitle, \
-     'sweep_events_0_mult_diff_vs_eip1559_m2_g3.dat' using ($1+0.000):118:119:120 with yerrorbars pt 3 ps 0.9 lw 1.4 lc rgb '#ff7f0e' notitle, \
-     'sweep_events_0_mult_diff_vs_eip1559_m2_g4.dat' using ($1+0.000):118:119:120 with yerrorbars pt 4 ps 0.9 lw 1.4 lc rgb '#ff7f0e' notitle, \
-     'sweep_events_0_mult_diff_vs_eip1559_m2_g5.dat' using ($1+0.000):118:119:120 with yerrorbars pt 5 ps 0.9 lw 1.4 lc rgb '#ff7f0e' notitle, \
-     'sweep_events_0_mult_diff_vs_eip1559_m2_g6.dat' using ($1+0.000):118:119:120 with yerrorbars pt 6 ps 0.9 lw 1.4 lc rgb '#ff7f0e' notitle, \
-     'sweep_events_0_mult_diff_vs_eip1559_m2_g7.dat' using ($1+0.000):118:119:120 with yerrorbars pt 7 ps 0.9 lw 1.4 lc rgb '#ff7f0e' notitle, \
-     'sweep_events_0_mult_diff_vs_eip1559_m2_g8.dat' using ($1+0.000):118:119:120 with yerrorbars pt 8 ps 0.9 lw 1.4 lc rgb '#ff7f0e' notitle, \
-     'sweep_events_0_mult_diff_vs_eip1559_m2_g1.dat' using ($1+0.000):118 with linespoints pt 1 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 1 title 'bias-vcg - eip1559, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 1e+06, agents[1].params = {"tier":0,"rate":0.03,"delay_mean":5,"gas_limit":400000,"ttl":100}', \
-     'sweep_events_0_mult_diff_vs_eip1559_m2_g2.dat' using ($1+0.000):118 with linespoints pt 2 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 2 title 'bias-vcg - eip1559, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 1e+06, agents[1].params = {"tier":0,"rate":0.06,"delay_mean":5,"gas_limit":200000,"ttl":100}', \
-     'sweep_events_0_mult_diff_vs_eip1559_m2_g3.dat' using ($1+0.000):118 with linespoints pt 3 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 3 title 'bias-vcg - eip1559, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 2e+06, agents[1].params = {"tier":0,"rate":0.03,"delay_mean":5,"gas_limit":400000,"ttl":100}', \
-     'sweep_events_0_mult_diff_vs_eip1559_m2_g4.dat' using ($1+0.000):118 with linespoints pt 4 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 4 title 'bias-vcg - eip1559, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 2e+06, agents[1].params = {"tier":0,"rate":0.06,"delay_mean":5,"gas_limit":200000,"ttl":100}', \
-     'sweep_events_0_mult_diff_vs_eip1559_m2_g5.dat' using ($1+0.000):118 with linespoints pt 5 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 5 title 'bias-vcg - eip1559, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 1e+06, agents[1].params = {"tier":0,"rate":0.03,"delay_mean":5,"gas_limit":400000,"ttl":100}', \
-     'sweep_events_0_mult_diff_vs_eip1559_m2_g6.dat' using ($1+0.000):118 with linespoints pt 6 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 1 title 'bias-vcg - eip1559, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 1e+06, agents[1].params = {"tier":0,"rate":0.06,"delay_mean":5,"gas_limit":200000,"ttl":100}', \
-     'sweep_events_0_mult_diff_vs_eip1559_m2_g7.dat' using ($1+0.000):118 with linespoints pt 7 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 2 title 'bias-vcg - eip1559, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 2e+06, agents[1].params = {"tier":0,"rate":0.03,"delay_mean":5,"gas_limit":400000,"ttl":100}', \
-     'sweep_events_0_mult_diff_vs_eip1559_m2_g8.dat' using ($1+0.000):118 with linespoints pt 8 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 3 title 'bias-vcg - eip1559, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 2e+06, agents[1].params = {"tier":0,"rate":0.06,"delay_mean":5,"gas_limit":200000,"ttl":100}', \
+plot  'sweep_events_0_mult_diff_vs_eip1559_m2_g1.dat' using ($1+0.000):123:124:125 with yerrorbars pt 1 ps 0.9 lw 1.4 lc rgb '#ff7f0e' notitle, \
+     'sweep_events_0_mult_diff_vs_eip1559_m2_g2.dat' using ($1+0.000):123:124:125 with yerrorbars pt 2 ps 0.9 lw 1.4 lc rgb '#ff7f0e' notitle, \
+     'sweep_events_0_mult_diff_vs_eip1559_m2_g3.dat' using ($1+0.000):123:124:125 with yerrorbars pt 3 ps 0.9 lw 1.4 lc rgb '#ff7f0e' notitle, \
+     'sweep_events_0_mult_diff_vs_eip1559_m2_g4.dat' using ($1+0.000):123:124:125 with yerrorbars pt 4 ps 0.9 lw 1.4 lc rgb '#ff7f0e' notitle, \
+     'sweep_events_0_mult_diff_vs_eip1559_m2_g5.dat' using ($1+0.000):123:124:125 with yerrorbars pt 5 ps 0.9 lw 1.4 lc rgb '#ff7f0e' notitle, \
+     'sweep_events_0_mult_diff_vs_eip1559_m2_g6.dat' using ($1+0.000):123:124:125 with yerrorbars pt 6 ps 0.9 lw 1.4 lc rgb '#ff7f0e' notitle, \
+     'sweep_events_0_mult_diff_vs_eip1559_m2_g7.dat' using ($1+0.000):123:124:125 with yerrorbars pt 7 ps 0.9 lw 1.4 lc rgb '#ff7f0e' notitle, \
+     'sweep_events_0_mult_diff_vs_eip1559_m2_g8.dat' using ($1+0.000):123:124:125 with yerrorbars pt 8 ps 0.9 lw 1.4 lc rgb '#ff7f0e' notitle, \
+     'sweep_events_0_mult_diff_vs_eip1559_m2_g1.dat' using ($1+0.000):123 with linespoints pt 1 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 1 title 'bias-vcg - eip1559, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 1e+06, params.over_cap = reject', \
+     'sweep_events_0_mult_diff_vs_eip1559_m2_g2.dat' using ($1+0.000):123 with linespoints pt 2 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 2 title 'bias-vcg - eip1559, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 1e+06, params.over_cap = split', \
+     'sweep_events_0_mult_diff_vs_eip1559_m2_g3.dat' using ($1+0.000):123 with linespoints pt 3 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 3 title 'bias-vcg - eip1559, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 2e+06, params.over_cap = reject', \
+     'sweep_events_0_mult_diff_vs_eip1559_m2_g4.dat' using ($1+0.000):123 with linespoints pt 4 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 4 title 'bias-vcg - eip1559, params.max_cycles_per_fire = 250000, params.lane_timer_cycles = 2e+06, params.over_cap = split', \
+     'sweep_events_0_mult_diff_vs_eip1559_m2_g5.dat' using ($1+0.000):123 with linespoints pt 5 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 5 title 'bias-vcg - eip1559, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 1e+06, params.over_cap = reject', \
+     'sweep_events_0_mult_diff_vs_eip1559_m2_g6.dat' using ($1+0.000):123 with linespoints pt 6 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 1 title 'bias-vcg - eip1559, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 1e+06, params.over_cap = split', \
+     'sweep_events_0_mult_diff_vs_eip1559_m2_g7.dat' using ($1+0.000):123 with linespoints pt 7 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 2 title 'bias-vcg - eip1559, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 2e+06, params.over_cap = reject', \
+     'sweep_events_0_mult_diff_vs_eip1559_m2_g8.dat' using ($1+0.000):123 with linespoints pt 8 ps 0.9 lw 1.8 lc rgb '#ff7f0e' dt 3 title 'bias-vcg - eip1559, params.max_cycles_per_fire = 550000, params.lane_timer_cycles = 2e+06, params.over_cap = split', \
     0 with lines lw 1 lc rgb '#888888' dt 2 notitle

@@ -111,7 +111,9 @@ static size_t cs__rank_take(cs_sched_t *s, uint64_t *gmax, int *proof)
      * caps, not expired, within the cap, not below the basefee, and a
      * payer who passes every funds test (CIP-1 rev §3 steps 4, 7, 8). */
     r->h[CS__RK_DUE].n = 0;
-    for (size_t i = 0; i < s->due.n; i++) {
+    /* With members only below the basefee, none can fire: no walk. */
+    size_t nd = r->h[CS__RK_ORD_U].n + r->h[CS__RK_ORD_C].n > 0 ? s->due.n : 0;
+    for (size_t i = 0; i < nd; i++) {
         uint32_t x = s->due.v[i];
         if (!cs__rank_indexable(s, x)) continue;
         const cs_timer_money_t *m = cs__rec_money(s, x);

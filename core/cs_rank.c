@@ -311,6 +311,17 @@ uint32_t cs__rank_next_expiry(const cs_sched_t *s)
     return h->n ? h->a[0].slot : CS_NIL;
 }
 
+void cs__rank_set_expiry(cs_sched_t *s, uint32_t slot)
+{
+    cs__rank_t *r = &s->rank;
+    if (slot >= r->cap || r->cls[slot] == 0) return;
+    if (r->exp[slot] != 0) cs__rk_remove(s, CS__RK_EXP, slot);
+    r->exp[slot] = cs__rec_expires_at(s, slot);
+    /* No room for the entry: every member gets a row again (full path
+     * next, with the deferrals it was owed up to this block). */
+    if (r->exp[slot] != 0 && cs__rk_push(s, CS__RK_EXP, slot) != CS_OK) cs__rank_drop(s, s->cur);
+}
+
 int cs__rank_due_push(cs_sched_t *s, uint32_t slot)
 {
     cs__rank_t *r = &s->rank;

@@ -98,6 +98,8 @@ int cs__rank_before(const struct cs_sched *s, uint32_t a, uint32_t b);
 int cs__rank_due_push(struct cs_sched *s, uint32_t slot);
 /* The first of the due heap (CS_NIL when empty), and its removal. */
 uint32_t cs__rank_due_pop(struct cs_sched *s);
+/* Re-read a member's expires_at after SYS_EXTEND (no-op for others). */
+void cs__rank_set_expiry(struct cs_sched *s, uint32_t slot);
 /* Drop every member (their silent deferrals up to `upto` go to sil[]). */
 void cs__rank_drop(struct cs_sched *s, uint64_t upto);
 

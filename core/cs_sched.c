@@ -1048,6 +1048,7 @@ int cs_sched_sys_extend(cs_sched_t *s, const cs_hash_t *id, uint64_t new_expires
     cs_timer_money_t *m = cs__rec_money(s, slot);
     if (m) {
         m->expires_at = new_expires_at;
+        cs__rank_set_expiry(s, slot); /* a ranked carried timer's expiry index (N80) */
         return CS_OK;
     }
     /* The TTL lives in the money table: a first expiry takes an entry. */

@@ -6,8 +6,8 @@
  * interval and watch timers, keys written now and then) with fee caps
  * from a small set (so priorities tie and the timer-id tie-break decides),
  * due heights, TTLs that expire, owner cancels, payers whose funds run
- * out, cycle basefee moves (the lane basefee moves by itself at a 50 %
- * target), lane pauses -- one with cs_sched_set_ranking(0) (the
+ * out, SYS_EXTEND and SYS_CANCEL, cycle basefee moves (the lane basefee
+ * moves by itself at a 50 % target), lane pauses -- one with cs_sched_set_ranking(0) (the
  * reference: every carried timer collected and ranked each block), one
  * with cs_sched_set_ranking(1).  Every block, for every mechanism and
  * four parameter sets: the block totals (due, fired, deferred, expired,
@@ -103,6 +103,27 @@ static void txs(cs_sched_t *s[2], uint64_t h, const cfg_t *c)
         cs_addr_t who = cs_test_addr(0x26, (uint8_t)rint_(NACT));
         uint64_t amt = 200000000u + rint_(400000000u);
         for (int k = 0; k < 2; k++) CS_CHECK_EQ_U64(cs_sched_fund(s[k], &who, amt), CS_OK);
+    }
+    /* System opcodes between transactions (CIP-1 rev §12): a TTL moved
+     * (a ranked timer's expiry index must follow), a timer cancelled. */
+    if (H.n && rint_(4) == 0) {
+        size_t j = (size_t)rint_(H.n);
+        uint64_t to = rint_(3) == 0 ? 0 : h + 1 + rint_(8);
+        int rc[2];
+        for (int k = 0; k < 2; k++) rc[k] = cs_sched_sys_extend(s[k], &H.id[j], to);
+        CS_CHECK_EQ_U64(rc[0], rc[1]);
+    }
+    if (H.n && rint_(10) == 0) {
+        size_t j = (size_t)rint_(H.n);
+        const cs_timer_t *t = cs_sched_find(s[1], &H.id[j]);
+        uint32_t slot = t ? (uint32_t)(t - cs_sched_record(s[1], 0)) : 0;
+        int rc[2];
+        for (int k = 0; k < 2; k++) rc[k] = cs_sched_sys_cancel(s[k], &H.id[j]);
+        CS_CHECK_EQ_U64(rc[0], rc[1]);
+        if (rc[1] == CS_OK && t != NULL) {
+            CS_CHECK_EQ_U64(cs_sched_silent(s[1], slot), owed[slot]);
+            owed[slot] = 0;
+        }
     }
     uint64_t ns = rint_(13);
     for (int k = 0; k < 2; k++) CS_CHECK_EQ_U64(cs_sched_tx_begin(s[k]), CS_OK);

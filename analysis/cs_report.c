@@ -11,9 +11,10 @@
  *
  * Plots.  gnuplot draws them: this module writes, into DIR, one script
  * NAME.gp per plot and plain whitespace-separated data files, then runs
- * `gnuplot NAME.gp` as a child process (working directory DIR) to make
- * NAME.png.  The scripts and data stay in DIR so a plot can be restyled and
- * redrawn by hand.  gnuplot's messages go to DIR/gnuplot.log.  The PNG
+ * gnuplot as a child process (working directory DIR) on all the scripts at
+ * once (`gnuplot A.gp B.gp ...`, up to 64 a process) to make each NAME.png.
+ * Each script starts from gnuplot's defaults, so the scripts and data stay
+ * in DIR and a plot can be restyled and redrawn by hand (`gnuplot NAME.gp`).  gnuplot's messages go to DIR/gnuplot.log.  The PNG
  * terminal is pngcairo when this gnuplot has it, else png (libgd).
  *   runs:   basefee.png (lane basefee per height), utilisation.png
  *           (lane utilisation per height, block-binned means),
@@ -283,6 +284,9 @@ int cs_report_write(const char *const *inputs, size_t nin, const cs_report_opts_
         if (rc == 0) rc = cs__plot_sweep_diff(&g, &sweeps[i], prefix, ref, &plots);
         sweep_from[i + 1] = plots.n;
     }
+    /* 4b. Draw: one gnuplot process for the scripts written above. */
+    if (rc == 0) rc = cs__gp_flush(&g, &plots);
+    else cs__gp_discard(&g, &plots);
     /* 5. report.md (written to a temporary name, published when complete). */
     if (rc == 0) {
         size_t fig = 0;

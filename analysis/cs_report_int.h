@@ -70,11 +70,16 @@ typedef struct cs__gp {
     int cairo;               /* 1: pngcairo terminal, 0: png (libgd) */
 } cs__gp_t;
 
-/* Plots of the report, in order. */
+/* Plots of the report, in order.  A plot is recorded when its script is
+ * complete (cs__gp_end) and drawn later, with the others, by one gnuplot
+ * process (cs__gp_flush): until then `pending` is 1 and DIR/file is the
+ * empty placeholder created for it, identified by (dev, ino). */
 typedef struct cs__plot {
     char file[256];    /* PNG file name inside DIR */
     char alt[256];     /* image alt text */
     char caption[768]; /* one-line caption */
+    int pending;       /* 1: script written, not yet drawn */
+    unsigned long long dev, ino; /* the placeholder PNG gnuplot must fill */
 } cs__plot_t;
 
 typedef struct cs__plots {
@@ -89,6 +94,8 @@ FILE *cs__gp_begin(const cs__gp_t *g, const char *base, int w, int h);
 void cs__gp_abort(const cs__gp_t *g, FILE *f, const char *base);
 int cs__gp_end(const cs__gp_t *g, FILE *f, const char *base, cs__plots_t *plots, const char *alt,
                const char *caption);
+int cs__gp_flush(const cs__gp_t *g, cs__plots_t *plots);
+void cs__gp_discard(const cs__gp_t *g, cs__plots_t *plots);
 FILE *cs__open_out(const char *dir, const char *name);
 int cs__close_out(FILE *f, const char *dir, const char *name);
 

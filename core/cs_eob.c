@@ -502,7 +502,9 @@ static int cs__timers_phase(cs_sched_t *s)
      * for the whole block at once (batched permutations); materializing is
      * idempotent through the mailbox, filled in delivery order. */
     cs_deliver_id_many(h, &s->digest, s->deliv, nd);
-    for (size_t k = 0; k < nd; k++) (void)cs_sched_mailbox_put(s, &s->deliv[k].deliver_id);
+    int oom = 0; /* an allocation failed after the block was committed to */
+    for (size_t k = 0; k < nd; k++)
+        if (cs_sched_mailbox_put(s, &s->deliv[k].deliver_id) < 0) oom = 1; /* the delivery is still made */
 
     /* Step 7: losers carry over with n += 1 (CIP-5 §9.4). */
     for (size_t i = 0; i < nc; i++) {
@@ -529,7 +531,6 @@ static int cs__timers_phase(cs_sched_t *s)
      * commit (CIP-5 §4.3, §5.1). */
     uint64_t used_sum = 0;
     size_t di = 0;
-    int oom = 0; /* an allocation failed after the block was committed to */
     for (size_t k = 0; k < nw; k++) {
         cs_cand_t *c = &s->cands[s->trig[k]];
         cs_cand_row_t *row = &s->rows[s->crow[s->trig[k]]];
@@ -592,11 +593,13 @@ int cs_sched_end_block(cs_sched_t *s, cs_block_result_t *res)
     if (s->cur != s->height + 1) return CS_EINVAL;
     uint64_t h = s->cur;
     memset(res, 0, sizeof *res);
-    uint64_t scheduled = s->blk_scheduled, cancelled = s->blk_cancelled, sched_cycles = s->blk_sched_cycles;
     /* Steps 3-8, unless they ran before the block's transactions (the
      * first CIP-1 draft's order under gba-tip, N69). */
     if (s->eob_done != h) (void)cs__eob_timers(s);
     if (s->eob_rc != CS_OK) return s->eob_rc;
+    /* Read after the timers' phase in either order, so that the block's
+     * counts include what its handlers scheduled and cancelled (N96). */
+    uint64_t scheduled = s->blk_scheduled, cancelled = s->blk_cancelled, sched_cycles = s->blk_sched_cycles;
     int oom = s->eob_oom;
     cs_block_stats_t *st = &res->st;
     *st = s->eob_st;

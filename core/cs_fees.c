@@ -21,6 +21,7 @@
 #include "cs_fairness.h"
 #include "cs_gba.h"
 #include "cs_ledger.h"
+#include "cs_mech_bias.h"
 #include "cs_mech_int.h"
 #include "cs_sched_int.h"
 
@@ -707,7 +708,14 @@ uint64_t cs_sched_weight(const cs_sched_t *s, uint32_t actor)
 uint32_t cs_sched_weights(const cs_sched_t *s, uint32_t *ident, uint64_t *recent, uint64_t *w_ppm,
                           uint32_t cap)
 {
-    return cs_fairness_snapshot(&s->fees->fair, ident, recent, w_ppm, cap);
+    uint32_t n = cs_fairness_snapshot(&s->fees->fair, ident, recent, w_ppm, cap);
+    /* gba-tip orders by its own EMA weights (CIP-1 first draft §3
+     * "Priority Weight"): report those, as the identity would carry them
+     * in the next block's clearing (DESIGN-NOTES N95). */
+    if (s->mech.ops == &cs__mech_gbatip)
+        for (uint32_t k = 0; k < n; k++)
+            w_ppm[k] = cs_mech_gba_weight_at(&s->mech, &s->p, ident[k], s->height + 1, w_ppm[k]);
+    return n;
 }
 
 void cs_sched_counters(const cs_sched_t *s, uint64_t *clamped, uint64_t *rejected_below)

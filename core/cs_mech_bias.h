@@ -35,4 +35,14 @@ void cs_mech_lambda_observe(cs_mech_t *m, int violated);
  */
 uint64_t cs_mech_gba_weight(const cs_mech_t *m, uint32_t ident, uint64_t height);
 
+/*
+ * gba-tip: the weight (ppm) fairness identity ident carries when it
+ * competes at height under parameters p -- its EMA weight decayed over its
+ * idle weight epochs, or clamp(w_in, weight_min, weight_max) (w_in 0 = 1.0)
+ * when it has none yet, w_in being the weight the engine hands the rule
+ * (CIP-1 rev §8 W).  0 when m is not gba-tip.
+ */
+uint64_t cs_mech_gba_weight_at(const cs_mech_t *m, const cs_params_t *p, uint32_t ident, uint64_t height,
+                               uint64_t w_in);
+
 #endif /* CS_MECH_BIAS_H */

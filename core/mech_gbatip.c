@@ -66,6 +66,12 @@
  * carries cand.weight (0 = 1.0) clamped to [weight_min, weight_max].  All
  * ppm integers; gba_weight_epoch = 1 recomputes after every block (the
  * one-block lag cowsim used before N61).
+ *
+ * Recorded weights: clear writes each candidate's weight as used into
+ * cand.weight, so /fires.weight_ppm of a gba-tip run is this EMA weight,
+ * and the engine's /weights samples ask cs_mech_gba_weight_at (DESIGN-NOTES
+ * N95): the CIP-1 rev §8 W(actor), which this rule does not use, is only its
+ * starting weight.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -394,6 +400,7 @@ static int cs__gba_clear(void *state, const cs_clear_ctx_t *ctx, cs_cand_t *c, s
     for (size_t i = 0; i < n; i++) {
         uint32_t g = w->aux[i], wt = gw[g];
         w->aux[i] = wt;
+        c[i].weight = wt; /* the weight this rule used: the fire row's weight_ppm */
         w->rec[i].grp = g;
         if (wkey) {
             uint64_t k = ((w->key[i] & tm) << wbits) | (wt - wlo);
@@ -568,6 +575,17 @@ const cs_mech_ops_t cs__mech_gbatip = {
     .end_block = cs__gba_end_block,
     .fini = cs__gba_fini,
 };
+
+uint64_t cs_mech_gba_weight_at(const cs_mech_t *m, const cs_params_t *p, uint32_t ident, uint64_t height,
+                               uint64_t w_in)
+{
+    if (m == NULL || m->state == NULL || m->ops != &cs__mech_gbatip) return 0;
+    cs_cand_t t;
+    memset(&t, 0, sizeof t);
+    t.ident = ident;
+    t.weight = w_in;
+    return cs__gba_weight(m->state, p, height, &t);
+}
 
 uint64_t cs_mech_gba_weight(const cs_mech_t *m, uint32_t ident, uint64_t height)
 {

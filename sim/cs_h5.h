@@ -261,7 +261,7 @@ static inline cs_u128 cs_h5_money_u128(cs_h5_money_t m) { return (cs_u128)m.hi <
     X(burn, MONEY, "part of paid that was burned")                                             \
     X(tip, MONEY, "part of paid that went to the proposer")                                    \
     X(value, F64, "agent valuation of this fire at this delay")                              \
-    X(weight_ppm, U32, "W(actor) x 1e6 at fire time (CIP-1 rev §8)")                         \
+    X(weight_ppm, U32, "W(actor) x 1e6 at fire time (CIP-1 rev §8); gba-tip: its EMA weight (N95)") \
     X(deferrals, U32, "n, blocks deferred before this fire (CIP-5 §9.2)")                    \
     X(exec_fee, MONEY, "part of paid: CIP-3 execution fee, used cycles x cycle basefee + used cells x cell basefee (N58)") \
     X(lane_burn, MONEY, "part of paid: lane basefee x used cycles (CIP-1 rev §5)")            \
@@ -311,7 +311,7 @@ static inline cs_u128 cs_h5_money_u128(cs_h5_money_t m) { return (cs_u128)m.hi <
 #define CS_H5_WEIGHT_FIELDS(X)                                                               \
     X(height, U64, "sample height")                                                          \
     X(ident, U32, "fairness identity (actor or deployer, D12)")                              \
-    X(weight_ppm, U32, "W x 1e6 (CIP-1 rev §8)")                                             \
+    X(weight_ppm, U32, "W x 1e6 (CIP-1 rev §8); gba-tip: its EMA weight (N95)")                \
     X(fires_in_window, U32, "fires of ident in the fairness window")                         \
     X(median_fires, U32, "window median over identities with >= 1 fire")
 

@@ -21,6 +21,8 @@
  * of which 60,000 x 1,000 + 20 x 10 = 60,000,200 is the execution fee
  * (burned) and 60,000 x 500 = 30,000,000 the tip.
  */
+#include "cs_fees.h"
+#include "cs_mech_bias.h"
 #include "cs_sched.h"
 #include "cs_test.h"
 
@@ -364,6 +366,66 @@ static void watch_order(int rev)
     cs_sched_free(s);
 }
 
+/*
+ * The weights a gba-tip run records are the rule's (DESIGN-NOTES N95).
+ * Weight epoch 1, so the EMA weight is recomputed after every block.
+ * Actors 1 and 2 each have one timer due at 3 (funded for ten fires); both
+ * fire at 3.  Neither has fired before, so each enters the clearing with
+ * W = clip(2 - 0, 1, 2) = 2.0 (CIP-1 rev §8), clamped to gba-tip's
+ * [0.5, 2]: the fire rows carry 2,000,000.  After block 3 each identity's
+ * EMA weight is (first draft §3 "Priority Weight"): T = 500 / 500 = 1,
+ * Q = 0, L = 0 (fired when due), U = 100,000 / 2,000,000 = 0.05, so
+ * S = 0.5 + 0.5 + 0 + 0 - 0.05 = 0.95 and w = 0.8 x 2.0 + 0.2 x 0.95 =
+ * 1.79; the /weights snapshot (cs_sched_weights) reports 1,790,000 for
+ * both, not the fairness module's W.
+ */
+static void recorded_weights(void)
+{
+    cs_params_t p;
+    cs_params_default(&p);
+    p.schedule_cycles = 0;
+    p.gba_weight_epoch = 1;
+    cs_sched_t *s = world_p(&p);
+    cs_addr_t a1 = addr(1), a2 = addr(2);
+    CS_CHECK_EQ_U64(cs_sched_fund(s, &a1, FIRE_COST * 10u), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_fund(s, &a2, FIRE_COST * 10u), CS_OK);
+    cs_block_result_t r;
+    uint64_t w_in[2] = {0, 0}, w_row[2] = {0, 0};
+    for (uint64_t h = 1; h <= 3; h++) {
+        CS_CHECK_EQ_U64(cs_sched_begin_block(s, h), CS_OK);
+        if (h == 1) {
+            sched(s, 1, 1, 3, 64);
+            sched(s, 2, 1, 3, 64);
+        }
+        if (h == 3)
+            for (uint8_t k = 0; k < 2; k++) {
+                uint32_t i;
+                cs_addr_t a = addr((uint8_t)(k + 1));
+                CS_CHECK_EQ_U64(cs_sched_actor_index(s, &a, &i), CS_OK);
+                uint64_t w = cs_sched_weight(s, i);
+                w_in[k] = w < p.weight_min ? p.weight_min : w > p.weight_max ? p.weight_max : w;
+            }
+        CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+        if (h == 3) {
+            CS_CHECK_EQ_U64(r.st.fired, 2);
+            for (size_t j = 0; j < r.n_rows && j < 2; j++) w_row[j] = r.rows[j].weight;
+        }
+    }
+    CS_CHECK_EQ_U64(w_in[0], 2000000);
+    CS_CHECK_EQ_U64(w_in[1], 2000000);
+    CS_CHECK_EQ_U64(w_row[0], 2000000);
+    CS_CHECK_EQ_U64(w_row[1], 2000000);
+    uint32_t ident[8];
+    uint64_t recent[8], w[8];
+    uint32_t n = cs_sched_weights(s, ident, recent, w, 8);
+    CS_CHECK_EQ_U64(n, 2);
+    for (uint32_t k = 0; k < n && k < 8; k++) {
+        CS_CHECK_EQ_U64(w[k], 1790000);
+        CS_CHECK_EQ_U64(cs_mech_gba_weight(cs_sched_mech(s), ident[k], 3), 1790000);
+    }
+    cs_sched_free(s);
+}
+
 int main(void)
 {
     one_and_a_half(0);
@@ -377,5 +439,6 @@ int main(void)
     order(1, 1);
     watch_order(0);
     watch_order(1);
+    recorded_weights();
     return cs_test_done("gba_draft");
 }

@@ -148,11 +148,23 @@ static void test_ema(void)
 
     cs_cand_t d[3] = {mk(0x31, 1, 1000, 1000, 7, 0), mk(0x32, 3, 1000, 1000, 7, 1012801),
                       mk(0x33, 4, 1000, 1000, 7, 1012799)};
+    /* The weight id1 carries at 103, asked before the clearing (N95's
+     * /weights sample): 1.0128; an identity with no EMA weight yet carries
+     * its input clamped to [0.5, 2] (0 = 1.0). */
+    CS_CHECK_EQ_U64(cs_mech_gba_weight_at(&m, &p, 1, 103, 0), 1012800);
+    CS_CHECK_EQ_U64(cs_mech_gba_weight_at(&m, &p, 9, 103, 0), 1000000);
+    CS_CHECK_EQ_U64(cs_mech_gba_weight_at(&m, &p, 9, 103, 3000000), 2000000);
+    CS_CHECK_EQ_U64(cs_mech_gba_weight_at(&m, &p, 9, 103, 100000), 500000);
     ctx = ctx_at(&p, 103, 1000000);
     CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, d, 3, &out), CS_OK);
     CS_CHECK_EQ_U64(d[1].rank, 0);
     CS_CHECK_EQ_U64(d[0].rank, 1);
     CS_CHECK_EQ_U64(d[2].rank, 2);
+    /* Each candidate leaves with the weight the rule used (the fire row's
+     * weight_ppm): id1's decayed EMA weight, id3 and id4 their inputs. */
+    CS_CHECK_EQ_U64(d[0].weight, 1012800);
+    CS_CHECK_EQ_U64(d[1].weight, 1012801);
+    CS_CHECK_EQ_U64(d[2].weight, 1012799);
     cs_mech_close(&m);
 }
 
@@ -189,8 +201,10 @@ static void test_decay_below_neutral(void)
 
     cs_cand_t d[3] = {mk(0x51, 5, 1000, 1000, 7, 0), mk(0x50, 7, 1000, 1000, 7, 947572),
                       mk(0x4f, 8, 1000, 1000, 7, 947571)};
+    CS_CHECK_EQ_U64(cs_mech_gba_weight_at(&m, &p, 5, 107, 0), 947572);
     ctx = ctx_at(&p, 107, 1000000);
     CS_CHECK_EQ_U64(cs_mech_clear(&m, &ctx, d, 3, &out), CS_OK);
+    CS_CHECK_EQ_U64(d[0].weight, 947572);
     CS_CHECK_EQ_U64(d[1].rank, 0);
     CS_CHECK_EQ_U64(d[0].rank, 1);
     CS_CHECK_EQ_U64(d[2].rank, 2);
@@ -252,6 +266,12 @@ static void test_epoch(void)
     }
     CS_CHECK_EQ_U64(cs_mech_gba_weight(&m, 1, 104), 1040000);
     CS_CHECK_EQ_U64(cs_mech_gba_weight(&m, 2, 104), 973333);
+    /* Not gba-tip: no weight of its own. */
+    cs_mech_t f;
+    CS_CHECK_EQ_U64(cs_mech_open(&f, cs_mech_find("eip1559"), &p), CS_OK);
+    CS_CHECK_EQ_U64(cs_mech_gba_weight_at(&f, &p, 1, 104, 1500000), 0);
+    cs_mech_close(&f);
+    CS_CHECK_EQ_U64(cs_mech_gba_weight_at(&m, &p, 1, 112, 0), 1025600);
     cs_cand_t d[3] = {mk(0x51, 1, 1000, 1000, 7, 0), mk(0x52, 3, 1000, 1000, 7, 1025601),
                       mk(0x53, 4, 1000, 1000, 7, 1025599)};
     ctx = ctx_at(&p, 112, 1000000);

@@ -10,7 +10,13 @@
  *     "was replaced while gnuplot wrote it", the other file kept;
  *   - it writes a whole PNG (ending in IEND): 0, and the plot is listed
  *     with its alt text and caption;
- *   - a script that cannot be created: NULL and "cannot write".
+ *   - a script that cannot be created: NULL and "cannot write";
+ *   - batches: one gnuplot process draws up to 64 pending plots (65 take
+ *     two processes, of 64 and 1 arguments); a gnuplot that stops at the
+ *     second of three scripts is reported as failing on that script, the
+ *     first PNG kept and the other two placeholders removed and dropped;
+ *     cs__gp_discard removes undrawn placeholders; each script starts with
+ *     `reset session` and ends with `unset output`.
  */
 #include "cs_exit.h"
 #include "cs_report_int.h"
@@ -69,7 +75,20 @@ static int plot(cs__gp_t *g, const char *base, cs__plots_t *plots)
     if (!f) return -1;
     fprintf(f, "plot x\n");
     err_to_file();
-    return cs__gp_end(g, f, base, plots, "alt text", "a caption");
+    int rc = cs__gp_end(g, f, base, plots, "alt text", "a caption");
+    return rc ? rc : cs__gp_flush(g, plots);
+}
+
+/* Write plot base's script and record it, pending; 1 if both worked. */
+static int pend(cs__gp_t *g, const char *base, cs__plots_t *plots)
+{
+    FILE *f = cs__gp_begin(g, base, 64, 64);
+    CS_CHECK(f != NULL);
+    if (!f) return 0;
+    fprintf(f, "plot x\n");
+    int rc = cs__gp_end(g, f, base, plots, "a", "c");
+    CS_CHECK_EQ_U64(rc, 0);
+    return rc == 0;
 }
 
 static int exists(const char *base, const char *ext)
@@ -130,6 +149,66 @@ int main(void)
         CS_CHECK_STR(plots.p[0].caption, "a caption");
     }
     free(plots.p);
+
+    /* Batches.  The stand-in writes a whole PNG for each script argument
+     * and logs its argument count to calls.txt. */
+    static const char good_png[] = "printf '\\211PNG\\r\\n\\032\\n\\000\\000\\000\\000IEND\\256\\102\\140\\202'";
+    static char body[1024];
+    snprintf(body, sizeof body, "echo $# >> calls.txt\nfor a in \"$@\"; do %s > \"${a%%.gp}.png\"; done", good_png);
+    fake(&g, "many.sh", body);
+    cs__plots_t bp = {NULL, 0, 0};
+    char base[32];
+    for (int i = 0; i < 65; i++) {
+        snprintf(base, sizeof base, "b%02d", i);
+        if (!pend(&g, base, &bp)) break;
+    }
+    CS_CHECK(exists("b64", "png")); /* the placeholder, before the flush */
+    CS_CHECK_EQ_U64(cs__gp_flush(&g, &bp), 0);
+    CS_CHECK_EQ_U64(bp.n, 65);
+    int drawn = 0;
+    for (size_t i = 0; i < bp.n; i++) drawn += !bp.p[i].pending;
+    CS_CHECK_EQ_U64(drawn, 65);
+    snprintf(want, sizeof want, "%s/calls.txt", g_dir);
+    size_t cn;
+    char *calls = (char *)cs_test_slurp(want, &cn);
+    CS_CHECK(calls != NULL);
+    if (calls) CS_CHECK_STR(calls, "64\n1\n");
+    free(calls);
+    snprintf(want, sizeof want, "%s/b07.gp", g_dir);
+    char *script = (char *)cs_test_slurp(want, &cn);
+    CS_CHECK(script != NULL);
+    if (script) {
+        CS_CHECK(strstr(script, "\nreset session\nset terminal ") != NULL);
+        CS_CHECK(cn > 13 && strcmp(script + cn - 13, "unset output\n") == 0);
+    }
+    free(script);
+    free(bp.p);
+
+    /* A gnuplot that draws the first script and stops at the second. */
+    snprintf(body, sizeof body, "%s > \"$P\"; exit 3", good_png);
+    fake(&g, "stop2.sh", body);
+    cs__plots_t sp = {NULL, 0, 0};
+    for (int i = 1; i <= 3; i++) {
+        snprintf(base, sizeof base, "q%d", i);
+        if (!pend(&g, base, &sp)) break;
+    }
+    err_to_file();
+    CS_CHECK_EQ_U64(cs__gp_flush(&g, &sp), CS_EXIT_IO);
+    snprintf(want, sizeof want, "failed on %s/q2.gp (exit 3); see %s", g_dir, g.log);
+    CS_CHECK(err_has(want));
+    CS_CHECK(exists("q1", "png") && !exists("q2", "png") && !exists("q3", "png"));
+    CS_CHECK_EQ_U64(sp.n, 1);
+    if (sp.n == 1) CS_CHECK_STR(sp.p[0].file, "q1.png");
+    free(sp.p);
+
+    /* Discard: undrawn placeholders go, a drawn plot stays. */
+    cs__plots_t dp = {NULL, 0, 0};
+    (void)pend(&g, "d1", &dp);
+    CS_CHECK(exists("d1", "png"));
+    cs__gp_discard(&g, &dp);
+    CS_CHECK(!exists("d1", "png"));
+    CS_CHECK_EQ_U64(dp.n, 0);
+    free(dp.p);
 
     cs__gp_t bad = g;
     bad.dir = "/nonexistent-cs-dir";

@@ -69,6 +69,7 @@ static int cs__rank_gate(cs_sched_t *s)
         r->valid = ok;
         if (!ok) cs__rank_drop(s, s->cur);
     }
+    if (ok && cs__rank_rebase(s, cs_sched_lane_basefee_charged(s)) != CS_OK) ok = 0;
     if (ok && !cs__fees_rank_funded(s)) ok = 0;
     if (!ok && r->valid) cs__rank_drop(s, s->cur);
     return ok;
@@ -99,7 +100,6 @@ static size_t cs__rank_take(cs_sched_t *s, uint64_t *gmax, int *proof)
     uint64_t h = s->cur;
     cs_u128 lane = cs_sched_lane_basefee_charged(s);
     uint64_t budget = s->p.lane_timer_cycles, cap = s->p.max_cycles_per_fire, bq = s->p.max_fires_per_block;
-    cs__rank_rebase(s, lane);
     size_t n = 0;
     *gmax = 0;
     /* CIP-1 rev §9: expired (h > expires_at) members leave by the GC lane. */

@@ -238,11 +238,10 @@ int cs__rank_add(cs_sched_t *s, uint32_t slot, uint64_t since)
         memset(r->acnt + r->acap, 0, (c - r->acap) * sizeof *r->acnt);
         r->acap = c;
     }
+    /* On failure the caller drops the ranking (slot is carried, so
+     * cs__rank_drop finds it however few heaps it reached). */
     if (cs__rk_enter(s, slot, cs__rk_class(r, slot, r->bf)) != CS_OK) return CS_ENOMEM;
-    if (r->exp[slot] != 0 && cs__rk_push(s, CS__RK_EXP, slot) != CS_OK) {
-        cs__rk_leave(s, slot);
-        return CS_ENOMEM;
-    }
+    if (r->exp[slot] != 0 && cs__rk_push(s, CS__RK_EXP, slot) != CS_OK) return CS_ENOMEM;
     r->acnt[payer]++;
     r->n++;
     return CS_OK;
@@ -261,7 +260,7 @@ uint32_t cs__rank_del(cs_sched_t *s, uint32_t slot, uint64_t upto)
     return (uint32_t)n;
 }
 
-void cs__rank_rebase(cs_sched_t *s, cs_u128 bf)
+int cs__rank_rebase(cs_sched_t *s, cs_u128 bf)
 {
     cs__rank_t *r = &s->rank;
     r->bf = bf;
@@ -273,9 +272,13 @@ void cs__rank_rebase(cs_sched_t *s, cs_u128 bf)
             int c = cs__rk_class(r, x, bf);
             if (c == r->cls[x]) break; /* the top keeps its class, so does the rest */
             cs__rk_leave(s, x);
-            (void)cs__rk_enter(s, x, c); /* cannot fail: the heaps had room for it */
+            /* Out of memory half way: x may sit in some heaps of class c
+             * only; the caller drops the ranking (cs__rank_drop goes by
+             * the carry set, not by the heaps). */
+            if (cs__rk_enter(s, x, c) != CS_OK) return CS_ENOMEM;
         }
     }
+    return CS_OK;
 }
 
 cs_u128 cs__rank_rate(const cs_sched_t *s, uint32_t slot)
@@ -344,16 +347,16 @@ uint32_t cs__rank_due_pop(cs_sched_t *s)
 void cs__rank_drop(cs_sched_t *s, uint64_t upto)
 {
     cs__rank_t *r = &s->rank;
-    for (int k = CS__RK_ORD_U; k <= CS__RK_ORD_B; k++) {
-        cs__rk_heap_t *h = &r->h[k];
-        for (size_t i = 0; i < h->n; i++) {
-            uint32_t x = h->a[i].slot;
-            uint64_t n = upto > r->since[x] ? upto - r->since[x] : 0;
-            r->sil[x] += (uint32_t)n;
-            r->acnt[cs__rec_payer(s, x)] = 0;
-            r->cls[x] = 0;
-        }
+    /* Every member is carried; going by the carry set also finds a member
+     * an allocation failure left outside its heaps. */
+    for (size_t i = 0; i < s->n_carry; i++) {
+        uint32_t x = s->carry[i];
+        if (x >= r->cap || r->cls[x] == 0) continue;
+        uint64_t n = upto > r->since[x] ? upto - r->since[x] : 0;
+        r->sil[x] += (uint32_t)n;
+        r->cls[x] = 0;
     }
+    if (r->acnt) memset(r->acnt, 0, r->acap * sizeof *r->acnt);
     for (int k = 0; k < CS__RK_NHEAP; k++) r->h[k].n = 0;
     r->n = 0;
     r->valid = 0;

@@ -76,13 +76,15 @@ void cs__rank_free(cs__rank_t *r);
 /* Whether slot can be a member: fixed fee caps below 2^64. */
 int cs__rank_indexable(const struct cs_sched *s, uint32_t slot);
 /* Add carried timer slot (deferred without a row from block `since` on),
- * classed at r->bf.  CS_OK or CS_ENOMEM. */
+ * classed at r->bf.  CS_OK, or CS_ENOMEM (the caller must then
+ * cs__rank_drop). */
 int cs__rank_add(struct cs_sched *s, uint32_t slot, uint64_t since);
 /* Take slot out of the heaps if it is a member; its silent deferrals up
  * to block `upto` (exclusive) are kept in sil[slot]; returns them. */
 uint32_t cs__rank_del(struct cs_sched *s, uint32_t slot, uint64_t upto);
-/* Re-class every member whose class changed at basefee bf. */
-void cs__rank_rebase(struct cs_sched *s, cs_u128 bf);
+/* Re-class every member whose class changed at basefee bf.  CS_OK, or
+ * CS_ENOMEM (the caller must then cs__rank_drop). */
+int cs__rank_rebase(struct cs_sched *s, cs_u128 bf);
 /* The first member in the rule's order at r->bf, CS_NIL when empty. */
 uint32_t cs__rank_top(const struct cs_sched *s);
 /* The member with the smallest expires_at, CS_NIL when none has one. */
@@ -100,7 +102,8 @@ int cs__rank_due_push(struct cs_sched *s, uint32_t slot);
 uint32_t cs__rank_due_pop(struct cs_sched *s);
 /* Re-read a member's expires_at after SYS_EXTEND (no-op for others). */
 void cs__rank_set_expiry(struct cs_sched *s, uint32_t slot);
-/* Drop every member (their silent deferrals up to `upto` go to sil[]). */
+/* Drop every member (their silent deferrals up to `upto` go to sil[]);
+ * members are found through the carry set. */
 void cs__rank_drop(struct cs_sched *s, uint64_t upto);
 
 #endif /* CS_RANK_H */

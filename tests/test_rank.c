@@ -31,13 +31,7 @@
 #define MAXIDS 8192
 
 static uint64_t rs;
-static uint64_t rnd(void)
-{
-    rs ^= rs << 13;
-    rs ^= rs >> 7;
-    rs ^= rs << 17;
-    return rs;
-}
+static uint64_t rnd(void) { return cs_test_rand64(&rs); }
 static uint64_t rint_(uint64_t n) { return rnd() % n; }
 
 typedef struct cfg {

@@ -26,13 +26,7 @@ typedef struct blk {
 } blk_t;
 
 static uint64_t rs;
-static uint64_t rnd(void)
-{
-    rs ^= rs << 13;
-    rs ^= rs >> 7;
-    rs ^= rs << 17;
-    return rs;
-}
+static uint64_t rnd(void) { return cs_test_rand64(&rs); }
 
 /* One history with the incremental ranking on; the blocks' results go to
  * out[].  Returns the number of blocks finished without an error from any

@@ -4,6 +4,7 @@
  */
 #include "cs_sched.h"
 #include "cs_fees.h"
+#include "cs_mech_int.h"
 #include "cs_sched_int.h"
 
 #include <stdlib.h>
@@ -42,11 +43,113 @@ static void cs__carry_del(cs_sched_t *s, uint32_t slot)
 {
     cs_timer_hot_t *t = &s->hot[slot];
     if (!(t->flags & CS_TF_CARRIED)) return;
+    (void)cs__rank_del(s, slot, s->cur);
     uint32_t i = t->qpos, last = s->carry[--s->n_carry];
     s->carry[i] = last;
     s->hot[last].qpos = i;
     t->flags &= (uint8_t)~CS_TF_CARRIED;
     t->qpos = CS_NIL;
+}
+
+/* Whether block s->cur may take the incremental path (N80-N82): the
+ * caller allows it, eip1559 clears, W is the same for everyone (w_min =
+ * w_max, CIP-1 rev §8 clip), no per-actor quota, the lane runs, the
+ * revised charge; members have fixed fee caps (cs__rank_indexable), so
+ * the GBA hook never prices them; then the ranking holds every carried timer (built here
+ * if it does not) and every member's payer passes the funds test. */
+static int cs__rank_gate(cs_sched_t *s)
+{
+    cs__rank_t *r = &s->rank;
+    int ok = s->rank_on && s->mech.ops == &cs__mech_eip1559 && !s->paused && s->p.w_min == s->p.w_max &&
+             s->p.max_fires_per_actor == 0 && !cs__fees_draft_lane(s) && !cs__fees_defers(s);
+    if (ok && !r->valid) {
+        for (size_t i = 0; i < s->n_carry && ok; i++) ok = cs__rank_indexable(s, s->carry[i]);
+        r->bf = cs_sched_lane_basefee_charged(s);
+        for (size_t i = 0; i < s->n_carry && ok; i++) ok = cs__rank_add(s, s->carry[i], s->cur) == CS_OK;
+        r->valid = ok;
+        if (!ok) cs__rank_drop(s, s->cur);
+    }
+    if (ok && cs__rank_rebase(s, cs_sched_lane_basefee_charged(s)) != CS_OK) ok = 0;
+    if (ok && !cs__fees_rank_funded(s)) ok = 0;
+    if (!ok && r->valid) cs__rank_drop(s, s->cur);
+    return ok;
+}
+
+/* qsort order of slots by their index in s->carry (qsort passes no
+ * context: the scheduler, in a thread-local so schedulers on other
+ * threads do not interfere). */
+static _Thread_local const cs_sched_t *cs__qs_sched;
+static int cs__qpos_cmp(const void *a, const void *b)
+{
+    uint32_t qa = cs__qs_sched->hot[*(const uint32_t *)a].qpos, qb = cs__qs_sched->hot[*(const uint32_t *)b].qpos;
+    return (qa > qb) - (qa < qb);
+}
+
+/* Incremental step 3 (N80): the members that expired and, walking the
+ * rule's order over the members and this block's eligible due timers
+ * merged, the members met before the eligible cycles walked exceed the
+ * lane budget (or their count the block quota), or before only members
+ * below the basefee are left.  Writes the members taken to s->trig in
+ * carry order (the full path's row order) and returns their count; *gmax
+ * gets the largest cycles of an eligible timer walked, *proof whether
+ * members that could fire are left (then N80's cycles condition must
+ * hold). */
+static size_t cs__rank_take(cs_sched_t *s, uint64_t *gmax, int *proof)
+{
+    cs__rank_t *r = &s->rank;
+    uint64_t h = s->cur;
+    cs_u128 lane = cs_sched_lane_basefee_charged(s);
+    uint64_t budget = s->p.lane_timer_cycles, cap = s->p.max_cycles_per_fire, bq = s->p.max_fires_per_block;
+    size_t n = 0;
+    *gmax = 0;
+    /* CIP-1 rev §9: expired (h > expires_at) members leave by the GC lane. */
+    for (uint32_t x; (x = cs__rank_next_expiry(s)) != CS_NIL && h > r->exp[x];) {
+        (void)cs__rank_del(s, x, h);
+        s->trig[n++] = x;
+    }
+    /* A due timer counts when it surely competes for the budget: fixed
+     * caps, not expired, within the cap, not below the basefee, and a
+     * payer who passes every funds test (CIP-1 rev §3 steps 4, 7, 8). */
+    r->h[CS__RK_DUE].n = 0;
+    /* With members only below the basefee, none can fire: no walk. */
+    size_t nd = r->h[CS__RK_ORD_U].n + r->h[CS__RK_ORD_C].n > 0 ? s->due.n : 0;
+    for (size_t i = 0; i < nd; i++) {
+        uint32_t x = s->due.v[i];
+        if (!cs__rank_indexable(s, x)) continue;
+        const cs_timer_money_t *m = cs__rec_money(s, x);
+        if ((m->expires_at != 0 && h > m->expires_at) || s->pool[x].gas_limit > cap || m->max_fee < lane ||
+            !cs__fees_surely_funded(s, x))
+            continue;
+        if (cs__rank_due_push(s, x) != CS_OK) break; /* fewer counted: still exact, only more taken */
+    }
+    uint64_t sum = 0, cnt = 0;
+    uint32_t d = cs__rank_due_pop(s);
+    /* Members below the basefee (class B) cannot fire at any budget: once
+     * only they are left, the rest of the ranking need not be looked at. */
+    while (sum <= budget && (bq == 0 || cnt <= bq)) {
+        uint32_t m = r->h[CS__RK_ORD_U].n + r->h[CS__RK_ORD_C].n > 0 ? cs__rank_top(s) : CS_NIL;
+        uint32_t x;
+        if (m != CS_NIL && (d == CS_NIL || cs__rank_before(s, m, d))) {
+            x = m;
+            (void)cs__rank_del(s, x, h);
+            s->trig[n++] = x;
+            if (r->mf[x] < lane || s->pool[x].gas_limit > cap) continue; /* cannot take budget */
+        } else if (d != CS_NIL) {
+            x = d;
+            d = cs__rank_due_pop(s);
+        } else {
+            break;
+        }
+        uint64_t g = s->pool[x].gas_limit;
+        if (g > *gmax) *gmax = g;
+        sum += g;
+        cnt++;
+    }
+    *proof = r->h[CS__RK_ORD_U].n + r->h[CS__RK_ORD_C].n > 0;
+    /* Carry order: qpos is the index in s->carry (distinct). */
+    cs__qs_sched = s;
+    qsort(s->trig, n, sizeof *s->trig, cs__qpos_cmp);
+    return n;
 }
 
 /* Step 3: the candidate set -- carried timers, timers due at h, and watch
@@ -60,7 +163,16 @@ static int cs__collect(cs_sched_t *s, size_t *n_out)
     size_t need = s->n_carry + s->due.n + s->n_modkeys * 4 + 1;
     if (CS__GROW(s->trig, s->trig_cap, need) != 0) return CS_ENOMEM;
     size_t n = 0;
-    for (size_t i = 0; i < s->n_carry; i++) s->trig[n++] = s->carry[i];
+    s->rank_blk = cs__rank_gate(s);
+    s->rank_silent = 0;
+    uint64_t gmax = 0;
+    int proof = 0;
+    if (s->rank_blk) {
+        n = cs__rank_take(s, &gmax, &proof);
+    } else {
+        for (size_t i = 0; i < s->n_carry; i++) s->trig[n++] = s->carry[i];
+    }
+    size_t n_taken = n;
     for (size_t i = 0; i < s->due.n; i++) s->trig[n++] = s->due.v[i];
     for (size_t i = 0; i < n; i++) s->hot[s->trig[i]].flags |= CS_TF_INSET;
     for (size_t k = 0; k < s->n_modkeys; k++) {
@@ -70,7 +182,9 @@ static int cs__collect(cs_sched_t *s, size_t *n_out)
         for (uint32_t slot; (slot = cs__hmap_next(&s->watch_map, key, &it)) != CS__HEMPTY;) {
             cs_timer_hot_t *th = &s->hot[slot];
             const cs_timer_t *t = &s->pool[slot];
-            if (th->flags & (CS_TF_INSET | CS_TF_GC)) continue;
+            /* Every carried timer is a candidate of the full path; on
+             * the incremental path the ones left ranked are too. */
+            if (th->flags & (CS_TF_INSET | CS_TF_GC | CS_TF_CARRIED)) continue;
             /* CIP-5 CN §5: a timer created in this block does not fire in it. */
             if (t->sched_height >= s->cur) continue;
             /* Confirm the full key, not just the prefix. */
@@ -91,6 +205,23 @@ static int cs__collect(cs_sched_t *s, size_t *n_out)
             s->trig[n++] = slot;
         }
     }
+    if (s->rank_blk && proof) {
+        /* N80's proof needs the cycles of every eligible timer walked at
+         * most the least of the members left (then one the budget turned
+         * away leaves less than any of them can use); else the full path. */
+        if (gmax > s->rank.gmin) {
+            cs__rank_drop(s, s->cur);
+            s->rank_blk = 0;
+            if (CS__GROW(s->trig, s->trig_cap, s->n_carry + n - n_taken + 1) != 0) return CS_ENOMEM;
+            memmove(s->trig + s->n_carry, s->trig + n_taken, (n - n_taken) * sizeof *s->trig);
+            for (size_t i = 0; i < s->n_carry; i++) {
+                s->trig[i] = s->carry[i];
+                s->hot[s->carry[i]].flags |= CS_TF_INSET;
+            }
+            n = s->n_carry + n - n_taken;
+        }
+    }
+    s->rank_silent = s->rank_blk ? s->rank.n : 0;
     /* No sort here: each mechanism imposes its own total order (fifo and
      * fifo-capped order by (due height, fifo_rank) themselves), and the
      * candidate order is itself deterministic. */
@@ -196,7 +327,7 @@ static int cs__timers_phase(cs_sched_t *s)
     if (rc != CS_OK) return rc;
     /* Writes made by this block's handlers count toward ModifiedKeySet(h+1). */
     s->n_modkeys = 0;
-    st->due = n;
+    st->due = n + s->rank_silent; /* the members left ranked were due too */
     if (CS__GROW(s->cands, s->cands_cap, n + 1) != 0 || CS__GROW(s->rows, s->rows_cap, n + 1) != 0 ||
         CS__GROW(s->crow, s->crow_cap, n + 1) != 0 || CS__GROW(s->order, s->order_cap, n + 1) != 0 ||
         CS__GROW(s->rsel, s->rsel_cap, n + 1) != 0 || CS__GROW(s->cfired, s->cfired_cap, n + 1) != 0 ||
@@ -211,9 +342,15 @@ static int cs__timers_phase(cs_sched_t *s)
         const cs_timer_t *t = &s->pool[slot];
         th->flags &= (uint8_t)~CS_TF_INSET;
         uint64_t due = th->height; /* a watch timer's trigger height (cs__collect) */
+        uint32_t sil = 0;
+        if (slot < s->rank.cap && (sil = s->rank.sil[slot]) != 0) {
+            /* Blocks it was deferred without a row (N80): n grew by one each. */
+            th->deferrals += sil;
+            s->rank.sil[slot] = 0;
+        }
         cs_cand_row_t *row = &s->rows[nr++];
         /* Every other field zero (a compound literal: no memset call). */
-        *row = (cs_cand_row_t){.slot = slot, .due_height = due, .deferrals = th->deferrals};
+        *row = (cs_cand_row_t){.slot = slot, .due_height = due, .deferrals = th->deferrals, .silent = sil};
         /* Path 2: TTL expired -> GC lane. */
         uint64_t exp = cs__rec_expires_at(s, slot);
         if (exp != 0 && h > exp) {
@@ -384,7 +521,15 @@ static int cs__timers_phase(cs_sched_t *s)
         st->deferred++;
         if (CS__GROW(s->carry, s->carry_cap, s->n_carry + 1) != 0) return CS_ENOMEM;
         cs__carry_add(s, c->slot);
+        if (s->rank_blk && s->rank.valid) {
+            /* Ranked again, deferred without a row from h + 1 on; a timer
+             * the ranking cannot hold sends the next block down the full
+             * path (every member then gets a row there). */
+            if (!cs__rank_indexable(s, c->slot) || cs__rank_add(s, c->slot, h + 1) != CS_OK)
+                cs__rank_drop(s, h + 1);
+        }
     }
+    st->deferred += s->rank_silent;
 
     /* Deferred transactions execute after materialization, in order; each
      * runs in its own transaction so its timer side effects apply on

@@ -609,6 +609,43 @@ int cs__fees_end_block(cs_sched_t *s, const cs_cand_t *c, size_t n, cs_block_sta
     return err;
 }
 
+/* The bound of cs__fees_rank_funded over max_cost for cycles g, cells c
+ * and max_fee fmax: max_cost = g x (cycle rate + lane rate + tip rate) +
+ * c x cell basefee (cs_ledger_max_cost); lane + tip <= max_fee when
+ * max_fee >= lane, else the tip is 0; the cycle rate is at most
+ * basefee_cycle.  CS_U128_MAX when it saturates. */
+static cs_u128 cs__fees_cost_bound(const cs_sched_t *s, uint64_t g, uint64_t c, cs_u128 fmax)
+{
+    const struct cs_fees *f = s->fees;
+    cs_u128 lane = cs__lane_charged(s);
+    cs_u128 rate = cs__sat_add(f->basefee_cycle, fmax > lane ? fmax : lane);
+    return cs__sat_add(cs__sat_mul64(g, rate), cs__sat_mul64(c, f->basefee_cell));
+}
+
+int cs__fees_rank_funded(const cs_sched_t *s)
+{
+    const struct cs_fees *f = s->fees;
+    const cs__rank_t *r = &s->rank;
+    if (r->n == 0) return 1;
+    cs_u128 bound = cs__fees_cost_bound(s, r->gmax, r->cmax, r->fmax);
+    if (bound == CS_U128_MAX) return 0;
+    size_t na = r->acap < f->ledger.n ? r->acap : f->ledger.n;
+    for (size_t a = 0; a < na; a++)
+        if (r->acnt[a] != 0 && cs_ledger_balance(&f->ledger, (uint32_t)a) < bound) return 0;
+    for (size_t a = na; a < r->acap; a++)
+        if (r->acnt[a] != 0) return 0; /* an account the ledger does not hold: balance 0 */
+    return 1;
+}
+
+int cs__fees_surely_funded(const cs_sched_t *s, uint32_t slot)
+{
+    const cs_timer_t *t = &s->pool[slot];
+    const cs_timer_money_t *m = cs__rec_money(s, slot);
+    if (m == NULL) return 0;
+    cs_u128 bound = cs__fees_cost_bound(s, t->gas_limit, t->max_cells, m->max_fee);
+    return bound != CS_U128_MAX && cs_ledger_balance(&s->fees->ledger, cs__rec_payer(s, slot)) >= bound;
+}
+
 /* ------------------------------------------------------------ public API */
 
 int cs_sched_fund(cs_sched_t *s, const cs_addr_t *a, cs_u128 amount)

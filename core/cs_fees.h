@@ -98,5 +98,13 @@ void cs__fees_ctx(cs_sched_t *s, cs_clear_ctx_t *ctx);
  * s->crow[i]).  CS_OK, or CS_ENOMEM when the fairness counters or the tip
  * list could not grow. */
 int cs__fees_end_block(cs_sched_t *s, const cs_cand_t *c, size_t n, cs_block_stats_t *st);
+/* 1 when every member of the persistent ranking (cs_rank.h) surely passes
+ * the funds test of this block, CIP-1 rev §3 step 4 (balance(fee_payer) >=
+ * max_cost) and so eip1559's step 8 pre-charge test: every payer of a
+ * member holds at least the bound gmax x (basefee_cycle + max(fmax,
+ * basefee_lane)) + cmax x basefee_cell over max_cost (N81). */
+int cs__fees_rank_funded(const cs_sched_t *s);
+/* The same bound for the one timer in slot (fixed fee caps). */
+int cs__fees_surely_funded(const cs_sched_t *s, uint32_t slot);
 
 #endif /* CS_FEES_H */

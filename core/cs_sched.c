@@ -121,6 +121,8 @@ static int cs__slot_alloc(cs_sched_t *s, uint32_t *out)
 {
     if (s->n_free > 0) {
         *out = s->free_slots[--s->n_free];
+        /* A reused slot starts with no silent deferrals (N80). */
+        if (*out < s->rank.cap) s->rank.sil[*out] = 0;
         return CS_OK;
     }
     if (s->pool_n == s->pool_cap) {
@@ -155,6 +157,7 @@ static int cs__slot_alloc(cs_sched_t *s, uint32_t *out)
     }
     s->pool[s->pool_n].money = CS_NIL;
     *out = (uint32_t)s->pool_n++;
+    if (*out < s->rank.cap) s->rank.sil[*out] = 0;
     return CS_OK;
 }
 
@@ -381,6 +384,7 @@ void cs_sched_free(cs_sched_t *s)
     for (size_t i = 0; i < s->n_wlists; i++) free(s->wlists[i].keys);
     for (size_t i = 0; i < s->n_handlers; i++) free(s->handlers[i]);
     cs__fees_free(s);
+    cs__rank_free(&s->rank);
     if (s->mech_open) cs_mech_close(&s->mech);
     if (s->mech_next_open) cs_mech_close(&s->mech_next);
     cs_queue_free(s->q);
@@ -437,6 +441,16 @@ size_t cs_sched_pool_size(const cs_sched_t *s) { return s->pool_n; }
 uint64_t cs_sched_height(const cs_sched_t *s) { return s->height; }
 uint64_t cs_sched_pending(const cs_sched_t *s) { return s->n_pending; }
 uint64_t cs_sched_carried(const cs_sched_t *s) { return s->n_carry; }
+
+void cs_sched_set_ranking(cs_sched_t *s, int incremental) { s->rank_on = incremental != 0; }
+
+uint32_t cs_sched_silent(const cs_sched_t *s, uint32_t slot)
+{
+    const cs__rank_t *r = &s->rank;
+    if (slot >= r->cap) return 0;
+    if (r->cls[slot] != 0) return (uint32_t)(s->height + 1 > r->since[slot] ? s->height + 1 - r->since[slot] : 0);
+    return r->sil[slot];
+}
 
 void cs_sched_mem(const cs_sched_t *s, cs_sched_mem_t *m)
 {
@@ -678,6 +692,7 @@ void cs__remove_record(cs_sched_t *s, uint32_t slot)
     th->flags &= (uint8_t)~(CS_TF_GC | CS_TF_GC_FUNDS);
     if (th->tier != CS_TIER_NONE) cs_queue_remove(s->q, slot);
     else if (th->flags & CS_TF_CARRIED) {
+        (void)cs__rank_del(s, slot, s->cur); /* kept for cs_sched_silent */
         uint32_t i = th->qpos, last = s->carry[--s->n_carry];
         s->carry[i] = last;
         s->hot[last].qpos = i;
@@ -1033,6 +1048,7 @@ int cs_sched_sys_extend(cs_sched_t *s, const cs_hash_t *id, uint64_t new_expires
     cs_timer_money_t *m = cs__rec_money(s, slot);
     if (m) {
         m->expires_at = new_expires_at;
+        cs__rank_set_expiry(s, slot); /* a ranked carried timer's expiry index (N80) */
         return CS_OK;
     }
     /* The TTL lives in the money table: a first expiry takes an entry. */

@@ -147,6 +147,17 @@ uint64_t cs_sched_height(const cs_sched_t *s);
 uint64_t cs_sched_pending(const cs_sched_t *s);
 /* Due timers deferred and carried to the next block (the standing backlog). */
 uint64_t cs_sched_carried(const cs_sched_t *s);
+/* The ranking path of the end of the block (issue 26, DESIGN-NOTES N80):
+ * 0 (the default) collects and ranks every carried timer each block; 1
+ * lets eip1559 keep its carried timers ranked across blocks, where the
+ * outcome is provably the same, and look only at those that can fire,
+ * expire or fail: the others are deferred without a row (cs_cand_row_t
+ * .silent counts them on the timer's next row).  Set 1 only when the
+ * caller needs no row for a timer that merely stays deferred. */
+void cs_sched_set_ranking(cs_sched_t *s, int incremental);
+/* Blocks timer `slot` was deferred without a row and not yet reported on
+ * a row (a pending timer's at the end of a run, a cancelled one's). */
+uint32_t cs_sched_silent(const cs_sched_t *s, uint32_t slot);
 /* Bytes of the timer store's per-timer structures, for `cowsim bench
  * memory`.  A *_bytes figure is what the slots, entries or cells in use
  * span (high-water marks: the pages a run has written); *_cap_bytes is

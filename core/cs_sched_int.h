@@ -16,6 +16,7 @@
 #include "cs_mech.h"
 #include "cs_params.h"
 #include "cs_queue.h"
+#include "cs_rank.h"
 #include "cs_sched_types.h"
 #include "cs_timer.h"
 
@@ -141,6 +142,10 @@ struct cs_sched {
     size_t cfired_cap;
     uint32_t *trig;           /* candidate slots of this block */
     size_t trig_cap;
+    cs__rank_t rank;          /* persistent ranking of carried timers (cs_rank.h, N80) */
+    int rank_on;              /* cs_sched_set_ranking: the incremental path is allowed */
+    int rank_blk;             /* this block takes the incremental path */
+    size_t rank_silent;       /* members deferred without a row this block */
     uint64_t blk_sched_cycles, blk_scheduled, blk_cancelled;
     cs_u128 blk_sched_cost, blk_cancel_cost; /* schedule / cancel costs debited this block (N58) */
     size_t n_rows_last;       /* rows of the block being settled */

@@ -92,6 +92,7 @@ typedef struct cs_cand_row {
     uint64_t weight;          /* W(actor) ppm at clearing */
     uint64_t due_height;      /* height the timer became due */
     uint32_t deferrals;       /* n before this block */
+    uint32_t silent;          /* of which deferred without a row (cs_sched_set_ranking) */
     cs_u128 max_fee, max_prio;/* fee parameters used (fee mechanisms) */
     cs_u128 bid;              /* bid at clearing (bid mechanisms) */
 } cs_cand_row_t;

@@ -308,6 +308,22 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
     }
     e->n_agents = n_inst;
     e->n_actors = n_act;
+    /* Issue 26 (N80, N83): the scheduler may defer a carried timer without
+     * a row when no agent reads what a deferred row gives -- no strategy
+     * (the observed thresholds and top bids), not value-aware (priced-out
+     * cancels), no on_outcome, no SYS_CANCEL / SYS_EXTEND policy; the
+     * deferral counts come on the timer's next row (row.silent).
+     * COWSIM_RANKING=full keeps the full re-ranking (the baseline). */
+    {
+        int quiet = 1;
+        for (size_t i = 0; i < n_inst && quiet; i++) {
+            const cs_agent_t *a = &e->agents[i];
+            quiet = !a->strat && !a->pol.value_aware && !a->ops->on_outcome && !a->pol.sys_cancel_after &&
+                    !a->pol.sys_extend_within;
+        }
+        const char *rk = getenv("COWSIM_RANKING");
+        cs_sched_set_ranking(e->s, quiet && !(rk && strcmp(rk, "full") == 0));
+    }
     /* Named deployers after every actor, so a fairness identity (D12) is the
      * actor's own index for actors, and n_actors.. for deployers
      * (/identities). */
@@ -614,6 +630,7 @@ int cs_sim_step(cs_engine_t *e)
         uint32_t slot = row->slot;
         if (!cs__ti_live(e, slot)) continue;
         cs__tinfo_t *ti = &e->ti[slot];
+        ti->deferrals += row->silent; /* deferred without a row meanwhile (N80) */
         const cs_timer_t *t = cs_sched_record(e->s, slot);
         uint32_t ag;
         uint32_t gact = cs__ti_owner(e, slot, &ag, NULL);

@@ -88,7 +88,7 @@ void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t end_h)
     r->sched_height = t->sched_height;
     r->due_height = cs__ti_first_due(e, slot);
     r->end_height = end_h;
-    r->deferrals = ti->deferrals;
+    r->deferrals = ti->deferrals + cs_sched_silent(e->s, slot); /* and those without a row (N80) */
     r->fires = ti->fires;
     r->gas_limit = t->gas_limit;
     r->expires_at = cs_sched_expires_at(e->s, slot);

@@ -288,7 +288,7 @@ int cs_report_write(const char *const *inputs, size_t nin, const cs_report_opts_
         size_t fig = 0;
         if (cs__md_title(out, runs, nr, sweeps, ns, nsr ? &sruns[0] : NULL) != 0) rc = CS_EXIT_IO;
         if (nr > 0) {
-            cs__md_runs(out, runs, nr);
+            if (cs__md_runs(out, runs, nr) != 0) rc = CS_EXIT_IO;
             fprintf(out, "## Plots\n\n");
             cs__md_plots(out, &plots, 0, run_plots_end, &fig);
             int fires = 0;

@@ -101,7 +101,7 @@ static void cs__md_steady(FILE *f, const cs__rep_run_t *runs, size_t n)
 }
 
 /* The runs part of report.md: provenance table, metrics table, figures. */
-void cs__md_runs(FILE *f, const cs__rep_run_t *runs, size_t n)
+int cs__md_runs(FILE *f, const cs__rep_run_t *runs, size_t n)
 {
     fprintf(f, "## Runs\n\n| run | file | mechanism | scenario | seed | blocks | complete | cowsim | commit |\n");
     fprintf(f, "|---|---|---|---|---:|---:|---|---|---|\n");
@@ -178,12 +178,14 @@ void cs__md_runs(FILE *f, const cs__rep_run_t *runs, size_t n)
         for (size_t i = 0; i < n; i++) cs__md_num(f, v[i], CS__REP_NAN, CS__REP_NAN, best[i]);
         fputc('\n', f);
     }
-    if (!v || !best || !mechs) fprintf(stderr, "cowsim report: out of memory writing the metrics table\n");
+    int oom = !v || !best || !mechs;
+    if (oom) fprintf(stderr, "cowsim report: out of memory writing the metrics table\n");
     free(v);
     free(best);
     free(mechs);
     fputc('\n', f);
     cs__md_steady(f, runs, n);
+    return oom ? -1 : 0;
 }
 
 /* The rows of the multi-seed table: the columns of `cowsim run`'s own

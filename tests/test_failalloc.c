@@ -50,7 +50,10 @@
  * first n made at each call site (the baseline records every allocation's
  * caller) -- each site's failure path at a fraction of the children; the
  * ctest entries set n = 3 (CMakeLists.txt), and CS_FAILALLOC_FULL=1
- * (tests/release.sh) overrides it: every allocation fails in turn.
+ * (tests/release.sh) overrides it: every allocation fails in turn;
+ * CS_FAILALLOC_CJSON_EVERY=m adds, in per-site mode, every m-th allocation
+ * cJSON makes (all of them come through one hook, one "site";
+ * tests/coverage.sh sets m = 10).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -98,6 +101,11 @@ static long cs__children;        /* children run in all */
 static long cs__faults;          /* injected failures that happened */
 static long cs__absorbed;        /* of those, commands that still succeeded identically */
 static int cs__per_site;         /* CS_FAILALLOC_PER_SITE=n: fail only the first n at each call site */
+static int cs__cjson_every;      /* CS_FAILALLOC_CJSON_EVERY=m: with per-site, also every m-th cJSON allocation */
+
+/* The caller offset the allocation wrapper records for cJSON's allocations
+ * (its hook, tests/cs_allocwrap.h). */
+static uint32_t cs__cj_site;
 
 /* The baseline child's record of its allocations' callers (per-site mode). */
 #define CS__REC_CAP (1u << 16)
@@ -422,6 +430,11 @@ static void cs__run_case(const cs__case_t *c)
                 n_sites++;
             }
             pick[k] = seen[h]++ < (uint32_t)cs__per_site;
+            /* cJSON's allocations all come through one hook, one "site":
+             * CS_FAILALLOC_CJSON_EVERY=m (tests/coverage.sh) also fails
+             * every m-th of them, reaching the failure paths of the
+             * cJSON calls made after the first few. */
+            if (cs__cjson_every > 0 && at == cs__cj_site && seen[h] % (uint32_t)cs__cjson_every == 0) pick[k] = 1;
         }
         for (uint64_t k = 1; pick && k <= hi; k++) n_pick += pick[k];
         free(rec);
@@ -675,6 +688,9 @@ int main(void)
     cs__one_k = one ? atoi(one) : 0;
     const char *ps = getenv("CS_FAILALLOC_PER_SITE"), *full = getenv("CS_FAILALLOC_FULL");
     cs__per_site = ps && !(full && strcmp(full, "1") == 0) ? atoi(ps) : 0;
+    const char *ce = getenv("CS_FAILALLOC_CJSON_EVERY");
+    cs__cjson_every = ce ? atoi(ce) : 0;
+    cs__cj_site = (uint32_t)((uintptr_t)cs__cj_malloc - (uintptr_t)__executable_start);
     cs_aw_hook_cjson();
     snprintf(cs__dir, sizeof cs__dir, "%s/cs_failalloc_%d", cs_test_tmpdir(), (int)getpid());
     mkdir(cs__dir, 0755);

@@ -204,7 +204,7 @@ int cs_seeds_table(const char *name, uint64_t blocks, const char *dir, const uin
     if (rc == CS_OK && any_star)
         fprintf(out, "*: the best mean of its column among the rules (higher welfare, efficiency and jain, lower\n"
                      "delay_p99; the greedy reference is not ranked).\n");
-    else snprintf(err, errcap, "out of memory");
+    if (rc != CS_OK) snprintf(err, errcap, "out of memory");
     free(v);
     return rc;
 }

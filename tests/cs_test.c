@@ -1,13 +1,16 @@
 /* cs_test.c -- the shared test harness. */
 #include "cs_test.h"
 
+#include "cs_cli.h"
 #include "cs_engine.h"
 #include "cs_scenario.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 long cs_test_pass, cs_test_fail;
 
@@ -207,4 +210,19 @@ int cs_test_run_text(const char *text, const char *mech, const char *path, struc
     int drc = cs_sim_done(e, rc == CS_EINTERRUPTED, st ? st : &own);
     cs_scenario_free(scn);
     return drc == CS_OK && rc == CS_EINTERRUPTED ? 0 : -1;
+}
+
+int cs_test_cli_quiet(int argc, char **argv)
+{
+    fflush(stdout);
+    int saved = dup(1), nul = open("/dev/null", O_WRONLY);
+    if (nul >= 0) dup2(nul, 1);
+    int rc = cs_cli_main(argc, argv);
+    fflush(stdout);
+    if (saved >= 0) {
+        dup2(saved, 1);
+        close(saved);
+    }
+    if (nul >= 0) close(nul);
+    return rc;
 }

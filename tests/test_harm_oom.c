@@ -61,14 +61,7 @@ int main(void)
     char scn[512], with[400], without[420], out[400], err[9000];
     snprintf(scn, sizeof scn, "%s/tests/data/harm/spam-fifo.json", src ? src : ".");
     char *argv[] = {"cowsim", "run", scn, "-o", dir, "--harm", "--quiet", NULL};
-    fflush(stdout);
-    int saved = dup(1), nul = open("/dev/null", O_WRONLY);
-    dup2(nul, 1);
-    int rc = cs_cli_main(7, argv);
-    fflush(stdout);
-    dup2(saved, 1);
-    close(saved);
-    close(nul);
+    int rc = cs_test_cli_quiet(7, argv);
     CS_CHECK_EQ_U64(rc, 0);
     snprintf(with, sizeof with, "%s/fifo-capped.h5", dir);
     CS_CHECK(cs_harm_pair_path(with, without, sizeof without) != NULL);

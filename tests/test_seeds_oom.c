@@ -127,14 +127,7 @@ int main(void)
                        " \"agents\": [{\"kind\": \"heartbeat\", \"count\": 2}]}\n";
     CS_CHECK(cs_test_spit(scn, (const unsigned char *)text, strlen(text)) == 0);
     char *argv[] = {"cowsim", "run", scn, "-o", runs, "--seeds", "2", "--quiet", NULL};
-    fflush(stdout);
-    int saved = dup(1), nul = open("/dev/null", O_WRONLY);
-    dup2(nul, 1);
-    int rc = cs_cli_main(8, argv);
-    fflush(stdout);
-    dup2(saved, 1);
-    close(saved);
-    close(nul);
+    int rc = cs_test_cli_quiet(8, argv);
     CS_CHECK_EQ_U64(rc, 0);
 
     static const char *const what[3] = {"cs_seeds_load", "cs_seeds_load_list", "cs_seeds_table"};

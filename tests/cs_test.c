@@ -212,10 +212,12 @@ int cs_test_run_text(const char *text, const char *mech, const char *path, struc
     return drc == CS_OK && rc == CS_EINTERRUPTED ? 0 : -1;
 }
 
-int cs_test_cli_quiet(int argc, char **argv)
+int cs_test_cli_quiet(int argc, char **argv) { return cs_test_cli_out("/dev/null", argc, argv); }
+
+int cs_test_cli_out(const char *path, int argc, char **argv)
 {
     fflush(stdout);
-    int saved = dup(1), nul = open("/dev/null", O_WRONLY);
+    int saved = dup(1), nul = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (nul >= 0) dup2(nul, 1);
     int rc = cs_cli_main(argc, argv);
     fflush(stdout);

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 long cs_test_pass, cs_test_fail;
@@ -227,4 +228,19 @@ int cs_test_cli_out(const char *path, int argc, char **argv)
     }
     if (nul >= 0) close(nul);
     return rc;
+}
+
+int cs_test_fake_gnuplot(const char *dir)
+{
+    const char *fake = getenv("CS_FAKEGP");
+    if (!fake || !*fake) return -1;
+    char bin[600], gp[620], path[8192];
+    snprintf(bin, sizeof bin, "%s/bin", dir);
+    mkdir(bin, 0755);
+    snprintf(gp, sizeof gp, "%s/gnuplot", bin);
+    unlink(gp);
+    if (symlink(fake, gp) != 0) return -1;
+    const char *old = getenv("PATH");
+    snprintf(path, sizeof path, "%s:%s", bin, old ? old : "/usr/bin:/bin");
+    return setenv("PATH", path, 1);
 }

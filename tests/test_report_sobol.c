@@ -45,17 +45,9 @@ int main(void)
     CS_CHECK_EQ_U64(cs_test_cli_quiet(6, sw_argv), 0);
 
     /* gnuplot: the stand-in, first on PATH. */
-    const char *fake = getenv("CS_FAKEGP");
-    CS_CHECK(fake != NULL);
-    if (!fake) return cs_test_finish("report_sobol", dir);
-    char bin[300], gp[320], path[4400];
-    snprintf(bin, sizeof bin, "%s/bin", dir);
-    mkdir(bin, 0755);
-    snprintf(gp, sizeof gp, "%s/gnuplot", bin);
-    CS_CHECK(symlink(fake, gp) == 0);
-    const char *old = getenv("PATH");
-    snprintf(path, sizeof path, "%s:%s", bin, old ? old : "/usr/bin:/bin");
-    setenv("PATH", path, 1);
+    int gp_ok = cs_test_fake_gnuplot(dir);
+    CS_CHECK(gp_ok == 0);
+    if (gp_ok != 0) return cs_test_finish("report_sobol", dir);
     snprintf(p, sizeof p, "%s/sw/sweep.h5", dir);
     snprintf(out, sizeof out, "%s/rep", dir);
     mkdir(out, 0755);

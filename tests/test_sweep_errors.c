@@ -232,6 +232,73 @@ static void test_sobol(void)
 /* Files: a base path resolved against the sweep file's directory, a base
  * with a NUL byte, a missing base, a sweep file over 16 MiB, a sweep file
  * named without a directory. */
+/* More of each rule's sides: every clause of the seeds, sobol, grid and
+ * name conditions once. */
+static void test_more(void)
+{
+    static const char nm[] = "name: must be a non-empty string of at most 128 bytes without '/'";
+    EXPECT("{\"name\": 5, \"base\": " BASE "}", CS_EINVAL, nm);
+    EXPECT("{\"name\": \"\", \"base\": " BASE "}", CS_EINVAL, nm);
+    EXPECT("{\"name\": \"a/b\", \"base\": " BASE "}", CS_EINVAL, nm);
+    char longname[400];
+    snprintf(longname, sizeof longname, "{\"name\": \"%0129d\", \"base\": " BASE "}", 0);
+    EXPECT(longname, CS_EINVAL, nm);
+    static const char sd[] = "seeds[1]: must be an integer in [0, 2^53 - 1] (a JSON number of 2^53 or more loses "
+                             "its last digits)";
+    EXPECT_B("\"seeds\": [1, 1.5]}", CS_EINVAL, sd);
+    EXPECT_B("\"seeds\": [1, -1]}", CS_EINVAL, sd);
+    EXPECT_B("\"seeds\": [1, \"x\"]}", CS_EINVAL, sd);
+    EXPECT_B("\"seeds\": [1, 9007199254740992]}", CS_EINVAL, sd);
+    EXPECT_B("\"seeds\": [4, 5, 4]}", CS_EINVAL, "seeds[2]: duplicate of seeds[0] (4)");
+    EXPECT_B("\"seeds\": {\"count\": 1000001}}", CS_EINVAL, "seeds.count: must be an integer in [1, 1000000]");
+    EXPECT_B("\"seeds\": {\"count\": \"2\"}}", CS_EINVAL, "seeds.count: must be an integer in [1, 1000000]");
+    static const char ss[] = "seeds.start: must be an integer in [0, 2^53 - 1] (a JSON number of 2^53 or more loses "
+                             "its last digits)";
+    EXPECT_B("\"seeds\": {\"count\": 2, \"start\": -1}}", CS_EINVAL, ss);
+    EXPECT_B("\"seeds\": {\"count\": 2, \"start\": 0.5}}", CS_EINVAL, ss);
+    EXPECT_B("\"seeds\": {\"count\": 2, \"start\": true}}", CS_EINVAL, ss);
+    EXPECT_B("\"seeds\": {\"count\": 2, \"start\": 9007199254740992}}", CS_EINVAL, ss);
+    /* 17 mechanisms: one more than a scenario may name. */
+    EXPECT_B("\"mechanisms\": [\"fifo\", \"fifo\", \"fifo\", \"fifo\", \"fifo\", \"fifo\", \"fifo\", \"fifo\", "
+             "\"fifo\", \"fifo\", \"fifo\", \"fifo\", \"fifo\", \"fifo\", \"fifo\", \"fifo\", \"fifo\"]}",
+             CS_EINVAL, "mechanisms: must be a list of 1 to 16 mechanism names");
+    EXPECT_B("\"mechanisms\": \"fifo\"}", CS_EINVAL, "mechanisms: must be a list of 1 to 16 mechanism names");
+    EXPECT_B("\"grid\": {\"params.lambda\": []}}", CS_EINVAL, "grid.params.lambda: must be a non-empty list of values");
+    EXPECT_B("\"grid\": {\"params.lambda\": 0.1}}", CS_EINVAL, "grid.params.lambda: must be a non-empty list of values");
+    static const char sn[] = "sobol.n: must be an integer in [1, 1000000]";
+    EXPECT_B("\"sobol\": {\"n\": 2.5, \"ranges\": {\"params.lambda\": [0.1, 0.2]}}}", CS_EINVAL, sn);
+    EXPECT_B("\"sobol\": {\"n\": 0, \"ranges\": {\"params.lambda\": [0.1, 0.2]}}}", CS_EINVAL, sn);
+    EXPECT_B("\"sobol\": {\"n\": \"4\", \"ranges\": {\"params.lambda\": [0.1, 0.2]}}}", CS_EINVAL, sn);
+    EXPECT_B("\"sobol\": {\"n\": 4, \"ranges\": [1]}}", CS_EINVAL,
+             "sobol.ranges: must be a non-empty object {PATH: [lo, hi]}");
+    static const char sr[] = "sobol.ranges.params.lambda: must be [lo, hi], two finite numbers";
+    EXPECT_B("\"sobol\": {\"n\": 4, \"ranges\": {\"params.lambda\": 0.1}}}", CS_EINVAL, sr);
+    EXPECT_B("\"sobol\": {\"n\": 4, \"ranges\": {\"params.lambda\": [0.1]}}}", CS_EINVAL, sr);
+    EXPECT_B("\"sobol\": {\"n\": 4, \"ranges\": {\"params.lambda\": [\"a\", 0.2]}}}", CS_EINVAL, sr);
+    EXPECT_B("\"sobol\": {\"n\": 4, \"ranges\": {\"params.lambda\": [0.1, \"b\"]}}}", CS_EINVAL, sr);
+    EXPECT_B("\"sobol\": {\"n\": 4, \"ranges\": {\"params.lambda\": [-1e999, 0.2]}}}", CS_EINVAL, sr);
+    EXPECT_B("\"sobol\": {\"n\": 4, \"ranges\": {\"params.lambda\": [0.1, 1e999]}}}", CS_EINVAL, sr);
+    EXPECT_B("\"sobol\": {\"n\": 4, \"ranges\": {\"params.max_fires_per_block\": [2.5, 9]}, \"integer\": "
+             "[\"params.max_fires_per_block\"]}}",
+             CS_EINVAL, "sobol.ranges.params.max_fires_per_block: an integer path needs integer bounds, got [2.5, 9]");
+    EXPECT_B("\"sobol\": {\"n\": 4, \"ranges\": {\"params.max_fires_per_block\": [2, 9007199254740992]}, "
+             "\"integer\": [\"params.max_fires_per_block\"]}}",
+             CS_EINVAL,
+             "sobol.ranges.params.max_fires_per_block: an integer path needs integer bounds, got [2, 9.0072e+15]");
+    /* Paths: empty, over 256 bytes. */
+    EXPECT_B("\"grid\": {\"\": [1]}}", CS_EINVAL,
+             "grid.: not a scenario path (keys joined by '.', [i] after agents or events, at most 256 bytes)");
+    char lp[400], lt[600];
+    memset(lp, 'a', 257);
+    lp[257] = '\0';
+    snprintf(lt, sizeof lt, "\"grid\": {\"%s\": [1]}}", lp);
+    char lm[600];
+    snprintf(lm, sizeof lm, "grid.%s: not a scenario path (keys joined by '.', [i] after agents or events, at most 256 bytes)", lp);
+    EXPECT_B(lt, CS_EINVAL, lm);
+    /* An empty "set" fixes nothing. */
+    EXPECT_B("\"set\": {}, \"grid\": {\"params.lambda\": [0.1]}}", CS_OK, NULL);
+}
+
 static void test_files(void)
 {
     char p[400], q[400];
@@ -382,6 +449,7 @@ int main(void)
     test_seeds();
     test_grid();
     test_sobol();
+    test_more();
     test_files();
     test_oom();
     return cs_test_finish("sweep_errors", dir);

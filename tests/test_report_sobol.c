@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,8 +27,36 @@ static int cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* report of sweep file h5 with --point spec: exit 2 and exactly the
+ * message want on stderr. */
+static void point_refused(const char *dir, const char *h5, const char *spec, const char *want)
+{
+    char err[400], out[400];
+    snprintf(err, sizeof err, "%s/point.err", dir);
+    snprintf(out, sizeof out, "%s/rep2", dir);
+    mkdir(out, 0755);
+    char *argv[] = {"cowsim", "report", (char *)h5, "-o", out, "--point", (char *)spec, NULL};
+    fflush(stderr);
+    int saved = dup(2), fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 2);
+    close(fd);
+    int rc = cs_test_cli_quiet(7, argv);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    size_t n = 0;
+    char *got = (char *)cs_test_slurp(err, &n);
+    if (rc == 2 && got && strcmp(got, want) == 0) cs_test_pass++;
+    else {
+        fprintf(stderr, "--point %s: exit %d, stderr '%s', want '%s'\n", spec, rc, got ? got : "", want);
+        cs_test_failed(__FILE__, __LINE__, "--point refused", NULL);
+    }
+    free(got);
+}
+
 int main(void)
 {
+    setenv("COWSIM_H5_SANDBOX", "0", 1); /* files read in this process: no helper forked per file */
     char dir[256], p[600], q[400], out[400];
     snprintf(dir, sizeof dir, "%s/cs_report_sobol_%d", cs_test_tmpdir(), (int)getpid());
     mkdir(dir, 0755);
@@ -64,6 +93,22 @@ int main(void)
     size_t nw = 0;
     for (size_t i = 0; sw && i < cs_sweep_n_points(sw) && nw < 13; i++) want[nw++] = cs_sweep_point_value(sw, i, 1);
     CS_CHECK_EQ_U64(nw, 13);
+    /* --point refused, each with its message: a value of max_fires_per_block
+     * that two points share (the first two in point order), an unknown
+     * parameter. */
+    char h5[400], spec[128], msg[1200];
+    snprintf(h5, sizeof h5, "%s/sw/sweep.h5", dir);
+    size_t a = 0, b = 0;
+    for (size_t i = 0; sw && i < 13 && !b; i++)
+        for (size_t j = i + 1; j < 13 && !b; j++)
+            if (cs_sweep_point_value(sw, i, 1) == cs_sweep_point_value(sw, j, 1)) a = i, b = j;
+    CS_CHECK(b > 0); /* 13 integers in [2, 9]: two share a value */
+    snprintf(spec, sizeof spec, "params.max_fires_per_block=%.0f", sw ? cs_sweep_point_value(sw, a, 1) : 0.0);
+    snprintf(msg, sizeof msg,
+             "cowsim report: --point %s: points %zu and %zu (at least) match; name every swept parameter\n", spec, a, b);
+    point_refused(dir, h5, spec, msg);
+    snprintf(msg, sizeof msg, "cowsim report: --point nope=1: not a swept parameter of %s\n", h5);
+    point_refused(dir, h5, "nope=1", msg);
     qsort(want, nw, sizeof want[0], cmp_d);
     cs_sweep_free(sw);
 

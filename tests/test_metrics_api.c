@@ -71,6 +71,17 @@ static void test_flat_index(void)
     CS_CHECK_EQ_U64(cs_metrics_compute(NULL, NULL, &m, err, sizeof err), CS_EINVAL);
     CS_CHECK_STR(err, "cs_metrics_compute: NULL argument");
     CS_CHECK_EQ_U64(cs_metrics_compute("x.h5", NULL, NULL, NULL, 0), CS_EINVAL);
+    /* A missing file and one that is not HDF5: named, with the reason. */
+    static cs_metrics_t m2;
+    CS_CHECK_EQ_U64(cs_metrics_compute("/nonexistent-cs-dir/x.h5", NULL, &m2, err, sizeof err), CS_EIO);
+    CS_CHECK_STR(err, "cannot open '/nonexistent-cs-dir/x.h5': No such file or directory");
+    char p[300], want[400];
+    snprintf(p, sizeof p, "%s/cs_metrics_api_%d.h5", cs_test_tmpdir(), (int)getpid());
+    CS_CHECK(cs_test_spit(p, (const unsigned char *)"not hdf5\n", 9) == 0);
+    CS_CHECK_EQ_U64(cs_metrics_compute(p, NULL, &m2, err, sizeof err), CS_EPARSE);
+    snprintf(want, sizeof want, "'%s' is not a readable HDF5 file", p);
+    CS_CHECK_STR(err, want);
+    unlink(p);
 }
 
 static void test_find_greedy(void)
@@ -141,6 +152,7 @@ static void test_wellformed(void)
 
 int main(void)
 {
+    setenv("COWSIM_H5_SANDBOX", "0", 1); /* files read in this process */
     test_flat_index();
     test_find_greedy();
     test_wellformed();

@@ -95,7 +95,7 @@ int main(void)
     CS_CHECK_EQ_U64(nw, 13);
     /* --point refused, each with its message: a value of max_fires_per_block
      * that two points share (the first two in point order), an unknown
-     * parameter. */
+     * parameter, a value no point has, an index past the points. */
     char h5[400], spec[128], msg[1200];
     snprintf(h5, sizeof h5, "%s/sw/sweep.h5", dir);
     size_t a = 0, b = 0;
@@ -109,6 +109,10 @@ int main(void)
     point_refused(dir, h5, spec, msg);
     snprintf(msg, sizeof msg, "cowsim report: --point nope=1: not a swept parameter of %s\n", h5);
     point_refused(dir, h5, "nope=1", msg);
+    snprintf(msg, sizeof msg, "cowsim report: --point params.max_fires_per_block=99: no point of %s matches\n", h5);
+    point_refused(dir, h5, "params.max_fires_per_block=99", msg);
+    snprintf(msg, sizeof msg, "cowsim report: --point 13: %s has no such point\n", h5);
+    point_refused(dir, h5, "13", msg);
     qsort(want, nw, sizeof want[0], cmp_d);
     cs_sweep_free(sw);
 

@@ -295,6 +295,26 @@ static void test_more(void)
     char lm[600];
     snprintf(lm, sizeof lm, "grid.%s: not a scenario path (keys joined by '.', [i] after agents or events, at most 256 bytes)", lp);
     EXPECT_B(lt, CS_EINVAL, lm);
+    /* Each swept value loads alone, but a design point's combination does
+     * not: cs_sweep_check names the point and its values. */
+    cs_errlist_t e = {0};
+    cs_sweep_t *sw = NULL;
+    char *t = with_base("\"grid\": {\"params.lambda_max\": [0.05], \"params.lambda\": [0.2]}}");
+    CS_CHECK(t && cs_sweep_parse(t, strlen(t), NULL, &sw, &e) == CS_OK && sw);
+    free(t);
+    cs_errlist_free(&e);
+    if (sw) {
+        char buf[64];
+        CS_CHECK(cs_sweep_point_text(sw, 0, 0, NULL, 64) == NULL);
+        CS_CHECK_STR(cs_sweep_point_text(sw, 0, 0, buf, sizeof buf), "0.05");
+        CS_CHECK_EQ_U64(cs_sweep_check(sw, &e), CS_EINVAL);
+        CS_CHECK(e.n == 1);
+        if (e.n == 1)
+            CS_CHECK_STR(e.msg[0], "point 0 (params.lambda_max=0.05, params.lambda=0.2): params: lambda (0.2) must be in "
+                                   "[lambda_min, lambda_max] = [0.001, 0.05]");
+        cs_errlist_free(&e);
+        cs_sweep_free(sw);
+    }
     /* An empty "set" fixes nothing. */
     EXPECT_B("\"set\": {}, \"grid\": {\"params.lambda\": [0.1]}}", CS_OK, NULL);
 }

@@ -135,6 +135,8 @@ static void test_wellformed(void)
         "[\"\\x\"]",                         /* no such escape */
         "\t\r\n [1]\r\n",                    /* whitespace of every kind */
         "[1,\t2]",
+        "[\"\\uE000\\uDBFF\\uDFFF\"]",             /* above the surrogates; the largest pair */
+        "[\"\\uD83D\\uE000\"]",                      /* high surrogate, then above the low ones */
     };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
         cJSON *j = cJSON_Parse(texts[i]);
@@ -148,6 +150,30 @@ static void test_wellformed(void)
         }
     }
     CS_CHECK(cs__json_wellformed(NULL) == 0);
+    /* Not four hex digits (RFC 8259): refused whatever cJSON does. */
+    CS_CHECK(cs__json_wellformed("[\"\\u00.0\"]") == 0);
+    CS_CHECK(cs__json_wellformed("[\"\\u00@0\"]") == 0);
+}
+
+/* The statistics' degenerate inputs: NaN, never a read. */
+static void test_stat_args(void)
+{
+    double x[3] = {1, 2, 3}, lo = 0, hi = 0;
+    CS_CHECK(isnan(cs_stat_jain(NULL, 3)) && isnan(cs_stat_jain(x, 0)));
+    CS_CHECK(isnan(cs_stat_gini(NULL, 3)) && isnan(cs_stat_gini(x, 0)));
+    CS_CHECK(isnan(cs_stat_quantile(NULL, 3, 0.5)) && isnan(cs_stat_quantile(x, 0, 0.5)));
+    CS_CHECK(cs_stat_quantile(x, 3, 0.5) == 2);
+    /* (1 + 2 + 3)^2 / (3 (1 + 4 + 9)) = 36 / 42 */
+    CS_CHECK(fabs(cs_stat_jain(x, 3) - 36.0 / 42.0) < 1e-15);
+    CS_CHECK_EQ_U64(cs_stat_bootstrap_mean(x, 3, 100, 1.5, 1, &lo, &hi), CS_OK);
+    CS_CHECK(isnan(lo) && isnan(hi));
+    CS_CHECK_EQ_U64(cs_stat_bootstrap_mean(x, 3, 0, 0.9, 1, &lo, &hi), CS_OK);
+    CS_CHECK(isnan(lo) && isnan(hi));
+    CS_CHECK_EQ_U64(cs_stat_bootstrap_mean(NULL, 3, 100, 0.9, 1, NULL, NULL), CS_OK);
+    /* Three equal values: every resample mean is that value. */
+    double e[3] = {4, 4, 4};
+    CS_CHECK_EQ_U64(cs_stat_bootstrap_mean(e, 3, 50, 0.9, 1, &lo, &hi), CS_OK);
+    CS_CHECK(lo == 4 && hi == 4);
 }
 
 int main(void)
@@ -156,5 +182,6 @@ int main(void)
     test_flat_index();
     test_find_greedy();
     test_wellformed();
+    test_stat_args();
     return cs_test_done("metrics_api");
 }

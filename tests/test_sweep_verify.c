@@ -264,6 +264,24 @@ static void test_attrs(void)
     free(s);
     s = cs_h5t_read_attr_str(f, "i", &bad);
     CS_CHECK(s == NULL && bad == 1);
+    /* A variable-length string attribute (older summaries): read the same. */
+    hid_t vt = H5Tcopy(H5T_C_S1), vsp = H5Screate(H5S_SCALAR);
+    H5Tset_size(vt, H5T_VARIABLE);
+    hid_t va = H5Acreate2(f, "v", vt, vsp, H5P_DEFAULT, H5P_DEFAULT);
+    const char *vs = "vlen text";
+    CS_CHECK(va >= 0 && H5Awrite(va, vt, &vs) >= 0);
+    H5Aclose(va);
+    H5Sclose(vsp);
+    H5Tclose(vt);
+    s = cs_h5t_read_attr_str(f, "v", &bad);
+    CS_CHECK_STR(s, "vlen text");
+    CS_CHECK(bad == 0);
+    free(s);
+    /* A compound whose member does not fit its size: no type. */
+    const char *bn[1] = {"x"};
+    size_t bo[1] = {8};
+    hid_t bt[1] = {H5T_NATIVE_DOUBLE};
+    CS_CHECK(cs_h5t_compound(8, 1, bn, bo, bt) < 0);
     /* A row wider than a chunk's bytes: one row a chunk. */
     static unsigned char wide[1 << 17];
     hid_t t = H5Tcreate(H5T_COMPOUND, sizeof wide);
@@ -287,6 +305,12 @@ int main(void)
     snprintf(dir, sizeof dir, "%s/cs_sweep_verify_%d", cs_test_tmpdir(), (int)getpid());
     mkdir(dir, 0755);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* the refused files' HDF5 error stacks */
+    /* No room for the message: the code alone. */
+    row_t r0[4];
+    good_rows(r0);
+    hid_t f0 = make(&C(3, 2, 2, 1, 0), r0, 4, RUNS_OK, 0);
+    CS_CHECK_EQ_U64(f0 >= 0 ? cs_sweep_file_verify(f0, "S", NULL, 0) : -1, CS_ECORRUPT);
+    if (f0 >= 0) H5Fclose(f0);
     test_root();
     test_runs();
     test_attrs();

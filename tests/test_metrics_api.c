@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cs_h5.h"
+#include "cs_stats.h"
 #include "cs_test.h"
 
 static void test_flat_index(void)
@@ -174,6 +175,23 @@ static void test_stat_args(void)
     double e[3] = {4, 4, 4};
     CS_CHECK_EQ_U64(cs_stat_bootstrap_mean(e, 3, 50, 0.9, 1, &lo, &hi), CS_OK);
     CS_CHECK(lo == 4 && hi == 4);
+    /* BCa (cs_stats.h): 10 equal values give that value, also with no
+     * place for the bounds; B = 0 or a level of 1 gives NaN. */
+    double t10[10];
+    for (int i = 0; i < 10; i++) t10[i] = 2.5;
+    CS_CHECK_EQ_U64(cs_stat_bca_mean(t10, 10, 100, 0.95, 1, NULL, NULL), CS_OK);
+    CS_CHECK_EQ_U64(cs_stat_bca_mean(t10, 10, 100, 0.95, 1, &lo, &hi), CS_OK);
+    CS_CHECK(lo == 2.5 && hi == 2.5);
+    CS_CHECK_EQ_U64(cs_stat_bca_mean(t10, 10, 0, 0.95, 1, &lo, &hi), CS_OK);
+    CS_CHECK(isnan(lo) && isnan(hi));
+    CS_CHECK_EQ_U64(cs_stat_bca_mean(t10, 10, 100, 1.0, 1, &lo, &hi), CS_OK);
+    CS_CHECK(isnan(lo) && isnan(hi));
+    /* No values: n 0 and NaN throughout. */
+    cs_stat_ci_t ci;
+    CS_CHECK_EQ_U64(cs_stat_ci(t10, 0, 0.95, 1, &ci), CS_OK);
+    CS_CHECK(ci.n == 0 && isnan(ci.mean) && isnan(ci.t_lo) && isnan(ci.b_hi));
+    CS_CHECK_EQ_U64(cs_stat_paired(t10, t10, 0, 0.95, 1, &ci), CS_OK);
+    CS_CHECK(ci.n == 0 && isnan(ci.mean));
 }
 
 int main(void)

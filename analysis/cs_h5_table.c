@@ -54,16 +54,18 @@ char *cs_h5t_read_attr_str(hid_t loc, const char *name, int *bad)
     hid_t a = ex > 0 ? H5Aopen(loc, name, H5P_DEFAULT) : -1;
     hid_t ft = a >= 0 ? H5Aget_type(a) : -1, mt = -1;
     char *out = NULL;
+    int oom = 0;
     if (ft >= 0 && H5Tget_class(ft) == H5T_STRING) {
         htri_t vl = H5Tis_variable_str(ft);
         if (vl > 0 && (mt = H5Tcopy(H5T_C_S1)) >= 0 && H5Tset_size(mt, H5T_VARIABLE) >= 0 &&
             H5Tset_cset(mt, H5Tget_cset(ft)) >= 0) {
             char *v = NULL;
-            if (H5Aread(a, mt, &v) >= 0 && v) out = strdup(v);
+            if (H5Aread(a, mt, &v) >= 0 && v) oom = !(out = strdup(v));
             if (v) H5free_memory(v);
         } else if (vl == 0) {
             size_t n = H5Tget_size(ft);
             out = n > 0 && n < ((size_t)1 << 30) ? calloc(n + 1, 1) : NULL;
+            oom = n > 0 && n < ((size_t)1 << 30) && !out;
             if (out && H5Aread(a, ft, out) < 0) {
                 free(out);
                 out = NULL;
@@ -73,7 +75,7 @@ char *cs_h5t_read_attr_str(hid_t loc, const char *name, int *bad)
     if (mt >= 0) H5Tclose(mt);
     if (ft >= 0) H5Tclose(ft);
     if (a >= 0) H5Aclose(a);
-    if (!out && bad) *bad = 1;
+    if (!out && bad) *bad = oom ? 2 : 1;
     return out;
 }
 
@@ -216,6 +218,11 @@ int cs_sweep_file_verify(hid_t fid, const char *path, char *err, size_t cap)
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         int bad = 0;
         free(cs_h5t_read_attr_str(fid, strs[i], &bad));
+        if (bad == 2) {
+            if (ft >= 0) H5Tclose(ft);
+            if (ds >= 0) H5Dclose(ds);
+            return cs__h5t_err(err, cap, CS_ENOMEM, "'%s': out of memory", path);
+        }
         if (bad) {
             snprintf(why, sizeof why, "root attribute %s is unreadable", strs[i]);
             break;

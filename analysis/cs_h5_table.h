@@ -27,7 +27,8 @@ int cs_h5t_attr_str(hid_t loc, const char *name, const char *s);
 
 /* A scalar string attribute, fixed-length or variable-length (older
  * files), as a malloc'ed string; NULL when absent or unreadable (*bad set
- * to 1 when present and unreadable; bad may be NULL). */
+ * to 1 when present and unreadable, 2 when out of memory; bad may be
+ * NULL). */
 char *cs_h5t_read_attr_str(hid_t loc, const char *name, int *bad);
 
 /* Dataset name of nrows rows of compound type (rowsz bytes each) from

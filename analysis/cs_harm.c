@@ -90,6 +90,10 @@ static int cs__side(cs_h5_reader_t *r, const char *path, const uint8_t *honest, 
     int rc = cs_h5_read_attr_str(r, "fires_mode", &mode);
     int all = rc == CS_OK && strcmp(mode, "all") == 0;
     free(mode);
+    if (rc == CS_ENOMEM) { /* not a file without every fire */
+        cs__herr(err, cap, "%s: out of memory", path);
+        return CS_ENOMEM;
+    }
     if (!all) {
         cs__herr(err, cap, "%s: needs every fire (output.fires = all)", path);
         return CS_EPARSE;
@@ -392,7 +396,8 @@ typedef struct cs__hsrow {
     double mean, t_lo, t_hi, bca_lo, bca_hi;
 } cs__hsrow_t;
 
-/* The table /harm_summary of file (see cs_harm_write).  0 or -1. */
+/* The table /harm_summary of file (see cs_harm_write).  0, -1, or -2 when
+ * out of memory. */
 static int cs__harm_write_summary(hid_t file, const cs_harm_sum_t *s, size_t ns)
 {
 #define CS__HSCOLS(X) X(mechanism) X(seeds) X(metric) X(form) X(n) X(mean) X(t_lo) X(t_hi) X(bca_lo) X(bca_hi)
@@ -403,7 +408,7 @@ static int cs__harm_write_summary(hid_t file, const cs_harm_sum_t *s, size_t ns)
     enum { NC = sizeof names / sizeof names[0] };
     size_t nr = ns * CS_HARM_NMET * CS_HARM_NFORM;
     cs__hsrow_t *rows = calloc(nr ? nr : 1, sizeof *rows);
-    if (!rows) return -1;
+    if (!rows) return -2;
     size_t r = 0;
     for (size_t g = 0; g < ns; g++)
         for (int met = 0; met < CS_HARM_NMET; met++)
@@ -509,12 +514,14 @@ int cs_harm_write(const char *path, const cs_harm_t *h, size_t n, const cs_harm_
      * checksums (cs_h5_table.h). */
     hid_t file = cs_h5t_create(tmp);
     hid_t ct = cs_h5t_compound(sizeof(cs__hrow_t), NC, names, offs, types);
+    int ws = 0;
     if (file < 0 || ct < 0 ||
         cs_h5t_write_table(file, "harm", "harm to honest actors (analysis/README.md)", ct, sizeof(cs__hrow_t), n,
                            rows) != 0 ||
-        cs__harm_write_summary(file, s, ns) != 0) {
-        cs__herr(err, cap, "cannot write %s", path);
-        rc = CS_EIO;
+        (ws = cs__harm_write_summary(file, s, ns)) != 0) {
+        if (ws == -2) cs__herr(err, cap, "cannot write %s: out of memory", path);
+        else cs__herr(err, cap, "cannot write %s", path);
+        rc = ws == -2 ? CS_ENOMEM : CS_EIO;
     }
     if (file >= 0 && H5Fclose(file) < 0 && rc == CS_OK) {
         cs__herr(err, cap, "cannot write %s", path);

@@ -84,7 +84,7 @@ void cs_harm_print_summary(FILE *f, const cs_harm_sum_t *s, size_t n);
  * as <path>.tmp and published by cs_publish_commit (fsync, rename, fsync of
  * the directory), so path holds the previous file or the new one whole; a
  * <path>.tmp left by a killed writer is replaced with a note on stderr.
- * CS_OK or CS_EIO (message in err). */
+ * CS_OK, CS_ENOMEM or CS_EIO (message in err). */
 int cs_harm_write(const char *path, const cs_harm_t *h, size_t n, const cs_harm_sum_t *s, size_t ns, char *err,
                   size_t cap);
 

@@ -290,9 +290,9 @@ int cs_report_write(const char *const *inputs, size_t nin, const cs_report_opts_
     /* 5. report.md (written to a temporary name, published when complete). */
     if (rc == 0) {
         size_t fig = 0;
-        cs__md_title(out, runs, nr, sweeps, ns, nsr ? &sruns[0] : NULL);
+        if (cs__md_title(out, runs, nr, sweeps, ns, nsr ? &sruns[0] : NULL) != 0) rc = CS_EXIT_IO;
         if (nr > 0) {
-            cs__md_runs(out, runs, nr);
+            if (cs__md_runs(out, runs, nr) != 0) rc = CS_EXIT_IO;
             fprintf(out, "## Plots\n\n");
             cs__md_plots(out, &plots, 0, run_plots_end, &fig);
             int fires = 0;
@@ -301,8 +301,12 @@ int cs_report_write(const char *const *inputs, size_t nin, const cs_report_opts_
                     if (runs[i].delay[k].total) fires = 1;
             if (!fires) fprintf(out, "No /fires rows (output.fires = off): no delay CDFs.\n\n");
         }
-        for (size_t i = 0; i < nsr; i++) cs__md_seedrun(out, &sruns[i], &plots, sr_from[i], sr_from[i + 1], &fig);
-        for (size_t i = 0; i < ns; i++) cs__md_sweep(out, &sweeps[i], ref, &plots, sweep_from[i], sweep_dfrom[i], sweep_from[i + 1], &fig);
+        /* (an out-of-memory section: no report.md, exit 3) */
+        for (size_t i = 0; i < nsr; i++)
+            if (cs__md_seedrun(out, &sruns[i], &plots, sr_from[i], sr_from[i + 1], &fig) != 0) rc = CS_EXIT_IO;
+        for (size_t i = 0; i < ns; i++)
+            if (cs__md_sweep(out, &sweeps[i], ref, &plots, sweep_from[i], sweep_dfrom[i], sweep_from[i + 1], &fig) != 0)
+                rc = CS_EXIT_IO;
         fprintf(out, "---\nPlots drawn by gnuplot (%s terminal); scripts (*.gp) and data (*.dat) are in this "
                      "directory.\n",
                 g.cairo ? "pngcairo" : "png");

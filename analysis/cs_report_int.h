@@ -231,12 +231,14 @@ int cs__plot_point(const cs__gp_t *g, const cs__sweep_t *s, const char *prefix, 
 /* ---- report.md (cs_report_tables.c) ------------------------------------- */
 
 void cs__md_plots(FILE *f, const cs__plots_t *pl, size_t from, size_t to, size_t *fig);
-void cs__md_runs(FILE *f, const cs__rep_run_t *runs, size_t n);
-void cs__md_seedrun(FILE *f, const cs__seedrun_t *s, const cs__plots_t *pl, size_t from, size_t to,
-                    size_t *fig);
-void cs__md_sweep(FILE *f, const cs__sweep_t *s, const char *refname, const cs__plots_t *pl, size_t from,
-                  size_t dfrom, size_t to, size_t *fig);
-void cs__md_title(FILE *f, const cs__rep_run_t *runs, size_t nr, const cs__sweep_t *sw, size_t ns,
-                  const cs__seedrun_t *sr);
+/* The report.md sections below return 0, or -1 when out of memory (said on
+ * stderr): the report is then not published (exit 3). */
+int cs__md_runs(FILE *f, const cs__rep_run_t *runs, size_t n);
+int cs__md_seedrun(FILE *f, const cs__seedrun_t *s, const cs__plots_t *pl, size_t from, size_t to,
+                   size_t *fig);
+int cs__md_sweep(FILE *f, const cs__sweep_t *s, const char *refname, const cs__plots_t *pl, size_t from,
+                 size_t dfrom, size_t to, size_t *fig);
+int cs__md_title(FILE *f, const cs__rep_run_t *runs, size_t nr, const cs__sweep_t *sw, size_t ns,
+                 const cs__seedrun_t *sr);
 
 #endif

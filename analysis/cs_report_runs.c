@@ -275,8 +275,23 @@ int cs__rep_run_load(cs__rep_run_t *r, size_t idx, const char *dir)
     return rc;
 }
 
+/* The last k components of path p ("a/b/c", 2: "b/c"); p when it has no
+ * more. */
+static const char *cs__path_tail(const char *p, int k)
+{
+    const char *s = p + strlen(p);
+    while (s > p) {
+        if (s[-1] == '/' && --k == 0) break;
+        s--;
+    }
+    return s;
+}
+
 /* Make labels unique: a mechanism that appears more than once is labelled
- * "mech seed N" when the seeds differ, else "mech [file name]". */
+ * "mech seed N" when the seeds differ, else "mech [tail]" with the
+ * shortest tail of its path no other run of that mechanism and seed
+ * shares (cowsim run names every file <mechanism>.h5, so runs of one
+ * scenario in two directories once got the same label "fifo [fifo.h5]"). */
 void cs__run_labels(cs__rep_run_t *runs, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -291,8 +306,16 @@ void cs__run_labels(cs__rep_run_t *runs, size_t n)
             snprintf(runs[i].label, sizeof runs[i].label, "%s seed %llu", runs[i].mechanism,
                      (unsigned long long)runs[i].seed);
         else {
-            const char *b = strrchr(runs[i].path, '/');
-            snprintf(runs[i].label, sizeof runs[i].label, "%s [%s]", runs[i].mechanism, b ? b + 1 : runs[i].path);
+            const char *t = runs[i].path;
+            for (int k = 1; k < 64; k++) {
+                t = cs__path_tail(runs[i].path, k);
+                int clash = 0;
+                for (size_t j = 0; j < n && !clash; j++)
+                    clash = j != i && strcmp(runs[i].mechanism, runs[j].mechanism) == 0 &&
+                            runs[j].seed == runs[i].seed && strcmp(cs__path_tail(runs[j].path, k), t) == 0;
+                if (!clash || t == runs[i].path) break;
+            }
+            snprintf(runs[i].label, sizeof runs[i].label, "%s [%s]", runs[i].mechanism, t);
         }
     }
 }

@@ -24,7 +24,7 @@
 /* Free what s owns. */
 void cs__sweep_free(cs__sweep_t *s)
 {
-    for (size_t c = 0; c < s->ncols; c++) {
+    for (size_t c = 0; s->col && c < s->ncols; c++) {
         free(s->col[c].name);
         free(s->col[c].num);
         if (s->col[c].str)
@@ -43,8 +43,9 @@ void cs__sweep_free(cs__sweep_t *s)
 }
 
 /* A root string attribute of file fid as a malloc'd string, or NULL if
- * absent or not a string. */
-static char *cs__attr_str(hid_t fid, const char *name)
+ * absent or not a string; *oom set to 1 when it is NULL for want of
+ * memory (never cleared). */
+static char *cs__attr_str(hid_t fid, const char *name, int *oom)
 {
     if (H5Aexists(fid, name) <= 0) return NULL;
     hid_t a = H5Aopen(fid, name, H5P_DEFAULT);
@@ -58,13 +59,13 @@ static char *cs__attr_str(hid_t fid, const char *name)
             H5Tset_size(mt, H5T_VARIABLE);
             H5Tset_cset(mt, H5Tget_cset(t)); /* HDF5 will not convert UTF-8 <-> ASCII */
             if (H5Aread(a, mt, &v) >= 0 && v) {
-                out = cs__strdup(v);
+                if (!(out = cs__strdup(v))) *oom = 1;
                 H5free_memory(v);
             }
             H5Tclose(mt);
         } else {
             size_t sz = H5Tget_size(t);
-            out = calloc(sz + 1, 1);
+            if (!(out = calloc(sz + 1, 1))) *oom = 1;
             if (out && H5Aread(a, t, out) < 0) {
                 free(out);
                 out = NULL;
@@ -91,7 +92,7 @@ static int cs__read_num_member(hid_t ds, const char *name, size_t n, double *out
 }
 
 /* Read string member `name` (file type ft) of ds (n rows) into out[n]
- * (malloc'd strings).  Returns 0 or -1. */
+ * (malloc'd strings).  Returns 0, -1, or -2 when out of memory. */
 static int cs__read_str_member(hid_t ds, const char *name, hid_t ft, size_t n, char **out)
 {
     if (n == 0) return 0;
@@ -102,12 +103,13 @@ static int cs__read_str_member(hid_t ds, const char *name, hid_t ft, size_t n, c
         H5Tset_cset(st, H5Tget_cset(ft));
         hid_t mt = H5Tcreate(H5T_COMPOUND, sizeof(char *));
         char **v = calloc(n, sizeof *v);
+        if (!v) rc = -2;
         if (v && mt >= 0 && H5Tinsert(mt, name, 0, st) >= 0 &&
             H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) {
             rc = 0;
             for (size_t i = 0; i < n; i++) {
                 out[i] = cs__strdup(v[i] ? v[i] : "");
-                if (!out[i]) rc = -1;
+                if (!out[i]) rc = -2;
             }
             hid_t sp = H5Dget_space(ds);
 #if H5_VERSION_GE(1, 12, 0)
@@ -125,13 +127,14 @@ static int cs__read_str_member(hid_t ds, const char *name, hid_t ft, size_t n, c
         hid_t st = H5Tcopy(ft);
         hid_t mt = H5Tcreate(H5T_COMPOUND, sz);
         char *buf = calloc(n, sz);
+        if (!buf) rc = -2;
         if (buf && mt >= 0 && H5Tinsert(mt, name, 0, st) >= 0 &&
             H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0) {
             rc = 0;
             for (size_t i = 0; i < n; i++) {
                 out[i] = calloc(sz + 1, 1);
                 if (!out[i]) {
-                    rc = -1;
+                    rc = -2;
                     continue;
                 }
                 memcpy(out[i], buf + i * sz, sz);
@@ -161,7 +164,7 @@ static int cs__metric_index(const char *s)
  */
 static int cs__sweep_load(cs__sweep_t *s, hid_t fid)
 {
-    int rc = 0;
+    int rc = 0, oom = 0;
     hid_t ds = H5Dopen2(fid, "runs", H5P_DEFAULT);
     hid_t ft = ds >= 0 ? H5Dget_type(ds) : H5I_INVALID_HID;
     hid_t sp = ds >= 0 ? H5Dget_space(ds) : H5I_INVALID_HID;
@@ -182,7 +185,8 @@ static int cs__sweep_load(cs__sweep_t *s, hid_t fid)
     int nm = H5Tget_nmembers(ft);
     s->ncols = nm > 0 ? (size_t)nm : 0;
     s->col = calloc(s->ncols ? s->ncols : 1, sizeof *s->col);
-    if (!s->col) {
+    oom = !s->col;
+    if (oom) {
         rc = CS_EXIT_IO;
         goto out;
     }
@@ -196,6 +200,7 @@ static int cs__sweep_load(cs__sweep_t *s, hid_t fid)
         if (nm5) H5free_memory(nm5);
         H5T_class_t cl = H5Tget_member_class(ft, (unsigned)c);
         if (!col->name) {
+            oom = 1;
             rc = CS_EXIT_IO;
             break;
         }
@@ -203,16 +208,19 @@ static int cs__sweep_load(cs__sweep_t *s, hid_t fid)
             hid_t mt = H5Tget_member_type(ft, (unsigned)c);
             col->is_str = 1;
             col->str = calloc(s->nrows ? s->nrows : 1, sizeof *col->str);
-            if (!col->str || cs__read_str_member(ds, col->name, mt, s->nrows, col->str) != 0) rc = CS_EXIT_IO;
+            int e = col->str ? cs__read_str_member(ds, col->name, mt, s->nrows, col->str) : -2;
+            if (e) rc = CS_EXIT_IO;
+            if (e == -2) oom = 1;
             H5Tclose(mt);
         } else if (cl == H5T_INTEGER || cl == H5T_FLOAT) {
             col->num = calloc(s->nrows ? s->nrows : 1, sizeof *col->num);
-            if (!col->num || cs__read_num_member(ds, col->name, s->nrows, col->num) != 0) rc = CS_EXIT_IO;
+            oom = !col->num;
+            if (oom || cs__read_num_member(ds, col->name, s->nrows, col->num) != 0) rc = CS_EXIT_IO;
         } else {
             continue; /* other member types are neither parameters nor metrics */
         }
         if (rc) {
-            fprintf(stderr, "cowsim report: %s: cannot read /runs column %s\n", s->path, col->name);
+            if (!oom) fprintf(stderr, "cowsim report: %s: cannot read /runs column %s\n", s->path, col->name);
             break;
         }
         if (strcmp(col->name, "point") == 0) s->c_point = (int)c;
@@ -233,6 +241,7 @@ static int cs__sweep_load(cs__sweep_t *s, hid_t fid)
         s->np = (size_t)first_metric - s->p0;
     }
 out:
+    if (oom) fprintf(stderr, "cowsim report: %s: out of memory\n", s->path);
     if (sp >= 0) H5Sclose(sp);
     if (ft >= 0) H5Tclose(ft);
     if (ds >= 0) H5Dclose(ds);
@@ -262,19 +271,22 @@ int cs__sweep_open(cs__sweep_t *s)
         H5Fclose(fid);
         return cs_exit_of(vr);
     }
-    s->name = cs__attr_str(fid, "name");
+    /* An attribute that cannot be copied for want of memory (oom) must not
+     * pass for an absent one, nor a name left NULL be printed later. */
+    int oom = 0;
+    s->name = cs__attr_str(fid, "name", &oom);
     if (!s->name) {
         const char *b = strrchr(s->path, '/');
         s->name = cs__strdup(b ? b + 1 : s->path);
     }
-    s->version = cs__attr_str(fid, "cowsim_version");
-    s->commit = cs__attr_str(fid, "git_commit");
-    char *base = cs__attr_str(fid, "base_json");
-    if (!base) base = cs__attr_str(fid, "scenario_json");
+    s->version = cs__attr_str(fid, "cowsim_version", &oom);
+    s->commit = cs__attr_str(fid, "git_commit", &oom);
+    char *base = cs__attr_str(fid, "base_json", &oom);
+    if (!base) base = cs__attr_str(fid, "scenario_json", &oom);
     cJSON *j = base ? cJSON_Parse(base) : NULL;
     /* Out of memory parsing well-formed JSON (cs__json_wellformed) must not
      * pass for a base scenario without a name or design paths. */
-    int oom = base && !j && cs__json_wellformed(base);
+    if (base && !j && cs__json_wellformed(base)) oom = 1;
     const cJSON *nm = j ? cJSON_GetObjectItemCaseSensitive(j, "name") : NULL;
     const cJSON *bl = j ? cJSON_GetObjectItemCaseSensitive(j, "blocks") : NULL;
     s->base_name = cs__strdup(cJSON_IsString(nm) ? nm->valuestring : "");
@@ -283,8 +295,9 @@ int cs__sweep_open(cs__sweep_t *s)
     free(base);
     if (!s->version) s->version = cs__strdup("");
     if (!s->commit) s->commit = cs__strdup("");
-    s->design = cs__attr_str(fid, "design");
+    s->design = cs__attr_str(fid, "design", &oom);
     if (!s->design) s->design = cs__strdup("");
+    if (!s->name || !s->version || !s->commit || !s->base_name || !s->design) oom = 1;
     s->complete = 1;
     if (H5Aexists(fid, "complete") > 0) {
         hid_t a = H5Aopen(fid, "complete", H5P_DEFAULT);
@@ -301,7 +314,7 @@ int cs__sweep_open(cs__sweep_t *s)
     }
     /* Display names of the parameters: the design's scenario paths, in the
      * order of the design object, which is the column order (cs_sweep.h). */
-    char *sj = rc == 0 ? cs__attr_str(fid, "sweep_json") : NULL;
+    char *sj = rc == 0 ? cs__attr_str(fid, "sweep_json", &oom) : NULL;
     cJSON *j2 = sj ? cJSON_Parse(sj) : NULL;
     if (sj && !j2 && cs__json_wellformed(sj)) oom = 1;
     if (rc == 0 && oom) {
@@ -322,6 +335,7 @@ int cs__sweep_open(cs__sweep_t *s)
             s->plabel[p] = cs__strdup(it && it->string ? it->string : s->col[s->p0 + p].name);
             if (!s->plabel[p]) rc = CS_EXIT_IO;
         }
+        if (rc) fprintf(stderr, "cowsim report: %s: out of memory\n", s->path);
     }
     cJSON_Delete(j2);
     free(sj);
@@ -330,12 +344,15 @@ int cs__sweep_open(cs__sweep_t *s)
 }
 
 /* Distinct values of string column strs (n rows), first appearance order;
- * returns 0 or -1 when out of memory. */
+ * returns 0 or -1 when out of memory (said on stderr). */
 int cs__distinct_str(char **strs, size_t n, cs__names_t *out)
 {
     out->v = calloc(n ? n : 1, sizeof *out->v);
     out->n = 0;
-    if (!out->v) return -1;
+    if (!out->v) {
+        fprintf(stderr, "cowsim report: out of memory\n");
+        return -1;
+    }
     for (size_t i = 0; i < n; i++) {
         size_t j = 0;
         while (j < out->n && strcmp(out->v[j], strs[i]) != 0) j++;
@@ -483,6 +500,7 @@ int cs__plot_sweep(const cs__gp_t *g, const cs__sweep_t *s, const char *prefix, 
     double *vals = malloc(nr * sizeof *vals), *xs = malloc(nr * sizeof *xs);
     size_t *grp = malloc(nr * sizeof *grp), *rep = malloc(nr * sizeof *rep);
     int rc = vals && xs && grp && rep ? 0 : CS_EXIT_IO, warned = 0;
+    if (rc) fprintf(stderr, "cowsim report: out of memory\n");
     for (size_t p = 0; p < s->np && rc == 0; p++) {
         size_t pc = s->p0 + p;
         const cs__scol_t *pcol = &s->col[pc];
@@ -756,6 +774,7 @@ int cs__plot_sweep_diff(const cs__gp_t *g, const cs__sweep_t *s, const char *pre
     size_t *grp = malloc(nr * sizeof *grp), *rep = malloc(nr * sizeof *rep);
     size_t *pr = malloc(nr * sizeof *pr), *pu = malloc(nr * sizeof *pu);
     int rc = xs && a && b && grp && rep && pr && pu ? 0 : CS_EXIT_IO;
+    if (rc) fprintf(stderr, "cowsim report: out of memory\n");
     const char *const *mech = (const char *const *)s->col[s->c_mech].str;
     for (size_t p = 0; p < s->np && rc == 0; p++) {
         size_t pc = s->p0 + p;

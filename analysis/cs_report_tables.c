@@ -101,7 +101,7 @@ static void cs__md_steady(FILE *f, const cs__rep_run_t *runs, size_t n)
 }
 
 /* The runs part of report.md: provenance table, metrics table, figures. */
-void cs__md_runs(FILE *f, const cs__rep_run_t *runs, size_t n)
+int cs__md_runs(FILE *f, const cs__rep_run_t *runs, size_t n)
 {
     fprintf(f, "## Runs\n\n| run | file | mechanism | scenario | seed | blocks | complete | cowsim | commit |\n");
     fprintf(f, "|---|---|---|---|---:|---:|---|---|---|\n");
@@ -178,12 +178,14 @@ void cs__md_runs(FILE *f, const cs__rep_run_t *runs, size_t n)
         for (size_t i = 0; i < n; i++) cs__md_num(f, v[i], CS__REP_NAN, CS__REP_NAN, best[i]);
         fputc('\n', f);
     }
-    if (!v || !best || !mechs) fprintf(stderr, "cowsim report: out of memory writing the metrics table\n");
+    int oom = !v || !best || !mechs;
+    if (oom) fprintf(stderr, "cowsim report: out of memory writing the metrics table\n");
     free(v);
     free(best);
     free(mechs);
     fputc('\n', f);
     cs__md_steady(f, runs, n);
+    return oom ? -1 : 0;
 }
 
 /* The rows of the multi-seed table: the columns of `cowsim run`'s own
@@ -197,7 +199,7 @@ static const int cs__seed_rows[] = {CS_M_welfare,  CS_M_efficiency,       CS_M_p
 
 /* The report.md section of multi-seed run s: seeds, the table of means
  * with t intervals, its figures. */
-void cs__md_seedrun(FILE *f, const cs__seedrun_t *s, const cs__plots_t *pl, size_t from, size_t to,
+int cs__md_seedrun(FILE *f, const cs__seedrun_t *s, const cs__plots_t *pl, size_t from, size_t to,
                     size_t *fig)
 {
     size_t nm = s->set.nm, ns = s->set.ns;
@@ -242,7 +244,8 @@ void cs__md_seedrun(FILE *f, const cs__seedrun_t *s, const cs__plots_t *pl, size
         }
         fputc('\n', f);
     }
-    if (!(x && mean && lo && hi && best)) fprintf(stderr, "cowsim report: out of memory writing the seeds table\n");
+    int oom = !(x && mean && lo && hi && best);
+    if (oom) fprintf(stderr, "cowsim report: out of memory writing the seeds table\n");
     free(x);
     free(mean);
     free(lo);
@@ -250,6 +253,7 @@ void cs__md_seedrun(FILE *f, const cs__seedrun_t *s, const cs__plots_t *pl, size
     free(best);
     fputc('\n', f);
     cs__md_plots(f, pl, from, to, fig);
+    return oom ? -1 : 0;
 }
 
 /* Head of a per-point sweep table: point, the swept parameters, column
@@ -369,8 +373,8 @@ static int cs__md_sweep_paired(FILE *f, const cs__sweep_t *s, const cs__names_t 
  * (mechanism, point), the paired differences, figures: plots[from, to),
  * of which [dfrom, to) are the paired-difference plots, listed beside the
  * paired-difference tables. */
-void cs__md_sweep(FILE *f, const cs__sweep_t *s, const char *refname, const cs__plots_t *pl, size_t from,
-                  size_t dfrom, size_t to, size_t *fig)
+int cs__md_sweep(FILE *f, const cs__sweep_t *s, const char *refname, const cs__plots_t *pl, size_t from,
+                 size_t dfrom, size_t to, size_t *fig)
 {
     fprintf(f, "## Sweep %s\n\n", s->name);
     fprintf(f, "File `%s`: %zu rows in /runs", s->path, s->nrows);
@@ -402,16 +406,18 @@ void cs__md_sweep(FILE *f, const cs__sweep_t *s, const char *refname, const cs__
     }
     if (nundef) fprintf(f, ".\n\n");
     cs__names_t mechs = {0};
-    if (cs__distinct_str(s->col[s->c_mech].str, s->nrows, &mechs) != 0) return;
+    if (cs__distinct_str(s->col[s->c_mech].str, s->nrows, &mechs) != 0) return -1;
     fprintf(f, "Mean over seeds of each metric per design point, 6 significant digits, with its 95 %% interval "
                "in brackets (BCa bootstrap from %d runs per point, Student-t below, none for one run; `%s` = no "
                "finite value).\n\n",
             CS_STAT_BOOT_MIN_N, CS__NUM_NAN);
     double *cell = malloc((s->nrows ? s->nrows : 1) * sizeof *cell);
     if (!cell) {
+        fprintf(stderr, "cowsim report: out of memory writing the sweep table\n");
         free(mechs.v);
-        return;
+        return -1;
     }
+    int ci_oom = 0;
     for (size_t k = 0; k < mechs.n; k++) {
         fprintf(f, "### %s\n\n", mechs.v[k]);
         cs__md_sweep_head(f, s, "runs", "");
@@ -455,7 +461,10 @@ void cs__md_sweep(FILE *f, const cs__sweep_t *s, const char *refname, const cs__
                     if (isfinite(v)) cell[nv++] = v;
                 }
                 double mean = CS__REP_NAN, lo = CS__REP_NAN, hi = CS__REP_NAN;
-                if (nv && cs__mean_ci(cell, nv, &mean, &lo, &hi, NULL) != 0) lo = hi = CS__REP_NAN;
+                if (nv && cs__mean_ci(cell, nv, &mean, &lo, &hi, NULL) != 0) {
+                    lo = hi = CS__REP_NAN;
+                    ci_oom = 1; /* not a cell without an interval: no report */
+                }
                 if (!nv) fprintf(f, " %s |", CS__NUM_NAN);
                 else if (isfinite(lo)) fprintf(f, " %.6g [%.6g, %.6g] |", mean, lo, hi);
                 else fprintf(f, " %.6g |", mean);
@@ -465,6 +474,7 @@ void cs__md_sweep(FILE *f, const cs__sweep_t *s, const char *refname, const cs__
         fputc('\n', f);
     }
     free(cell);
+    if (ci_oom) fprintf(stderr, "cowsim report: out of memory writing the sweep table\n");
     size_t ref = 0;
     if (refname) {
         for (ref = 0; ref < mechs.n && strcmp(mechs.v[ref], refname) != 0; ref++) {}
@@ -474,8 +484,9 @@ void cs__md_sweep(FILE *f, const cs__sweep_t *s, const char *refname, const cs__
                     s->path, refname);
         }
     }
-    if (ref < mechs.n && cs__md_sweep_paired(f, s, &mechs, ref) != 0)
-        fprintf(stderr, "cowsim report: out of memory writing the paired differences\n");
+    int oom = ref < mechs.n && cs__md_sweep_paired(f, s, &mechs, ref) != 0;
+    if (oom) fprintf(stderr, "cowsim report: out of memory writing the paired differences\n");
+    oom |= ci_oom;
     if (dfrom < to) {
         fprintf(f, "Plotted (d with its 95 %% Student-t interval against each swept parameter, one line per "
                    "mechanism and per value of the other swept parameters):");
@@ -486,12 +497,14 @@ void cs__md_sweep(FILE *f, const cs__sweep_t *s, const char *refname, const cs__
     }
     free(mechs.v);
     cs__md_plots(f, pl, from, to, fig);
+    return oom ? -1 : 0;
 }
 
 /* Title block of report.md from the runs (or the first sweep). */
-void cs__md_title(FILE *f, const cs__rep_run_t *runs, size_t nr, const cs__sweep_t *sw, size_t ns,
-                  const cs__seedrun_t *sr)
+int cs__md_title(FILE *f, const cs__rep_run_t *runs, size_t nr, const cs__sweep_t *sw, size_t ns,
+                 const cs__seedrun_t *sr)
 {
+    int oom = 0;
     if (nr == 0 && ns == 0 && sr) {
         fprintf(f, "# cowsim report: %s\n\n- multi-seed run: %s, %zu seeds, mechanisms:", sr->set.scenario, sr->path,
                 sr->set.ns);
@@ -529,7 +542,11 @@ void cs__md_title(FILE *f, const cs__rep_run_t *runs, size_t nr, const cs__sweep
             for (size_t i = 0; i < s->nrows; i++) {
                 size_t j = 0;
                 while (j < seeds.n && seeds.v[j] != s->col[s->c_seed].num[i]) j++;
-                if (j == seeds.n && cs__dvec_push(&seeds, s->col[s->c_seed].num[i]) != 0) break;
+                if (j == seeds.n && cs__dvec_push(&seeds, s->col[s->c_seed].num[i]) != 0) {
+                    fprintf(stderr, "cowsim report: out of memory\n");
+                    oom = 1;
+                    break;
+                }
             }
             for (size_t j = 0; j < seeds.n; j++) fprintf(f, "%s %.0f", j ? "," : "", seeds.v[j]);
             free(seeds.v);
@@ -540,4 +557,5 @@ void cs__md_title(FILE *f, const cs__rep_run_t *runs, size_t nr, const cs__sweep
         (void)ns;
     }
     fprintf(f, "- report written by cowsim %s (commit %s)\n\n", CS_VERSION, CS_GIT_COMMIT);
+    return oom ? -1 : 0;
 }

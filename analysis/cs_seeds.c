@@ -204,7 +204,7 @@ int cs_seeds_table(const char *name, uint64_t blocks, const char *dir, const uin
     if (rc == CS_OK && any_star)
         fprintf(out, "*: the best mean of its column among the rules (higher welfare, efficiency and jain, lower\n"
                      "delay_p99; the greedy reference is not ranked).\n");
-    else snprintf(err, errcap, "out of memory");
+    if (rc != CS_OK) snprintf(err, errcap, "out of memory");
     free(v);
     return rc;
 }
@@ -388,8 +388,12 @@ int cs_seeds_load(const char *dir, cs_seeds_set_t *s, char *err, size_t errcap)
         char path[4352];
         cs_seeds_path(path, sizeof path, dir, s->seeds[0], s->mechs[0]);
         cs_h5_reader_t *rd = cs_h5_open_read(path, &rc);
-        cJSON *sj = rd && cs_h5_info(rd)->scenario_json ? cJSON_Parse(cs_h5_info(rd)->scenario_json) : NULL;
-        if (rd) cs__sort_mechs(s->mechs, s->nm, sj);
+        const char *sjt = rd ? cs_h5_info(rd)->scenario_json : NULL;
+        cJSON *sj = sjt ? cJSON_Parse(sjt) : NULL;
+        /* Out of memory parsing well-formed JSON must not pass for a
+         * scenario without a mechanism order. */
+        if (sjt && !sj && cs__json_wellformed(sjt)) rc = CS_ENOMEM;
+        if (rd && rc == CS_OK) cs__sort_mechs(s->mechs, s->nm, sj);
         else snprintf(err, errcap, "%s: %s", path, rc == CS_ENOMEM ? "out of memory" : cs_h5_last_error());
         cJSON_Delete(sj);
         if (rd) cs_h5_close_read(rd);

@@ -25,6 +25,9 @@
 typedef struct cs_errlist {
     char **msg;   /* "path: constraint" strings, malloc'd */
     size_t n, cap;
+    size_t lost;  /* messages dropped for want of memory: a caller that
+                   * counts messages to tell valid from invalid must also
+                   * count these (and report out of memory) */
 } cs_errlist_t;
 void cs_errlist_add(cs_errlist_t *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cs_errlist_free(cs_errlist_t *e);

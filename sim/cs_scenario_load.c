@@ -116,7 +116,7 @@ int cs_scenario_load(const char *json_text, size_t len, const char *const *sets,
                      cs_scenario_t **out, cs_errlist_t *errs)
 {
     *out = NULL;
-    size_t n0 = errs->n;
+    size_t n0 = errs->n, lost0 = errs->lost;
     if (len > CS__MAX_TEXT) {
         cs_errlist_add(errs, "$: %zu bytes exceed the limit of %u bytes", len, CS__MAX_TEXT);
         return CS_EINVAL;
@@ -172,7 +172,7 @@ int cs_scenario_load(const char *json_text, size_t len, const char *const *sets,
     cs__ctx_t c = {errs, s, s->text == NULL, 0, 0};
     if (!c.oom) cs__top(&c, root);
     cJSON_Delete(root);
-    if (c.oom) {
+    if (c.oom || errs->lost > lost0) { /* an error whose message was lost is still an error */
         cs_scenario_free(s);
         return CS_ENOMEM;
     }

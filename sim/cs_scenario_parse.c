@@ -34,7 +34,10 @@ void cs_errlist_add(cs_errlist_t *e, const char *fmt, ...)
         va_start(ap, fmt);
         int len = vsnprintf(NULL, 0, fmt, ap);
         va_end(ap);
-        if (len < 0) return;
+        if (len < 0) {
+            e->lost++;
+            return;
+        }
         m = malloc((size_t)len + 1);
         if (m) {
             va_start(ap, fmt);
@@ -42,12 +45,16 @@ void cs_errlist_add(cs_errlist_t *e, const char *fmt, ...)
             va_end(ap);
         }
     }
-    if (m == NULL) return;
+    if (m == NULL) {
+        e->lost++;
+        return;
+    }
     if (e->n == e->cap) {
         size_t nc = e->cap ? 2 * e->cap : 16;
         char **nm = realloc(e->msg, nc * sizeof *nm);
         if (nm == NULL) {
             free(m);
+            e->lost++;
             return;
         }
         e->msg = nm;
@@ -62,7 +69,7 @@ void cs_errlist_free(cs_errlist_t *e)
     for (size_t i = 0; i < e->n; i++) free(e->msg[i]);
     free(e->msg);
     e->msg = NULL;
-    e->n = e->cap = 0;
+    e->n = e->cap = e->lost = 0;
 }
 
 /* ------------------------------------------------------------ text helpers */

@@ -1,13 +1,17 @@
 /* cs_test.c -- the shared test harness. */
 #include "cs_test.h"
 
+#include "cs_cli.h"
 #include "cs_engine.h"
 #include "cs_scenario.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 long cs_test_pass, cs_test_fail;
 
@@ -207,4 +211,36 @@ int cs_test_run_text(const char *text, const char *mech, const char *path, struc
     int drc = cs_sim_done(e, rc == CS_EINTERRUPTED, st ? st : &own);
     cs_scenario_free(scn);
     return drc == CS_OK && rc == CS_EINTERRUPTED ? 0 : -1;
+}
+
+int cs_test_cli_quiet(int argc, char **argv) { return cs_test_cli_out("/dev/null", argc, argv); }
+
+int cs_test_cli_out(const char *path, int argc, char **argv)
+{
+    fflush(stdout);
+    int saved = dup(1), nul = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (nul >= 0) dup2(nul, 1);
+    int rc = cs_cli_main(argc, argv);
+    fflush(stdout);
+    if (saved >= 0) {
+        dup2(saved, 1);
+        close(saved);
+    }
+    if (nul >= 0) close(nul);
+    return rc;
+}
+
+int cs_test_fake_gnuplot(const char *dir)
+{
+    const char *fake = getenv("CS_FAKEGP");
+    if (!fake || !*fake) return -1;
+    char bin[600], gp[620], path[8192];
+    snprintf(bin, sizeof bin, "%s/bin", dir);
+    mkdir(bin, 0755);
+    snprintf(gp, sizeof gp, "%s/gnuplot", bin);
+    unlink(gp);
+    if (symlink(fake, gp) != 0) return -1;
+    const char *old = getenv("PATH");
+    snprintf(path, sizeof path, "%s:%s", bin, old ? old : "/usr/bin:/bin");
+    return setenv("PATH", path, 1);
 }

@@ -71,6 +71,15 @@ int cs_test_finish(const char *suite, const char *dir);
 struct cs_run_stats;
 int cs_test_run_text(const char *text, const char *mech, const char *path, struct cs_run_stats *st);
 
+/* cs_cli_main(argc, argv) in this process with its stdout on /dev/null,
+ * or (cs_test_cli_out) written to the file at path; its exit status. */
+int cs_test_cli_quiet(int argc, char **argv);
+int cs_test_cli_out(const char *path, int argc, char **argv);
+/* Put the stand-in gnuplot tests/cs_fakegp.c ($CS_FAKEGP, set by
+ * CMakeLists.txt) first on PATH, as dir/bin/gnuplot; 0, or -1 when
+ * CS_FAKEGP is unset or the link cannot be made. */
+int cs_test_fake_gnuplot(const char *dir);
+
 /* splitmix64: a test's own deterministic generator (state advanced). */
 static inline uint64_t cs_test_rand64(uint64_t *state)
 {

@@ -34,8 +34,10 @@
  * and on the run's files, when those commands are built (detected with
  * --help): `compare` (--json of two runs; the text table of a run with a
  * greedy.h5 beside it, and of one with an unusable greedy.h5), `check
- * --bless` / `--baseline` and `report`.  There is no "known to degrade"
- * list: every command is held to the rule above.  Also here: the JSON
+ * --bless` / `--baseline` and `report` (of a run file; in the ctest entry
+ * failalloc_report_more also of a multi-seed run directory and of a sweep
+ * summary with --point, the stand-in gnuplot tests/cs_fakegp.c).  There is
+ * no "known to degrade" list: every command is held to the rule above.  Also here: the JSON
  * well-formedness check that compare, check and report use to tell
  * "cJSON_Parse ran out of memory" from "malformed text"
  * (cs__check_wellformed).
@@ -48,7 +50,10 @@
  * first n made at each call site (the baseline records every allocation's
  * caller) -- each site's failure path at a fraction of the children; the
  * ctest entries set n = 3 (CMakeLists.txt), and CS_FAILALLOC_FULL=1
- * (tests/release.sh) overrides it: every allocation fails in turn.
+ * (tests/release.sh) overrides it: every allocation fails in turn;
+ * CS_FAILALLOC_CJSON_EVERY=m adds, in per-site mode, every m-th allocation
+ * cJSON makes (all of them come through one hook, one "site";
+ * tests/coverage.sh sets m = 10).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -96,6 +101,11 @@ static long cs__children;        /* children run in all */
 static long cs__faults;          /* injected failures that happened */
 static long cs__absorbed;        /* of those, commands that still succeeded identically */
 static int cs__per_site;         /* CS_FAILALLOC_PER_SITE=n: fail only the first n at each call site */
+static int cs__cjson_every;      /* CS_FAILALLOC_CJSON_EVERY=m: with per-site, also every m-th cJSON allocation */
+
+/* The caller offset the allocation wrapper records for cJSON's allocations
+ * (its hook, tests/cs_allocwrap.h). */
+static uint32_t cs__cj_site;
 
 /* The baseline child's record of its allocations' callers (per-site mode). */
 #define CS__REC_CAP (1u << 16)
@@ -420,6 +430,11 @@ static void cs__run_case(const cs__case_t *c)
                 n_sites++;
             }
             pick[k] = seen[h]++ < (uint32_t)cs__per_site;
+            /* cJSON's allocations all come through one hook, one "site":
+             * CS_FAILALLOC_CJSON_EVERY=m (tests/coverage.sh) also fails
+             * every m-th of them, reaching the failure paths of the
+             * cJSON calls made after the first few. */
+            if (cs__cjson_every > 0 && at == cs__cj_site && seen[h] % (uint32_t)cs__cjson_every == 0) pick[k] = 1;
         }
         for (uint64_t k = 1; pick && k <= hi; k++) n_pick += pick[k];
         free(rec);
@@ -673,6 +688,9 @@ int main(void)
     cs__one_k = one ? atoi(one) : 0;
     const char *ps = getenv("CS_FAILALLOC_PER_SITE"), *full = getenv("CS_FAILALLOC_FULL");
     cs__per_site = ps && !(full && strcmp(full, "1") == 0) ? atoi(ps) : 0;
+    const char *ce = getenv("CS_FAILALLOC_CJSON_EVERY");
+    cs__cjson_every = ce ? atoi(ce) : 0;
+    cs__cj_site = (uint32_t)((uintptr_t)cs__cj_malloc - (uintptr_t)__executable_start);
     cs_aw_hook_cjson();
     snprintf(cs__dir, sizeof cs__dir, "%s/cs_failalloc_%d", cs_test_tmpdir(), (int)getpid());
     mkdir(cs__dir, 0755);
@@ -793,12 +811,57 @@ int main(void)
                       "done\n"
                       "exit 0\n");
         chmod(gp, 0755);
+        /* The same as one small program (tests/cs_fakegp.c, CS_FAKEGP): no
+         * shell and sed started per plot. */
+        const char *fake = getenv("CS_FAKEGP");
+        if (fake && *fake) {
+            unlink(gp);
+            CS_CHECK(symlink(fake, gp) == 0);
+        }
         const char *old = getenv("PATH");
         snprintf(path, sizeof path, "%s:%s", gpdir, old ? old : "/usr/bin:/bin");
         setenv("PATH", path, 1);
         mkdir(repdir, 0755);
         cs__case_t rp = {"report", {"cowsim", "report", fifo_h5, "-o", repdir}, 5, NULL, repdir, repdir, 1, 0};
         cs__run_case(&rp);
+        /* A multi-seed run directory (cs_report_seeds.c, cs_seeds.c) and a
+         * sweep summary with a string and a numeric parameter and --point
+         * (cs_report_sweep.c): their own ctest entry, failalloc_report_more,
+         * one failure per call site. */
+        char sdir[300], sdir2[300], sjson[300], sh5[320], rd2[300], rd3[300];
+        snprintf(sdir, sizeof sdir, "%s/seeds", cs__dir);
+        snprintf(rd2, sizeof rd2, "%s/report2", cs__dir);
+        snprintf(rd3, sizeof rd3, "%s/report3", cs__dir);
+        const char *more = getenv("CS_FAILALLOC_CASES");
+        /* Two heartbeats for 12 blocks: only the metrics that vary are
+         * plotted, so each child draws few plots (a fraction of a second). */
+        char tiny[300];
+        snprintf(tiny, sizeof tiny, "%s/tiny.json", cs__dir);
+        cs__write(tiny, "{\"name\": \"fa-tiny\", \"seed\": 11, \"blocks\": 12, \"mechanism\": [\"fifo\", \"eip1559\"],\n"
+                        " \"agents\": [{\"kind\": \"heartbeat\", \"count\": 2}]}\n");
+        if (more && strstr(more, "seeds report")) {
+            char *srun[] = {"cowsim", "run", tiny, "-o", sdir, "--seeds", "2", "--quiet", NULL};
+            cs__res_t o = cs__child(srun, 8, 0, outp);
+            CS_CHECK(!o.signaled && o.code == 0);
+            mkdir(rd2, 0755);
+            cs__case_t rs = {"seeds report", {"cowsim", "report", sdir, "-o", rd2}, 5, NULL, rd2, rd2, 1, 0};
+            cs__run_case(&rs);
+        }
+        if (more && strstr(more, "sweep report") && cs__have("sweep")) {
+            snprintf(sjson, sizeof sjson, "%s/sweep.json", cs__dir);
+            snprintf(sdir2, sizeof sdir2, "%s/sweep", cs__dir);
+            snprintf(sh5, sizeof sh5, "%s/sweep.h5", sdir2);
+            /* One seed: 13 plots. */
+            cs__write(sjson, "{\"name\": \"fa\", \"base\": \"tiny.json\",\n"
+                             " \"seeds\": [1], \"grid\": {\"params.lambda\": [0.1, 0.2],\n"
+                             " \"params.basefee_rule\": [\"eip1559\", \"additive\"]}}\n");
+            char *sw[] = {"cowsim", "sweep", sjson, "-o", sdir2, "--quiet", NULL};
+            cs__res_t o = cs__child(sw, 6, 0, outp);
+            CS_CHECK(!o.signaled && o.code == 0);
+            mkdir(rd3, 0755);
+            cs__case_t rw = {"sweep report", {"cowsim", "report", sh5, "-o", rd3, "--point", "1"}, 7, NULL, rd3, rd3, 1, 0};
+            cs__run_case(&rw);
+        }
     }
     printf("failalloc: %ld children, %ld faults injected, %ld absorbed with identical results\n", cs__children,
            cs__faults, cs__absorbed);

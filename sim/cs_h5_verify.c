@@ -81,7 +81,20 @@ int cs__h5_verify(cs_h5_reader_t *r, const char *path)
     if (rc == CS_OK) rc = cs_h5_nrows(r, CS_H5_FIRES, &nf);
     if (rc == CS_OK) rc = cs_h5_nrows(r, CS_H5_ACTORS, &na);
     const char *bad = NULL;
-    if (rc == CS_OK && has_blocks && nb != blocks) bad = "/blocks has not one row per block";
+    /* Root attributes carry no checksum of their own: the ones with a
+     * fixed vocabulary must at least hold one of its words. */
+    if (rc == CS_OK && mode && strcmp(mode, "all") != 0 && strcmp(mode, "sample") != 0 && strcmp(mode, "off") != 0)
+        bad = "fires_mode is not all, sample or off";
+    char *loop = NULL;
+    if (rc == CS_OK && !bad && H5Aexists(r->file, "lambda_loop") > 0) {
+        int lrc = cs_h5_read_attr_str(r, "lambda_loop", &loop);
+        if (lrc == CS_ENOMEM) rc = cs__h5_fail(CS_ENOMEM, "'%s': out of memory reading lambda_loop", path);
+        else if (lrc != CS_OK || !loop ||
+                 (strcmp(loop, "off") != 0 && strcmp(loop, "share") != 0 && strcmp(loop, "invariant") != 0))
+            bad = "lambda_loop is not off, share or invariant";
+        free(loop);
+    }
+    if (rc == CS_OK && !bad && has_blocks && nb != blocks) bad = "/blocks has not one row per block";
     if (rc == CS_OK && !bad && has_seen && mode) {
         if (strcmp(mode, "all") == 0 && nf != seen) bad = "/fires rows differ from fires_seen";
         else if (strcmp(mode, "off") == 0 && nf != 0) bad = "/fires has rows with fires_mode off";

@@ -6,7 +6,8 @@
  * rate 136 bytes (capacity 512 bits), multi-rate padding with the domain
  * byte 0x01 -- not FIPS-202 SHA3-256, whose domain byte is 0x06.  The
  * Keccak-f[1600] permutation is nettle's public sha3_permute() on the
- * scalar path, else the portable round of cs_keccak_x.c (cs_keccak_permute1).
+ * scalar path, else the one-state permutation of cs_keccak_x.c
+ * (cs_keccak_permute1).
  * State lanes are 64-bit words; message bytes enter each lane
  * little-endian (byte 8*i+j of a block is byte j of lane i).
  *
@@ -46,7 +47,7 @@ static inline uint64_t cs__le64(const uint8_t *p)
 }
 
 /* Permute the 25 lanes in place (cs_keccak_permute1: nettle's Keccak-f[1600]
- * on the scalar path, else the portable round of cs_keccak_x.c). */
+ * on the scalar path, else the one-state permutation of cs_keccak_x.c). */
 static inline void cs__permute(uint64_t a[25])
 {
     cs_keccak_permute1(a);

@@ -125,17 +125,30 @@ void cs_keccak_final(cs_keccak_ctx *c, uint8_t out[32]);
 
 /*
  * Keccak-f[1600] over n independent states st[0..n) (25 little-endian
- * lanes each), in place: 8 at a time with AVX-512, 4 with AVX2, else one
- * at a time with nettle's permutation (core/cs_keccak_x.c).  Same result
+ * lanes each), in place: 8 at a time with AVX-512, 4 with AVX2 (a lone
+ * last state by cs_keccak_permute1's permutation), else one at a time with
+ * nettle's permutation (core/cs_keccak_x.c).  Same result
  * on every path.  The path is chosen at the first call; cs_keccak_path_set
  * forces one (CS_EINVAL if this CPU lacks it; AUTO = the best), for tests
  * and benchmarks.  Not thread-safe to change while other threads hash.
  */
 enum { CS_KECCAK_PATH_AUTO = 0, CS_KECCAK_PATH_SCALAR, CS_KECCAK_PATH_AVX2, CS_KECCAK_PATH_AVX512 };
 void cs_keccak_permute_many(uint64_t (*st)[25], size_t n);
-/* One state: nettle's permutation on the scalar path, else the portable
- * C round of cs_keccak_x.c (faster than nettle's for one state). */
+/* One state: nettle's permutation on the scalar path, else the one-state
+ * permutation chosen below (faster than nettle's). */
 void cs_keccak_permute1(uint64_t a[25]);
+/*
+ * The one-state permutation of cs_keccak_permute1 off the scalar path (and
+ * of a lone state in a batch): nettle's, the portable C round, or the same
+ * compiled for BMI1 + BMI2 (x86-64).  Chosen at the first use (AUTO = the
+ * fastest this CPU has); cs_keccak_one_set forces one (CS_EINVAL if this
+ * CPU lacks it), for tests and benchmarks.  Same result for every one.
+ */
+enum { CS_KECCAK_ONE_AUTO = 0, CS_KECCAK_ONE_NETTLE, CS_KECCAK_ONE_C, CS_KECCAK_ONE_BMI2 };
+int cs_keccak_one(void);
+int cs_keccak_one_set(int impl);
+int cs_keccak_one_available(int impl);
+const char *cs_keccak_one_name(int impl);
 /* States per batch the callers assemble (a multiple of every path's width). */
 #define CS_KECCAK_BATCH 16
 /* out[k] = cs_keccak256(msg[k], len[k]) for k < n, short messages batched. */

@@ -389,6 +389,17 @@ static const uint64_t zero_perm[25] = {
     0xEAF1FF7B5CECA249ull,
 };
 
+/* n random states into st and the same into ref, from the LCG state *r
+ * (advanced), each lane r ^ (r >> shift). */
+static void rand_states(uint64_t (*st)[25], uint64_t (*ref)[25], size_t n, uint64_t *r, unsigned shift)
+{
+    for (size_t k = 0; k < n; k++)
+        for (int i = 0; i < 25; i++) {
+            *r = *r * 6364136223846793005ull + 1442695040888963407ull;
+            st[k][i] = ref[k][i] = *r ^ (*r >> shift);
+        }
+}
+
 /* Every permutation path this CPU has, forced in turn (seed 1600): the
  * published zero-state vector; 1..37 random states (partial and several
  * batches) permuted three times against nettle's sha3_permute state by
@@ -428,11 +439,7 @@ static void test_paths_seed_1600(void)
         for (int k = 0; k < 3; k++) bad += memcmp(st[k], zero_perm, sizeof zero_perm) != 0;
         uint64_t r = 1600;
         for (size_t n = 1; n <= 37; n++) {
-            for (size_t k = 0; k < n; k++)
-                for (int i = 0; i < 25; i++) {
-                    r = r * 6364136223846793005ull + 1442695040888963407ull;
-                    st[k][i] = ref[k][i] = r ^ (r >> 29);
-                }
+            rand_states(st, ref, n, &r, 29);
             for (int rep = 0; rep < 3; rep++) {
                 cs_keccak_permute_many(st, n);
                 for (size_t k = 0; k < n; k++) sha3_permute((struct sha3_state *)(void *)ref[k]);
@@ -553,6 +560,157 @@ static void test_timer_id_many_seed_1603(void)
     CS_CHECK_EQ_U64(cs_keccak_path_set(prev), CS_OK);
 }
 
+/* A sponge of rate 136 bytes (Keccak-256's and SHA3-256's) over k
+ * messages at once, written here from FIPS 202 §4-5 as an independent
+ * reference for the library's: domain 0x01 (Keccak-256) or 0x06
+ * (SHA3-256) after the message, 0x80 in the last byte of the rate.  Each
+ * block step gathers the states that still absorb into a batch of
+ * consecutive states and permutes them with cs_keccak_permute_many
+ * (perm_many set) or nettle's sha3_permute one by one, so the batches
+ * shrink as short messages finish. */
+enum { SP_MAX = 9 };
+static void sponge_many(int perm_many, uint8_t domain, const uint8_t *const *msg, const size_t *len, size_t k,
+                        uint8_t (*out)[32])
+{
+    uint64_t a[SP_MAX][25], b[SP_MAX][25];
+    size_t who[SP_MAX];
+    memset(a, 0, sizeof a);
+    for (size_t blk = 0;; blk++) {
+        size_t m = 0;
+        for (size_t i = 0; i < k; i++) {
+            if (blk > len[i] / 136) continue; /* absorbed its padded last block already */
+            uint8_t block[136] = {0};
+            size_t off = blk * 136, take = len[i] - off < 136 ? len[i] - off : 136;
+            memcpy(block, msg[i] + off, take);
+            if (take < 136) { /* the last block: padding */
+                block[take] ^= domain;
+                block[135] ^= 0x80;
+            }
+            for (int l = 0; l < 17; l++)
+                for (int j = 0; j < 8; j++) a[i][l] ^= (uint64_t)block[8 * l + j] << (8 * j);
+            memcpy(b[m], a[i], sizeof a[i]);
+            who[m++] = i;
+        }
+        if (m == 0) break;
+        if (perm_many) cs_keccak_permute_many(b, m);
+        else
+            for (size_t j = 0; j < m; j++) sha3_permute((struct sha3_state *)(void *)b[j]);
+        for (size_t j = 0; j < m; j++) memcpy(a[who[j]], b[j], sizeof b[j]);
+    }
+    for (size_t i = 0; i < k; i++)
+        for (int j = 0; j < 32; j++) out[i][j] = (uint8_t)(a[i][j / 8] >> (8 * (j % 8)));
+}
+
+/*
+ * Every permutation path x every one-state permutation this CPU has,
+ * forced in turn (seed 1601; the one-state permutation only matters off
+ * the scalar path):
+ *  - published vectors through the test's sponge on cs_keccak_permute_many
+ *    and through cs_keccak256 (cs_keccak_permute1): SHA3-256 of "", "abc"
+ *    and 200 bytes 0xA3 (FIPS 202 examples, NIST CSRC), Keccak-256 of ""
+ *    and "abc";
+ *  - random states in batches of 1..9 (partial vectors and a lone state
+ *    after a full one) against nettle's sha3_permute state by state;
+ *  - random messages of 0..300 bytes in batches of 1..9: SHA3-256 through
+ *    the sponge on cs_keccak_permute_many against nettle's sha3_256, and
+ *    Keccak-256 through cs_keccak256_many and cs_keccak256 against the
+ *    sponge on nettle's permutation.
+ */
+static void test_paths_random_seed_1601(void)
+{
+    static const int paths[] = {CS_KECCAK_PATH_SCALAR, CS_KECCAK_PATH_AVX2, CS_KECCAK_PATH_AVX512};
+    static const int ones[] = {CS_KECCAK_ONE_NETTLE, CS_KECCAK_ONE_C, CS_KECCAK_ONE_BMI2};
+    static const char *sha3_hex[3] = {
+        "a7ffc6f8bf1ed76651c14756a061d662f580ff4de43b49fa82d80a4b80f8434a",
+        "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532",
+        "79f38adec5c20307a98ef76e8324afbfd46cfd81b22e3973c65fa1bd9de31787",
+    };
+    static uint8_t a3[200], msgs[SP_MAX][300];
+    memset(a3, 0xa3, sizeof a3);
+    const uint8_t *pub[3] = {(const uint8_t *)"", (const uint8_t *)"abc", a3};
+    const size_t pub_len[3] = {0, 3, 200};
+    int prev = cs_keccak_path(), prev_one = cs_keccak_one(), combos = 0;
+    CS_CHECK_EQ_U64(cs_keccak_one_set(99), CS_EINVAL);
+    uint64_t r = 1601;
+    for (size_t pi = 0; pi < sizeof paths / sizeof paths[0]; pi++) {
+        if (!cs_keccak_path_available(paths[pi])) continue;
+        for (size_t oi = 0; oi < sizeof ones / sizeof ones[0]; oi++) {
+            if (!cs_keccak_one_available(ones[oi])) {
+                printf("one-state keccak %s: not on this CPU\n", cs_keccak_one_name(ones[oi]));
+                continue;
+            }
+            if (paths[pi] == CS_KECCAK_PATH_SCALAR && oi > 0) continue; /* nettle throughout */
+            CS_CHECK_EQ_U64(cs_keccak_path_set(paths[pi]), CS_OK);
+            CS_CHECK_EQ_U64(cs_keccak_one_set(ones[oi]), CS_OK);
+            CS_CHECK_EQ_U64(cs_keccak_one(), ones[oi]);
+            combos++;
+            long bad = 0;
+            uint8_t out[SP_MAX][32], ref[SP_MAX][32];
+            char hx[65];
+            /* published vectors */
+            sponge_many(1, 0x06, pub, pub_len, 3, out);
+            for (int i = 0; i < 3; i++) {
+                cs_test_hex(out[i], 32, hx);
+                bad += strcmp(hx, sha3_hex[i]) != 0;
+            }
+            cs_keccak256("", 0, out[0]);
+            cs_test_hex(out[0], 32, hx);
+            bad += strcmp(hx, "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470") != 0;
+            cs_keccak256("abc", 3, out[0]);
+            cs_test_hex(out[0], 32, hx);
+            bad += strcmp(hx, "4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45") != 0;
+            /* random states, batches of 1..9 */
+            for (size_t n = 1; n <= SP_MAX; n++) {
+                uint64_t st[SP_MAX][25], rs[SP_MAX][25];
+                rand_states(st, rs, n, &r, 27);
+                for (int rep = 0; rep < 2; rep++) {
+                    cs_keccak_permute_many(st, n);
+                    for (size_t k = 0; k < n; k++) sha3_permute((struct sha3_state *)(void *)rs[k]);
+                }
+                bad += memcmp(st, rs, n * sizeof st[0]) != 0;
+                cs_keccak_permute1(st[0]);
+                sha3_permute((struct sha3_state *)(void *)rs[0]);
+                bad += memcmp(st[0], rs[0], sizeof st[0]) != 0;
+            }
+            /* random messages, batches of 1..9 */
+            for (int round = 0; round < 4; round++)
+                for (size_t n = 1; n <= SP_MAX; n++) {
+                    const uint8_t *mp[SP_MAX];
+                    const void *vp[SP_MAX];
+                    size_t ml[SP_MAX];
+                    uint8_t many[SP_MAX][32];
+                    for (size_t k = 0; k < n; k++) {
+                        r = r * 6364136223846793005ull + 1442695040888963407ull;
+                        ml[k] = (size_t)(r >> 33) % 301;
+                        for (size_t i = 0; i < ml[k]; i++) msgs[k][i] = (uint8_t)(r >> (i % 7 * 8)) ^ (uint8_t)i;
+                        mp[k] = vp[k] = msgs[k];
+                    }
+                    sponge_many(1, 0x06, mp, ml, n, out);
+                    for (size_t k = 0; k < n; k++) {
+                        struct sha3_256_ctx c;
+                        sha3_256_init(&c);
+                        sha3_256_update(&c, ml[k], mp[k]);
+                        sha3_256_digest(&c, SHA3_256_DIGEST_SIZE, ref[k]);
+                        bad += memcmp(out[k], ref[k], 32) != 0;
+                    }
+                    sponge_many(0, 0x01, mp, ml, n, ref);
+                    cs_keccak256_many(vp, ml, n, many);
+                    for (size_t k = 0; k < n; k++) {
+                        bad += memcmp(many[k], ref[k], 32) != 0;
+                        cs_keccak256(mp[k], ml[k], out[k]);
+                        bad += memcmp(out[k], ref[k], 32) != 0;
+                    }
+                }
+            CS_CHECK_EQ_U64(bad, 0);
+            printf("keccak path %s, one-state %s: checked\n", cs_keccak_path_name(paths[pi]),
+                   cs_keccak_one_name(ones[oi]));
+        }
+    }
+    CS_CHECK(combos >= 1);
+    CS_CHECK_EQ_U64(cs_keccak_path_set(prev), CS_OK);
+    CS_CHECK_EQ_U64(cs_keccak_one_set(prev_one), CS_OK);
+}
+
 /* Every RFC 8259 §7 escape in a handler name, and raw UTF-8 of two and
  * three bytes, decode to the UTF-8 bytes written out by hand: \" \\ \/
  * \b \f \n \r \t, \u00e9 (C3 A9), \u20ac (E2 82 AC), the pair
@@ -581,6 +739,7 @@ int main(void)
     test_vectors();
     test_incremental_property();
     test_paths_seed_1600();
+    test_paths_random_seed_1601();
     test_timer_id();
     test_timer_id_many_seed_1603();
     test_route_ok();

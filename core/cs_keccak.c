@@ -102,24 +102,53 @@ void cs_keccak256(const void *data, size_t len, uint8_t out[32])
     cs__finish(a, p, (unsigned)len, out);
 }
 
+/* A fresh state's rate bytes: lane i holds bytes 8i..8i+7 little-endian,
+ * so on a little-endian host the message bytes are written into the
+ * lanes in place and cs__lanes_fix is nothing; on a big-endian one it
+ * swaps the rate lanes after the bytes are written. */
+static inline uint8_t *cs__state_bytes(uint64_t a[25])
+{
+    return (uint8_t *)(void *)a;
+}
+
+static inline void cs__lanes_fix(uint64_t a[25])
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    for (unsigned i = 0; i < CS__KECCAK_RATE_LANES; i++) a[i] = __builtin_bswap64(a[i]);
+#else
+    (void)a;
+#endif
+}
+
+/* Keccak padding of a one-block message of len < 136 bytes already in a
+ * zeroed state: 0x01 after the message, 0x80 in the last byte of the
+ * rate (the two merge into 0x81 when only one byte is free). */
+static inline void cs__state_pad(uint64_t a[25], unsigned len)
+{
+    uint8_t *b = cs__state_bytes(a);
+    b[len] ^= 0x01;
+    b[CS__KECCAK_RATE - 1] ^= 0x80;
+    cs__lanes_fix(a);
+}
+
 /* Load a one-block message (len < 136 bytes) with its Keccak padding into
  * a fresh state: what absorbing it into the zero state XORs in. */
 static void cs__load_short(uint64_t a[25], const uint8_t *msg, unsigned len)
 {
-    uint8_t blk[CS__KECCAK_RATE];
-    if (len > 0) memcpy(blk, msg, len);
-    memset(blk + len, 0, CS__KECCAK_RATE - len);
-    blk[len] = 0x01;
-    blk[CS__KECCAK_RATE - 1] |= 0x80;
-    for (unsigned i = 0; i < CS__KECCAK_RATE_LANES; i++) a[i] = cs__le64(blk + 8 * i);
-    for (unsigned i = CS__KECCAK_RATE_LANES; i < 25; i++) a[i] = 0;
+    memset(a, 0, 25 * sizeof *a);
+    if (len > 0) memcpy(cs__state_bytes(a), msg, len);
+    cs__state_pad(a, len);
 }
 
 /* The first 32 bytes of a state, little-endian lanes. */
 static void cs__squeeze32(const uint64_t a[25], uint8_t out[32])
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(out, a, 32);
+#else
     for (unsigned i = 0; i < 4; i++)
         for (unsigned j = 0; j < 8; j++) out[8 * i + j] = (uint8_t)(a[i] >> (8 * j));
+#endif
 }
 
 /*
@@ -199,7 +228,12 @@ void cs_keccak_final(cs_keccak_ctx *c, uint8_t out[32])
 /* Store v big-endian into 8 bytes at p. */
 static inline void cs__be64_put(uint8_t *p, uint64_t v)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+    memcpy(p, &v, sizeof v);
+#else
     for (unsigned i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (56 - 8 * i));
+#endif
 }
 
 /* CIP-5 §3.3 preimage head: actor[20] || height[8 BE]. */
@@ -211,19 +245,25 @@ static void cs__timer_id_head(uint8_t head[CS_ADDR_LEN + 8], const cs_addr_t *ac
 
 /*
  * The CIP-5 §3.3 preimage actor[20] || height[8 BE] || payload || nonce[8 BE]
- * written to blk when it fits one rate block with its padding
- * (payload_len + 36 < 136, most timers); returns its length, or 0 when it
- * does not fit.  cs_timer_id and cs_timer_id_many both hash these bytes, so
- * the single and the batched derivation cannot drift apart.
+ * with its Keccak padding, loaded into the fresh state a when it fits one
+ * rate block with its padding (payload_len + 36 < 136, most timers):
+ * returns its length, or 0 when it does not fit (a untouched).  The bytes
+ * are written straight into the lanes (cs__state_bytes).  cs_timer_id and
+ * cs_timer_id_many both hash these bytes, so the single and the batched
+ * derivation cannot drift apart.
  */
-static unsigned cs__timer_id_block(uint8_t blk[CS__KECCAK_RATE], const cs_addr_t *actor, uint64_t height,
+static unsigned cs__timer_id_state(uint64_t a[25], const cs_addr_t *actor, uint64_t height,
                                    const void *payload, size_t payload_len, uint64_t nonce)
 {
     if (payload_len + CS_ADDR_LEN + 16u >= CS__KECCAK_RATE) return 0;
-    cs__timer_id_head(blk, actor, height);
-    if (payload_len > 0) memcpy(blk + CS_ADDR_LEN + 8, payload, payload_len);
-    cs__be64_put(blk + CS_ADDR_LEN + 8 + payload_len, nonce);
-    return (unsigned)(payload_len + CS_ADDR_LEN + 16u);
+    uint8_t *b = cs__state_bytes(a);
+    memset(a, 0, 25 * sizeof *a);
+    cs__timer_id_head(b, actor, height);
+    if (payload_len > 0) memcpy(b + CS_ADDR_LEN + 8, payload, payload_len);
+    cs__be64_put(b + CS_ADDR_LEN + 8 + payload_len, nonce);
+    unsigned len = (unsigned)(payload_len + CS_ADDR_LEN + 16u);
+    cs__state_pad(a, len);
+    return len;
 }
 
 /*
@@ -234,12 +274,11 @@ static unsigned cs__timer_id_block(uint8_t blk[CS__KECCAK_RATE], const cs_addr_t
 void cs_timer_id(const cs_addr_t *actor, uint64_t height, const void *payload,
                  size_t payload_len, uint64_t nonce, cs_hash_t *out)
 {
-    uint8_t blk[CS__KECCAK_RATE];
-    unsigned len = cs__timer_id_block(blk, actor, height, payload, payload_len, nonce);
-    if (len > 0) {
+    uint64_t a[25];
+    if (cs__timer_id_state(a, actor, height, payload, payload_len, nonce) > 0) {
         /* Fast path (most timers): the whole input fits in one block. */
-        uint64_t a[25] = {0};
-        cs__pad_squeeze(a, blk, len, out->b);
+        cs__permute(a);
+        cs__squeeze32(a, out->b);
         return;
     }
     cs_keccak_ctx c;
@@ -263,14 +302,11 @@ void cs_timer_id_many(const cs_timer_id_in_t *in, size_t n, cs_hash_t *out)
 {
     uint64_t st[CS_KECCAK_BATCH][25];
     size_t idx[CS_KECCAK_BATCH], m = 0;
-    uint8_t blk[CS__KECCAK_RATE];
     for (size_t k = 0; k < n; k++) {
-        unsigned len = cs__timer_id_block(blk, in[k].actor, in[k].height, in[k].payload, in[k].payload_len,
-                                          in[k].nonce);
-        if (len == 0) {
+        if (cs__timer_id_state(st[m], in[k].actor, in[k].height, in[k].payload, in[k].payload_len, in[k].nonce) ==
+            0) {
             cs_timer_id(in[k].actor, in[k].height, in[k].payload, in[k].payload_len, in[k].nonce, &out[k]);
         } else {
-            cs__load_short(st[m], blk, len);
             idx[m++] = k;
         }
         if (m > 0 && (m == CS_KECCAK_BATCH || k + 1 == n)) {

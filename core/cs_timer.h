@@ -139,8 +139,8 @@ void cs_keccak_permute_many(uint64_t (*st)[25], size_t n);
 void cs_keccak_permute1(uint64_t a[25]);
 /*
  * The one-state permutation of cs_keccak_permute1 off the scalar path (and
- * of a lone state in a batch): nettle's, the portable C round, or the same
- * compiled for BMI1 + BMI2 (x86-64).  Chosen at the first use (AUTO = the
+ * of a lone state in a batch): nettle's, the portable C round (lane
+ * complemented), or the round compiled for BMI1 + BMI2 (x86-64).  Chosen at the first use (AUTO = the
  * fastest this CPU has); cs_keccak_one_set forces one (CS_EINVAL if this
  * CPU lacks it), for tests and benchmarks.  Same result for every one.
  */

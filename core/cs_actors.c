@@ -39,6 +39,17 @@ int cs__actor_intern(cs_sched_t *s, const cs_addr_t *a, uint32_t *out)
     return CS_OK;
 }
 
+int cs__actor_intern_hint(cs_sched_t *s, const cs_addr_t *a, uint32_t hint, uint32_t *out)
+{
+    /* Addresses are interned once each, so an index whose address is a
+     * is the one the map would find. */
+    if (hint != 0 && hint - 1 < s->n_actors && memcmp(s->actors[hint - 1].addr.b, a->b, CS_ADDR_LEN) == 0) {
+        *out = hint - 1;
+        return CS_OK;
+    }
+    return cs__actor_intern(s, a, out);
+}
+
 int cs__actor_lookup(const cs_sched_t *s, const cs_addr_t *a, uint32_t *out)
 {
     uint64_t k = cs__addr_key(a);

@@ -842,10 +842,10 @@ int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out
     }
 
     uint32_t actor;
-    int rc = cs__actor_intern(s, &a->actor, &actor);
+    int rc = cs__actor_intern_hint(s, &a->actor, a->actor_hint, &actor);
     if (rc != CS_OK) return rc;
     uint32_t payer = actor;
-    if (a->fee_payer && (rc = cs__actor_intern(s, a->fee_payer, &payer)) != CS_OK) return rc;
+    if (a->fee_payer && (rc = cs__actor_intern_hint(s, a->fee_payer, a->payer_hint, &payer)) != CS_OK) return rc;
     /* CIP-5 §8: MAX_TIMERS_PER_ACTOR through the per-actor index, counting
      * what this transaction has staged. */
     cs_actor_rec_t *ar = &s->actors[actor];

@@ -193,6 +193,9 @@ static inline int cs__sched_grow(void **arr, size_t *cap, size_t need, size_t el
  * cs__actor_lookup only finds it: CS_OK or CS_ETIMER_NOT_FOUND. */
 int cs__actor_intern(cs_sched_t *s, const cs_addr_t *a, uint32_t *out);
 int cs__actor_lookup(const cs_sched_t *s, const cs_addr_t *a, uint32_t *out);
+/* cs__actor_intern, checking first whether the actor at index hint - 1
+ * (hint 0: none) is a: the map lookup is then skipped. */
+int cs__actor_intern_hint(cs_sched_t *s, const cs_addr_t *a, uint32_t hint, uint32_t *out);
 uint32_t cs__id_lookup(const cs_sched_t *s, const cs_hash_t *id);
 
 /* The bid of the record in slot (0 without a money entry). */

@@ -46,6 +46,10 @@ typedef struct cs_sched_args {
     uint8_t id_at_commit;     /* derive the id (timer_id NULL) at tx_commit, batched with
                                * the transaction's other new ids; *id_out is then not
                                * written (cs_sched_tx_slot finds the timer) */
+    uint32_t actor_hint;      /* 0, or 1 + actor's index (cs_sched_actor_index): when the
+                               * actor at that index has this address the actor map is
+                               * not searched (the same index either way) */
+    uint32_t payer_hint;      /* the same for fee_payer */
 } cs_sched_args_t;
 
 /* CIP-5 §5.2: the deferred transaction one fire produces. */

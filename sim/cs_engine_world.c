@@ -226,12 +226,14 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     cs_sched_args_t sa;
     memset(&sa, 0, sizeof sa);
     sa.actor = e->addr[gact];
+    sa.actor_hint = e->actors[gact].sched_idx + 1; /* no actor-map search */
     /* CIP-1 rev §6 fee_payer (§3 step 4, §13.1): with fee_payer = deployer
      * the deployer is charged every fee, bid escrow and payment. */
     cs_addr_t payer;
     if (e->actors[gact].payer_idx != e->actors[gact].sched_idx) {
         payer = *cs_sched_actor_addr(e->s, e->actors[gact].payer_idx);
         sa.fee_payer = &payer;
+        sa.payer_hint = e->actors[gact].payer_idx + 1;
     }
     sa.kind = req.kind;
     sa.height = cur + (req.delay ? req.delay : 1);

@@ -109,26 +109,24 @@ static void af_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
      * word "estimate" (CS_AGENT_PARAM_WORD, the default) estimates it. */
     double wait = p[P_EXPECTED_WAIT] == CS_AGENT_PARAM_WORD ? af_wait(p, s->ema_u) : p[P_EXPECTED_WAIT];
     unsigned n = cs__agent_count(a, P_RATE, o);
-    /* Every potential user draws the delay and the cycles into q; the rest
-     * of q is zeroed and filled only when it joins (most abstain under
-     * congestion), as if it had been zeroed first. */
+    /* Every potential user takes its four draws; the delay and the cycles
+     * are computed from theirs, and the request built, only when it joins
+     * (most abstain under congestion). */
     cs_timer_req_t q;
     for (unsigned i = 0; i < n; i++) {
         double v = cs__agent_value(a, P_VALUE, P_VALUE_SIGMA);
         double c = cs__agent_value(a, P_WAIT_COST, P_WAIT_COST_SIGMA);
-        q.delay = cs__agent_delay(a, P_DELAY_MEAN);
-        cs__agent_cycles_of(a, P_GAS_LIMIT, P_CYCLES_FRAC, P_CYCLES_JITTER, &q);
+        double xd = cs__agent_delay_draw(a, P_DELAY_MEAN);
+        double xc = cs__agent_cycles_draw(a, P_CYCLES_FRAC);
         s->arrivals++;
         double surplus = v - c * wait;
         if (!(surplus - s->ema_p > 0.0)) {
             s->abstained++;
             continue;
         }
-        uint64_t delay = q.delay, gas = q.gas_limit, used = q.cycles_used;
         cs__agent_req_zero(&q);
-        q.delay = delay;
-        q.gas_limit = gas;
-        q.cycles_used = used;
+        q.delay = cs__agent_delay_of(a, P_DELAY_MEAN, xd);
+        cs__agent_cycles_set(a, P_GAS_LIMIT, P_CYCLES_FRAC, P_CYCLES_JITTER, xc, &q);
         q.value = v;
         q.decay = c;
         q.payload_len = (uint32_t)cs__agent_u64(p[P_PAYLOAD_LEN]);

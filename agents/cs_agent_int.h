@@ -153,18 +153,23 @@ double cs__agent_lognormal(gsl_rng *r, double mean, double sigma);
  * instead of once per draw).  Inline, with the uniforms of cs_draw.h. */
 extern _Thread_local double cs__geo_p, cs__geo_lq, cs__poi_mu, cs__poi_emu;
 
-static inline unsigned cs__agent_geometric(gsl_rng *r, double p)
+/* The geometric variate for the uniform u on (0, 1) it draws. */
+static inline unsigned cs__agent_geometric_at(double u, double p)
 {
     /* Inversion, the same operations as gsl_ran_geometric so the same
      * stream gives the same variates (tests/test_agent_draws.c compares them):
      * k = floor(log(u) / log(1 - p) + 1) for u uniform on (0, 1). */
-    double u = cs_draw_uniform_pos(r);
     if (p == 1) return 1;
     if (p != cs__geo_p) {
         cs__geo_lq = log(1 - p);
         cs__geo_p = p;
     }
     return (unsigned)(log(u) / cs__geo_lq + 1);
+}
+
+static inline unsigned cs__agent_geometric(gsl_rng *r, double p)
+{
+    return cs__agent_geometric_at(cs_draw_uniform_pos(r), p);
 }
 
 static inline unsigned cs__agent_poisson(gsl_rng *r, double mu)
@@ -189,10 +194,17 @@ static inline unsigned cs__agent_poisson(gsl_rng *r, double mu)
 
 /* A geometric delay on {1, 2, ...} with the given mean >= 1 (p = 1/mean).
  * Draws exactly one variate (cs__agent_geometric). */
+static inline uint64_t cs__agent_geom_delay_at(double u, double mean);
 static inline uint64_t cs__agent_geom_delay(gsl_rng *r, double mean)
 {
+    return cs__agent_geom_delay_at(cs_draw_uniform_pos(r), mean);
+}
+
+/* The same delay for the uniform u on (0, 1) it draws. */
+static inline uint64_t cs__agent_geom_delay_at(double u, double mean)
+{
     double p = mean > 1.0 ? 1.0 / mean : 1.0;
-    unsigned k = cs__agent_geometric(r, p);
+    unsigned k = cs__agent_geometric_at(u, p);
     return k ? (uint64_t)k : 1u;
 }
 
@@ -206,9 +218,14 @@ static inline uint64_t cs__agent_geom_delay(gsl_rng *r, double mean)
 
 /* 1 and *x = the clipped draw when parameter k is a distribution (draws
  * once from it), else 0 without drawing. */
+static inline int cs__agent_is_dist(const cs_agent_t *a, size_t k)
+{
+    return a->dists != NULL && a->dists[k].kind != CS_DIST_NONE;
+}
+
 static inline int cs__agent_dist(const cs_agent_t *a, size_t k, double *x)
 {
-    if (a->dists == NULL || a->dists[k].kind == CS_DIST_NONE) return 0;
+    if (!cs__agent_is_dist(a, k)) return 0;
     double v = cs_dist_draw_inline(&a->dists[k], a->rng);
     const cs_agent_param_t *pr = &a->ops->params[k];
     if (!(v >= pr->min)) v = pr->min; /* NaN too */
@@ -239,25 +256,59 @@ static inline double cs__agent_value(const cs_agent_t *a, size_t k, size_t k_sig
 
 /* A delay in blocks >= 1: distribution -> max(1, round(draw)); scalar ->
  * geometric with mean params[k] (cs__agent_geom_delay).  One draw. */
+static inline uint64_t cs__agent_delay_of(const cs_agent_t *a, size_t k, double x);
+static inline double cs__agent_delay_draw(const cs_agent_t *a, size_t k);
 static inline uint64_t cs__agent_delay(const cs_agent_t *a, size_t k)
 {
+    return cs__agent_delay_of(a, k, cs__agent_delay_draw(a, k));
+}
+
+/* cs__agent_delay in two halves, so a caller can take the draw in its
+ * place in the stream and compute the delay (a logarithm) only if it makes
+ * the request: _draw takes the one draw (the clipped distribution value,
+ * or the geometric's uniform on (0, 1)), _of turns it into the delay. */
+static inline double cs__agent_delay_draw(const cs_agent_t *a, size_t k)
+{
     double x;
-    if (cs__agent_dist(a, k, &x)) {
+    if (cs__agent_dist(a, k, &x)) return x;
+    return cs_draw_uniform_pos(a->rng);
+}
+
+static inline uint64_t cs__agent_delay_of(const cs_agent_t *a, size_t k, double x)
+{
+    if (cs__agent_is_dist(a, k)) {
         uint64_t d = cs__agent_u64(x);
         return d ? d : 1u;
     }
-    return cs__agent_geom_delay(a->rng, a->params[k]);
+    return cs__agent_geom_delay_at(x, a->params[k]);
 }
 
 /* Cycles: a distribution on the share (parameter k_frac) gives
  * cycles_used = round(gas_limit x draw) without jitter; a scalar share
  * uses cs__agent_cycles with params[k_jitter].  One draw. */
+static inline double cs__agent_cycles_draw(const cs_agent_t *a, size_t k_frac);
+static inline void cs__agent_cycles_set(const cs_agent_t *a, size_t k_gas, size_t k_frac, size_t k_jitter, double x,
+                                        cs_timer_req_t *q);
 static inline void cs__agent_cycles_of(const cs_agent_t *a, size_t k_gas, size_t k_frac, size_t k_jitter,
                                        cs_timer_req_t *q)
 {
+    cs__agent_cycles_set(a, k_gas, k_frac, k_jitter, cs__agent_cycles_draw(a, k_frac), q);
+}
+
+/* cs__agent_cycles_of in two halves, as the delay's: _draw takes the one
+ * draw (the clipped share, or the jitter's uniform), _set fills q. */
+static inline double cs__agent_cycles_draw(const cs_agent_t *a, size_t k_frac)
+{
     double f;
-    if (cs__agent_dist(a, k_frac, &f)) cs__agent_cycles_at(0.5, a->params[k_gas], f, 0.0, q);
-    else cs__agent_cycles(a->rng, a->params[k_gas], a->params[k_frac], a->params[k_jitter], q);
+    if (cs__agent_dist(a, k_frac, &f)) return f;
+    return cs_draw_uniform(a->rng);
+}
+
+static inline void cs__agent_cycles_set(const cs_agent_t *a, size_t k_gas, size_t k_frac, size_t k_jitter, double x,
+                                        cs_timer_req_t *q)
+{
+    if (cs__agent_is_dist(a, k_frac)) cs__agent_cycles_at(0.5, a->params[k_gas], x, 0.0, q);
+    else cs__agent_cycles_at(x, a->params[k_gas], a->params[k_frac], a->params[k_jitter], q);
 }
 
 /*

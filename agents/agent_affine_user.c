@@ -59,6 +59,8 @@ static const char *const af_dists[] = {"rate", "value", "wait_cost", "delay_mean
 
 typedef struct af_state {
     int have_ema;       /* the EMAs hold an observation */
+    double cyc;         /* E[cycles] = gas_limit x mean(cycles_frac), set with the first EMA
+                         * (parameters do not change during a run) */
     double ema_u;       /* expected utilisation */
     double ema_p;       /* expected price per fire, base units */
     uint64_t arrivals;  /* potential users drawn */
@@ -67,10 +69,10 @@ typedef struct af_state {
     uint64_t rejected;  /* schedule calls refused by the world */
 } af_state_t;
 
-/* The observed price per fire for mechanism family mc (see above). */
-static double af_price_obs(const cs_agent_t *a, int mc, const cs_obs_t *o)
+/* The observed price per fire for mechanism family mc (see above), with
+ * cyc = E[cycles]. */
+static double af_price_obs(const cs_agent_t *a, double cyc, int mc, const cs_obs_t *o)
 {
-    double cyc = a->params[P_GAS_LIMIT] * cs__agent_mean(a, P_CYCLES_FRAC);
     double tip = a->params[P_FIXED_TIP] > 0 ? a->params[P_FIXED_TIP] : o->p50_tip;
     if (mc == CS__MC_BID) return o->clearing_price;
     if (mc == CS__MC_FEE) return (o->basefee_lane + tip) * cyc;
@@ -92,8 +94,9 @@ static void af_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
 {
     af_state_t *s = a->state;
     const double *p = a->params;
-    int mc = cs__agent_mclass(o->mechanism);
-    double al = p[P_EMA_ALPHA], pobs = af_price_obs(a, mc, o);
+    int mc = cs__agent_mc(a, o);
+    if (!s->have_ema) s->cyc = p[P_GAS_LIMIT] * cs__agent_mean(a, P_CYCLES_FRAC);
+    double al = p[P_EMA_ALPHA], pobs = af_price_obs(a, s->cyc, mc, o);
     if (!s->have_ema) {
         s->ema_u = o->utilisation;
         s->ema_p = pobs;
@@ -106,27 +109,24 @@ static void af_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
      * word "estimate" (CS_AGENT_PARAM_WORD, the default) estimates it. */
     double wait = p[P_EXPECTED_WAIT] == CS_AGENT_PARAM_WORD ? af_wait(p, s->ema_u) : p[P_EXPECTED_WAIT];
     unsigned n = cs__agent_count(a, P_RATE, o);
-    /* Zeroed before the first potential user and after each join only: a
-     * user who abstains has written just the delay and the cycles, which
-     * the next one's draws overwrite (most abstain under congestion, and
-     * most agents have no arrival in a block). */
+    /* Every potential user takes its four draws; the delay and the cycles
+     * are computed from theirs, and the request built, only when it joins
+     * (most abstain under congestion). */
     cs_timer_req_t q;
-    int fresh = 0;
     for (unsigned i = 0; i < n; i++) {
-        if (!fresh) {
-            cs__agent_req_zero(&q);
-            fresh = 1;
-        }
         double v = cs__agent_value(a, P_VALUE, P_VALUE_SIGMA);
         double c = cs__agent_value(a, P_WAIT_COST, P_WAIT_COST_SIGMA);
-        q.delay = cs__agent_delay(a, P_DELAY_MEAN);
-        cs__agent_cycles_of(a, P_GAS_LIMIT, P_CYCLES_FRAC, P_CYCLES_JITTER, &q);
+        double xd = cs__agent_delay_draw(a, P_DELAY_MEAN);
+        double xc = cs__agent_cycles_draw(a, P_CYCLES_FRAC);
         s->arrivals++;
         double surplus = v - c * wait;
         if (!(surplus - s->ema_p > 0.0)) {
             s->abstained++;
             continue;
         }
+        cs__agent_req_zero(&q);
+        q.delay = cs__agent_delay_of(a, P_DELAY_MEAN, xd);
+        cs__agent_cycles_set(a, P_GAS_LIMIT, P_CYCLES_FRAC, P_CYCLES_JITTER, xc, &q);
         q.value = v;
         q.decay = c;
         q.payload_len = (uint32_t)cs__agent_u64(p[P_PAYLOAD_LEN]);
@@ -142,7 +142,6 @@ static void af_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
         }
         q.tag = (uint32_t)s->joined++;
         if (cs_world_schedule(w, a, &q, NULL) != CS_OK) s->rejected++;
-        fresh = 0;
     }
 }
 

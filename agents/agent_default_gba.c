@@ -35,7 +35,7 @@ typedef struct dg_state {
 static void dg_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
 {
     dg_state_t *s = a->state;
-    int mc = cs__agent_mclass(o->mechanism);
+    int mc = cs__agent_mc(a, o);
     unsigned n = cs__agent_count(a, P_RATE, o);
     for (unsigned i = 0; i < n; i++) {
         cs_timer_req_t q;

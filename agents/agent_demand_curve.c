@@ -69,7 +69,7 @@ static void dc_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
 {
     dc_state_t *s = a->state;
     const double *p = a->params;
-    int mc = cs__agent_mclass(o->mechanism);
+    int mc = cs__agent_mc(a, o);
     int src = (int)cs__agent_u64(p[P_PRICE_SOURCE]);
     if (src == 0) src = mc == CS__MC_BID ? 2 : 1;
     double f = src == 2 ? dc_share(o->clearing_price, p[P_PRICE_MAX_BID], p[P_ELASTICITY])

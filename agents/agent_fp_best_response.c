@@ -47,7 +47,7 @@ typedef struct fp_state {
  * mechanisms. */
 static void fp_bid(cs_agent_t *a, const cs_obs_t *o, cs_timer_req_t *q)
 {
-    if (cs__agent_mclass(o->mechanism) != CS__MC_BID) return;
+    if (cs__agent_mc(a, o) != CS__MC_BID) return;
     double target = cs_obs_competing(o, a) + a->params[P_EPSILON];
     q->has_bid = 1;
     q->bid = target <= q->value ? (target > o->reserve_price ? target : o->reserve_price) : o->reserve_price;
@@ -71,7 +71,7 @@ static void fp_fees(const cs_agent_t *a, const cs_obs_t *o, double value, uint64
 static void fp_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
 {
     fp_state_t *s = a->state;
-    int mc = cs__agent_mclass(o->mechanism);
+    int mc = cs__agent_mc(a, o);
     unsigned n = cs__agent_count(a, P_RATE, o);
     for (unsigned i = 0; i < n; i++) {
         cs_timer_req_t q;

@@ -39,7 +39,7 @@ static uint32_t fr_n_actors(const double *params)
 static void fr_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
 {
     fr_state_t *s = a->state;
-    int mc = cs__agent_mclass(o->mechanism);
+    int mc = cs__agent_mc(a, o);
     uint64_t k = fr_n_actors(a->params);
     unsigned n = cs__agent_count(a, P_RATE, o);
     for (unsigned i = 0; i < n; i++) {

@@ -113,7 +113,7 @@ static void hb_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
 {
     hb_state_t *s = a->state;
     uint64_t period = cs__agent_u64(a->params[P_PERIOD]);
-    s->mc = cs__agent_mclass(o->mechanism);
+    s->mc = cs__agent_mc(a, o);
     s->o = *o;
     if (!s->started) {
         double u_st = gsl_rng_uniform(a->rng);

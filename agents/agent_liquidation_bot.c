@@ -138,7 +138,7 @@ static double lb_risk(double logp, double log_liq, double sigma, double horizon)
 static void lb_bid(cs_agent_t *a, const cs_obs_t *o, cs_timer_req_t *q)
 {
     const lb_state_t *s = a->state;
-    if (cs__agent_mclass(o->mechanism) != CS__MC_BID) return;
+    if (cs__agent_mc(a, o) != CS__MC_BID) return;
     double f = a->params[P_BID_FRAC] * lb_mult(a, s->risk);
     q->has_bid = 1;
     q->bid = q->value * (f < 1.0 ? f : 1.0);

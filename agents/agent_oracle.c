@@ -77,7 +77,7 @@ static int or_push(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o, int interval
     q.payload_len = (uint32_t)cs__agent_u64(p[P_PAYLOAD_LEN]);
     q.ttl = cs__agent_u64(p[P_TTL]);
     q.tier = (uint8_t)cs__agent_u64(p[P_TIER]);
-    cs__agent_price_default(cs__agent_mclass(o->mechanism), p[P_BID_FRAC], &q);
+    cs__agent_price_default(cs__agent_mc(a, o), p[P_BID_FRAC], &q);
     if (!cs__agent_enters(a, w, o, &q)) { /* value-aware: not worth it now */
         s->skipped++;
         return 0;

@@ -34,7 +34,7 @@ typedef struct pt_state {
 static void pt_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
 {
     pt_state_t *s = a->state;
-    int mc = cs__agent_mclass(o->mechanism);
+    int mc = cs__agent_mc(a, o);
     uint8_t tier = (uint8_t)cs__agent_u64(a->params[P_TIER]);
     unsigned n = cs__agent_count(a, P_RATE, o);
     for (unsigned i = 0; i < n; i++) {

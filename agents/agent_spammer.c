@@ -65,7 +65,7 @@ static void sp_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
     sp_state_t *s = a->state;
     const double *p = a->params;
     if (!sp_is_storm(p, o->height)) return;
-    int mc = cs__agent_mclass(o->mechanism);
+    int mc = cs__agent_mc(a, o);
     uint64_t actors = sp_n_actors(p);
     uint64_t cap = cs__agent_u64(p[P_PER_ACTOR_CAP]);
     uint64_t n = cs__agent_u64(p[P_BURST]);

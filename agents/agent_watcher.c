@@ -69,7 +69,7 @@ static void wa_on_block(cs_agent_t *a, cs_world_t *w, const cs_obs_t *o)
 {
     wa_state_t *s = a->state;
     const double *p = a->params;
-    int mc = cs__agent_mclass(o->mechanism);
+    int mc = cs__agent_mc(a, o);
     unsigned n = cs__agent_count(a, P_RATE, o);
     for (unsigned i = 0; i < n; i++) {
         cs_timer_req_t q;

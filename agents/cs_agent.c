@@ -11,6 +11,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "cs_agent_int.h"
+#include "cs_draw.h"
 #include "cs_timer.h"
 
 /* The registry, in cs_agent_kind order (entry i has kind i). */
@@ -222,38 +223,11 @@ int cs__agent_mclass(const char *m)
     }
 }
 
-/* Round x to the nearest integer in [0, 2^62]; NaN gives 0. */
-uint64_t cs__agent_u64(double x)
-{
-    if (!(x > 0.0)) return 0;
-    if (x >= 4611686018427387904.0) return (uint64_t)1 << 62;
-    return (uint64_t)llround(x);
-}
-
 /* A zeroed HEIGHT request for actor 0. */
 void cs__agent_req_zero(cs_timer_req_t *q)
 {
     memset(q, 0, sizeof *q);
     q->kind = (uint8_t)CS_KIND_HEIGHT;
-}
-
-/* Cycles model for a given uniform u in [0, 1) (cs_agent_int.h). */
-void cs__agent_cycles_at(double u, double gas, double frac, double jitter, cs_timer_req_t *q)
-{
-    uint64_t gl = cs__agent_u64(gas);
-    if (gl == 0) gl = 1;
-    double f = frac * (1.0 + jitter * (2.0 * u - 1.0));
-    if (f < 0.0) f = 0.0;
-    if (f > 1.0) f = 1.0;
-    uint64_t used = cs__agent_u64((double)gl * f);
-    q->gas_limit = gl;
-    q->cycles_used = used > gl ? gl : used;
-}
-
-/* Cycles model with one uniform draw (cs_agent_int.h). */
-void cs__agent_cycles(gsl_rng *r, double gas, double frac, double jitter, cs_timer_req_t *q)
-{
-    cs__agent_cycles_at(gsl_rng_uniform(r), gas, frac, jitter, q);
 }
 
 /* Cycles model without a draw: the jitter is centred (u = 1/2). */
@@ -270,100 +244,9 @@ double cs__agent_lognormal(gsl_rng *r, double mean, double sigma)
     return mean > 0.0 ? x : 0.0;
 }
 
-/* Geometric delay on {1, 2, ...} with mean `mean`; one draw. */
-/* The last success probability and log(1 - p) of cs__agent_geometric,
- * and the last mean and e^-mu of cs__agent_poisson: every agent of a kind
- * usually draws with the same parameter, so the logarithm and the
- * exponential are computed once instead of once per draw. */
-static _Thread_local double cs__geo_p = -1.0, cs__geo_lq = 0.0;
-static _Thread_local double cs__poi_mu = -1.0, cs__poi_emu = 1.0;
-
-unsigned cs__agent_geometric(gsl_rng *r, double p)
-{
-    /* Inversion, the same operations as gsl_ran_geometric so the same
-     * stream gives the same variates (tests/test_agents.c compares them):
-     * k = floor(log(u) / log(1 - p) + 1) for u uniform on (0, 1). */
-    double u = gsl_rng_uniform_pos(r);
-    if (p == 1) return 1;
-    if (p != cs__geo_p) {
-        cs__geo_lq = log(1 - p);
-        cs__geo_p = p;
-    }
-    return (unsigned)(log(u) / cs__geo_lq + 1);
-}
-
-unsigned cs__agent_poisson(gsl_rng *r, double mu)
-{
-    /* Above 10 GSL first reduces mu with gamma and binomial draws. */
-    if (!(mu <= 10.0)) return gsl_ran_poisson(r, mu);
-    /* Multiplication of uniforms until the product falls to e^-mu, the
-     * same operations as gsl_ran_poisson's small-mean branch (compared in
-     * tests/test_agents.c). */
-    if (mu != cs__poi_mu) {
-        cs__poi_emu = exp(-mu);
-        cs__poi_mu = mu;
-    }
-    double prod = 1.0;
-    unsigned k = 0;
-    do {
-        prod *= gsl_rng_uniform(r);
-        k++;
-    } while (prod > cs__poi_emu);
-    return k - 1;
-}
-
-uint64_t cs__agent_geom_delay(gsl_rng *r, double mean)
-{
-    double p = mean > 1.0 ? 1.0 / mean : 1.0;
-    unsigned k = cs__agent_geometric(r, p);
-    return k ? (uint64_t)k : 1u;
-}
-
-/* Distribution-valued parameter k: clipped draw (cs_agent_int.h). */
-int cs__agent_dist(const cs_agent_t *a, size_t k, double *x)
-{
-    if (a->dists == NULL || a->dists[k].kind == CS_DIST_NONE) return 0;
-    double v = cs_dist_draw(&a->dists[k], a->rng);
-    const cs_agent_param_t *pr = &a->ops->params[k];
-    if (!(v >= pr->min)) v = pr->min; /* NaN too */
-    if (v > pr->max) v = pr->max;
-    *x = v;
-    return 1;
-}
-
-/* Arrivals this block (cs_agent_int.h). */
-unsigned cs__agent_count(const cs_agent_t *a, size_t k, const cs_obs_t *o)
-{
-    double x;
-    if (cs__agent_dist(a, k, &x)) return (unsigned)cs__agent_u64(x * o->demand_mult);
-    double mu = a->params[k] * o->demand_mult;
-    if (!(mu > 0.0)) mu = 0.0;
-    return cs__agent_poisson(a->rng, mu);
-}
-
-double cs__agent_value(const cs_agent_t *a, size_t k, size_t k_sigma)
-{
-    double x;
-    if (cs__agent_dist(a, k, &x)) return x;
-    return cs__agent_lognormal(a->rng, a->params[k], a->params[k_sigma]);
-}
-
-uint64_t cs__agent_delay(const cs_agent_t *a, size_t k)
-{
-    double x;
-    if (cs__agent_dist(a, k, &x)) {
-        uint64_t d = cs__agent_u64(x);
-        return d ? d : 1u;
-    }
-    return cs__agent_geom_delay(a->rng, a->params[k]);
-}
-
-void cs__agent_cycles_of(const cs_agent_t *a, size_t k_gas, size_t k_frac, size_t k_jitter, cs_timer_req_t *q)
-{
-    double f;
-    if (cs__agent_dist(a, k_frac, &f)) cs__agent_cycles_at(0.5, a->params[k_gas], f, 0.0, q);
-    else cs__agent_cycles(a->rng, a->params[k_gas], a->params[k_frac], a->params[k_jitter], q);
-}
+/* The caches of cs__agent_geometric and cs__agent_poisson (cs_agent_int.h). */
+_Thread_local double cs__geo_p = -1.0, cs__geo_lq = 0.0;
+_Thread_local double cs__poi_mu = -1.0, cs__poi_emu = 1.0;
 
 double cs__agent_mean(const cs_agent_t *a, size_t k)
 {
@@ -375,10 +258,10 @@ double cs__agent_mean(const cs_agent_t *a, size_t k)
 }
 
 /* Elastic entry (cs_agent_int.h). */
-int cs__agent_enters(const cs_agent_t *a, const cs_world_t *w, const cs_obs_t *o, const cs_timer_req_t *q)
+int cs__agent_enters(cs_agent_t *a, const cs_world_t *w, const cs_obs_t *o, const cs_timer_req_t *q)
 {
     if (!a->pol.value_aware) return 1;
-    int mc = cs__agent_mclass(o->mechanism);
+    int mc = cs__agent_mc(a, o);
     double cyc = (double)q->cycles_used, cells = (double)q->payload_len * o->basefee_cell;
     double e;
     if (mc == CS__MC_FEE) e = (o->basefee_cycle + o->basefee_lane + o->p50_tip) * cyc + cells;

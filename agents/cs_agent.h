@@ -86,6 +86,8 @@ typedef struct cs_agent {
     const cs_strategy_t *strat;     /* bidding strategy (NULL = the kind's own pricing) */
     struct cs_strat_state *ss;      /* its per-instance state (cs_strategy_attach) */
     int active;                     /* 0 before entry / after exit */
+    const char *mc_name;            /* the mechanism name mc was resolved for (cs__agent_mc) */
+    int mc;                         /* its family (cs__mclass) */
 } cs_agent_t;
 
 /*

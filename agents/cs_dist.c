@@ -11,6 +11,8 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_math.h>
 
+#include "cs_draw.h"
+
 const char *const cs_dist_names[CS_DIST__COUNT] = {
     "", "constant", "uniform", "lognormal", "exponential", "normal_trunc", "pareto", "empirical",
 };
@@ -102,14 +104,14 @@ double cs_dist_draw(const cs_dist_t *d, gsl_rng *r)
 {
     switch (d->kind) {
     case CS_DIST_CONSTANT: return d->p[0];
-    case CS_DIST_UNIFORM: return gsl_ran_flat(r, d->p[0], d->p[1]);
+    case CS_DIST_UNIFORM: return cs_draw_flat(r, d->p[0], d->p[1]);
     case CS_DIST_LOGNORMAL: {
         /* Mean-parametrised: zeta = ln(mean) - sigma^2 / 2, so E = mean. */
         double s = d->p[1];
         return gsl_ran_lognormal(r, log(d->p[0]) - 0.5 * s * s, s);
     }
     case CS_DIST_EXPONENTIAL: return gsl_ran_exponential(r, d->p[0]);
-    case CS_DIST_NORMAL_TRUNC: return cs__dist_ntrunc(d, gsl_rng_uniform(r));
+    case CS_DIST_NORMAL_TRUNC: return cs__dist_ntrunc(d, cs_draw_uniform(r));
     case CS_DIST_PARETO: return gsl_ran_pareto(r, d->p[1], d->p[0]);
     case CS_DIST_EMPIRICAL: return d->values[gsl_ran_discrete(r, d->table)];
     default: return 0.0;

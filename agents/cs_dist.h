@@ -17,6 +17,8 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "cs_draw.h"
+
 /* The families, in the order of cs_dist_names. */
 typedef enum cs_dist_kind {
     CS_DIST_NONE = 0,     /* not a distribution: the scalar parameter applies */
@@ -62,6 +64,15 @@ void cs_dist_clear(cs_dist_t *d);
  * varying number of uniforms -- the count depends on the stream only).
  */
 double cs_dist_draw(const cs_dist_t *d, gsl_rng *r);
+
+/* cs_dist_draw with the constant and the uniform drawn inline (the same
+ * variates: cs_draw.h). */
+static inline double cs_dist_draw_inline(const cs_dist_t *d, gsl_rng *r)
+{
+    if (d->kind == CS_DIST_UNIFORM) return cs_draw_flat(r, d->p[0], d->p[1]);
+    if (d->kind == CS_DIST_CONSTANT) return d->p[0];
+    return cs_dist_draw(d, r);
+}
 
 /* Closed-form mean and variance.  Returns 0, or -1 when a moment is
  * infinite (pareto with shape <= 1 for the mean, <= 2 for the variance). */

@@ -119,6 +119,19 @@ static const char *cs__e2e_path(char *buf, size_t cap)
     return cs__e2e_path_of(CS__E2E_SCENARIO, buf, cap);
 }
 
+/* Load the scenario at path with the --set overrides (cs_bench_e2e.h). */
+int cs_bench_load_scenario(const char *path, const char *const *sets, size_t n_sets, cs_scenario_t **out)
+{
+    cs_errlist_t errs = {0};
+    int rc = cs_scenario_load_file(path, sets, n_sets, out, &errs);
+    if (rc != CS_OK) {
+        for (size_t i = 0; i < errs.n; i++) fprintf(stderr, "cowsim bench: %s: %s\n", path, errs.msg[i]);
+        if (errs.n == 0) fprintf(stderr, "cowsim bench: %s: %s\n", path, cs_strerror(rc));
+    }
+    cs_errlist_free(&errs);
+    return rc;
+}
+
 /*
  * Load the scenario at path with the --set overrides sets[0..n_sets) and
  * run it once under eip1559 writing out_path (cs_bench_e2e.h).
@@ -126,16 +139,9 @@ static const char *cs__e2e_path(char *buf, size_t cap)
 int cs_bench_run_scenario(const char *path, const char *const *sets, size_t n_sets,
                           const char *out_path, cs_bench_run_t *r)
 {
-    cs_errlist_t errs = {0};
     cs_scenario_t *scn = NULL;
-    int rc = cs_scenario_load_file(path, sets, n_sets, &scn, &errs);
-    if (rc != CS_OK) {
-        for (size_t i = 0; i < errs.n; i++) fprintf(stderr, "cowsim bench: %s: %s\n", path, errs.msg[i]);
-        if (errs.n == 0) fprintf(stderr, "cowsim bench: %s: %s\n", path, cs_strerror(rc));
-        cs_errlist_free(&errs);
-        return rc;
-    }
-    cs_errlist_free(&errs);
+    int rc = cs_bench_load_scenario(path, sets, n_sets, &scn);
+    if (rc != CS_OK) return rc;
     memset(r, 0, sizeof *r);
     cs_sim_opts_t opts = {.out_path = out_path, .seed = scn->seed};
     cs_engine_t *e = NULL;

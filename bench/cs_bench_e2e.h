@@ -9,6 +9,7 @@
 
 #include "cs_bench_out.h"
 #include "cs_engine.h"
+#include "cs_scenario.h"
 
 /* What one run of a scenario measured (cs_bench_run_scenario). */
 typedef struct cs_bench_run {
@@ -25,6 +26,11 @@ typedef struct cs_bench_run {
     cs_sim_mem_t mem;    /* per-timer structures after the last block */
     double rss_end;      /* resident set size after the last block, bytes */
 } cs_bench_run_t;
+
+/* Load the scenario at path with the --set overrides sets[0..n_sets) into
+ * *out (freed by the caller with cs_scenario_free).  Returns CS_OK, or an
+ * error after the loader's messages on stderr. */
+int cs_bench_load_scenario(const char *path, const char *const *sets, size_t n_sets, cs_scenario_t **out);
 
 /* Load the scenario at path with the --set overrides sets[0..n_sets), run
  * it once under eip1559 (the sets may not change that) writing out_path,

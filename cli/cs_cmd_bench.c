@@ -1,7 +1,8 @@
 /* cs_cmd_bench.c -- `cowsim bench [core|e2e|memory|backlog] [--json] [--quick]
  * [--pending N] [--rounds R]`: parses the arguments and runs the benchmark
  * sections of bench/ (cs_bench_core.h, cs_bench_clear.h, cs_bench_e2e.h,
- * cs_bench_backlog.h). */
+ * cs_bench_backlog.h, cs_bench_arrivals.h). */
+#include "cs_bench_arrivals.h"
 #include "cs_bench_backlog.h"
 #include "cs_bench_clear.h"
 #include "cs_bench_core.h"
@@ -21,7 +22,8 @@ static void cs__bench_usage(FILE *f)
                "  e2e    end to end on scenarios/bench-large.json\n"
                "  memory peak RSS with 10^7 pending timers (10^6 with --quick)\n"
                "  backlog a congested lane with a standing backlog (bench/backlog.json) and\n"
-               "          the per-block cost at backlogs of 10^3, 10^4, 10^5 deferred timers\n"
+               "          the per-block cost at backlogs of 10^3, 10^4, 10^5 deferred timers,\n"
+               "          and the agents' draws and decisions per arrival, nobody joining\n"
                "  --json machine-readable output\n"
                "  --quick smaller sizes (smoke test)\n"
                "  --pending N  core only: the queue lifecycle at N pending timers alone\n"
@@ -93,6 +95,7 @@ int cs_cmd_bench(int argc, char **argv)
     if (strcmp(what, "backlog") == 0) {
         cs_bench_open(&o, stdout, json, "cowsim bench backlog");
         int rc = cs_bench_backlog(&o, quick, backlog);
+        if (rc == 0 && backlog == 0) rc = cs_bench_arrivals(&o, quick); /* draws and decisions alone */
         cs_bench_close(&o);
         if (rc == CS_EINVAL || rc == CS_EPARSE) return CS_EXIT_USAGE;
         return rc == 0 ? CS_EXIT_OK : CS_EXIT_IO;

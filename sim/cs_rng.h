@@ -2,13 +2,11 @@
  * cs_rng.h -- PCG64 with the DXSM output function, as a GSL generator
  * (DESIGN §2.7-2.8).
  *
- * Generator.  A 128-bit LCG, state' = state * M + inc (mod 2^128) with the
- * 64-bit "cheap multiplier" M = 0xda942042e4dd58b5, and the DXSM output
- * taken from the state *before* the step:
- *     hi = state >> 64;  lo = (uint64_t)state | 1;
- *     hi ^= hi >> 32;  hi *= M;  hi ^= hi >> 48;  hi *= lo;   -> output
- * This is bit-for-bit numpy's PCG64DXSM (checked in tests/test_rng.c
- * against numpy 1.24.2 with the raw state and inc set explicitly).
+ * Generator, GSL type and stream derivation: agents/cs_draw.h, where the
+ * agents can step their own streams inline (issue 26 point 3); this
+ * header keeps the names the simulator and the tests use.  The output is
+ * bit-for-bit numpy's PCG64DXSM (checked in tests/test_rng.c against numpy
+ * 1.24.2 with the raw state and inc set explicitly).
  *
  * GSL type cs_rng_pcg64dxsm: name "pcg64dxsm", min 0, max 2^64 - 1 (this
  * needs a 64-bit unsigned long), get = the full 64-bit output, get_double
@@ -16,15 +14,10 @@
  * from it.  gsl_rng_set(r, seed) (and gsl_rng_alloc, which uses
  * gsl_rng_default_seed) seeds exactly as cs_rng_stream(seed, 0).
  *
- * Stream derivation (cs_rng_stream, DESIGN §2.7 per-agent streams):
- *     d   = keccak256("cowsim-rng" || seed[8 BE] || stream[8 BE])  (26 bytes in)
- *     s0  = d[0..15]  read as a big-endian 128-bit integer
- *     inc = d[16..31] read as a big-endian 128-bit integer, | 1
- *     state = (s0 + inc) * M + inc   (mod 2^128)
- * The last line is PCG's own seeding (state = 0; step; state += s0; step),
- * with inc used as given rather than as (initseq << 1) | 1.  Distinct
- * (seed, stream) pairs give unrelated (state, increment) pairs, hence
- * independent sequences; keccak256 is the cs_keccak256 of core/.
+ * Stream derivation (cs_rng_stream, DESIGN §2.7 per-agent streams): the
+ * keccak256 of "cowsim-rng", seed and stream (cs_pcg_derive, cs_draw.h).
+ * Distinct (seed, stream) pairs give unrelated (state, increment) pairs,
+ * hence independent sequences.
  *
  * Ownership: generators come from gsl_rng_alloc / cs_rng_stream and are
  * released by the caller with gsl_rng_free.
@@ -36,17 +29,15 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "cs_draw.h"
 #include "cs_types.h"
 
-#define CS_RNG_MULT 0xda942042e4dd58b5u /* PCG "cheap multiplier" (numpy PCG64DXSM) */
+#define CS_RNG_MULT CS_PCG_MULT /* PCG "cheap multiplier" (numpy PCG64DXSM) */
 
 /* The generator state behind gsl_rng.state for cs_rng_pcg64dxsm. */
-typedef struct cs_rng_state {
-    cs_u128 state; /* LCG state; the next output is DXSM(state) */
-    cs_u128 inc;   /* LCG increment, always odd */
-} cs_rng_state_t;
+typedef cs_pcg_t cs_rng_state_t;
 
-/* The PCG64-DXSM generator type (see above). */
+/* The PCG64-DXSM generator type (cs_pcg_gsl_type, agents/cs_draw.h). */
 extern const gsl_rng_type *cs_rng_pcg64dxsm;
 
 /*
@@ -66,20 +57,13 @@ void cs_rng_set_state(gsl_rng *r, cs_u128 state, cs_u128 inc);
 gsl_rng *cs_rng_stream(uint64_t seed, uint64_t stream);
 
 /* Fill st with the derived (state, inc) for (seed, stream); no allocation. */
-void cs_rng_derive(uint64_t seed, uint64_t stream, cs_rng_state_t *st);
+static inline void cs_rng_derive(uint64_t seed, uint64_t stream, cs_rng_state_t *st)
+{
+    cs_pcg_derive(seed, stream, st);
+}
 
 /* One PCG64-DXSM step on st: return DXSM(state), then advance the LCG. */
-static inline uint64_t cs_rng_next(cs_rng_state_t *st)
-{
-    uint64_t hi = (uint64_t)(st->state >> 64);
-    uint64_t lo = (uint64_t)st->state | 1u;
-    hi ^= hi >> 32;
-    hi *= (uint64_t)CS_RNG_MULT;
-    hi ^= hi >> 48;
-    hi *= lo;
-    st->state = st->state * (cs_u128)CS_RNG_MULT + st->inc;
-    return hi;
-}
+static inline uint64_t cs_rng_next(cs_rng_state_t *st) { return cs_pcg_next(st); }
 
 /*
  * Fast path: the next 64-bit output of r, which must be a

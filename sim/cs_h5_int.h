@@ -88,5 +88,10 @@ cs_h5_reader_t *cs__h5_open_direct(const char *path, int *err);
 /* cs_h5_verify.c: the cross-checks of a complete run file's tables against
  * its root totals.  CS_OK, CS_ECORRUPT or CS_ENOMEM. */
 int cs__h5_verify(cs_h5_reader_t *r, const char *path);
+/* cs_h5_attrs.c: the Keccak-256 (hex, NUL-terminated) of every root
+ * attribute of file but CS__H5_ATTRS_DIGEST itself.  CS_OK, CS_EIO or
+ * CS_ENOMEM. */
+#define CS__H5_ATTRS_DIGEST "attrs_digest"
+int cs__h5_attrs_digest(hid_t file, char hex[65]);
 
 #endif /* CS_H5_INT_H */

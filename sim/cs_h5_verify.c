@@ -94,6 +94,18 @@ int cs__h5_verify(cs_h5_reader_t *r, const char *path)
             bad = "lambda_loop is not off, share or invariant";
         free(loop);
     }
+    /* The digest over every root attribute (cs_h5_attrs.c), where the
+     * writer stored one. */
+    if (rc == CS_OK && !bad && H5Aexists(r->file, CS__H5_ATTRS_DIGEST) > 0) {
+        char *want = NULL, got[65];
+        int drc = cs_h5_read_attr_str(r, CS__H5_ATTRS_DIGEST, &want);
+        int hrc = drc == CS_OK ? cs__h5_attrs_digest(r->file, got) : drc;
+        if (drc == CS_ENOMEM || hrc == CS_ENOMEM)
+            rc = cs__h5_fail(CS_ENOMEM, "'%s': out of memory reading its root attributes", path);
+        else if (hrc != CS_OK || !want || strcmp(want, got) != 0)
+            bad = "its root attributes differ from their digest (attrs_digest)";
+        free(want);
+    }
     if (rc == CS_OK && !bad && has_blocks && nb != blocks) bad = "/blocks has not one row per block";
     if (rc == CS_OK && !bad && has_seen && mode) {
         if (strcmp(mode, "all") == 0 && nf != seen) bad = "/fires rows differ from fires_seen";

@@ -755,6 +755,14 @@ int cs_h5_close(cs_h5_t *h, int complete)
     int rc = cs__h5_flush_work(h);
     if (rc == CS_OK) rc = cs__h5_put_u64(h->file, "fires_seen", h->fires_seen);
     if (rc == CS_OK) rc = cs__h5_put_i32(h->file, "complete", complete ? 1 : 0);
+    /* Last: the digest of every other root attribute (cs_h5_attrs.c). */
+    char dig[65];
+    if (rc == CS_OK) {
+        int drc = cs__h5_attrs_digest(h->file, dig);
+        if (drc == CS_ENOMEM) rc = cs__h5_fail(CS_ENOMEM, "out of memory hashing the root attributes");
+        else if (drc != CS_OK) rc = cs__h5_fail(CS_EIO, "hashing the root attributes");
+        else rc = cs__h5_put_str(h->file, CS__H5_ATTRS_DIGEST, dig);
+    }
     if (rc == CS_OK && H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0) rc = cs__h5_fail(CS_EIO, "H5Fflush");
     /* Keep the first error's message: closing a failed file fails again. */
     char first[sizeof cs__h5_msg];

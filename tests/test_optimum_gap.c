@@ -8,7 +8,9 @@
  *   - windows of welfare 0 are solved but give no gap (NaN);
  *   - no sample at all (cfg NULL: the default of 0 windows, width 0, a run
  *     of no blocks), and a method that is not a bound with no room for the
- *     message.
+ *     message;
+ *   - the Lagrangian bound of a value above FLT_MAX (its scan's float
+ *     bound is INFINITY there, never a cut).
  */
 #include <math.h>
 #include <stdint.h>
@@ -114,10 +116,34 @@ static void test_none(void)
     CS_CHECK(g.method == CS_OPT_NONE && g.windows == 0 && isnan(g.gap));
 }
 
+/* The Lagrangian bound of values above FLT_MAX: its scan of a job's
+ * heights keeps a float upper bound of the values left (rounded up,
+ * INFINITY beyond FLT_MAX) and stops once it cannot beat the best so far,
+ * so that bound must never fall below a value left.  Six blocks of budget
+ * 100 (heights 7 .. 12), one job of 100 cycles worth 5e38 growing by
+ * 2^(1/5) a block (rate -ln 2 / 5): best at the last height, 5e38 x 2 =
+ * 1e39, the optimum; the bound is at least that (and, the budget never
+ * exceeded, no step moves a multiplier off 0: exactly that). */
+static void test_huge(void)
+{
+    cs_opt_job_t j = {7, 12, 100, 1, 5e38, 0, -log(2.0) / 5, 0};
+    cs_opt_block_t b[6];
+    for (int i = 0; i < 6; i++) b[i] = (cs_opt_block_t){100, UINT64_MAX, 0, 0};
+    cs_opt_problem_t p = {&j, 1, 7, b, 6, 0};
+    cs_opt_limits_t lim = {0, 0, 1000};
+    cs_opt_result_t r;
+    char err[128] = "";
+    double want = 5e38 * exp(log(2.0) / 5 * 5);
+    CS_CHECK_EQ_U64(cs_opt_solve(&p, &lim, &r, err, sizeof err), CS_OK);
+    CS_CHECK(r.method == CS_OPT_LAGRANGE && r.vars == 6);
+    CS_CHECK(r.welfare >= want * (1 - 1e-12) && r.welfare <= want * (1 + 1e-12));
+}
+
 int main(void)
 {
     test_middle();
     test_zero();
     test_none();
+    test_huge();
     return cs_test_done("optimum_gap");
 }

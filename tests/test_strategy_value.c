@@ -430,7 +430,7 @@ static void test_public(void)
 {
     cs_strategy_t s = strat(4, 0);
     cs_dist_t vd = uniform100();
-    struct cs_strat_state *ss = (struct cs_strat_state *)&s;
+    struct cs_strat_state *ss = (struct cs_strat_state *)&s; /* not NULL: a failure must set it to NULL */
     for (uint64_t k = 1; k <= 2; k++) {
         gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
         cs_aw_reset(k);

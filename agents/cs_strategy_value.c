@@ -90,11 +90,12 @@ int cs__sv_new(const cs_strategy_t *s, const cs_dist_t *vd, cs__sv_t **out)
 
 void cs__sv_free(cs__sv_t *sv) { free(sv); }
 
-/* The bucket of value v: floor(F(v) x B), at most B - 1. */
+/* The bucket of value v: floor(F(v) x B), at most B - 1 (0 without a
+ * value distribution; cs__sv_new keeps one only for B > 1). */
 static size_t cs__sv_bucket(const cs_strategy_t *s, const cs__sv_t *sv, double v)
 {
-    size_t nb = s->n_buckets > 0 ? s->n_buckets : 1;
-    if (!sv->has_vd || nb == 1) return 0;
+    if (!sv->has_vd) return 0;
+    size_t nb = s->n_buckets;
     double f = cs_dist_cdf(&sv->vd, v) * (double)nb;
     if (!(f > 0.0)) return 0;
     return f >= (double)(nb - 1) ? nb - 1 : (size_t)f;

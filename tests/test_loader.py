@@ -139,6 +139,27 @@ def main():
             check("burn + tips + payments differ from burned_exact + proposer_exact" in str(e),
                   "corrupt: burned_exact + 1 raises CorruptRunError (%s)" % os.path.basename(src_file))
 
+    # N97: the root attributes' digest, computed here by the loader's own
+    # Keccak-256 (published vectors first) and matched against the one the
+    # C writer stored; a changed seed or scenario text raises
+    # CorruptRunError; a file without a digest (format 1) still loads.
+    check(cowsim.keccak256(b"").hex() ==
+          "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470" and
+          cowsim.keccak256(b"abc").hex() ==
+          "4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45", "keccak256: published vectors")
+    with h5py.File(path, "r") as f:
+        check(len(f.attrs["attrs_digest"]) == 64 and cowsim.attrs_digest(f) == f.attrs["attrs_digest"],
+              "attrs_digest: the loader's digest equals the writer's")
+    for name, edit in (("seed", lambda v: v + 1), ("scenario_json", lambda v: v.replace("{", "{ ", 1))):
+        shutil.copy(path, bad)
+        with h5py.File(bad, "r+") as f:
+            f.attrs[name] = edit(f.attrs[name])
+        try:
+            cowsim.load_run(bad)
+            check(False, "corrupt: a changed %s raises CorruptRunError" % name)
+        except cowsim.CorruptRunError as e:
+            check("differ from their digest (attrs_digest)" in str(e), "corrupt: a changed %s raises CorruptRunError" % name)
+
     # ---- a sweep -----------------------------------------------------------
     sdir = os.path.join(work, "sweep")
     subprocess.run([cowsim_bin, "sweep", os.path.join(src, "scenarios", "sweeps", "grid.json"), "-o", sdir,

@@ -48,6 +48,74 @@ def _decode(v):
     return v
 
 
+# ---- the root attributes' digest (DESIGN-NOTES N97) -------------------------
+
+_RC = [
+    0x0000000000000001, 0x0000000000008082, 0x800000000000808A, 0x8000000080008000,
+    0x000000000000808B, 0x0000000080000001, 0x8000000080008081, 0x8000000000008009,
+    0x000000000000008A, 0x0000000000000088, 0x0000000080008009, 0x000000008000000A,
+    0x000000008000808B, 0x800000000000008B, 0x8000000000008089, 0x8000000000008003,
+    0x8000000000008002, 0x8000000000000080, 0x000000000000800A, 0x800000008000000A,
+    0x8000000080008081, 0x8000000000008080, 0x0000000080000001, 0x8000000080008008,
+]
+# FIPS 202 §3.2.2: rho's offset of lane (x, y), indexed x + 5y.
+_RHO = [0, 1, 62, 28, 27, 36, 44, 6, 55, 20, 3, 10, 43, 25, 39, 41, 45, 15, 21, 8, 18, 2, 61, 56, 14]
+_M64 = (1 << 64) - 1
+
+
+def _keccak_f(a):
+    """Keccak-f[1600] (FIPS 202 §3.3) on 25 lanes, a[x + 5y], in place."""
+    for rc in _RC:
+        c = [a[x] ^ a[x + 5] ^ a[x + 10] ^ a[x + 15] ^ a[x + 20] for x in range(5)]
+        d = [c[(x - 1) % 5] ^ (((c[(x + 1) % 5] << 1) | (c[(x + 1) % 5] >> 63)) & _M64) for x in range(5)]
+        b = [0] * 25
+        for x in range(5):
+            for y in range(5):
+                v, r = a[x + 5 * y] ^ d[x], _RHO[x + 5 * y]
+                b[y + 5 * ((2 * x + 3 * y) % 5)] = ((v << r) | (v >> (64 - r))) & _M64 if r else v
+        for y in range(5):
+            row = b[5 * y:5 * y + 5]
+            for x in range(5):
+                a[x + 5 * y] = row[x] ^ (~row[(x + 1) % 5] & row[(x + 2) % 5])
+        a[0] ^= rc
+
+
+def keccak256(data):
+    """Keccak-256 (the original padding 0x01 ... 0x80, not SHA3-256's)."""
+    rate = 136
+    msg = bytearray(data) + b"\x01" + bytes((-len(data) - 1) % rate)
+    msg[-1] |= 0x80
+    a = [0] * 25
+    for off in range(0, len(msg), rate):
+        for i in range(rate // 8):
+            a[i] ^= int.from_bytes(msg[off + 8 * i:off + 8 * i + 8], "little")
+        _keccak_f(a)
+    return b"".join(a[i].to_bytes(8, "little") for i in range(4))
+
+
+def attrs_digest(f):
+    """The digest cowsim writes as a run file's root attribute attrs_digest
+    (sim/cs_h5_attrs.c): Keccak-256, in hex, of every other root attribute
+    in name order, each as name, NUL, HDF5 type class (1 byte), value length
+    (8 bytes, little-endian) and value (a variable-length string's bytes,
+    else the elements in native byte order)."""
+    out = bytearray()
+    for name in sorted(f.attrs.keys(), key=lambda k: k.encode()):
+        if name == "attrs_digest":
+            continue
+        aid = f.attrs.get_id(name)
+        t = aid.get_type()
+        cls = t.get_class()
+        if cls == h5py.h5t.STRING and t.is_variable_str():
+            v = f.attrs[name]
+            val = v if isinstance(v, bytes) else str(v).encode("utf-8")
+        else:
+            arr = np.asarray(f.attrs[name])
+            val = arr.astype(arr.dtype.newbyteorder("=")).tobytes()
+        out += name.encode() + b"\x00" + bytes([cls]) + len(val).to_bytes(8, "little") + val
+    return keccak256(bytes(out)).hex()
+
+
 def _tidy(arr):
     """A DataFrame from a compound numpy array read by h5py: categoricals,
     str, amounts as float plus exact int."""
@@ -201,11 +269,14 @@ def load_run(path):
                     tables[t] = _v1_money(t, _tidy(f[t][:]))
                 else:  # /identities: format 2 on
                     tables[t] = pd.DataFrame()
+            digest = attrs_digest(f) if "attrs_digest" in attrs and int(attrs.get("complete", 0)) == 1 else None
     except (OSError, RuntimeError, KeyError) as e:
         if not isinstance(e, FileNotFoundError) and not isinstance(e, PermissionError):
             raise CorruptRunError(f"{path} is corrupt: {e}") from e
         raise
     _cross_check(path, attrs, tables)
+    if digest is not None and digest != attrs["attrs_digest"]:
+        raise CorruptRunError(f"{path} is corrupt: its root attributes differ from their digest (attrs_digest)")
     return Run(path, tables, attrs)
 
 

@@ -35,25 +35,33 @@
 /* ---- shuffle ------------------------------------------------------------------ */
 
 /* Rows past `used` are zero in src (a partial chunk): their bytes in every
- * plane are zero, set without the scattered loads. */
-static void cs__h5_shuffle_tail(uint8_t *dst, size_t es, size_t n, size_t used)
+ * plane are zero, set without the scattered loads.  Planes with skip[j]
+ * set (skip may be NULL) are left alone, here and in every path below. */
+static void cs__h5_shuffle_tail(uint8_t *dst, size_t es, size_t n, size_t used, const uint8_t *skip)
 {
     if (used < n)
-        for (size_t j = 0; j < es; j++) memset(dst + j * n + used, 0, n - used);
+        for (size_t j = 0; j < es; j++)
+            if (!skip || !skip[j]) memset(dst + j * n + used, 0, n - used);
 }
 
 /* Byte by byte, in tiles of 64 rows so each tile of the source stays in L1. */
-void cs__h5_shuffle_scalar(uint8_t *dst, const uint8_t *src, size_t es, size_t n, size_t used)
+static void cs__h5_shuffle_c(uint8_t *dst, const uint8_t *src, size_t es, size_t n, size_t used, const uint8_t *skip)
 {
     for (size_t i0 = 0; i0 < used; i0 += 64) {
         size_t i1 = used - i0 < 64 ? used : i0 + 64;
         for (size_t j = 0; j < es; j++) {
+            if (skip && skip[j]) continue;
             uint8_t *d = dst + j * n;
             const uint8_t *s = src + j;
             for (size_t i = i0; i < i1; i++) d[i] = s[i * es];
         }
     }
-    cs__h5_shuffle_tail(dst, es, n, used);
+    cs__h5_shuffle_tail(dst, es, n, used, skip);
+}
+
+void cs__h5_shuffle_scalar(uint8_t *dst, const uint8_t *src, size_t es, size_t n, size_t used)
+{
+    cs__h5_shuffle_c(dst, src, es, n, used, NULL);
 }
 
 #ifdef CS__H5_HAVE_X86
@@ -99,17 +107,28 @@ static size_t cs__h5_blk(size_t at, size_t w, size_t total)
  * compete for the same cache sets). */
 #define CS__H5_TILE 64
 
+/* Nonzero when all 16 planes from j on are skipped (no loads needed). */
+static int cs__h5_skip16(const uint8_t *skip, size_t j)
+{
+    if (!skip) return 0;
+    uint64_t a, b;
+    memcpy(&a, skip + j, 8);
+    memcpy(&b, skip + j + 8, 8);
+    return (a & b) == 0x0101010101010101u;
+}
+
 /* SSE2 (every x86-64 CPU): 16 rows x 16 bytes a step. */
-void cs__h5_shuffle_sse2(uint8_t *dst, const uint8_t *src, size_t es, size_t n, size_t used)
+static void cs__h5_shuffle_x16(uint8_t *dst, const uint8_t *src, size_t es, size_t n, size_t used, const uint8_t *skip)
 {
     if (es < 16 || used < 16) {
-        cs__h5_shuffle_scalar(dst, src, es, n, used);
+        cs__h5_shuffle_c(dst, src, es, n, used, skip);
         return;
     }
     for (size_t t0 = 0; t0 < used; t0 += CS__H5_TILE)
         for (size_t j0 = 0; j0 < es; j0 += 16)
             for (size_t i0 = t0; i0 < used && i0 < t0 + CS__H5_TILE; i0 += 16) {
                 size_t i = cs__h5_blk(i0, 16, used), j = cs__h5_blk(j0, 16, es);
+                if (cs__h5_skip16(skip, j)) break;
                 const uint8_t *s = src + i * es + j;
                 __m128i x[16], y[16];
                 for (int r = 0; r < 16; r++) x[r] = _mm_loadu_si128((const __m128i *)(const void *)(s + (size_t)r * es));
@@ -117,9 +136,15 @@ void cs__h5_shuffle_sse2(uint8_t *dst, const uint8_t *src, size_t es, size_t n, 
                                    _mm_unpackhi_epi16, _mm_unpacklo_epi32, _mm_unpackhi_epi32,
                                    _mm_unpacklo_epi64, _mm_unpackhi_epi64, x, y);
                 uint8_t *d = dst + j * n + i;
-                for (int k = 0; k < 16; k++) _mm_storeu_si128((__m128i *)(void *)(d + (size_t)k * n), y[k]);
+                for (int k = 0; k < 16; k++)
+                    if (!skip || !skip[j + (size_t)k]) _mm_storeu_si128((__m128i *)(void *)(d + (size_t)k * n), y[k]);
             }
-    cs__h5_shuffle_tail(dst, es, n, used);
+    cs__h5_shuffle_tail(dst, es, n, used, skip);
+}
+
+void cs__h5_shuffle_sse2(uint8_t *dst, const uint8_t *src, size_t es, size_t n, size_t used)
+{
+    cs__h5_shuffle_x16(dst, src, es, n, used, NULL);
 }
 
 int cs__h5_have_avx2(void)
@@ -129,17 +154,18 @@ int cs__h5_have_avx2(void)
 
 /* AVX2: 32 rows x 16 bytes a step, rows i..i+15 in the low lanes and
  * i+16..i+31 in the high lanes, so each column is one 32-byte store. */
-__attribute__((target("avx2"))) void cs__h5_shuffle_avx2(uint8_t *dst, const uint8_t *src, size_t es,
-                                                         size_t n, size_t used)
+__attribute__((target("avx2"))) static void cs__h5_shuffle_x32(uint8_t *dst, const uint8_t *src, size_t es,
+                                                               size_t n, size_t used, const uint8_t *skip)
 {
     if (es < 16 || used < 32) {
-        cs__h5_shuffle_sse2(dst, src, es, n, used);
+        cs__h5_shuffle_x16(dst, src, es, n, used, skip);
         return;
     }
     for (size_t t0 = 0; t0 < used; t0 += CS__H5_TILE)
         for (size_t j0 = 0; j0 < es; j0 += 16)
             for (size_t i0 = t0; i0 < used && i0 < t0 + CS__H5_TILE; i0 += 32) {
                 size_t i = cs__h5_blk(i0, 32, used), j = cs__h5_blk(j0, 16, es);
+                if (cs__h5_skip16(skip, j)) break;
                 const uint8_t *s = src + i * es + j;
                 __m256i x[16], y[16];
                 for (int r = 0; r < 16; r++) {
@@ -151,22 +177,75 @@ __attribute__((target("avx2"))) void cs__h5_shuffle_avx2(uint8_t *dst, const uin
                                    _mm256_unpackhi_epi16, _mm256_unpacklo_epi32, _mm256_unpackhi_epi32,
                                    _mm256_unpacklo_epi64, _mm256_unpackhi_epi64, x, y);
                 uint8_t *d = dst + j * n + i;
-                for (int k = 0; k < 16; k++) _mm256_storeu_si256((__m256i *)(void *)(d + (size_t)k * n), y[k]);
+                for (int k = 0; k < 16; k++)
+                    if (!skip || !skip[j + (size_t)k])
+                        _mm256_storeu_si256((__m256i *)(void *)(d + (size_t)k * n), y[k]);
             }
-    cs__h5_shuffle_tail(dst, es, n, used);
+    cs__h5_shuffle_tail(dst, es, n, used, skip);
+}
+
+void cs__h5_shuffle_avx2(uint8_t *dst, const uint8_t *src, size_t es, size_t n, size_t used)
+{
+    cs__h5_shuffle_x32(dst, src, es, n, used, NULL);
 }
 #endif
 
-void cs__h5_shuffle(uint8_t *dst, const uint8_t *src, size_t es, size_t n, size_t used)
+void cs__h5_shuffle_masked(uint8_t *dst, const uint8_t *src, size_t es, size_t n, size_t used, const uint8_t *skip)
 {
 #ifdef CS__H5_HAVE_X86
     if (cs__h5_have_avx2())
-        cs__h5_shuffle_avx2(dst, src, es, n, used);
+        cs__h5_shuffle_x32(dst, src, es, n, used, skip);
     else
-        cs__h5_shuffle_sse2(dst, src, es, n, used);
+        cs__h5_shuffle_x16(dst, src, es, n, used, skip);
 #else
-    cs__h5_shuffle_scalar(dst, src, es, n, used);
+    cs__h5_shuffle_c(dst, src, es, n, used, skip);
 #endif
+}
+
+void cs__h5_shuffle(uint8_t *dst, const uint8_t *src, size_t es, size_t n, size_t used)
+{
+    cs__h5_shuffle_masked(dst, src, es, n, used, NULL);
+}
+
+/*
+ * The byte columns of rows 0..used-1 that hold one value: and[j] and or[j]
+ * are the AND and the OR of column j (equal when it is constant).  Read
+ * row by row, 16 columns a step (the last step overlaps when 16 does not
+ * divide es; AND and OR do not mind).
+ */
+static void cs__h5_colscan(uint8_t *and_, uint8_t *or_, const uint8_t *src, size_t es, size_t used)
+{
+    memset(and_, 0xff, es);
+    memset(or_, 0, es);
+#ifdef CS__H5_HAVE_X86
+    if (es >= 16 && es <= 64 * 16) {
+        __m128i va[64], vo[64];
+        size_t nb = (es + 15) / 16;
+        for (size_t b = 0; b < nb; b++) {
+            va[b] = _mm_set1_epi8(-1);
+            vo[b] = _mm_setzero_si128();
+        }
+        for (size_t i = 0; i < used; i++) {
+            const uint8_t *r = src + i * es;
+            for (size_t b = 0; b < nb; b++) {
+                __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(r + cs__h5_blk(b * 16, 16, es)));
+                va[b] = _mm_and_si128(va[b], x);
+                vo[b] = _mm_or_si128(vo[b], x);
+            }
+        }
+        for (size_t b = 0; b < nb; b++) {
+            size_t j = cs__h5_blk(b * 16, 16, es);
+            _mm_storeu_si128((__m128i *)(void *)(and_ + j), va[b]);
+            _mm_storeu_si128((__m128i *)(void *)(or_ + j), vo[b]);
+        }
+        return;
+    }
+#endif
+    for (size_t i = 0; i < used; i++)
+        for (size_t j = 0; j < es; j++) {
+            and_[j] &= src[i * es + j];
+            or_[j] |= src[i * es + j];
+        }
 }
 
 /* ---- checksums ------------------------------------------------------------------ */
@@ -236,7 +315,9 @@ uint32_t cs__h5_adler_run(uint32_t adler, uint8_t c, size_t len)
 
 /* ---- plane classification --------------------------------------------------------- */
 
-enum { CS__PL_ZLIB, CS__PL_STORED, CS__PL_RUN };
+/* Plane kinds: through zlib, stored, a cached constant run; FILL is a
+ * constant plane in too short a run, zlib's in the end. */
+enum { CS__PL_ZLIB, CS__PL_STORED, CS__PL_RUN, CS__PL_FILL };
 
 /* Shortest run of equal bytes emitted from the cache; shorter runs cost
  * less inside a zlib piece than as a piece of their own. */
@@ -260,32 +341,41 @@ static int cs__h5_random_plane(const uint8_t *p, size_t n)
     return distinct > 128;
 }
 
-/* Nonzero when all n bytes at p are equal. */
-static int cs__h5_const_plane(const uint8_t *p, size_t n)
+/*
+ * Shuffle the chunk into zp->shuf and classify its planes into zp->kind,
+ * with each constant plane's value in zp->val: a run of equal constant
+ * planes at least CS__H5_RUN_MIN bytes long (n a multiple of 64, so every
+ * run splits into cached lengths) is CS__PL_RUN and never written to shuf
+ * (the columns are scanned first); random-looking planes are stored; the
+ * rest, shorter constant runs included, go through zlib.
+ */
+static void cs__h5_classify(cs__h5_zip_t *zp, const uint8_t *raw, size_t es, size_t n, size_t used)
 {
-    return n < 2 || memcmp(p, p + 1, n - 1) == 0;
-}
-
-/* Classify the es planes of n bytes at s into kind[]: runs of equal
- * constant planes at least CS__H5_RUN_MIN bytes long (n a multiple of 64,
- * so every run splits into cached lengths), random-looking planes, and the
- * rest. */
-static void cs__h5_classify(uint8_t *kind, const uint8_t *s, size_t es, size_t n)
-{
+    uint8_t *kind = zp->kind, *skip = zp->kind + es, *val = zp->val;
+    cs__h5_colscan(skip, val, raw, es, used);
     for (size_t j = 0; j < es; j++) {
-        const uint8_t *p = s + j * n;
-        kind[j] = cs__h5_const_plane(p, n) ? CS__PL_RUN : cs__h5_random_plane(p, n) ? CS__PL_STORED : CS__PL_ZLIB;
+        /* Rows from `used` on are zero: a column is a constant plane when
+         * its AND equals its OR, and that value is 0 or fills every row. */
+        int c = used == 0 || (skip[j] == val[j] && (used == n || val[j] == 0));
+        if (used == 0) val[j] = 0;
+        kind[j] = c ? CS__PL_RUN : CS__PL_ZLIB;
     }
     for (size_t j = 0; j < es;) {
-        if (kind[j] != CS__PL_RUN) {
-            j++;
-            continue;
-        }
         size_t m = 1;
-        while (j + m < es && kind[j + m] == CS__PL_RUN && s[(j + m) * n] == s[j * n]) m++;
-        if (n % 64 != 0 || m * n < CS__H5_RUN_MIN)
-            for (size_t k = 0; k < m; k++) kind[j + k] = CS__PL_ZLIB;
+        if (kind[j] == CS__PL_RUN) {
+            while (j + m < es && kind[j + m] == CS__PL_RUN && val[j + m] == val[j]) m++;
+            if (n % 64 != 0 || m * n < CS__H5_RUN_MIN)
+                for (size_t k = 0; k < m; k++) kind[j + k] = CS__PL_FILL;
+        }
         j += m;
+    }
+    for (size_t j = 0; j < es; j++) skip[j] = kind[j] == CS__PL_RUN;
+    cs__h5_shuffle_masked(zp->shuf, raw, es, n, used, skip);
+    for (size_t j = 0; j < es; j++) {
+        if (kind[j] == CS__PL_FILL)
+            kind[j] = CS__PL_ZLIB; /* (written by the shuffle) */
+        else if (kind[j] == CS__PL_ZLIB && cs__h5_random_plane(zp->shuf + j * n, n))
+            kind[j] = CS__PL_STORED;
     }
 }
 
@@ -430,20 +520,20 @@ int cs__h5_compress(cs__h5_zip_t *zp, const uint8_t *raw, size_t es, size_t nrow
         zp->cap = nbytes;
     }
     if (zp->kcap < es) {
-        uint8_t *k = realloc(zp->kind, es);
+        uint8_t *k = realloc(zp->kind, 3 * es);
         if (!k) {
             *why = "out of memory (plane kinds)";
             return CS_ENOMEM;
         }
         zp->kind = k;
+        zp->val = k + 2 * es;
         zp->kcap = es;
     }
     if (cap < 16) {
         *why = "chunk buffer too small";
         return CS_EIO;
     }
-    cs__h5_shuffle(zp->shuf, raw, es, nrows, used);
-    cs__h5_classify(zp->kind, zp->shuf, es, nrows);
+    cs__h5_classify(zp, raw, es, nrows, used);
     size_t pos = 0;
     out[pos++] = 0x78; /* RFC 1950: deflate, 32 KiB window, no dictionary, */
     out[pos++] = 0x01; /* (0x7801 % 31 == 0), the header zlib writes at level 1 */
@@ -451,14 +541,13 @@ int cs__h5_compress(cs__h5_zip_t *zp, const uint8_t *raw, size_t es, size_t nrow
     for (size_t j = 0; j < es;) {
         int k = zp->kind[j];
         size_t m = 1;
-        while (j + m < es && zp->kind[j + m] == k && (k != CS__PL_RUN || zp->shuf[(j + m) * nrows] == zp->shuf[j * nrows]))
-            m++;
+        while (j + m < es && zp->kind[j + m] == k && (k != CS__PL_RUN || zp->val[j + m] == zp->val[j])) m++;
         const uint8_t *p = zp->shuf + j * nrows;
         size_t plen = m * nrows;
         int rc;
         if (k == CS__PL_RUN) {
-            rc = cs__h5_run(zp, p[0], plen, out, cap, &pos, why);
-            adler = cs__h5_adler_run(adler, p[0], plen);
+            rc = cs__h5_run(zp, zp->val[j], plen, out, cap, &pos, why);
+            adler = cs__h5_adler_run(adler, zp->val[j], plen);
         } else {
             rc = k == CS__PL_STORED ? cs__h5_stored(p, plen, out, cap, &pos, why)
                                     : cs__h5_zpiece(zp, p, plen, out, cap, &pos, why);
@@ -489,6 +578,7 @@ void cs__h5_zip_free(cs__h5_zip_t *zp)
     zp->cap = 0;
     free(zp->kind);
     zp->kind = NULL;
+    zp->val = NULL;
     zp->kcap = 0;
     if (zp->runs) {
         for (int c = 0; c < 256; c++)

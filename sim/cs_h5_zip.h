@@ -37,8 +37,10 @@ typedef struct cs__h5_zip {
     int ready;            /* z initialised */
     uint8_t *shuf;        /* shuffled copy of the chunk */
     size_t cap;           /* bytes allocated in shuf */
-    uint8_t *kind;        /* per-plane classification of the current chunk */
-    size_t kcap;          /* bytes allocated in kind */
+    uint8_t *kind;        /* per-plane classification of the current chunk, then
+                             es bytes of scratch, then val (3 x kcap bytes) */
+    uint8_t *val;         /* each constant plane's value (inside kind's block) */
+    size_t kcap;          /* planes kind has room for */
     cs__h5_runs_t *runs;  /* constant-run cache, allocated on first use */
 } cs__h5_zip_t;
 
@@ -67,6 +69,9 @@ void cs__h5_zip_free(cs__h5_zip_t *zp);
  * only; cs__h5_shuffle_avx2 needs cs__h5_have_avx2()).
  */
 void cs__h5_shuffle(uint8_t *dst, const uint8_t *src, size_t es, size_t n, size_t used);
+/* The same, leaving alone the planes j with skip[j] nonzero (skip may be
+ * NULL: no plane skipped). */
+void cs__h5_shuffle_masked(uint8_t *dst, const uint8_t *src, size_t es, size_t n, size_t used, const uint8_t *skip);
 void cs__h5_shuffle_scalar(uint8_t *dst, const uint8_t *src, size_t es, size_t n, size_t used);
 #if defined(__x86_64__)
 #define CS__H5_HAVE_X86 1

@@ -810,7 +810,6 @@ static void cs__staged_ids(cs_sched_t *s)
     s->n_id_later = 0;
 }
 
-/* Is an id already taken, committed or staged (and not cancelled)? */
 /* Whether the len bytes at b are all zero (N100). */
 static int cs__all_zero(const uint8_t *b, size_t len)
 {
@@ -821,6 +820,7 @@ static int cs__all_zero(const uint8_t *b, size_t len)
     return acc == 0;
 }
 
+/* Is an id already taken, committed or staged (and not cancelled)? */
 static int cs__id_taken(cs_sched_t *s, const cs_hash_t *id)
 {
     cs__staged_ids(s);

@@ -190,7 +190,7 @@ double cs_dist_cdf(const cs_dist_t *d, double x)
     case CS_DIST_UNIFORM:
         if (x < q[0]) return 0.0;
         if (x >= q[1]) return 1.0;
-        return (x - q[0]) / q[1];
+        return (x - q[0]) / (q[1] - q[0]);
     case CS_DIST_LOGNORMAL:
         if (q[1] == 0.0) return x < q[0] ? 0.0 : 1.0;
         return x <= 0.0 ? 0.0 : gsl_cdf_lognormal_P(x, log(q[0]) - 0.5 * q[1] * q[1], q[1]);

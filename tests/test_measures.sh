@@ -97,7 +97,8 @@ for sc in scenarios/*.json scenarios/regression/*.json; do
         {"at": 700, "type": "demand_shock", "mult": 2, "duration": 200, "kinds": ["default_gba", "priority_tier"]}]')
     # Every other scenario whose first event starts after block 150: its
     # event times scaled by 150 / (that start), durations kept, so each
-    # event still happens, in the same order and overlapping as before
+    # event still happens and they start in the same order (events that
+    # followed each other may now overlap)
     # (storm, default-shock, fragmentation, liquidation-cascade,
     # long-horizon and three regression scenarios; their late events made
     # the runs up to 1,585 blocks and half of this test's CPU).

@@ -471,7 +471,7 @@ static int cs__timers_phase(cs_sched_t *s)
         d->timer_id = t->id;
         d->actor = s->actors[t->actor].addr;
         d->handler = s->handlers[cs__rec_handler(s, slot)];
-        d->payload = t->payload;
+        d->payload = cs__payload_bytes(t->payload, t->payload_len); /* N100 */
         d->payload_len = t->payload_len;
         if (ops->flags & (CS_MF_BUDGET | CS_MF_FEES)) {
             d->cycles_limit = c->cycles;

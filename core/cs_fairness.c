@@ -414,6 +414,10 @@ static uint64_t cs__weight_of(const cs_fairness_t *f, uint64_t recent)
 
 uint64_t cs_fairness_weight(const cs_fairness_t *f, uint32_t ident)
 {
+    /* CIP-1 rev §8 clip: with w_min >= w_max, clip(x, w_min, w_max) is
+     * w_max whatever x is, so the identity's window need not be read (a
+     * cache miss per candidate when W is the same for everyone). */
+    if (f->w_min >= f->w_max) return f->w_max;
     return cs__weight_of(f, cs_fairness_recent(f, ident));
 }
 

@@ -198,6 +198,18 @@ int cs__actor_lookup(const cs_sched_t *s, const cs_addr_t *a, uint32_t *out);
 int cs__actor_intern_hint(cs_sched_t *s, const cs_addr_t *a, uint32_t hint, uint32_t *out);
 uint32_t cs__id_lookup(const cs_sched_t *s, const cs_hash_t *id);
 
+/* A zero payload is not copied (DESIGN-NOTES N100): a record whose
+ * payload is payload_len zero bytes keeps payload NULL, and whoever reads
+ * its bytes (a delivery, the late id derivation) is pointed here instead.
+ * Never written; CS_MAX_PAYLOAD bytes, so any payload length fits. */
+extern uint8_t cs__zero_payload[CS_MAX_PAYLOAD];
+
+/* The bytes of a payload of len bytes stored at p (NULL: zeros). */
+static inline const uint8_t *cs__payload_bytes(const uint8_t *p, uint32_t len)
+{
+    return p || len == 0 ? p : cs__zero_payload;
+}
+
 /* The bid of the record in slot (0 without a money entry). */
 static inline cs_u128 cs__rec_bid(const cs_sched_t *s, uint32_t slot)
 {

@@ -77,7 +77,8 @@ typedef struct cs_timer {
     uint64_t sched_height; /* height of the block whose TX phase created it */
     uint64_t gas_limit;    /* cycles limit per fire */
     uint64_t max_cells;    /* cells limit per fire */
-    uint8_t *payload;      /* owned by the scheduler; NULL when empty */
+    uint8_t *payload;      /* owned by the scheduler; NULL when empty or all
+                            * zero bytes (not copied, DESIGN-NOTES N100) */
     uint32_t actor;        /* interned owner actor index (the simulator finds its agent from it) */
     uint32_t payload_len;  /* bytes in payload */
     union {                /* by kind: a watch timer has no period (CIP-5 CN §8, §11) */

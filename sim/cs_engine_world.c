@@ -543,10 +543,13 @@ void cs__hook_execute(void *user, cs_sched_t *s, const cs_delivery_t *d, uint64_
     cs_agent_t *a = &e->agents[ag];
     /* CIP-5 §6.2: the deferred transactions its handler creates (N67). */
     for (uint64_t k = 0; k < a->pol.deferred_txs; k++) (void)cs_sched_defer_tx(s);
+    const cs__textra_t *x = cs__ti_extra(e, d->slot);
+    /* Nothing to tell an agent without on_outcome (most arrivals' kinds),
+     * unless the fire is a piece of split work: no timer info then. */
+    if (!(x && x->split_rem) && !a->ops->on_outcome) return;
     const cs_timer_t *t = cs_sched_record(e->s, d->slot);
     cs_timer_info_t in = cs__info(e, d->slot, t);
     in.due_height = d->due_height;
-    const cs__textra_t *x = cs__ti_extra(e, d->slot);
     if (x && x->split_rem) {
         /* over_cap split (CIP-1 rev §10, N86): this piece's handler
          * schedules the rest of the work as a new timer due the next block
@@ -577,7 +580,6 @@ void cs__hook_execute(void *user, cs_sched_t *s, const cs_delivery_t *d, uint64_
         e->in_handler = 0;
         return;
     }
-    if (!a->ops->on_outcome) return;
     uint64_t first = x && x->split_due ? x->split_due : d->due_height; /* a split work's delay runs from its first piece */
     e->in_handler = 1;
     a->ops->on_outcome(a, &e->world, &in, CS_AO_FIRED, e->h + 1 - first, 0);

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -125,6 +126,15 @@ int cs_test_finish(const char *suite, const char *dir)
         fprintf(stderr, "files kept in %s\n", dir);
     }
     return cs_test_done(suite);
+}
+
+uint64_t cs_test_size(const char *what, uint64_t full, uint64_t small)
+{
+    const char *e = getenv("CS_TEST_SMALL");
+    if (!e || !*e || strcmp(e, "0") == 0) return full;
+    printf("  CS_TEST_SMALL: %s %llu (full size %llu)\n", what, (unsigned long long)small,
+           (unsigned long long)full);
+    return small;
 }
 
 const char *cs_test_tmpdir(void)

@@ -89,6 +89,13 @@ static inline uint64_t cs_test_rand64(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+/* The size of a test's scale loop (worlds, blocks, mutants): full, or small
+ * when the environment sets CS_TEST_SMALL to anything but "" and "0".  Only
+ * .ci/run sets it, for its sanitizer suite, where the same code paths run
+ * at the smaller scale (the release suite and tests/release.sh run the full
+ * size).  what names the size on stdout when small is taken. */
+uint64_t cs_test_size(const char *what, uint64_t full, uint64_t small);
+
 /* Hex helpers. */
 void cs_test_hex(const uint8_t *b, size_t n, char *out); /* out: 2n+1 bytes */
 /* The directory for a test's scratch files: $TMPDIR when set and not

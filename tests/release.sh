@@ -2,7 +2,7 @@
 # tests/release.sh [SECONDS] -- the release suite's long runs, beyond what
 # .ci/run does in its budget: the whole test suite under the sanitizers
 # (build-asan: nothing left out, every allocation failed); every libFuzzer harness for SECONDS each
-# (default 600; CI fuzzes 20 s each), in build-fuzz; then the suite's line
+# (default 600; CI fuzzes 10 s each), in build-fuzz; then the suite's line
 # and branch coverage against its targets (tests/coverage.sh, build-cov)
 # and the mutation score of tests/mutants.txt (tests/mutants.sh,
 # build-mut), one after the other.  Run it before a release from a checkout

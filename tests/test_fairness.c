@@ -433,6 +433,7 @@ static void test_property_vs_ref_seed_90210(void)
                 p.median_ema = emas[ei];
                 p.w_min = rnd() % 1000001;           /* 0 .. 1.0 */
                 p.w_max = 1000000 + rnd() % 1000001; /* 1.0 .. 2.0 */
+                if (ii == 1) p.w_min = p.w_max;      /* W the same for everyone (its shortcut) */
                 uint32_t ni = idents[ii], win = windows[wi];
                 cs_fairness_t f;
                 ref_fair_t r;

@@ -518,6 +518,10 @@ int main(void)
     test_precharge_backlog();
     test_gc_budget_carry();
     test_bid_escrow();
-    for (size_t i = 0; cs_mech_registry[i] != NULL; i++) random_run(cs_mech_registry[i]->name, 20261121 + i, 3000);
+    /* 3,000 blocks; under CS_TEST_SMALL (the sanitizer suite) 1,000, which
+     * still pass two lane pauses, every epoch and ring wrap, and far timers
+     * coming due. */
+    const uint64_t blocks = cs_test_size("blocks", 3000, 1000);
+    for (size_t i = 0; cs_mech_registry[i] != NULL; i++) random_run(cs_mech_registry[i]->name, 20261121 + i, blocks);
     return cs_test_done("pipeline");
 }

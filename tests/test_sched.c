@@ -750,6 +750,59 @@ static void test_id_at_commit(void)
     CS_CHECK_EQ_U64(diff, 0);
 }
 
+/* N100: a payload of zero bytes is not copied (the record keeps NULL) but
+ * is delivered as its length in zero bytes, and its id is the CIP-5 §3.3
+ * id of those bytes, derived at once or at commit.  A payload that is zero
+ * but for its last byte (past the 8-byte words: 67 bytes) is copied; the
+ * caller's buffer is overwritten after scheduling, so a delivery that read
+ * it instead of a copy or of zeros would show 0xee. */
+static void test_zero_payload(void)
+{
+    enum { N = 5 };
+    static const size_t len[N] = {64, 13, 67, 1048576, 64};
+    static uint8_t buf[N][1048576];
+    cs_sched_t *s = mk("fifo", NULL);
+    cs_hash_t want[N], id;
+    CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
+    CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+    cs_addr_t a9 = addr(9);
+    for (int i = 0; i < N; i++) {
+        memset(buf[i], 0, len[i]);
+        if (i == 2) buf[i][66] = 0x5a;
+        cs_sched_args_t a;
+        memset(&a, 0, sizeof a);
+        a.actor = a9;
+        a.kind = CS_KIND_HEIGHT;
+        a.height = 2;
+        a.payload = buf[i];
+        a.payload_len = len[i];
+        a.id_at_commit = (uint8_t)(i % 2); /* #1 and #3 derived at commit */
+        cs_timer_id(&a9, 2, buf[i], len[i], (uint64_t)i, &want[i]);
+        CS_CHECK_EQ_U64(cs_sched_schedule(s, &a, &id, NULL), CS_OK);
+    }
+    CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+    for (int i = 0; i < N; i++) memset(buf[i], 0xee, len[i]);
+    for (int i = 0; i < N; i++) {
+        const cs_timer_t *t = cs_sched_find(s, &want[i]);
+        CS_CHECK(t != NULL && t->payload_len == len[i] && (t->payload == NULL) == (i != 2));
+    }
+    cs_block_result_t r;
+    CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+    r = step(s);
+    CS_CHECK_EQ_U64(r.n_deliv, N);
+    for (size_t k = 0; k < r.n_deliv && k < N; k++) {
+        const cs_delivery_t *d = &r.deliv[k];
+        CS_CHECK(same_id(&d->timer_id, &want[k]));
+        CS_CHECK_EQ_U64(d->payload_len, len[k]);
+        size_t nz = 0;
+        for (size_t j = 0; d->payload && j < d->payload_len; j++) nz += d->payload[j] != 0;
+        CS_CHECK(d->payload != NULL);
+        CS_CHECK_EQ_U64(nz, k == 2 ? 1 : 0);
+        CS_CHECK_EQ_U64(d->payload && k == 2 ? d->payload[66] : 0, k == 2 ? 0x5a : 0);
+    }
+    cs_sched_free(s);
+}
+
 int main(void)
 {
     test_insertion_order_and_vector1();
@@ -766,5 +819,6 @@ int main(void)
     test_cancel_every_tier_and_sys();
     test_ttl_and_extend();
     test_money_table();
+    test_zero_payload();
     return cs_test_done("sched");
 }

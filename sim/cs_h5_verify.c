@@ -12,7 +12,9 @@
  *     present) the sum of /actors.fires is fires_seen;
  *   - money: the sum of /blocks.burn + tips + payments equals the ledger's
  *     burned_exact + proposer_exact, and the sum of /actors.paid equals
- *     paid_exact (exact u128 sums).
+ *     paid_exact (exact u128 sums);
+ *   - every chunk of every dataset's extent is in the chunk index, with no
+ *     filter skipped (the index has no checksum).
  *
  * Only a complete file (complete = 1) is checked: a checkpoint's root
  * totals are written at the close.  An attribute that is absent (a file of
@@ -49,6 +51,38 @@ static int cs__h5_v_u64(cs_h5_reader_t *r, const char *name, uint64_t *v)
 static int cs__h5_v_add(cs_u128 *acc, cs_h5_money_t m)
 {
     return cs_u128_add(*acc, cs_h5_money_u128(m), acc);
+}
+
+/*
+ * Every chunk of every dataset's extent is stored, with no filter skipped.
+ * The chunk index of a 1.8-format file (a version 1 B-tree) carries no
+ * checksum: a flipped byte in a chunk's key moves the chunk away from its
+ * offset, and HDF5 then reads that chunk's rows as the fill value (zeros),
+ * or a flipped filter mask skips the shuffle or deflate, neither with an
+ * error.  The writer stores every chunk it has rows for, each with all the
+ * filters.  Returns the failed check, or NULL; *rc set when a read fails.
+ */
+static const char *cs__h5_v_chunks(cs_h5_reader_t *r, int *rc)
+{
+    for (int ds = 0; ds < CS_H5_NDS && *rc == CS_OK; ds++) {
+        uint64_t n = 0;
+        *rc = cs_h5_nrows(r, (cs_h5_ds)ds, &n);
+        if (*rc != CS_OK || n == 0) continue;
+        hid_t dcpl = H5Dget_create_plist(r->dset[ds]);
+        hsize_t chunk = 0;
+        int ok = dcpl >= 0 && H5Pget_chunk(dcpl, 1, &chunk) == 1 && chunk > 0;
+        if (dcpl >= 0) H5Pclose(dcpl);
+        if (!ok) return "a dataset has no chunk size";
+        for (hsize_t at = 0; at < n; at += chunk) {
+            unsigned mask = 0;
+            haddr_t addr = HADDR_UNDEF;
+            hsize_t size = 0;
+            if (H5Dget_chunk_info_by_coord(r->dset[ds], &at, &mask, &addr, &size) < 0 || addr == HADDR_UNDEF ||
+                size == 0 || mask != 0)
+                return "a chunk is missing from its dataset's chunk index, or skips a filter";
+        }
+    }
+    return NULL;
 }
 
 /* See the file comment.  CS_OK, CS_ECORRUPT (message names the check),
@@ -106,6 +140,7 @@ int cs__h5_verify(cs_h5_reader_t *r, const char *path)
             bad = "its root attributes differ from their digest (attrs_digest)";
         free(want);
     }
+    if (rc == CS_OK && !bad) bad = cs__h5_v_chunks(r, &rc);
     if (rc == CS_OK && !bad && has_blocks && nb != blocks) bad = "/blocks has not one row per block";
     if (rc == CS_OK && !bad && has_seen && mode) {
         if (strcmp(mode, "all") == 0 && nf != seen) bad = "/fires rows differ from fires_seen";

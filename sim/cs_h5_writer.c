@@ -3,7 +3,7 @@
  *
  * Write path.  Each dataset has one chunk buffer ("cur").  Appended rows are
  * copied into it; when it holds a whole chunk the chunk is compressed
- * (byte shuffle, then a zlib stream) and written with H5Dwrite_chunk, which
+ * (byte shuffle, then a zlib stream: cs_h5_zip.c) and written with H5Dwrite_chunk, which
  * bypasses HDF5's own filter pipeline and type conversion.  The bytes are
  * exactly what the dataset's declared filters (shuffle, deflate, then the
  * Fletcher-32 checksum of the compressed bytes, appended here as the filter
@@ -23,6 +23,7 @@
  */
 #include "cs_h5_int.h"
 #include "cs_publish.h"
+#include "cs_h5_zip.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,7 +36,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <zlib.h>
 
 /* ---- attributes ------------------------------------------------------------ */
 
@@ -79,172 +79,6 @@ static int cs__h5_put_u64(hid_t loc, const char *name, uint64_t v)
 static int cs__h5_put_i32(hid_t loc, const char *name, int32_t v)
 {
     return cs__h5_put_attr(loc, name, H5T_STD_I32LE, H5T_NATIVE_INT32, &v);
-}
-
-/* ---- compression ------------------------------------------------------------ */
-
-/* A compression workspace: one per thread that compresses. */
-typedef struct cs__h5_zip {
-    z_stream z;    /* deflate state, reused with deflateReset */
-    int ready;     /* z initialised */
-    int level;     /* level z is currently set to */
-    uint8_t *shuf; /* shuffled copy of the chunk */
-    size_t cap;    /* bytes allocated in shuf */
-} cs__h5_zip_t;
-
-/*
- * HDF5 shuffle filter layout: byte j of element i goes to j * n + i.  Done
- * in tiles of 64 rows so each tile of the source stays in L1 and each plane
- * receives whole cache lines.  (An 8x8 in-register byte transpose measured
- * no faster: the cost is the scattered stores, not the byte moves.)
- */
-static void cs__h5_shuffle(uint8_t *dst, const uint8_t *src, size_t es, size_t n, size_t used)
-{
-    for (size_t i0 = 0; i0 < used; i0 += 64) {
-        size_t i1 = used - i0 < 64 ? used : i0 + 64;
-        for (size_t j = 0; j < es; j++) {
-            uint8_t *d = dst + j * n;
-            const uint8_t *s = src + j;
-            for (size_t i = i0; i < i1; i++) d[i] = s[i * es];
-        }
-    }
-    /* Rows past `used` are zero in src (a partial chunk): their bytes in
-     * every plane are zero, set without the scattered loads. */
-    if (used < n)
-        for (size_t j = 0; j < es; j++) memset(dst + j * n + used, 0, n - used);
-}
-
-/* Nonzero when a byte plane looks uniformly random: more than 128 distinct
- * values among 256 evenly spaced samples (a uniform byte gives ~162).
- * Huffman coding gains almost nothing on such planes, so they are stored. */
-static int cs__h5_random_plane(const uint8_t *p, size_t n)
-{
-    if (n < 1024) return 0;
-    uint8_t seen[256];
-    memset(seen, 0, sizeof seen);
-    int distinct = 0;
-    size_t step = n / 256;
-    for (size_t i = 0; i < 256; i++) {
-        uint8_t b = p[i * step];
-        distinct += !seen[b];
-        seen[b] = 1;
-    }
-    return distinct > 128;
-}
-
-/* Output bytes that always suffice for one compressed chunk of nbytes. */
-static size_t cs__h5_out_bound(size_t nbytes, size_t es)
-{
-    return (size_t)compressBound((uLong)nbytes) + 16 * es + 256;
-}
-
-/*
- * The Fletcher-32 checksum of HDF5's fletcher32 filter (the HDF5 library's
- * H5Zfletcher32.c documents the format): data read as big-endian 16-bit
- * words (an odd last byte as the high byte of a word), two sums folded
- * modulo 65535 every 360 words, result sum2 << 16 | sum1.  The filter
- * appends it to the chunk as 4 little-endian bytes.
- */
-static uint32_t cs__h5_fletcher32(const uint8_t *p, size_t len)
-{
-    uint32_t s1 = 0, s2 = 0;
-    size_t words = len / 2;
-    while (words) {
-        size_t t = words > 360 ? 360 : words;
-        words -= t;
-        for (; t; t--, p += 2) {
-            s1 += (uint32_t)p[0] << 8 | p[1];
-            s2 += s1;
-        }
-        s1 = (s1 & 0xffff) + (s1 >> 16);
-        s2 = (s2 & 0xffff) + (s2 >> 16);
-    }
-    if (len % 2) {
-        s1 += (uint32_t)p[0] << 8;
-        s2 += s1;
-        s1 = (s1 & 0xffff) + (s1 >> 16);
-        s2 = (s2 & 0xffff) + (s2 >> 16);
-    }
-    s1 = (s1 & 0xffff) + (s1 >> 16);
-    s2 = (s2 & 0xffff) + (s2 >> 16);
-    return s2 << 16 | s1;
-}
-
-/*
- * Compress one chunk (nrows rows of es bytes, rows from `used` on zero) into out (cap bytes, at least
- * cs__h5_out_bound): shuffle, then one zlib stream, level 1 with the RLE
- * strategy, switching to level 0 (stored blocks) for random-looking byte
- * planes.  The output is a standard zlib stream, so HDF5's deflate filter
- * inflates it.  Deterministic.  Returns CS_OK or CS_ENOMEM / CS_EIO, with
- * the message in *why (static text).
- */
-static int cs__h5_compress(cs__h5_zip_t *zp, const uint8_t *raw, size_t es, size_t nrows, size_t used,
-                           uint8_t *out, size_t cap, size_t *len, const char **why)
-{
-    size_t nbytes = es * nrows;
-    if (zp->cap < nbytes) {
-        uint8_t *s = realloc(zp->shuf, nbytes);
-        if (!s) {
-            *why = "out of memory (shuffle buffer)";
-            return CS_ENOMEM;
-        }
-        zp->shuf = s;
-        zp->cap = nbytes;
-    }
-    cs__h5_shuffle(zp->shuf, raw, es, nrows, used);
-    if (!zp->ready) {
-        memset(&zp->z, 0, sizeof zp->z);
-        if (deflateInit2(&zp->z, 1, Z_DEFLATED, 15, 8, Z_RLE) != Z_OK) {
-            *why = "zlib deflateInit2 failed";
-            return CS_ENOMEM;
-        }
-        zp->ready = 1;
-        zp->level = 1;
-    } else if (deflateReset(&zp->z) != Z_OK) {
-        *why = "zlib deflateReset failed";
-        return CS_EIO;
-    }
-    z_stream *z = &zp->z;
-    z->next_out = out;
-    z->avail_out = (uInt)cap;
-    for (size_t j = 0; j < es; j++) {
-        uint8_t *p = zp->shuf + j * nrows;
-        int want = cs__h5_random_plane(p, nrows) ? 0 : 1;
-        if (want != zp->level) {
-            if (deflateParams(z, want, Z_RLE) != Z_OK) {
-                *why = "zlib deflateParams failed";
-                return CS_EIO;
-            }
-            zp->level = want;
-        }
-        z->next_in = p;
-        z->avail_in = (uInt)nrows;
-        int last = j + 1 == es;
-        int zr = deflate(z, last ? Z_FINISH : Z_NO_FLUSH);
-        if ((last && zr != Z_STREAM_END) || (!last && (zr != Z_OK || z->avail_in != 0))) {
-            *why = "zlib deflate failed";
-            return CS_EIO;
-        }
-    }
-    size_t n = (size_t)z->total_out;
-    if (n + 4 > cap) {
-        *why = "chunk buffer too small for the checksum";
-        return CS_EIO;
-    }
-    uint32_t ck = cs__h5_fletcher32(out, n);
-    for (int k = 0; k < 4; k++) out[n + (size_t)k] = (uint8_t)(ck >> (8 * k));
-    *len = n + 4;
-    return CS_OK;
-}
-
-/* Release a compression workspace (safe on a zeroed one). */
-static void cs__h5_zip_free(cs__h5_zip_t *zp)
-{
-    if (zp->ready) deflateEnd(&zp->z);
-    zp->ready = 0;
-    free(zp->shuf);
-    zp->shuf = NULL;
-    zp->cap = 0;
 }
 
 /* ---- writer ------------------------------------------------------------------- */

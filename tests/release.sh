@@ -15,7 +15,8 @@ status=0
 echo "== release: the whole suite under ASan + UBSan (build-asan), every allocation failed in turn"
 # CI's sanitizer stage leaves out the long end-to-end scripts, and the
 # suite's test_failalloc fails only the first 3 allocations at each call
-# site (CS_FAILALLOC_PER_SITE); here nothing is left out.
+# site (CS_FAILALLOC_PER_SITE; CI's sanitizer stage, with CS_TEST_SMALL,
+# the first one); here nothing is left out.
 { cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" -DCS_WERROR=ON -DCS_SANITIZE=ON > /dev/null &&
     cmake --build build-asan -j"${JOBS:-$(nproc)}" > /dev/null &&
     (cd build-asan && CS_FAILALLOC_FULL=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

@@ -4,7 +4,8 @@
  * analysis/cs_h5_table.h).  One sweep of scenarios/sweeps/grid.json
  * (4 points x 2 seeds x 2 mechanisms: 16 rows of /runs; about 15 kB) is
  * mutated 500 times with a fixed splitmix64 stream: 400 single-byte flips and
- * 100 truncations.  Each mutant is opened as report and sweep --resume open
+ * 100 truncations (CS_TEST_SMALL, CI's sanitizer suite: the first 100 flips
+ * and 25 truncations).  Each mutant is opened as report and sweep --resume open
  * it (H5Fopen, then cs_sweep_file_verify) and counted as
  *   same     -- it verifies, and every root attribute and every byte of
  *               /runs (read in its native type) equal the original's;
@@ -159,11 +160,14 @@ int main(void)
     CS_CHECK(s0.n > 16 * 300); /* 16 rows of /runs at least */
 
     /* ---- 500 mutants ---------------------------------------------------- */
+    /* The first four fifths flips; under CS_TEST_SMALL (the sanitizer
+     * suite) 125 mutants: the first 100 flips and 25 truncations. */
+    const int N = (int)cs_test_size("mutants", 500, 125), FLIPS = N / 5 * 4;
     int same = 0, corrupt = 0, refused = 0, silent = 0, other = 0;
-    for (int i = 0; orig && buf && i < 500; i++) {
+    for (int i = 0; orig && buf && i < N; i++) {
         memcpy(buf, orig, n);
         size_t len = n, at = 0;
-        if (i < 400) {
+        if (i < FLIPS) {
             at = (size_t)(next() % n);
             buf[at] ^= (unsigned char)(1 + next() % 255);
         } else {
@@ -180,7 +184,7 @@ int main(void)
             same++;
         } else if (rc == CS_OK) {
             silent++;
-            fprintf(stderr, "  silent difference: mutant %d (%s at %zu of %zu)\n", i, i < 400 ? "flip" : "truncation",
+            fprintf(stderr, "  silent difference: mutant %d (%s at %zu of %zu)\n", i, i < FLIPS ? "flip" : "truncation",
                     at, len);
         } else if (rc == CS_ECORRUPT) {
             corrupt++;
@@ -192,10 +196,10 @@ int main(void)
             fprintf(stderr, "  mutant %d: verified, then a read failed\n", i);
         }
     }
-    printf("corrupt_sweep: 500 mutants: %d read identically, %d reported corrupt, %d not opened by HDF5, "
+    printf("corrupt_sweep: %d mutants: %d read identically, %d reported corrupt, %d not opened by HDF5, "
            "%d silent differences, %d other\n",
-           same, corrupt, refused, silent, other);
-    CS_CHECK_EQ_U64(same + corrupt + refused + silent + other, 500);
+           N, same, corrupt, refused, silent, other);
+    CS_CHECK_EQ_U64(same + corrupt + refused + silent + other, N);
     CS_CHECK_EQ_U64(silent, 0);
     CS_CHECK_EQ_U64(other, 0);
     CS_CHECK(corrupt > 0);

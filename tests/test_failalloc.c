@@ -49,7 +49,7 @@
  * CS_FAILALLOC_PER_SITE=n fails, instead of every allocation, only the
  * first n made at each call site (the baseline records every allocation's
  * caller) -- each site's failure path at a fraction of the children; the
- * ctest entries set n = 3 (CMakeLists.txt), and CS_FAILALLOC_FULL=1
+ * ctest entries set n = 3 (CMakeLists.txt; CS_TEST_SMALL makes it 1), and CS_FAILALLOC_FULL=1
  * (tests/release.sh) overrides it: every allocation fails in turn;
  * CS_FAILALLOC_CJSON_EVERY=m adds, in per-site mode, every m-th allocation
  * cJSON makes (all of them come through one hook, one "site";
@@ -688,6 +688,11 @@ int main(void)
     cs__one_k = one ? atoi(one) : 0;
     const char *ps = getenv("CS_FAILALLOC_PER_SITE"), *full = getenv("CS_FAILALLOC_FULL");
     cs__per_site = ps && !(full && strcmp(full, "1") == 0) ? atoi(ps) : 0;
+    /* CS_TEST_SMALL (CI's sanitizer suite, where each child is a forked
+     * ASan process): the first allocation at each call site only -- every
+     * site's failure path still, at about half the children; the release
+     * suite keeps the ctest entries' n. */
+    if (cs__per_site > 1) cs__per_site = (int)cs_test_size("failures per call site", (uint64_t)cs__per_site, 1);
     const char *ce = getenv("CS_FAILALLOC_CJSON_EVERY");
     cs__cjson_every = ce ? atoi(ce) : 0;
     cs__cj_site = (uint32_t)((uintptr_t)cs__cj_malloc - (uintptr_t)__executable_start);

@@ -9,7 +9,8 @@
  * the report again with each cap in caps[] (bytes per file: one below the
  * smallest PNG, so gnuplot's PNG is cut; 200 bytes, so cowsim's own write
  * of a data file or script fails; then every 32nd of the largest PNG's
- * size, each failing at another file).  Each must
+ * size, each failing at another file; every 8th with CS_TEST_SMALL).
+ * Each must
  *   - exit 3, with "cowsim report: cannot write <DIR>/<file>" naming a file
  *     of the output directory, and never "exit 0";
  *   - leave no partial file: every file left in the directory (but
@@ -153,8 +154,12 @@ int main(void)
         CS_CHECK_EQ_U64(partial_files(out, ref, &n), 0);
     }
     /* Caps across the sizes of the files (every 32nd of the largest PNG):
-     * each fails at another file, none leaves a partial one. */
-    for (long cap = max_png / 32; cap < max_png; cap += max_png / 32) {
+     * each fails at another file, none leaves a partial one.  Each cap is
+     * a forked report and gnuplot; CS_TEST_SMALL (CI's sanitizer suite)
+     * steps by an 8th instead: 7 caps across the same sizes, the two caps
+     * above (a cut PNG, a cut data file) kept. */
+    const long steps = (long)cs_test_size("cap steps", 32, 8);
+    for (long cap = max_png / steps; cap < max_png; cap += max_png / steps) {
         char out[700];
         snprintf(out, sizeof out, "%s/sweep%ld", dir, cap);
         int st = report(in, out, cap, err);

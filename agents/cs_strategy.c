@@ -368,7 +368,7 @@ double cs_strat_wait_best(const cs_strat_wait_env_t *e)
                             cs__strat_bid_floor(cs__sw_least(e, m), vnet, e->reserve),
                             cs__strat_bid_floor(cs__sw_least(e, end), vnet, e->reserve),
                             cs__strat_bid_floor(e->reserve, vnet, e->reserve), 0.0};
-    double best = 0.0, ub = -INFINITY;
+    double best = 0.0, ub = -(double)INFINITY;
     for (int i = 0; i < 5; i++) {
         double u = cs_strat_wait_utility(e, cand[i]);
         if (u > ub) {

@@ -64,7 +64,7 @@ static void cs__value_model(const cs_engine_t *e, uint32_t slot, const cs_timer_
         uint64_t d = i < sizeof probe / sizeof probe[0] ? probe[i] : deadline + (i - sizeof probe / sizeof probe[0]);
         double want = cs__value(e, a, &in, d), got = 0;
         if (!(deadline != 0 && d > deadline)) got = v0 * exp(-r->decay_rate * (double)d);
-        if (fabs(got - want) > 1e-9 * (v0 > 1 ? v0 : 1)) r->decay_rate = NAN;
+        if (fabs(got - want) > 1e-9 * (v0 > 1 ? v0 : 1)) r->decay_rate = (double)NAN;
     }
 }
 

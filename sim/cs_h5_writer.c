@@ -22,8 +22,8 @@
  * the work file: checkpoints publish whole copies of it by rename.
  */
 #include "cs_h5_int.h"
-#include "cs_publish.h"
 #include "cs_h5_zip.h"
+#include "cs_publish.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,7 +35,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
 
 /* ---- attributes ------------------------------------------------------------ */
 

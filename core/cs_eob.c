@@ -338,6 +338,11 @@ static int cs__timers_phase(cs_sched_t *s)
     size_t nc = 0, nr = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t slot = s->trig[i];
+        if (i + CS__PF_AHEAD < n) {
+            uint32_t ahead = s->trig[i + CS__PF_AHEAD];
+            CS__PREFETCH_REC(s, ahead, s->trig[i + CS__PF_AHEAD / 2]);
+            if (ahead < s->rank.cap) __builtin_prefetch(&s->rank.sil[ahead]);
+        }
         cs_timer_hot_t *th = &s->hot[slot];
         const cs_timer_t *t = &s->pool[slot];
         th->flags &= (uint8_t)~CS_TF_INSET;
@@ -442,6 +447,12 @@ static int cs__timers_phase(cs_sched_t *s)
         uint32_t slot = c->slot;
         const cs_timer_t *t = &s->pool[slot];
         cs_timer_hot_t *th = &s->hot[slot];
+        if (k + CS__PF_AHEAD < nw) {
+            /* The winners in rank order are records all over the pool again. */
+            uint32_t half = s->cands[s->trig[k + CS__PF_AHEAD / 2]].slot;
+            CS__PREFETCH_REC(s, s->cands[s->trig[k + CS__PF_AHEAD]].slot, half);
+            __builtin_prefetch(&s->actors[s->pool[half].actor]);
+        }
         if (cs__fees_precharge(s, c, row) != CS_OK) {
             if (cs__fees_defers(s)) {
                 /* CIP-1 first draft §4.1, D10: the owner cannot pay the

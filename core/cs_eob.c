@@ -24,6 +24,11 @@ static int cs__grow2(void **arr, size_t *cap, size_t need, size_t elem)
 #define CS__GROW(arr, cap, need) cs__grow2((void **)&(arr), &(cap), (need), sizeof *(arr))
 
 
+/* Zero objects the per-candidate records start from (cs__timers_phase). */
+static const cs_cand_row_t cs__zero_row;
+static const cs_cand_t cs__zero_cand;
+static const cs_delivery_t cs__zero_deliv;
+
 /* Put a record that left its queue tier back in the queue (interval roll). */
 int cs__requeue(cs_sched_t *s, uint32_t slot)
 {
@@ -354,8 +359,13 @@ static int cs__timers_phase(cs_sched_t *s)
             s->rank.sil[slot] = 0;
         }
         cs_cand_row_t *row = &s->rows[nr++];
-        /* Every other field zero (a compound literal: no memset call). */
-        *row = (cs_cand_row_t){.slot = slot, .due_height = due, .deferrals = th->deferrals, .silent = sil};
+        /* Every other field zero: copied from a zero object (vector moves;
+         * a compound literal or memset becomes a slow rep stos here). */
+        *row = cs__zero_row;
+        row->slot = slot;
+        row->due_height = due;
+        row->deferrals = th->deferrals;
+        row->silent = sil;
         /* Path 2: TTL expired -> GC lane. */
         uint64_t exp = cs__rec_expires_at(s, slot);
         if (exp != 0 && h > exp) {
@@ -366,15 +376,16 @@ static int cs__timers_phase(cs_sched_t *s)
             continue;
         }
         cs_cand_t *c = &s->cands[nc];
-        *c = (cs_cand_t){.slot = slot,
-                         .target = t->actor,
-                         .deferrals = th->deferrals,
-                         .due_height = due,
-                         .sched_height = t->sched_height,
-                         .fifo_rank = th->fifo_rank,
-                         .id = t->id,
-                         .bid = cs__rec_bid(s, slot),
-                         .klass = th->tier_hint};
+        *c = cs__zero_cand; /* as the row above */
+        c->slot = slot;
+        c->target = t->actor;
+        c->deferrals = th->deferrals;
+        c->due_height = due;
+        c->sched_height = t->sched_height;
+        c->fifo_rank = th->fifo_rank;
+        c->id = t->id;
+        c->bid = cs__rec_bid(s, slot);
+        c->klass = th->tier_hint;
         rc = cs__fees_classify(s, slot, c);
         if (rc == CS_EINSUFFICIENT_FUNDS && !cs__fees_defers(s)) {
             /* Path 3: balance(fee_payer) < max_cost -> GC lane, emitting
@@ -476,7 +487,7 @@ static int cs__timers_phase(cs_sched_t *s)
         row->outcome = CS_OUT_FIRED;
         s->cfired[s->trig[k]] = 1;
         cs_delivery_t *d = &s->deliv[nd++];
-        memset(d, 0, sizeof *d);
+        *d = cs__zero_deliv; /* as the rows above */
         /* CIP-5 §5.2: origin = 32 zero bytes, ExecuteActor{actor, handler,
          * payload}, sender = the owner. */
         d->timer_id = t->id;

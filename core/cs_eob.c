@@ -120,6 +120,7 @@ static size_t cs__rank_take(cs_sched_t *s, uint64_t *gmax, int *proof)
     size_t nd = r->h[CS__RK_ORD_U].n + r->h[CS__RK_ORD_C].n > 0 ? s->due.n : 0;
     for (size_t i = 0; i < nd; i++) {
         uint32_t x = s->due.v[i];
+        if (i + CS__PF_AHEAD < nd) CS__PREFETCH_REC(s, s->due.v[i + CS__PF_AHEAD], s->due.v[i + CS__PF_AHEAD / 2]);
         if (!cs__rank_indexable(s, x)) continue;
         const cs_timer_money_t *m = cs__rec_money(s, x);
         if ((m->expires_at != 0 && h > m->expires_at) || s->pool[x].gas_limit > cap || m->max_fee < lane ||
@@ -341,12 +342,16 @@ static int cs__timers_phase(cs_sched_t *s)
 
     /* Step 4: lifecycle classification (CIP-1 rev §3 step 4, §9). */
     size_t nc = 0, nr = 0;
+    const cs_u128 *lbal, *lesc;
+    uint32_t nacc;
+    cs__fees_ledger_arrays(s, &lbal, &lesc, &nacc);
     for (size_t i = 0; i < n; i++) {
         uint32_t slot = s->trig[i];
         if (i + CS__PF_AHEAD < n) {
             uint32_t ahead = s->trig[i + CS__PF_AHEAD];
             CS__PREFETCH_REC(s, ahead, s->trig[i + CS__PF_AHEAD / 2]);
             if (ahead < s->rank.cap) __builtin_prefetch(&s->rank.sil[ahead]);
+            CS__PREFETCH_PAYER(s, s->trig[i + CS__PF_AHEAD / 4], lbal, lesc, nacc);
         }
         cs_timer_hot_t *th = &s->hot[slot];
         const cs_timer_t *t = &s->pool[slot];
@@ -463,6 +468,7 @@ static int cs__timers_phase(cs_sched_t *s)
             uint32_t half = s->cands[s->trig[k + CS__PF_AHEAD / 2]].slot;
             CS__PREFETCH_REC(s, s->cands[s->trig[k + CS__PF_AHEAD]].slot, half);
             __builtin_prefetch(&s->actors[s->pool[half].actor]);
+            CS__PREFETCH_PAYER(s, s->cands[s->trig[k + CS__PF_AHEAD / 4]].slot, lbal, lesc, nacc);
         }
         if (cs__fees_precharge(s, c, row) != CS_OK) {
             if (cs__fees_defers(s)) {
@@ -536,6 +542,7 @@ static int cs__timers_phase(cs_sched_t *s)
     /* Step 7: losers carry over with n += 1 (CIP-5 §9.4). */
     for (size_t i = 0; i < nc; i++) {
         cs_cand_t *c = &s->cands[i];
+        if (i + CS__PF_AHEAD < nc) CS__PREFETCH_REC(s, s->cands[i + CS__PF_AHEAD].slot, s->cands[i + CS__PF_AHEAD / 2].slot);
         if (c->selected) continue;
         cs_timer_hot_t *t = &s->hot[c->slot];
         if (!(t->flags & CS_TF_LIVE)) continue;
@@ -561,6 +568,9 @@ static int cs__timers_phase(cs_sched_t *s)
     for (size_t k = 0; k < nw; k++) {
         cs_cand_t *c = &s->cands[s->trig[k]];
         cs_cand_row_t *row = &s->rows[s->crow[s->trig[k]]];
+        /* Each fire's handler runs between two settlements: a few ahead do. */
+        if (k + 4 < nw) CS__PREFETCH_REC(s, s->cands[s->trig[k + 4]].slot, s->cands[s->trig[k + 2]].slot);
+        if (k + 1 < nw) CS__PREFETCH_PAYER(s, s->cands[s->trig[k + 1]].slot, lbal, lesc, nacc);
         if (row->outcome != CS_OUT_FIRED) continue;
         cs_delivery_t *d = &s->deliv[di++];
         uint64_t uc = d->cycles_limit, ue = 0;

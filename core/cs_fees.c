@@ -349,8 +349,7 @@ static void cs__fire_fees(cs_sched_t *s, uint32_t slot, cs_u128 lane, cs_u128 *m
         *max_prio = m->max_prio;
         return;
     }
-    cs_gba_ctx_t ctx;
-    memset(&ctx, 0, sizeof ctx);
+    cs_gba_ctx_t ctx; /* every field assigned (no memset: a slow rep stos per fire) */
     ctx.trigger_block_height = th->height;
     ctx.current_block_height = s->cur;
     ctx.basefee_cycle = f->basefee_cycle;
@@ -471,6 +470,13 @@ int cs__fees_classify(cs_sched_t *s, uint32_t slot, cs_cand_t *c)
     return CS_OK;
 }
 
+void cs__fees_ledger_arrays(const cs_sched_t *s, const cs_u128 **bal, const cs_u128 **esc, uint32_t *n)
+{
+    *bal = s->fees->ledger.bal;
+    *esc = s->fees->ledger.esc;
+    *n = s->fees->ledger.n;
+}
+
 int cs__fees_precharge(cs_sched_t *s, const cs_cand_t *c, cs_cand_row_t *row)
 {
     struct cs_fees *f = s->fees;
@@ -537,8 +543,7 @@ void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles, ui
         }
         ch.used_cycles = used_cycles;
         ch.used_cells = used_cells;
-        cs_fire_bill_t bill;
-        memset(&bill, 0, sizeof bill);
+        cs_fire_bill_t bill; /* read only when the settlement wrote it */
         if (have && cs_ledger_escrow_release(&f->ledger, cs__rec_payer(s, c->slot), cost) == CS_OK &&
             cs_ledger_settle_fire(&f->ledger, cs__rec_payer(s, c->slot), &ch, &bill) == CS_OK) {
             row->burn = bill.burned;

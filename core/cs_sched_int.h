@@ -266,7 +266,18 @@ static inline cs_timer_money_t *cs__rec_money(const cs_sched_t *s, uint32_t slot
             __builtin_prefetch((const char *)&(s)->money[pf_m_] + sizeof(cs_timer_money_t) - 1); \
         }                                                                          \
     } while (0)
-#define CS__PF_AHEAD 16u /* slots ahead the record is prefetched; its money entry half as far */
+/* Prefetch the ledger entries (balance, escrow) of the payer of the record
+ * in slot, whose money entry was prefetched earlier in the walk. */
+#define CS__PREFETCH_PAYER(s, slot, bal, esc, n)                                    \
+    do {                                                                           \
+        uint32_t pf_p_ = cs__rec_payer((s), (slot));                               \
+        if (pf_p_ < (n)) {                                                         \
+            __builtin_prefetch(&(bal)[pf_p_]);                                     \
+            __builtin_prefetch(&(esc)[pf_p_]);                                     \
+        }                                                                          \
+    } while (0)
+#define CS__PF_AHEAD 16u /* slots ahead the record is prefetched; its money entry half as far,
+                         * the payer's ledger entries a quarter */
 
 #define CS_TF_INSET 0x10u /* candidate of the block being cleared */
 #define CS_TF_GC 0x20u    /* waiting in the GC queue */

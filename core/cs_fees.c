@@ -202,16 +202,29 @@ static int cs__exec_only(const cs_sched_t *s)
     return !(s->mech.ops->flags & CS_MF_FEES) && s->p.execution_fees == CS_EXEC_FEES_CIP3;
 }
 
+/* Every field of *ch, used cycles and cells 0.  Field by field: a compound
+ * literal's zero-fill is a slow rep stos, and this runs per fire. */
+static void cs__charge_fields(cs_fire_charge_t *ch, const cs_timer_t *t, cs_u128 bf_cycle, cs_u128 bf_lane,
+                              cs_u128 tip_rate, cs_u128 bf_cell, cs_u128 lump, uint32_t payments_to)
+{
+    ch->gas_limit = t->gas_limit;
+    ch->max_cells = t->max_cells;
+    ch->used_cycles = 0;
+    ch->used_cells = 0;
+    ch->basefee_cycle = bf_cycle;
+    ch->basefee_lane = bf_lane;
+    ch->tip_rate = tip_rate;
+    ch->basefee_cell = bf_cell;
+    ch->lump = lump;
+    ch->payments_to = payments_to;
+}
+
 /* The execution-only charge of one fire (N58; CIP-3 via CIP-5 CN §12): the
  * cycle basefee as charged (N38) and the cell basefee, no lane basefee, no
  * tip, no lump (an allocation payment is settled from the bid escrow). */
 static void cs__exec_charge(const cs_sched_t *s, const cs_timer_t *t, cs_fire_charge_t *ch)
 {
-    *ch = (cs_fire_charge_t){.gas_limit = t->gas_limit,
-                             .max_cells = t->max_cells,
-                             .basefee_cycle = s->fees->basefee_cycle,
-                             .basefee_cell = s->fees->basefee_cell,
-                             .payments_to = s->p.payments_to};
+    cs__charge_fields(ch, t, s->fees->basefee_cycle, 0, 0, s->fees->basefee_cell, 0, s->p.payments_to);
 }
 
 int cs__fees_op_check(cs_sched_t *s, uint32_t actor, uint64_t cycles, uint64_t cells, cs_u128 reserve,
@@ -383,12 +396,7 @@ static void cs__charge(const cs_sched_t *s, const cs_timer_t *t, cs_u128 prio_ra
                        cs_fire_charge_t *ch)
 {
     /* used_cycles and used_cells stay 0 (set at settlement). */
-    *ch = (cs_fire_charge_t){.gas_limit = t->gas_limit,
-                             .max_cells = t->max_cells,
-                             .tip_rate = prio_rate,
-                             .basefee_cell = s->fees->basefee_cell,
-                             .lump = lump,
-                             .payments_to = s->p.payments_to};
+    cs__charge_fields(ch, t, 0, 0, prio_rate, s->fees->basefee_cell, lump, s->p.payments_to);
     cs_basefee_fire_rates(&s->p, s->fees->basefee_cycle, cs__lane_charged(s), &ch->basefee_cycle,
                           &ch->basefee_lane);
     if (cs__fees_draft_lane(s)) {

@@ -24,6 +24,11 @@ static int cs__grow2(void **arr, size_t *cap, size_t need, size_t elem)
 #define CS__GROW(arr, cap, need) cs__grow2((void **)&(arr), &(cap), (need), sizeof *(arr))
 
 
+/* Zero objects the per-candidate records start from (cs__timers_phase). */
+static const cs_cand_row_t cs__zero_row;
+static const cs_cand_t cs__zero_cand;
+static const cs_delivery_t cs__zero_deliv;
+
 /* Put a record that left its queue tier back in the queue (interval roll). */
 int cs__requeue(cs_sched_t *s, uint32_t slot)
 {
@@ -115,6 +120,7 @@ static size_t cs__rank_take(cs_sched_t *s, uint64_t *gmax, int *proof)
     size_t nd = r->h[CS__RK_ORD_U].n + r->h[CS__RK_ORD_C].n > 0 ? s->due.n : 0;
     for (size_t i = 0; i < nd; i++) {
         uint32_t x = s->due.v[i];
+        if (i + CS__PF_AHEAD < nd) CS__PREFETCH_REC(s, s->due.v[i + CS__PF_AHEAD], s->due.v[i + CS__PF_AHEAD / 2]);
         if (!cs__rank_indexable(s, x)) continue;
         const cs_timer_money_t *m = cs__rec_money(s, x);
         if ((m->expires_at != 0 && h > m->expires_at) || s->pool[x].gas_limit > cap || m->max_fee < lane ||
@@ -336,8 +342,17 @@ static int cs__timers_phase(cs_sched_t *s)
 
     /* Step 4: lifecycle classification (CIP-1 rev §3 step 4, §9). */
     size_t nc = 0, nr = 0;
+    const cs_u128 *lbal, *lesc;
+    uint32_t nacc;
+    cs__fees_ledger_arrays(s, &lbal, &lesc, &nacc);
     for (size_t i = 0; i < n; i++) {
         uint32_t slot = s->trig[i];
+        if (i + CS__PF_AHEAD < n) {
+            uint32_t ahead = s->trig[i + CS__PF_AHEAD];
+            CS__PREFETCH_REC(s, ahead, s->trig[i + CS__PF_AHEAD / 2]);
+            if (ahead < s->rank.cap) __builtin_prefetch(&s->rank.sil[ahead]);
+            CS__PREFETCH_PAYER(s, s->trig[i + CS__PF_AHEAD / 4], lbal, lesc, nacc);
+        }
         cs_timer_hot_t *th = &s->hot[slot];
         const cs_timer_t *t = &s->pool[slot];
         th->flags &= (uint8_t)~CS_TF_INSET;
@@ -349,8 +364,13 @@ static int cs__timers_phase(cs_sched_t *s)
             s->rank.sil[slot] = 0;
         }
         cs_cand_row_t *row = &s->rows[nr++];
-        /* Every other field zero (a compound literal: no memset call). */
-        *row = (cs_cand_row_t){.slot = slot, .due_height = due, .deferrals = th->deferrals, .silent = sil};
+        /* Every other field zero: copied from a zero object (vector moves;
+         * a compound literal or memset becomes a slow rep stos here). */
+        *row = cs__zero_row;
+        row->slot = slot;
+        row->due_height = due;
+        row->deferrals = th->deferrals;
+        row->silent = sil;
         /* Path 2: TTL expired -> GC lane. */
         uint64_t exp = cs__rec_expires_at(s, slot);
         if (exp != 0 && h > exp) {
@@ -361,15 +381,16 @@ static int cs__timers_phase(cs_sched_t *s)
             continue;
         }
         cs_cand_t *c = &s->cands[nc];
-        *c = (cs_cand_t){.slot = slot,
-                         .target = t->actor,
-                         .deferrals = th->deferrals,
-                         .due_height = due,
-                         .sched_height = t->sched_height,
-                         .fifo_rank = th->fifo_rank,
-                         .id = t->id,
-                         .bid = cs__rec_bid(s, slot),
-                         .klass = th->tier_hint};
+        *c = cs__zero_cand; /* as the row above */
+        c->slot = slot;
+        c->target = t->actor;
+        c->deferrals = th->deferrals;
+        c->due_height = due;
+        c->sched_height = t->sched_height;
+        c->fifo_rank = th->fifo_rank;
+        c->id = t->id;
+        c->bid = cs__rec_bid(s, slot);
+        c->klass = th->tier_hint;
         rc = cs__fees_classify(s, slot, c);
         if (rc == CS_EINSUFFICIENT_FUNDS && !cs__fees_defers(s)) {
             /* Path 3: balance(fee_payer) < max_cost -> GC lane, emitting
@@ -442,6 +463,13 @@ static int cs__timers_phase(cs_sched_t *s)
         uint32_t slot = c->slot;
         const cs_timer_t *t = &s->pool[slot];
         cs_timer_hot_t *th = &s->hot[slot];
+        if (k + CS__PF_AHEAD < nw) {
+            /* The winners in rank order are records all over the pool again. */
+            uint32_t half = s->cands[s->trig[k + CS__PF_AHEAD / 2]].slot;
+            CS__PREFETCH_REC(s, s->cands[s->trig[k + CS__PF_AHEAD]].slot, half);
+            __builtin_prefetch(&s->actors[s->pool[half].actor]);
+            CS__PREFETCH_PAYER(s, s->cands[s->trig[k + CS__PF_AHEAD / 4]].slot, lbal, lesc, nacc);
+        }
         if (cs__fees_precharge(s, c, row) != CS_OK) {
             if (cs__fees_defers(s)) {
                 /* CIP-1 first draft §4.1, D10: the owner cannot pay the
@@ -465,7 +493,7 @@ static int cs__timers_phase(cs_sched_t *s)
         row->outcome = CS_OUT_FIRED;
         s->cfired[s->trig[k]] = 1;
         cs_delivery_t *d = &s->deliv[nd++];
-        memset(d, 0, sizeof *d);
+        *d = cs__zero_deliv; /* as the rows above */
         /* CIP-5 §5.2: origin = 32 zero bytes, ExecuteActor{actor, handler,
          * payload}, sender = the owner. */
         d->timer_id = t->id;
@@ -514,6 +542,7 @@ static int cs__timers_phase(cs_sched_t *s)
     /* Step 7: losers carry over with n += 1 (CIP-5 §9.4). */
     for (size_t i = 0; i < nc; i++) {
         cs_cand_t *c = &s->cands[i];
+        if (i + CS__PF_AHEAD < nc) CS__PREFETCH_REC(s, s->cands[i + CS__PF_AHEAD].slot, s->cands[i + CS__PF_AHEAD / 2].slot);
         if (c->selected) continue;
         cs_timer_hot_t *t = &s->hot[c->slot];
         if (!(t->flags & CS_TF_LIVE)) continue;
@@ -539,6 +568,9 @@ static int cs__timers_phase(cs_sched_t *s)
     for (size_t k = 0; k < nw; k++) {
         cs_cand_t *c = &s->cands[s->trig[k]];
         cs_cand_row_t *row = &s->rows[s->crow[s->trig[k]]];
+        /* Each fire's handler runs between two settlements: a few ahead do. */
+        if (k + 4 < nw) CS__PREFETCH_REC(s, s->cands[s->trig[k + 4]].slot, s->cands[s->trig[k + 2]].slot);
+        if (k + 1 < nw) CS__PREFETCH_PAYER(s, s->cands[s->trig[k + 1]].slot, lbal, lesc, nacc);
         if (row->outcome != CS_OUT_FIRED) continue;
         cs_delivery_t *d = &s->deliv[di++];
         uint64_t uc = d->cycles_limit, ue = 0;

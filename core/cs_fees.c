@@ -40,6 +40,8 @@ struct cs_fees {
     cs_u128 p50_tip;          /* previous-block p50 priority tip per cycle */
     cs_u128 *tips;            /* this block's fired tips, scratch */
     size_t tips_cap;
+    uint32_t *fid;            /* this block's fired fairness identities, scratch */
+    size_t fid_cap;
     uint64_t clamped;         /* TimerPriorityClampedAtSchedule count (run) */
     uint64_t rejected_below;  /* TimerRejectedBelowBasefee count (run) */
     /* Memos of pure functions (performance only: each holds its full input
@@ -114,6 +116,7 @@ void cs__fees_free(cs_sched_t *s)
     cs_fairness_free(&f->fair);
     cs_basefee_win_free(&f->bwin);
     free(f->tips);
+    free(f->fid);
     free(f->pre);
     free(f);
     s->fees = NULL;
@@ -202,16 +205,29 @@ static int cs__exec_only(const cs_sched_t *s)
     return !(s->mech.ops->flags & CS_MF_FEES) && s->p.execution_fees == CS_EXEC_FEES_CIP3;
 }
 
+/* Every field of *ch, used cycles and cells 0.  Field by field: a compound
+ * literal's zero-fill is a slow rep stos, and this runs per fire. */
+static void cs__charge_fields(cs_fire_charge_t *ch, const cs_timer_t *t, cs_u128 bf_cycle, cs_u128 bf_lane,
+                              cs_u128 tip_rate, cs_u128 bf_cell, cs_u128 lump, uint32_t payments_to)
+{
+    ch->gas_limit = t->gas_limit;
+    ch->max_cells = t->max_cells;
+    ch->used_cycles = 0;
+    ch->used_cells = 0;
+    ch->basefee_cycle = bf_cycle;
+    ch->basefee_lane = bf_lane;
+    ch->tip_rate = tip_rate;
+    ch->basefee_cell = bf_cell;
+    ch->lump = lump;
+    ch->payments_to = payments_to;
+}
+
 /* The execution-only charge of one fire (N58; CIP-3 via CIP-5 CN §12): the
  * cycle basefee as charged (N38) and the cell basefee, no lane basefee, no
  * tip, no lump (an allocation payment is settled from the bid escrow). */
 static void cs__exec_charge(const cs_sched_t *s, const cs_timer_t *t, cs_fire_charge_t *ch)
 {
-    *ch = (cs_fire_charge_t){.gas_limit = t->gas_limit,
-                             .max_cells = t->max_cells,
-                             .basefee_cycle = s->fees->basefee_cycle,
-                             .basefee_cell = s->fees->basefee_cell,
-                             .payments_to = s->p.payments_to};
+    cs__charge_fields(ch, t, s->fees->basefee_cycle, 0, 0, s->fees->basefee_cell, 0, s->p.payments_to);
 }
 
 int cs__fees_op_check(cs_sched_t *s, uint32_t actor, uint64_t cycles, uint64_t cells, cs_u128 reserve,
@@ -349,8 +365,7 @@ static void cs__fire_fees(cs_sched_t *s, uint32_t slot, cs_u128 lane, cs_u128 *m
         *max_prio = m->max_prio;
         return;
     }
-    cs_gba_ctx_t ctx;
-    memset(&ctx, 0, sizeof ctx);
+    cs_gba_ctx_t ctx; /* every field assigned (no memset: a slow rep stos per fire) */
     ctx.trigger_block_height = th->height;
     ctx.current_block_height = s->cur;
     ctx.basefee_cycle = f->basefee_cycle;
@@ -384,12 +399,7 @@ static void cs__charge(const cs_sched_t *s, const cs_timer_t *t, cs_u128 prio_ra
                        cs_fire_charge_t *ch)
 {
     /* used_cycles and used_cells stay 0 (set at settlement). */
-    *ch = (cs_fire_charge_t){.gas_limit = t->gas_limit,
-                             .max_cells = t->max_cells,
-                             .tip_rate = prio_rate,
-                             .basefee_cell = s->fees->basefee_cell,
-                             .lump = lump,
-                             .payments_to = s->p.payments_to};
+    cs__charge_fields(ch, t, 0, 0, prio_rate, s->fees->basefee_cell, lump, s->p.payments_to);
     cs_basefee_fire_rates(&s->p, s->fees->basefee_cycle, cs__lane_charged(s), &ch->basefee_cycle,
                           &ch->basefee_lane);
     if (cs__fees_draft_lane(s)) {
@@ -471,6 +481,13 @@ int cs__fees_classify(cs_sched_t *s, uint32_t slot, cs_cand_t *c)
     return CS_OK;
 }
 
+void cs__fees_ledger_arrays(const cs_sched_t *s, const cs_u128 **bal, const cs_u128 **esc, uint32_t *n)
+{
+    *bal = s->fees->ledger.bal;
+    *esc = s->fees->ledger.esc;
+    *n = s->fees->ledger.n;
+}
+
 int cs__fees_precharge(cs_sched_t *s, const cs_cand_t *c, cs_cand_row_t *row)
 {
     struct cs_fees *f = s->fees;
@@ -537,8 +554,7 @@ void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles, ui
         }
         ch.used_cycles = used_cycles;
         ch.used_cells = used_cells;
-        cs_fire_bill_t bill;
-        memset(&bill, 0, sizeof bill);
+        cs_fire_bill_t bill; /* read only when the settlement wrote it */
         if (have && cs_ledger_escrow_release(&f->ledger, cs__rec_payer(s, c->slot), cost) == CS_OK &&
             cs_ledger_settle_fire(&f->ledger, cs__rec_payer(s, c->slot), &ch, &bill) == CS_OK) {
             row->burn = bill.burned;
@@ -582,20 +598,29 @@ int cs__fees_end_block(cs_sched_t *s, const cs_cand_t *c, size_t n, cs_block_sta
     (void)c;
     if (cs_fairness_reserve(&f->fair, (uint32_t)s->n_actors, (uint32_t)s->n_actors) != CS_OK) return CS_ENOMEM;
     size_t nt = 0;
-    if (cs__fgrow((void **)&f->tips, &f->tips_cap, st->fired + 1, sizeof *f->tips) != 0) return CS_ENOMEM;
+    if (cs__fgrow((void **)&f->tips, &f->tips_cap, st->fired + 1, sizeof *f->tips) != 0 ||
+        cs__fgrow((void **)&f->fid, &f->fid_cap, st->fired + 1, sizeof *f->fid) != 0)
+        return CS_ENOMEM;
     int err = CS_OK;
     /* The fired rows in row order: only candidates fire, and candidate i's
      * row is crow[i], increasing in i; a byte per candidate says which
-     * fired, so the deferred ones' rows are not read again. */
+     * fired, so the deferred ones' rows are not read again.  Two passes:
+     * the fired identities first (their counters prefetched), then the
+     * counts, so the counters' misses overlap (performance only; the fires
+     * are counted in the same order). */
+    const cs_fairness_t *fa = &f->fair;
     for (size_t i = 0; i < n; i++) {
         if (!s->cfired[i]) continue;
         const cs_cand_row_t *row = &s->rows[s->crow[i]];
         const cs_timer_t *t = &s->pool[row->slot];
         uint32_t ident = s->p.fairness_identity == CS_IDENTITY_DEPLOYER ? s->actors[t->actor].deployer : t->actor;
-        /* CIP-1 rev §3 step 10: recent_executions[actor] += 1 per fire. */
-        if (cs_fairness_add_fire(&f->fair, ident) == CS_ENOMEM) err = CS_ENOMEM;
+        if (ident < fa->n_ident && fa->slot_of[ident] != UINT32_MAX) __builtin_prefetch(&fa->slots[fa->slot_of[ident]]);
+        f->fid[nt] = ident;
         f->tips[nt++] = row->tip_rate;
     }
+    /* CIP-1 rev §3 step 10: recent_executions[actor] += 1 per fire. */
+    for (size_t k = 0; k < nt; k++)
+        if (cs_fairness_add_fire(&f->fair, f->fid[k]) == CS_ENOMEM) err = CS_ENOMEM;
     /* CIP-1 rev §7.1: p50 of the tips fired timers paid (0 if none). */
     f->p50_tip = cs_gba_p50_tip(f->tips, nt);
     st->p50_tip = f->p50_tip;

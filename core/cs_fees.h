@@ -90,6 +90,9 @@ int cs__fees_defers(const cs_sched_t *s);
  * basefee, and the lane basefee is neither charged nor updated. */
 int cs__fees_draft_lane(const cs_sched_t *s);
 int cs__fees_precharge(cs_sched_t *s, const cs_cand_t *c, cs_cand_row_t *row);
+/* The ledger's balance and escrow arrays and their length, for the
+ * end-of-block loops to prefetch the payers' entries (performance only). */
+void cs__fees_ledger_arrays(const cs_sched_t *s, const cs_u128 **bal, const cs_u128 **esc, uint32_t *n);
 void cs__fees_settle(cs_sched_t *s, const cs_cand_t *c, uint64_t used_cycles,
                      uint64_t used_cells, cs_cand_row_t *row);
 void cs__fees_ctx(cs_sched_t *s, cs_clear_ctx_t *ctx);

@@ -22,6 +22,8 @@
 #include "cs_error.h"
 #include "cs_timer.h"
 
+const uint64_t cs_keccak_zero_state[25] = {0};
+
 #define CS__KECCAK_RATE 136u /* bytes absorbed per permutation */
 #define CS__KECCAK_RATE_LANES (CS__KECCAK_RATE / 8u)
 
@@ -92,7 +94,8 @@ static void cs__finish(uint64_t a[25], const uint8_t *tail, unsigned len, uint8_
  */
 void cs_keccak256(const void *data, size_t len, uint8_t out[32])
 {
-    uint64_t a[25] = {0};
+    uint64_t a[25];
+    memcpy(a, cs_keccak_zero_state, sizeof a);
     const uint8_t *p = (const uint8_t *)data;
     while (len >= CS__KECCAK_RATE) {
         cs__absorb_block(a, p);
@@ -135,7 +138,7 @@ static inline void cs__state_pad(uint64_t a[25], unsigned len)
  * a fresh state: what absorbing it into the zero state XORs in. */
 static void cs__load_short(uint64_t a[25], const uint8_t *msg, unsigned len)
 {
-    memset(a, 0, 25 * sizeof *a);
+    memcpy(a, cs_keccak_zero_state, sizeof cs_keccak_zero_state);
     if (len > 0) memcpy(cs__state_bytes(a), msg, len);
     cs__state_pad(a, len);
 }
@@ -183,7 +186,7 @@ void cs_keccak256_many(const void *const *msg, const size_t *len, size_t n, uint
 /* Start an incremental Keccak-256 computation in c (caller-owned). */
 void cs_keccak_init(cs_keccak_ctx *c)
 {
-    memset(c->a, 0, sizeof c->a);
+    memcpy(c->a, cs_keccak_zero_state, sizeof c->a);
     c->fill = 0;
 }
 
@@ -257,7 +260,7 @@ static unsigned cs__timer_id_state(uint64_t a[25], const cs_addr_t *actor, uint6
 {
     if (payload_len + CS_ADDR_LEN + 16u >= CS__KECCAK_RATE) return 0;
     uint8_t *b = cs__state_bytes(a);
-    memset(a, 0, 25 * sizeof *a);
+    memcpy(a, cs_keccak_zero_state, sizeof cs_keccak_zero_state);
     cs__timer_id_head(b, actor, height);
     if (payload_len > 0) memcpy(b + CS_ADDR_LEN + 8, payload, payload_len);
     cs__be64_put(b + CS_ADDR_LEN + 8 + payload_len, nonce);

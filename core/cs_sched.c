@@ -14,6 +14,9 @@
 
 /* ---------------------------------------------------------------- helpers */
 
+/* A zero staged schedule, copied into each new one (cs_sched_schedule). */
+static const cs__staged_t cs__zero_staged;
+
 /* Little-endian 64-bit load and store (Keccak lanes). */
 static uint64_t cs__le64(const uint8_t *p)
 {
@@ -71,7 +74,7 @@ static void cs__deliver_load(uint64_t a[25], uint64_t h, const cs_hash_t *parent
     buf[75] = (uint8_t)fire_seq;
     buf[76] = 0x01; /* Keccak padding, first byte (not SHA-3's 0x06) */
     buf[77] = buf[78] = buf[79] = 0;
-    memset(a, 0, 25 * sizeof *a);
+    memcpy(a, cs_keccak_zero_state, sizeof cs_keccak_zero_state);
     for (unsigned i = 0; i < 10; i++) a[i] = cs__le64(buf + 8 * i);
     a[16] = UINT64_C(0x80) << 56; /* padding, last byte of the 136-byte rate */
 }
@@ -957,7 +960,7 @@ int cs_sched_schedule(cs_sched_t *s, const cs_sched_args_t *a, cs_hash_t *id_out
         return CS_ENOMEM;
     }
     cs__staged_t *st = &s->staged[s->n_staged];
-    memset(st, 0, sizeof *st);
+    *st = cs__zero_staged; /* zero (copied: a memset is a slow rep stos per schedule) */
     if (a->kind == CS_KIND_WATCH) {
         st->wkeys = malloc(a->n_watch * sizeof *st->wkeys);
         if (!st->wkeys) {

@@ -247,6 +247,38 @@ static inline cs_timer_money_t *cs__rec_money(const cs_sched_t *s, uint32_t slot
     return m == CS_NIL ? NULL : &s->money[m];
 }
 
+/* Prefetch what the end-of-block loops read of the record in slot (its
+ * hot and cold parts) and, once the cold part of the record in slot2 has
+ * arrived (it was prefetched earlier in the walk), its money entry.  The
+ * candidates of a block sit in slots all over the pool: without this every
+ * one costs several cache misses in a row (performance only).  An entry
+ * may straddle two lines (the arrays are 16-byte aligned): both ends.  A macro:
+ * GCC drops calls to a function that only prefetches, as having no effect. */
+#define CS__PREFETCH_REC(s, slot, slot2)                                            \
+    do {                                                                           \
+        const char *pf_c_ = (const char *)&(s)->pool[(slot)];                      \
+        uint32_t pf_m_ = (s)->pool[(slot2)].money;                                 \
+        __builtin_prefetch(&(s)->hot[(slot)]);                                     \
+        __builtin_prefetch(pf_c_);                                                 \
+        __builtin_prefetch(pf_c_ + sizeof(cs_timer_t) - 1);                        \
+        if (pf_m_ != CS_NIL) {                                                     \
+            __builtin_prefetch(&(s)->money[pf_m_]);                                \
+            __builtin_prefetch((const char *)&(s)->money[pf_m_] + sizeof(cs_timer_money_t) - 1); \
+        }                                                                          \
+    } while (0)
+/* Prefetch the ledger entries (balance, escrow) of the payer of the record
+ * in slot, whose money entry was prefetched earlier in the walk. */
+#define CS__PREFETCH_PAYER(s, slot, bal, esc, n)                                    \
+    do {                                                                           \
+        uint32_t pf_p_ = cs__rec_payer((s), (slot));                               \
+        if (pf_p_ < (n)) {                                                         \
+            __builtin_prefetch(&(bal)[pf_p_]);                                     \
+            __builtin_prefetch(&(esc)[pf_p_]);                                     \
+        }                                                                          \
+    } while (0)
+#define CS__PF_AHEAD 16u /* slots ahead the record is prefetched; its money entry half as far,
+                         * the payer's ledger entries a quarter */
+
 #define CS_TF_INSET 0x10u /* candidate of the block being cleared */
 #define CS_TF_GC 0x20u    /* waiting in the GC queue */
 #define CS_TF_GC_FUNDS 0x40u /* ... for insufficient funds (else TTL) */

@@ -114,6 +114,10 @@ CS_STATIC_ASSERT(sizeof(cs_timer_money_t) == 64, "a money table entry");
  */
 void cs_keccak256(const void *data, size_t len, uint8_t out[32]);
 
+/* The zero Keccak state: fresh states are copied from it (vector moves;
+ * a memset of 200 bytes is a slow rep stos, and one runs per id). */
+extern const uint64_t cs_keccak_zero_state[25];
+
 /* Incremental Keccak-256, for hashing several pieces without copying. */
 typedef struct cs_keccak_ctx {
     uint64_t a[25];     /* state lanes, little-endian words */

@@ -28,6 +28,9 @@
 #include <string.h>
 #include <time.h>
 
+#define CS__AGENT_PF 4u /* agents ahead whose state and stream the TX phase fetches */
+#define CS__ROW_PF 8u   /* rows ahead whose timer the block loop fetches */
+
 /* ------------------------------------------------------------ utilities */
 
 /* Keep the highest x (*top, made by *agent) and the highest x of any
@@ -253,10 +256,11 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
     e->vol_mult = calloc(n_inst ? n_inst : 1, sizeof *e->vol_mult);
     e->actors = calloc(n_act ? n_act : 1, sizeof *e->actors);
     e->addr = calloc(n_act ? n_act : 1, sizeof *e->addr);
+    e->act_agent = calloc(n_act ? n_act : 1, sizeof *e->act_agent);
     e->rb = malloc(CS__ROWBUF * sizeof *e->rb);
     e->rf = malloc(CS__ROWBUF * sizeof *e->rf);
     e->rt = malloc(CS__ROWBUF * sizeof *e->rt);
-    if (!e->agents || !e->agent_kind || !e->demand_mult || !e->fee_w || !e->vol_mult || !e->actors || !e->addr || !e->rb ||
+    if (!e->agents || !e->agent_kind || !e->demand_mult || !e->fee_w || !e->vol_mult || !e->actors || !e->addr || !e->act_agent || !e->rb ||
         !e->rf || !e->rt)
         goto fail;
     size_t ac = 0;
@@ -293,6 +297,7 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
                 cs__mkaddr(&e->addr[ac], 1, ac);
                 cs__actor_t *act = &e->actors[ac];
                 act->agent = (uint32_t)ai;
+                e->act_agent[ac] = (uint32_t)ai;
                 if ((rc = cs_sched_actor_index(e->s, &e->addr[ac], &act->sched_idx)) != CS_OK) goto fail;
                 act->payer_idx = act->sched_idx;
                 act->deployer = (uint32_t)ac;
@@ -322,6 +327,16 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
                     !a->pol.sys_extend_within;
         }
         const char *rk = getenv("COWSIM_RANKING");
+        /* What the core's hooks may skip for every timer of the run: the
+         * owner's agent (three dependent loads a fire) is needed only when
+         * some agent acts on it.  Agents' ops and policies do not change
+         * during a run. */
+        e->exec_bare = e->gba_none = 1;
+        for (size_t i = 0; i < n_inst; i++) {
+            const cs_agent_t *a = &e->agents[i];
+            if (a->ops->on_outcome || a->pol.deferred_txs) e->exec_bare = 0;
+            if (a->ops->gba || a->pol.value_aware || a->strat) e->gba_none = 0;
+        }
         cs_sched_set_ranking(e->s, quiet && !(rk && strcmp(rk, "full") == 0));
     }
     /* Named deployers after every actor, so a fairness identity (D12) is the
@@ -591,6 +606,17 @@ int cs_sim_step(cs_engine_t *e)
     e->in_arrivals = 1;
     for (size_t i = 0; i < e->n_agents; i++) {
         cs_agent_t *a = &e->agents[i];
+        /* Each agent's state and stream are separate allocations the
+         * rest of the block has evicted: fetch them a few agents ahead,
+         * the stream's own state (behind its pointer) one step later. */
+        if (i + 2 * CS__AGENT_PF < e->n_agents) __builtin_prefetch(&e->agents[i + 2 * CS__AGENT_PF]);
+        if (i + CS__AGENT_PF < e->n_agents) {
+            const cs_agent_t *b = &e->agents[i + CS__AGENT_PF];
+            __builtin_prefetch(b->state, 1);
+            __builtin_prefetch(b->rng);
+        }
+        if (i + CS__AGENT_PF / 2 < e->n_agents && e->agents[i + CS__AGENT_PF / 2].rng)
+            __builtin_prefetch(e->agents[i + CS__AGENT_PF / 2].rng->state, 1);
         if (!a->active || !a->ops->on_block) continue;
         e->obs.demand_mult = e->demand_mult[i];
         e->obs.vol_mult = e->vol_mult[i];
@@ -628,6 +654,21 @@ int cs_sim_step(cs_engine_t *e)
     for (size_t i = 0; i < res.n_rows; i++) {
         const cs_cand_row_t *row = &res.rows[i];
         uint32_t slot = row->slot;
+        /* Each row's side-table entry and record sit anywhere in their
+         * arrays: fetched CS__ROW_PF rows ahead, the misses overlap. */
+        if (i + CS__ROW_PF < res.n_rows) {
+            uint32_t ahead = res.rows[i + CS__ROW_PF].slot;
+            if (ahead < e->ti_n) __builtin_prefetch(&e->ti[ahead], 1);
+            __builtin_prefetch(cs_sched_record(e->s, ahead));
+        }
+        if (i + CS__ROW_PF / 2 < res.n_rows) { /* its record came in: now its actor */
+            const cs_timer_t *ta = cs_sched_record(e->s, res.rows[i + CS__ROW_PF / 2].slot);
+            if (ta && ta->actor < e->n_actors) {
+                __builtin_prefetch(&e->actors[ta->actor], 1); /* 80 bytes: both its lines */
+                __builtin_prefetch(&e->actors[ta->actor].starved, 1);
+                __builtin_prefetch(&e->agents[e->act_agent[ta->actor]]);
+            }
+        }
         if (!cs__ti_live(e, slot)) continue;
         cs__tinfo_t *ti = &e->ti[slot];
         ti->deferrals += row->silent; /* deferred without a row meanwhile (N80) */
@@ -1052,6 +1093,7 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
     free(e->vol_mult);
     free(e->actors);
     free(e->addr);
+    free(e->act_agent);
     free(e->ti);
     free(e->tex);
     free(e->tex_free);

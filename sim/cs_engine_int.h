@@ -135,6 +135,8 @@ struct cs_engine {
     size_t n_agents;
     cs__actor_t *actors;
     size_t n_actors;
+    uint32_t *act_agent;      /* per actor: its agent (actors[].agent, packed: a fire's
+                               * owner is found without touching the actor's statistics) */
     cs_addr_t *addr;          /* actor addresses */
     uint8_t *agent_kind;      /* per agent */
     double *demand_mult;      /* per agent */
@@ -152,6 +154,10 @@ struct cs_engine {
     cs__hpend_t *hpend;       /* schedules made by handlers this block */
     size_t n_hpend, cap_hpend;
     int in_arrivals;          /* agents' on_block calls of the TX phase are running */
+    uint8_t exec_bare;        /* no agent has on_outcome or deferred transactions: a fire's
+                               * handler needs only its cycles (cs__hook_execute) */
+    uint8_t gba_none;         /* no agent has a fire-time GBA of its own (gba hook, value-aware
+                               * or a strategy): cs__hook_gba always leaves the default */
     int batch_open;           /* the arrival batch's transaction is open */
     cs__hpend_t *bpend;       /* its schedules, in staging order (ids derived at commit) */
     size_t n_bpend, cap_bpend;
@@ -263,7 +269,7 @@ static inline uint64_t cs__ti_moved(const cs_engine_t *e, uint32_t slot)
 static inline uint32_t cs__ti_owner(const cs_engine_t *e, uint32_t slot, uint32_t *agent, uint32_t *local)
 {
     uint32_t g = cs_sched_record(e->s, slot)->actor;
-    uint32_t ag = e->actors[g].agent;
+    uint32_t ag = e->act_agent[g];
     if (agent) *agent = ag;
     if (local) *local = g - e->agents[ag].first_actor;
     return g;

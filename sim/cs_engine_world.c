@@ -538,6 +538,9 @@ void cs__hook_execute(void *user, cs_sched_t *s, const cs_delivery_t *d, uint64_
     if (!cs__ti_live(e, d->slot)) return;
     uint64_t cyc = cs__ti_cycles(e, d->slot);
     if (cyc && cyc < *uc) *uc = cyc;
+    /* No agent listens and none creates deferred transactions: only a
+     * piece of split work has more to do. */
+    if (e->exec_bare && !(cs__ti_extra(e, d->slot) && cs__ti_extra(e, d->slot)->split_rem)) return;
     uint32_t ag;
     (void)cs__ti_owner(e, d->slot, &ag, NULL);
     cs_agent_t *a = &e->agents[ag];
@@ -597,7 +600,7 @@ void cs__hook_usage(void *user, const cs_sched_t *s, uint32_t slot, uint64_t *cy
     *cells = t->payload_len;
     /* ... and the deferred transactions its handler creates (N67). */
     uint32_t ag;
-    if (cs__ti_live(e, slot)) {
+    if (!e->exec_bare && cs__ti_live(e, slot)) { /* exec_bare: no agent's handler creates any */
         (void)cs__ti_owner(e, slot, &ag, NULL);
         uint64_t n = cs_sched_handler_txs(s, t->gas_limit, *cycles, e->agents[ag].pol.deferred_txs);
         *cycles += n * cs_sched_params(s)->handler_deferred_cycles;
@@ -608,6 +611,7 @@ int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t *ctx, c
                  cs_u128 *max_prio)
 {
     cs_engine_t *e = user;
+    if (e->gba_none) return 0; /* every timer keeps the default GBA */
     const cs_timer_t *base = cs_sched_record(e->s, 0);
     uint32_t slot = (uint32_t)(t - base);
     if (!cs__ti_live(e, slot)) return 0;

@@ -766,8 +766,9 @@ int cs_sim_step(cs_engine_t *e)
                 return CS_ENOMEM;
             double per = (mflags & CS_MF_FEES) ? cs__u128d(row->tip_rate) : paid;
             if (min_pay < 0 || per < min_pay) min_pay = per;
-            if (e->nrf == CS__ROWBUF && cs__flush_rows(e) != CS_OK) return CS_EIO;
-            cs_h5_fire_t *f = &e->rf[e->nrf++];
+            int direct;
+            cs_h5_fire_t *f = cs__row_begin(e, CS_H5_FIRES, &direct);
+            if (!f) return CS_EIO;
             f->height = h;
             f->timer_id = cs__id64(&t->id);
             f->actor = gact;
@@ -790,6 +791,7 @@ int cs_sim_step(cs_engine_t *e)
             f->value = val;
             f->weight_ppm = (uint32_t)(row->weight > UINT32_MAX ? UINT32_MAX : row->weight);
             f->deferrals = row->deferrals;
+            if (cs__row_end(e, CS_H5_FIRES, direct) != CS_OK) return CS_EIO;
             if (!(cs_sched_hot(e->s, slot)->flags & CS_TF_LIVE)) cs__timer_row(e, slot, CS_H5_OUTCOME_FIRED, h);
         } else if (row->outcome == CS_OUT_EXPIRED || row->outcome == CS_OUT_INSUFFICIENT) {
             int ao = row->outcome == CS_OUT_EXPIRED ? CS_AO_EXPIRED : CS_AO_INSUFFICIENT;

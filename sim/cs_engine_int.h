@@ -204,7 +204,9 @@ struct cs_engine {
 
 /* ------------------------------------------------------------ inline helpers */
 
-static inline double cs__u128d(cs_u128 v) { return (double)v; }
+/* v rounded to the nearest double: below 2^64 by the 64-bit conversion,
+ * which rounds the same integer the same way without a library call. */
+static inline double cs__u128d(cs_u128 v) { return v >> 64 ? (double)v : (double)(uint64_t)v; }
 
 static inline cs_u128 cs__d2u(double x)
 {

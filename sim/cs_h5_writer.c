@@ -324,6 +324,32 @@ int cs_h5_append(cs_h5_t *h, cs_h5_ds ds, const void *rows, size_t n)
     return CS_OK;
 }
 
+/* See cs_h5.h.  Rows of ds go in place when they are stored as the struct
+ * is and every row offered is kept (the fires mode's filter of
+ * cs_h5_append passes them all). */
+void *cs_h5_row_next(cs_h5_t *h, cs_h5_ds ds, size_t *room)
+{
+    if (!h || (unsigned)ds >= CS_H5_NDS || h->err || cs__h5_desc[ds].encoded) return NULL;
+    if (ds == CS_H5_FIRES && (h->fires_mode == CS_H5_FIRES_OFF ||
+                              !(h->fires_mode == CS_H5_FIRES_ALL || h->sample_every == 1)))
+        return NULL;
+    cs__h5_wds_t *w = &h->ds[ds];
+    *room = w->crows - w->fill;
+    return w->cur + (size_t)w->fill * cs__h5_desc[ds].frow;
+}
+
+/* See cs_h5.h: cs__h5_push's bookkeeping for one row already in cur. */
+int cs_h5_row_commit(cs_h5_t *h, cs_h5_ds ds)
+{
+    if (!h || (unsigned)ds >= CS_H5_NDS) return CS_EINVAL;
+    if (h->err) return h->err;
+    cs__h5_wds_t *w = &h->ds[ds];
+    if (ds == CS_H5_FIRES) h->fires_seen++;
+    w->fill++;
+    w->rows++;
+    return w->fill == w->crows ? cs__h5_submit(h, (int)ds) : CS_OK;
+}
+
 /* Typed wrappers of cs_h5_append. */
 int cs_h5_append_blocks(cs_h5_t *h, const cs_h5_block_t *rows, size_t n)
 {

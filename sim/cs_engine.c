@@ -257,10 +257,12 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
     e->actors = calloc(n_act ? n_act : 1, sizeof *e->actors);
     e->addr = calloc(n_act ? n_act : 1, sizeof *e->addr);
     e->act_agent = calloc(n_act ? n_act : 1, sizeof *e->act_agent);
+    e->act_sched = calloc(n_act ? n_act : 1, sizeof *e->act_sched);
+    e->payer_dep = calloc(n_inst ? n_inst : 1, 1);
     e->rb = malloc(CS__ROWBUF * sizeof *e->rb);
     e->rf = malloc(CS__ROWBUF * sizeof *e->rf);
     e->rt = malloc(CS__ROWBUF * sizeof *e->rt);
-    if (!e->agents || !e->agent_kind || !e->demand_mult || !e->fee_w || !e->vol_mult || !e->actors || !e->addr || !e->act_agent || !e->rb ||
+    if (!e->agents || !e->agent_kind || !e->demand_mult || !e->fee_w || !e->vol_mult || !e->actors || !e->addr || !e->act_agent || !e->act_sched || !e->payer_dep || !e->rb ||
         !e->rf || !e->rt)
         goto fail;
     size_t ac = 0;
@@ -356,6 +358,7 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
                 if ((rc = cs_sched_set_deployer(e->s, &e->addr[k], &dep)) != CS_OK) goto fail;
                 if (sa->fee_payer_deployer) {
                     e->actors[k].payer_idx = di;
+                    e->payer_dep[e->actors[k].agent] = 1;
                     rc = cs__fund_actor(e, sa, &e->agents[e->actors[k].agent], &o0, &dep, err, errcap);
                     if (rc != CS_OK) goto fund_fail;
                 }
@@ -987,7 +990,7 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
                 ar[i].kind = e->agent_kind[a->agent];
                 ar[i].deployer = a->deployer;
                 ar[i].fires = a->fires;
-                ar[i].scheduled = a->scheduled;
+                ar[i].scheduled = e->act_sched[i];
                 ar[i].value = a->value;
                 ar[i].paid = cs_h5_money(a->paid);
                 ar[i].end_balance = cs_h5_money(cs_sched_balance(e->s, a->sched_idx));
@@ -1096,6 +1099,8 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
     free(e->actors);
     free(e->addr);
     free(e->act_agent);
+    free(e->act_sched);
+    free(e->payer_dep);
     free(e->ti);
     free(e->tex);
     free(e->tex_free);

@@ -100,7 +100,7 @@ typedef struct cs__actor {
     uint32_t sched_idx;  /* scheduler actor index */
     uint32_t payer_idx;  /* scheduler index of its fee payer (itself or its deployer) */
     uint32_t deployer;   /* deployer id */
-    uint64_t fires, scheduled;
+    uint64_t fires;      /* (its timers scheduled: cs_engine.act_sched) */
     double value;        /* sum of fire values */
     cs_u128 paid;        /* sum paid, exact */
     double delay_sum;    /* sum of fire delays */
@@ -137,6 +137,10 @@ struct cs_engine {
     size_t n_actors;
     uint32_t *act_agent;      /* per actor: its agent (actors[].agent, packed: a fire's
                                * owner is found without touching the actor's statistics) */
+    uint64_t *act_sched;      /* per actor: timers scheduled (packed, as act_agent: an
+                               * arrival touches no line of cs__actor_t) */
+    uint8_t *payer_dep;       /* per agent: its actors' fees are paid by their deployer
+                               * (cs__actor_t.payer_idx differs from the actor) */
     cs_addr_t *addr;          /* actor addresses */
     uint8_t *agent_kind;      /* per agent */
     double *demand_mult;      /* per agent */

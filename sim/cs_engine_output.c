@@ -110,7 +110,8 @@ void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t end_h)
         e->failed = 1;
         return;
     }
-    memset(r, 0, sizeof *r);
+    static const cs_h5_timer_t zero; /* copied, not memset (a rep stos; see cs__agent_req_zero) */
+    *r = zero;
     r->timer_id = cs__id64(&t->id);
     r->actor = cs__ti_owner(e, slot, &ag, NULL);
     r->agent = ag;

@@ -223,14 +223,14 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
         req.gas_limit = cp->max_cycles_per_fire;
         req.cycles_used = piece;
     }
-    cs_sched_args_t sa;
-    memset(&sa, 0, sizeof sa);
+    static const cs_sched_args_t sa_zero; /* copied, not memset: see cs__agent_req_zero */
+    cs_sched_args_t sa = sa_zero;
     sa.actor = e->addr[gact];
-    sa.actor_hint = e->actors[gact].sched_idx + 1; /* no actor-map search */
+    sa.actor_hint = gact + 1; /* no actor-map search: the scheduler's index is the actor's (cs_sim_init) */
     /* CIP-1 rev §6 fee_payer (§3 step 4, §13.1): with fee_payer = deployer
      * the deployer is charged every fee, bid escrow and payment. */
     cs_addr_t payer;
-    if (e->actors[gact].payer_idx != e->actors[gact].sched_idx) {
+    if (e->payer_dep[a->index] && e->actors[gact].payer_idx != gact) {
         payer = *cs_sched_actor_addr(e->s, e->actors[gact].payer_idx);
         sa.fee_payer = &payer;
         sa.payer_hint = e->actors[gact].payer_idx + 1;
@@ -341,7 +341,7 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     }
     /* Engine-side record of the timer.  Inside a handler the record lands
      * at commit, so it is found then (cs__bind_pending). */
-    e->actors[gact].scheduled++;
+    e->act_sched[gact]++;
     e->kind_timers[e->agent_kind[a->index]]++;
     e->kind_timers[CS_AK__COUNT]++;
     if (batched) return CS_OK; /* its record is made when the batch commits */

@@ -2,7 +2,9 @@
  * cs_h5_writer.c -- the HDF5 run file writer (DESIGN §5); see cs_h5.h.
  *
  * Write path.  Each dataset has one chunk buffer ("cur").  Appended rows are
- * copied into it; when it holds a whole chunk the chunk is compressed
+ * copied into it, or the caller fills them there in place (cs_h5_row_next,
+ * cs_h5_row_commit: the engine's /fires and /timers rows); when it holds a
+ * whole chunk the chunk is compressed
  * (byte shuffle, then a zlib stream: cs_h5_zip.c) and written with H5Dwrite_chunk, which
  * bypasses HDF5's own filter pipeline and type conversion.  The bytes are
  * exactly what the dataset's declared filters (shuffle, deflate, then the

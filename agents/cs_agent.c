@@ -68,11 +68,16 @@ char *cs_agent_names(char *buf, size_t cap)
  * 0 once delay exceeds a nonzero deadline (a fire at exactly the deadline
  * still counts).
  */
+double cs_agent_value_linear(double value, double decay, uint64_t deadline, uint64_t delay)
+{
+    if (deadline != 0 && delay > deadline) return 0.0;
+    double v = value - decay * (double)delay;
+    return v > 0.0 ? v : 0.0;
+}
+
 double cs_agent_value_default(const cs_timer_info_t *t, uint64_t delay)
 {
-    if (t->deadline != 0 && delay > t->deadline) return 0.0;
-    double v = t->value - t->decay * (double)delay;
-    return v > 0.0 ? v : 0.0;
+    return cs_agent_value_linear(t->value, t->decay, t->deadline, delay);
 }
 
 /* Index of parameter name of a's kind, or -1. */

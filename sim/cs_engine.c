@@ -738,8 +738,11 @@ int cs_sim_step(cs_engine_t *e)
             }
             continue;
         }
-        cs_timer_info_t in = cs__info(e, slot, t);
-        in.due_height = due;
+        /* The timer's information (cs__info) is built only for an agent
+         * that reads it -- its own value function, on_outcome -- at the
+         * row's due height; the linear default value needs only the side
+         * table. */
+        uint64_t row_due = due;
         if (row->outcome == CS_OUT_FIRED) {
             /* Every rule's paid decomposes into the same parts (N58). */
             cs_u128 paid128 = row->exec_fee + row->lane_burn + row->payment + row->tip;
@@ -752,7 +755,15 @@ int cs_sim_step(cs_engine_t *e)
                 due = sx->split_due; /* its row: due and delay of the work */
                 delay = h - due;
             }
-            double val = sx && sx->split_rem ? 0.0 : cs__value(e, a, &in, delay);
+            int piece = sx && sx->split_rem; /* a split piece before the last: worth 0 */
+            double val = 0.0;
+            if (!piece && a->ops->value) {
+                cs_timer_info_t in = cs__info(e, slot, t);
+                in.due_height = row_due;
+                val = cs__value(e, a, &in, delay);
+            } else if (!piece) { /* cs_agent_value_default */
+                val = cs_agent_value_linear(ti->value, ti->decay, cs__ti_deadline(e, slot), delay);
+            }
             ti->fires++;
             e->actors[gact].fires++;
             e->actors[gact].delay_sum += (double)delay;
@@ -799,7 +810,11 @@ int cs_sim_step(cs_engine_t *e)
         } else if (row->outcome == CS_OUT_EXPIRED || row->outcome == CS_OUT_INSUFFICIENT) {
             int ao = row->outcome == CS_OUT_EXPIRED ? CS_AO_EXPIRED : CS_AO_INSUFFICIENT;
             cs__timer_row(e, slot, row->outcome == CS_OUT_EXPIRED ? CS_H5_OUTCOME_EXPIRED : CS_H5_OUTCOME_INSUFFICIENT, h);
-            if (a->ops->on_outcome) a->ops->on_outcome(a, &e->world, &in, ao, delay, 0);
+            if (a->ops->on_outcome) {
+                cs_timer_info_t in = cs__info(e, slot, t);
+                in.due_height = row_due;
+                a->ops->on_outcome(a, &e->world, &in, ao, delay, 0);
+            }
         }
     }
     /* Observations for the next block (public data of this one). */

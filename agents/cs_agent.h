@@ -182,6 +182,9 @@ static inline double cs_world_balance(const cs_world_t *w, const cs_agent_t *a, 
 
 /* Default value model: value - decay * delay, 0 past the deadline, >= 0. */
 double cs_agent_value_default(const cs_timer_info_t *t, uint64_t delay);
+/* The same from its three inputs (deadline 0: none), for a caller that has
+ * them without a cs_timer_info_t. */
+double cs_agent_value_linear(double value, double decay, uint64_t deadline, uint64_t delay);
 
 /*
  * The fee parameters of one of a's timers at fire time (fee mechanisms):

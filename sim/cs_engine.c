@@ -28,6 +28,9 @@
 #include <string.h>
 #include <time.h>
 
+#define CS__AGENT_PF 4u /* agents ahead whose state and stream the TX phase fetches */
+#define CS__ROW_PF 8u   /* rows ahead whose timer the block loop fetches */
+
 /* ------------------------------------------------------------ utilities */
 
 /* Keep the highest x (*top, made by *agent) and the highest x of any
@@ -253,10 +256,13 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
     e->vol_mult = calloc(n_inst ? n_inst : 1, sizeof *e->vol_mult);
     e->actors = calloc(n_act ? n_act : 1, sizeof *e->actors);
     e->addr = calloc(n_act ? n_act : 1, sizeof *e->addr);
+    e->act_agent = calloc(n_act ? n_act : 1, sizeof *e->act_agent);
+    e->act_sched = calloc(n_act ? n_act : 1, sizeof *e->act_sched);
+    e->payer_dep = calloc(n_inst ? n_inst : 1, 1);
     e->rb = malloc(CS__ROWBUF * sizeof *e->rb);
     e->rf = malloc(CS__ROWBUF * sizeof *e->rf);
     e->rt = malloc(CS__ROWBUF * sizeof *e->rt);
-    if (!e->agents || !e->agent_kind || !e->demand_mult || !e->fee_w || !e->vol_mult || !e->actors || !e->addr || !e->rb ||
+    if (!e->agents || !e->agent_kind || !e->demand_mult || !e->fee_w || !e->vol_mult || !e->actors || !e->addr || !e->act_agent || !e->act_sched || !e->payer_dep || !e->rb ||
         !e->rf || !e->rt)
         goto fail;
     size_t ac = 0;
@@ -293,6 +299,7 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
                 cs__mkaddr(&e->addr[ac], 1, ac);
                 cs__actor_t *act = &e->actors[ac];
                 act->agent = (uint32_t)ai;
+                e->act_agent[ac] = (uint32_t)ai;
                 if ((rc = cs_sched_actor_index(e->s, &e->addr[ac], &act->sched_idx)) != CS_OK) goto fail;
                 act->payer_idx = act->sched_idx;
                 act->deployer = (uint32_t)ac;
@@ -322,6 +329,16 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
                     !a->pol.sys_extend_within;
         }
         const char *rk = getenv("COWSIM_RANKING");
+        /* What the core's hooks may skip for every timer of the run: the
+         * owner's agent (three dependent loads a fire) is needed only when
+         * some agent acts on it.  Agents' ops and policies do not change
+         * during a run. */
+        e->exec_bare = e->gba_none = 1;
+        for (size_t i = 0; i < n_inst; i++) {
+            const cs_agent_t *a = &e->agents[i];
+            if (a->ops->on_outcome || a->pol.deferred_txs) e->exec_bare = 0;
+            if (a->ops->gba || a->pol.value_aware || a->strat) e->gba_none = 0;
+        }
         cs_sched_set_ranking(e->s, quiet && !(rk && strcmp(rk, "full") == 0));
     }
     /* Named deployers after every actor, so a fairness identity (D12) is the
@@ -341,6 +358,7 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
                 if ((rc = cs_sched_set_deployer(e->s, &e->addr[k], &dep)) != CS_OK) goto fail;
                 if (sa->fee_payer_deployer) {
                     e->actors[k].payer_idx = di;
+                    e->payer_dep[e->actors[k].agent] = 1;
                     rc = cs__fund_actor(e, sa, &e->agents[e->actors[k].agent], &o0, &dep, err, errcap);
                     if (rc != CS_OK) goto fund_fail;
                 }
@@ -591,6 +609,17 @@ int cs_sim_step(cs_engine_t *e)
     e->in_arrivals = 1;
     for (size_t i = 0; i < e->n_agents; i++) {
         cs_agent_t *a = &e->agents[i];
+        /* Each agent's state and stream are separate allocations the
+         * rest of the block has evicted: fetch them a few agents ahead,
+         * the stream's own state (behind its pointer) one step later. */
+        if (i + 2 * CS__AGENT_PF < e->n_agents) __builtin_prefetch(&e->agents[i + 2 * CS__AGENT_PF]);
+        if (i + CS__AGENT_PF < e->n_agents) {
+            const cs_agent_t *b = &e->agents[i + CS__AGENT_PF];
+            __builtin_prefetch(b->state, 1);
+            __builtin_prefetch(b->rng);
+        }
+        if (i + CS__AGENT_PF / 2 < e->n_agents && e->agents[i + CS__AGENT_PF / 2].rng)
+            __builtin_prefetch(e->agents[i + CS__AGENT_PF / 2].rng->state, 1);
         if (!a->active || !a->ops->on_block) continue;
         e->obs.demand_mult = e->demand_mult[i];
         e->obs.vol_mult = e->vol_mult[i];
@@ -628,6 +657,21 @@ int cs_sim_step(cs_engine_t *e)
     for (size_t i = 0; i < res.n_rows; i++) {
         const cs_cand_row_t *row = &res.rows[i];
         uint32_t slot = row->slot;
+        /* Each row's side-table entry and record sit anywhere in their
+         * arrays: fetched CS__ROW_PF rows ahead, the misses overlap. */
+        if (i + CS__ROW_PF < res.n_rows) {
+            uint32_t ahead = res.rows[i + CS__ROW_PF].slot;
+            if (ahead < e->ti_n) __builtin_prefetch(&e->ti[ahead], 1);
+            __builtin_prefetch(cs_sched_record(e->s, ahead));
+        }
+        if (i + CS__ROW_PF / 2 < res.n_rows) { /* its record came in: now its actor */
+            const cs_timer_t *ta = cs_sched_record(e->s, res.rows[i + CS__ROW_PF / 2].slot);
+            if (ta && ta->actor < e->n_actors) {
+                __builtin_prefetch(&e->actors[ta->actor], 1); /* 80 bytes: both its lines */
+                __builtin_prefetch(&e->actors[ta->actor].starved, 1);
+                __builtin_prefetch(&e->agents[e->act_agent[ta->actor]]);
+            }
+        }
         if (!cs__ti_live(e, slot)) continue;
         cs__tinfo_t *ti = &e->ti[slot];
         ti->deferrals += row->silent; /* deferred without a row meanwhile (N80) */
@@ -694,8 +738,11 @@ int cs_sim_step(cs_engine_t *e)
             }
             continue;
         }
-        cs_timer_info_t in = cs__info(e, slot, t);
-        in.due_height = due;
+        /* The timer's information (cs__info) is built only for an agent
+         * that reads it -- its own value function, on_outcome -- at the
+         * row's due height; the linear default value needs only the side
+         * table. */
+        uint64_t row_due = due;
         if (row->outcome == CS_OUT_FIRED) {
             /* Every rule's paid decomposes into the same parts (N58). */
             cs_u128 paid128 = row->exec_fee + row->lane_burn + row->payment + row->tip;
@@ -708,7 +755,15 @@ int cs_sim_step(cs_engine_t *e)
                 due = sx->split_due; /* its row: due and delay of the work */
                 delay = h - due;
             }
-            double val = sx && sx->split_rem ? 0.0 : cs__value(e, a, &in, delay);
+            int piece = sx && sx->split_rem; /* a split piece before the last: worth 0 */
+            double val = 0.0;
+            if (!piece && a->ops->value) {
+                cs_timer_info_t in = cs__info(e, slot, t);
+                in.due_height = row_due;
+                val = cs__value(e, a, &in, delay);
+            } else if (!piece) { /* cs_agent_value_default */
+                val = cs_agent_value_linear(ti->value, ti->decay, cs__ti_deadline(e, slot), delay);
+            }
             ti->fires++;
             e->actors[gact].fires++;
             e->actors[gact].delay_sum += (double)delay;
@@ -725,8 +780,9 @@ int cs_sim_step(cs_engine_t *e)
                 return CS_ENOMEM;
             double per = (mflags & CS_MF_FEES) ? cs__u128d(row->tip_rate) : paid;
             if (min_pay < 0 || per < min_pay) min_pay = per;
-            if (e->nrf == CS__ROWBUF && cs__flush_rows(e) != CS_OK) return CS_EIO;
-            cs_h5_fire_t *f = &e->rf[e->nrf++];
+            int direct;
+            cs_h5_fire_t *f = cs__row_begin(e, CS_H5_FIRES, &direct);
+            if (!f) return CS_EIO;
             f->height = h;
             f->timer_id = cs__id64(&t->id);
             f->actor = gact;
@@ -749,11 +805,16 @@ int cs_sim_step(cs_engine_t *e)
             f->value = val;
             f->weight_ppm = (uint32_t)(row->weight > UINT32_MAX ? UINT32_MAX : row->weight);
             f->deferrals = row->deferrals;
+            if (cs__row_end(e, CS_H5_FIRES, direct) != CS_OK) return CS_EIO;
             if (!(cs_sched_hot(e->s, slot)->flags & CS_TF_LIVE)) cs__timer_row(e, slot, CS_H5_OUTCOME_FIRED, h);
         } else if (row->outcome == CS_OUT_EXPIRED || row->outcome == CS_OUT_INSUFFICIENT) {
             int ao = row->outcome == CS_OUT_EXPIRED ? CS_AO_EXPIRED : CS_AO_INSUFFICIENT;
             cs__timer_row(e, slot, row->outcome == CS_OUT_EXPIRED ? CS_H5_OUTCOME_EXPIRED : CS_H5_OUTCOME_INSUFFICIENT, h);
-            if (a->ops->on_outcome) a->ops->on_outcome(a, &e->world, &in, ao, delay, 0);
+            if (a->ops->on_outcome) {
+                cs_timer_info_t in = cs__info(e, slot, t);
+                in.due_height = row_due;
+                a->ops->on_outcome(a, &e->world, &in, ao, delay, 0);
+            }
         }
     }
     /* Observations for the next block (public data of this one). */
@@ -944,7 +1005,7 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
                 ar[i].kind = e->agent_kind[a->agent];
                 ar[i].deployer = a->deployer;
                 ar[i].fires = a->fires;
-                ar[i].scheduled = a->scheduled;
+                ar[i].scheduled = e->act_sched[i];
                 ar[i].value = a->value;
                 ar[i].paid = cs_h5_money(a->paid);
                 ar[i].end_balance = cs_h5_money(cs_sched_balance(e->s, a->sched_idx));
@@ -1052,6 +1113,9 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
     free(e->vol_mult);
     free(e->actors);
     free(e->addr);
+    free(e->act_agent);
+    free(e->act_sched);
+    free(e->payer_dep);
     free(e->ti);
     free(e->tex);
     free(e->tex_free);

@@ -100,7 +100,7 @@ typedef struct cs__actor {
     uint32_t sched_idx;  /* scheduler actor index */
     uint32_t payer_idx;  /* scheduler index of its fee payer (itself or its deployer) */
     uint32_t deployer;   /* deployer id */
-    uint64_t fires, scheduled;
+    uint64_t fires;      /* (its timers scheduled: cs_engine.act_sched) */
     double value;        /* sum of fire values */
     cs_u128 paid;        /* sum paid, exact */
     double delay_sum;    /* sum of fire delays */
@@ -135,6 +135,12 @@ struct cs_engine {
     size_t n_agents;
     cs__actor_t *actors;
     size_t n_actors;
+    uint32_t *act_agent;      /* per actor: its agent (actors[].agent, packed: a fire's
+                               * owner is found without touching the actor's statistics) */
+    uint64_t *act_sched;      /* per actor: timers scheduled (packed, as act_agent: an
+                               * arrival touches no line of cs__actor_t) */
+    uint8_t *payer_dep;       /* per agent: its actors' fees are paid by their deployer
+                               * (cs__actor_t.payer_idx differs from the actor) */
     cs_addr_t *addr;          /* actor addresses */
     uint8_t *agent_kind;      /* per agent */
     double *demand_mult;      /* per agent */
@@ -152,6 +158,10 @@ struct cs_engine {
     cs__hpend_t *hpend;       /* schedules made by handlers this block */
     size_t n_hpend, cap_hpend;
     int in_arrivals;          /* agents' on_block calls of the TX phase are running */
+    uint8_t exec_bare;        /* no agent has on_outcome or deferred transactions: a fire's
+                               * handler needs only its cycles (cs__hook_execute) */
+    uint8_t gba_none;         /* no agent has a fire-time GBA of its own (gba hook, value-aware
+                               * or a strategy): cs__hook_gba always leaves the default */
     int batch_open;           /* the arrival batch's transaction is open */
     cs__hpend_t *bpend;       /* its schedules, in staging order (ids derived at commit) */
     size_t n_bpend, cap_bpend;
@@ -198,7 +208,9 @@ struct cs_engine {
 
 /* ------------------------------------------------------------ inline helpers */
 
-static inline double cs__u128d(cs_u128 v) { return (double)v; }
+/* v rounded to the nearest double: below 2^64 by the 64-bit conversion,
+ * which rounds the same integer the same way without a library call. */
+static inline double cs__u128d(cs_u128 v) { return v >> 64 ? (double)v : (double)(uint64_t)v; }
 
 static inline cs_u128 cs__d2u(double x)
 {
@@ -263,7 +275,7 @@ static inline uint64_t cs__ti_moved(const cs_engine_t *e, uint32_t slot)
 static inline uint32_t cs__ti_owner(const cs_engine_t *e, uint32_t slot, uint32_t *agent, uint32_t *local)
 {
     uint32_t g = cs_sched_record(e->s, slot)->actor;
-    uint32_t ag = e->actors[g].agent;
+    uint32_t ag = e->act_agent[g];
     if (agent) *agent = ag;
     if (local) *local = g - e->agents[ag].first_actor;
     return g;

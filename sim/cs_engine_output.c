@@ -33,6 +33,35 @@ int cs__flush_rows(cs_engine_t *e)
     return rc;
 }
 
+/* See cs_engine_output.h. */
+void *cs__row_begin(cs_engine_t *e, cs_h5_ds ds, int *direct)
+{
+    size_t room = 0;
+    void *p = e->h5 ? cs_h5_row_next(e->h5, ds, &room) : NULL;
+    if (p) {
+        *direct = room == 1 ? 2 : 1;
+        return p;
+    }
+    *direct = 0;
+    size_t *n = ds == CS_H5_FIRES ? &e->nrf : &e->nrt;
+    if (*n == CS__ROWBUF && cs__flush_rows(e) != CS_OK) return NULL;
+    return ds == CS_H5_FIRES ? (void *)&e->rf[e->nrf++] : (void *)&e->rt[e->nrt++];
+}
+
+/* See cs_engine_output.h. */
+int cs__row_end(cs_engine_t *e, cs_h5_ds ds, int direct)
+{
+    if (!direct) return CS_OK;
+    uint64_t t0 = direct == 2 ? cs__now_ns() : 0; /* the row fills a chunk: it is written now */
+    int rc = cs_h5_row_commit(e->h5, ds);
+    if (direct == 2) e->h5_ns += cs__now_ns() - t0;
+    if (rc != CS_OK) {
+        e->failed = 1;
+        cs__seterr(e, "cannot write %s: %s", e->opts.out_path, cs_h5_last_error());
+    }
+    return rc;
+}
+
 /*
  * The value-model columns of a /timers row: the agent's value of a fire
  * at delay d in the closed form v(d) = max(0, value e^(-decay_rate d) -
@@ -75,9 +104,14 @@ void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t end_h)
     const cs_timer_t *t = cs_sched_record(e->s, slot);
     cs__tinfo_t *ti = &e->ti[slot];
     uint32_t ag;
-    if (e->nrt == CS__ROWBUF && cs__flush_rows(e) != CS_OK) e->failed = 1;
-    cs_h5_timer_t *r = &e->rt[e->nrt++];
-    memset(r, 0, sizeof *r);
+    int direct;
+    cs_h5_timer_t *r = cs__row_begin(e, CS_H5_TIMERS, &direct);
+    if (!r) {
+        e->failed = 1;
+        return;
+    }
+    static const cs_h5_timer_t zero; /* copied, not memset (a rep stos; see cs__agent_req_zero) */
+    *r = zero;
     r->timer_id = cs__id64(&t->id);
     r->actor = cs__ti_owner(e, slot, &ag, NULL);
     r->agent = ag;
@@ -104,6 +138,7 @@ void cs__timer_row(cs_engine_t *e, uint32_t slot, int outcome, uint64_t end_h)
         (outcome == CS_H5_OUTCOME_PENDING || outcome == CS_H5_OUTCOME_EXPIRED ||
          outcome == CS_H5_OUTCOME_INSUFFICIENT))
         e->actors[r->actor].starved++;
+    (void)cs__row_end(e, CS_H5_TIMERS, direct); /* a failure sets e->failed */
     if (outcome != CS_H5_OUTCOME_PENDING) cs__ti_end(e, slot);
 }
 

@@ -223,14 +223,14 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
         req.gas_limit = cp->max_cycles_per_fire;
         req.cycles_used = piece;
     }
-    cs_sched_args_t sa;
-    memset(&sa, 0, sizeof sa);
+    static const cs_sched_args_t sa_zero; /* copied, not memset: see cs__agent_req_zero */
+    cs_sched_args_t sa = sa_zero;
     sa.actor = e->addr[gact];
-    sa.actor_hint = e->actors[gact].sched_idx + 1; /* no actor-map search */
+    sa.actor_hint = gact + 1; /* no actor-map search: the scheduler's index is the actor's (cs_sim_init) */
     /* CIP-1 rev §6 fee_payer (§3 step 4, §13.1): with fee_payer = deployer
      * the deployer is charged every fee, bid escrow and payment. */
     cs_addr_t payer;
-    if (e->actors[gact].payer_idx != e->actors[gact].sched_idx) {
+    if (e->payer_dep[a->index] && e->actors[gact].payer_idx != gact) {
         payer = *cs_sched_actor_addr(e->s, e->actors[gact].payer_idx);
         sa.fee_payer = &payer;
         sa.payer_hint = e->actors[gact].payer_idx + 1;
@@ -341,7 +341,7 @@ static int cs__w_schedule(void *impl, cs_agent_t *a, const cs_timer_req_t *req0,
     }
     /* Engine-side record of the timer.  Inside a handler the record lands
      * at commit, so it is found then (cs__bind_pending). */
-    e->actors[gact].scheduled++;
+    e->act_sched[gact]++;
     e->kind_timers[e->agent_kind[a->index]]++;
     e->kind_timers[CS_AK__COUNT]++;
     if (batched) return CS_OK; /* its record is made when the batch commits */
@@ -538,6 +538,9 @@ void cs__hook_execute(void *user, cs_sched_t *s, const cs_delivery_t *d, uint64_
     if (!cs__ti_live(e, d->slot)) return;
     uint64_t cyc = cs__ti_cycles(e, d->slot);
     if (cyc && cyc < *uc) *uc = cyc;
+    /* No agent listens and none creates deferred transactions: only a
+     * piece of split work has more to do. */
+    if (e->exec_bare && !(cs__ti_extra(e, d->slot) && cs__ti_extra(e, d->slot)->split_rem)) return;
     uint32_t ag;
     (void)cs__ti_owner(e, d->slot, &ag, NULL);
     cs_agent_t *a = &e->agents[ag];
@@ -597,7 +600,7 @@ void cs__hook_usage(void *user, const cs_sched_t *s, uint32_t slot, uint64_t *cy
     *cells = t->payload_len;
     /* ... and the deferred transactions its handler creates (N67). */
     uint32_t ag;
-    if (cs__ti_live(e, slot)) {
+    if (!e->exec_bare && cs__ti_live(e, slot)) { /* exec_bare: no agent's handler creates any */
         (void)cs__ti_owner(e, slot, &ag, NULL);
         uint64_t n = cs_sched_handler_txs(s, t->gas_limit, *cycles, e->agents[ag].pol.deferred_txs);
         *cycles += n * cs_sched_params(s)->handler_deferred_cycles;
@@ -608,6 +611,7 @@ int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t *ctx, c
                  cs_u128 *max_prio)
 {
     cs_engine_t *e = user;
+    if (e->gba_none) return 0; /* every timer keeps the default GBA */
     const cs_timer_t *base = cs_sched_record(e->s, 0);
     uint32_t slot = (uint32_t)(t - base);
     if (!cs__ti_live(e, slot)) return 0;

@@ -2,7 +2,9 @@
  * cs_h5_writer.c -- the HDF5 run file writer (DESIGN §5); see cs_h5.h.
  *
  * Write path.  Each dataset has one chunk buffer ("cur").  Appended rows are
- * copied into it; when it holds a whole chunk the chunk is compressed
+ * copied into it, or the caller fills them there in place (cs_h5_row_next,
+ * cs_h5_row_commit: the engine's /fires and /timers rows); when it holds a
+ * whole chunk the chunk is compressed
  * (byte shuffle, then a zlib stream: cs_h5_zip.c) and written with H5Dwrite_chunk, which
  * bypasses HDF5's own filter pipeline and type conversion.  The bytes are
  * exactly what the dataset's declared filters (shuffle, deflate, then the
@@ -322,6 +324,32 @@ int cs_h5_append(cs_h5_t *h, cs_h5_ds ds, const void *rows, size_t n)
         i = j;
     }
     return CS_OK;
+}
+
+/* See cs_h5.h.  Rows of ds go in place when they are stored as the struct
+ * is and every row offered is kept (the fires mode's filter of
+ * cs_h5_append passes them all). */
+void *cs_h5_row_next(cs_h5_t *h, cs_h5_ds ds, size_t *room)
+{
+    if (!h || (unsigned)ds >= CS_H5_NDS || h->err || cs__h5_desc[ds].encoded) return NULL;
+    if (ds == CS_H5_FIRES && (h->fires_mode == CS_H5_FIRES_OFF ||
+                              !(h->fires_mode == CS_H5_FIRES_ALL || h->sample_every == 1)))
+        return NULL;
+    cs__h5_wds_t *w = &h->ds[ds];
+    *room = w->crows - w->fill;
+    return w->cur + (size_t)w->fill * cs__h5_desc[ds].frow;
+}
+
+/* See cs_h5.h: cs__h5_push's bookkeeping for one row already in cur. */
+int cs_h5_row_commit(cs_h5_t *h, cs_h5_ds ds)
+{
+    if (!h || (unsigned)ds >= CS_H5_NDS) return CS_EINVAL;
+    if (h->err) return h->err;
+    cs__h5_wds_t *w = &h->ds[ds];
+    if (ds == CS_H5_FIRES) h->fires_seen++;
+    w->fill++;
+    w->rows++;
+    return w->fill == w->crows ? cs__h5_submit(h, (int)ds) : CS_OK;
 }
 
 /* Typed wrappers of cs_h5_append. */

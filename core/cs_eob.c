@@ -569,7 +569,10 @@ static int cs__timers_phase(cs_sched_t *s)
         cs_cand_t *c = &s->cands[s->trig[k]];
         cs_cand_row_t *row = &s->rows[s->crow[s->trig[k]]];
         /* Each fire's handler runs between two settlements: a few ahead do. */
-        if (k + 4 < nw) CS__PREFETCH_REC(s, s->cands[s->trig[k + 4]].slot, s->cands[s->trig[k + 2]].slot);
+        if (k + 4 < nw) {
+            CS__PREFETCH_REC(s, s->cands[s->trig[k + 4]].slot, s->cands[s->trig[k + 2]].slot);
+            if (s->hooks.ahead) s->hooks.ahead(s->hooks.user, s->cands[s->trig[k + 4]].slot);
+        }
         if (k + 1 < nw) CS__PREFETCH_PAYER(s, s->cands[s->trig[k + 1]].slot, lbal, lesc, nacc);
         if (row->outcome != CS_OUT_FIRED) continue;
         cs_delivery_t *d = &s->deliv[di++];

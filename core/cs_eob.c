@@ -468,7 +468,10 @@ static int cs__timers_phase(cs_sched_t *s)
             uint32_t half = s->cands[s->trig[k + CS__PF_AHEAD / 2]].slot;
             CS__PREFETCH_REC(s, s->cands[s->trig[k + CS__PF_AHEAD]].slot, half);
             __builtin_prefetch(&s->actors[s->pool[half].actor]);
-            CS__PREFETCH_PAYER(s, s->cands[s->trig[k + CS__PF_AHEAD / 4]].slot, lbal, lesc, nacc);
+            uint32_t near = s->cands[s->trig[k + CS__PF_AHEAD / 4]].slot;
+            CS__PREFETCH_PAYER(s, near, lbal, lesc, nacc);
+            /* A one-shot's id leaves id_map when it fires (cs__remove_record). */
+            CS__HMAP_PREFETCH(&s->id_map, cs__load64(s->pool[near].id.b));
         }
         if (cs__fees_precharge(s, c, row) != CS_OK) {
             if (cs__fees_defers(s)) {
@@ -569,7 +572,10 @@ static int cs__timers_phase(cs_sched_t *s)
         cs_cand_t *c = &s->cands[s->trig[k]];
         cs_cand_row_t *row = &s->rows[s->crow[s->trig[k]]];
         /* Each fire's handler runs between two settlements: a few ahead do. */
-        if (k + 4 < nw) CS__PREFETCH_REC(s, s->cands[s->trig[k + 4]].slot, s->cands[s->trig[k + 2]].slot);
+        if (k + 4 < nw) {
+            CS__PREFETCH_REC(s, s->cands[s->trig[k + 4]].slot, s->cands[s->trig[k + 2]].slot);
+            if (s->hooks.ahead) s->hooks.ahead(s->hooks.user, s->cands[s->trig[k + 4]].slot);
+        }
         if (k + 1 < nw) CS__PREFETCH_PAYER(s, s->cands[s->trig[k + 1]].slot, lbal, lesc, nacc);
         if (row->outcome != CS_OUT_FIRED) continue;
         cs_delivery_t *d = &s->deliv[di++];

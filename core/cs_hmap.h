@@ -53,6 +53,13 @@ uint32_t cs__hmap_next(const cs__hmap_t *m, uint64_t key, size_t *it);
 /* Remove one entry (key, val), key by its low 32 bits; returns 1 if found. */
 int cs__hmap_del(cs__hmap_t *m, uint64_t key, uint32_t val);
 size_t cs__hmap_bytes(const cs__hmap_t *m);
+/* Prefetch the cell where key's probe starts, ahead of a lookup, put or
+ * delete of it (a macro: GCC drops an inline function that only
+ * prefetches). */
+#define CS__HMAP_PREFETCH(m, key)                                                                                      \
+    do {                                                                                                               \
+        if ((m)->cells) __builtin_prefetch(&(m)->cells[(uint32_t)(key) & (m)->mask]);                                  \
+    } while (0)
 
 /* A 64-bit finalizer (bijective mix) for keys that are not hashes. */
 static inline uint64_t cs__mix64(uint64_t x)

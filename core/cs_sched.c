@@ -730,6 +730,16 @@ int cs_sched_tx_commit(cs_sched_t *s)
     cs__staged_ids(s);
     for (size_t i = 0; i < s->n_ops; i++) {
         cs__op_t *op = &s->ops[i];
+        /* A new id's cell in id_map (looked up and put below) is anywhere:
+         * fetched a few schedules ahead. */
+        if (i + CS__PF_AHEAD < s->n_ops && s->ops[i + CS__PF_AHEAD].type == CS__OP_SCHEDULE)
+            CS__HMAP_PREFETCH(&s->id_map, cs__id_key(&s->staged[s->ops[i + CS__PF_AHEAD].slot].rec.id));
+        /* So is the record a schedule lands in: the free stack's top is
+         * taken first, so a run of schedules takes the slots below it in
+         * turn (a guess otherwise, which changes nothing). */
+        if (op->type == CS__OP_SCHEDULE && s->n_free > CS__PF_AHEAD)
+            CS__PREFETCH_REC(s, s->free_slots[s->n_free - 1 - CS__PF_AHEAD],
+                             s->free_slots[s->n_free - 1 - CS__PF_AHEAD / 2]);
         if (op->type == CS__OP_SCHEDULE) {
             cs__staged_t *st = &s->staged[op->slot];
             s->actors[st->rec.actor].staged--;

@@ -158,6 +158,10 @@ typedef struct cs_sched_hooks {
      * them: gba-tip's first-draft funds rule prices a fire at what it
      * uses before it runs (DESIGN-NOTES N60).  NULL: the limits. */
     void (*usage)(void *user, const cs_sched_t *s, uint32_t slot, uint64_t *cycles, uint64_t *cells);
+    /* Told, a few fires ahead, the slot of a timer whose execute may come
+     * (a winner, fired or not), so the user can prefetch what execute will
+     * read of it; it must change nothing.  NULL: not told. */
+    void (*ahead)(void *user, uint32_t slot);
 } cs_sched_hooks_t;
 
 #endif /* CS_SCHED_TYPES_H */

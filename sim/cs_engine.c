@@ -225,7 +225,7 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
         free(e);
         return rc;
     }
-    cs_sched_hooks_t hk = {e, cs__hook_execute, cs__hook_gba, cs__hook_usage};
+    cs_sched_hooks_t hk = {e, cs__hook_execute, cs__hook_gba, cs__hook_usage, cs__hook_ahead};
     cs_sched_set_hooks(e->s, &hk);
     rc = CS_ENOMEM;
     /* The opening observation, for balances given in fires. */

@@ -25,6 +25,8 @@ void cs__hook_execute(void *user, cs_sched_t *s, const cs_delivery_t *d, uint64_
 /* The cycles and cells a fire's handler will use, as cs__hook_execute
  * reports them (the core's usage hook, DESIGN-NOTES N60). */
 void cs__hook_usage(void *user, const cs_sched_t *s, uint32_t slot, uint64_t *cycles, uint64_t *cells);
+/* The core's ahead hook: prefetches what cs__hook_execute reads first. */
+void cs__hook_ahead(void *user, uint32_t slot);
 int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t *ctx, cs_u128 *max_fee,
                  cs_u128 *max_prio);
 

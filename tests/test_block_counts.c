@@ -54,7 +54,7 @@ static void run(const char *mech)
     cs_sched_t *s = NULL;
     CS_CHECK_EQ_U64(cs_sched_alloc(&s, &p, mech, 0), CS_OK);
     if (s == NULL) return;
-    cs_sched_hooks_t hk = {NULL, on_exec, NULL, NULL};
+    cs_sched_hooks_t hk = {NULL, on_exec, NULL, NULL, NULL};
     cs_sched_set_hooks(s, &hk);
     cs_sched_set_env(s, 1, 0);
     g_who = cs_test_addr(0xe7, 1);

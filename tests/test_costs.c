@@ -117,7 +117,7 @@ static void exec_fee(int none)
     if (none) p.execution_fees = CS_EXEC_FEES_NONE;
     cs_sched_t *s = NULL;
     CS_CHECK_EQ_U64(cs_sched_alloc(&s, &p, "fifo-capped", 0), CS_OK);
-    cs_sched_hooks_t hk = {NULL, on_exec, NULL, NULL};
+    cs_sched_hooks_t hk = {NULL, on_exec, NULL, NULL, NULL};
     cs_sched_set_hooks(s, &hk);
     cs_addr_t who = addr(9);
     const cs_u128 fund = 100000000u;

@@ -58,7 +58,7 @@ static cs_sched_t *world_p(const cs_params_t *p)
 {
     cs_sched_t *s = NULL;
     CS_CHECK_EQ_U64(cs_sched_alloc(&s, p, "gba-tip", 0), CS_OK);
-    cs_sched_hooks_t hk = {NULL, on_exec, NULL, on_usage};
+    cs_sched_hooks_t hk = {NULL, on_exec, NULL, on_usage, NULL};
     cs_sched_set_hooks(s, &hk);
     cs_sched_set_env(s, 1000, 10);
     return s;

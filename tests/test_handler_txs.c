@@ -41,7 +41,7 @@ static void run(uint64_t max, uint64_t per, const uint64_t want[3], uint64_t wan
     p.handler_deferred_cycles = per;
     cs_sched_t *s = NULL;
     CS_CHECK_EQ_U64(cs_sched_alloc(&s, &p, "fifo", 0), CS_OK);
-    cs_sched_hooks_t hk = {NULL, on_exec, NULL, NULL};
+    cs_sched_hooks_t hk = {NULL, on_exec, NULL, NULL, NULL};
     cs_sched_set_hooks(s, &hk);
     cs_sched_set_env(s, 7, 0);
     cs_addr_t who = cs_test_addr(0xe1, 1);

@@ -90,7 +90,7 @@ static cs_sched_t *settle_sched(cs_params_t *p, uint32_t tag, cs_sched_args_t *x
     p->lane_timer_cycles = 1000000;
     cs_sched_t *s = eip_sched(p, tag, 1000000000, x);
     if (!s) return NULL;
-    cs_sched_hooks_t hk = {NULL, exec_fixed, NULL, NULL};
+    cs_sched_hooks_t hk = {NULL, exec_fixed, NULL, NULL, NULL};
     cs_sched_set_hooks(s, &hk);
     x->has_fees = 1;
     x->max_fee = 300;
@@ -226,7 +226,7 @@ static void test_gbatip_defers_short_funds(void)
     cs_sched_args_t x;
     cs_sched_t *s = mech_sched(&p, "gba-tip", 6, 1000000, &x);
     if (!s) return;
-    cs_sched_hooks_t hk = {NULL, exec_fixed, NULL, NULL};
+    cs_sched_hooks_t hk = {NULL, exec_fixed, NULL, NULL, NULL};
     cs_sched_set_hooks(s, &hk);
     cs_block_result_t r;
     schedule_in_block1(s, &x, &r);
@@ -419,7 +419,7 @@ static void random_run(const char *mech, uint64_t seed, uint64_t blocks)
     CS_CHECK_EQ_U64(cs_sched_alloc(&s, &p, mech, 0), CS_OK);
     if (!s) return;
     g_rng = seed ^ 0xabcdef;
-    cs_sched_hooks_t hk = {NULL, exec_random, NULL, NULL};
+    cs_sched_hooks_t hk = {NULL, exec_random, NULL, NULL, NULL};
     cs_sched_set_hooks(s, &hk);
     uint64_t st = seed;
     enum { NA = 24 };

@@ -193,7 +193,7 @@ static void test_handler_reschedule(void)
 {
     /* CIP-5 §8 reentrancy: handlers may schedule, but only for future blocks. */
     cs_sched_t *s = mk("fifo", NULL);
-    cs_sched_hooks_t hk = {NULL, exec_resched, NULL, NULL};
+    cs_sched_hooks_t hk = {NULL, exec_resched, NULL, NULL, NULL};
     cs_sched_set_hooks(s, &hk);
     cs_hash_t id;
     CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);

@@ -641,7 +641,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
           (unsigned long long)g.p.max_fires_per_block, (unsigned long long)g.p.max_fires_per_actor,
           (unsigned long long)g.p.lane_timer_cycles);
     if (cs_sched_alloc(&g.s, &g.p, g.capped ? "fifo-capped" : "fifo", 0) != CS_OK) fail("cs_sched_alloc");
-    cs_sched_hooks_t hk = {NULL, hook_exec, NULL, NULL};
+    cs_sched_hooks_t hk = {NULL, hook_exec, NULL, NULL, NULL};
     cs_sched_set_hooks(g.s, &hk);
     for (int a = 0; a < CS__NACT; a++) {
         cs_addr_t ad = addr_of(a);

@@ -124,53 +124,77 @@ static const uint64_t cs__rc[24] = {
 
 /*
  * The same round on 25 named lanes: lane (x, y) of the input is A##y##x
- * (row y, column x), of the output E##y##x.  The lane operations are the
- * caller's: CS__KX(a, b) = a ^ b, CS__KN(a, b) = ~a & b, CS__KR(a, n) = a
- * rotated left by n (1..63), CS__KI(a, rc) = a ^ the round constant rc,
- * CS__KT the lane type, CS__KCHI(E, y, b0..b4) chi of output row y from
- * its inputs b0..b4 (CS__KROW, or the lane-complemented rows below).  Named variables instead of arrays, and two
- * rounds per loop step (A into E, then E into A: CS__K2ROUNDS), let the
- * compiler keep lanes in registers with no copy of the state.  Each chi
- * row is formed as soon as its five inputs exist; with (x, y) the input
- * lane, its chi input is B[y, 2x + 3y] = rho(A[x, y] ^ D[x]) (pi), the
- * rotations being FIPS 202 Table 2's.
+ * (row y, column x), of the output E##y##x.  The lane operations come
+ * from a family named by the prefix P, defined by the caller: P##X(a, b)
+ * = a ^ b, P##N(a, b) = ~a & b, P##R(a, n) = a rotated left by n (1..63),
+ * P##I(a, rc) = a ^ the round constant rc, P##T the lane type, P##CHI(E,
+ * y, b0..b4) chi of output row y from its inputs b0..b4 (CS__GROW, or the
+ * lane-complemented rows below).  The family CS__K (CS__KX, CS__KN, ...)
+ * is the one CS__KROUND uses; a second family lets one loop run the round
+ * of two kinds of lanes side by side (the hybrid path below).  Named
+ * variables instead of arrays, and two rounds per loop step (A into E,
+ * then E into A: CS__K24), let the compiler keep lanes in registers with
+ * no copy of the state.  Each chi row is formed as soon as its five
+ * inputs exist; with (x, y) the input lane, its chi input is B[y, 2x + 3y]
+ * = rho(A[x, y] ^ D[x]) (pi), the rotations being FIPS 202 Table 2's.
  */
-#define CS__KROW(E, y, b0, b1, b2, b3, b4)                                                 \
+#define CS__GROW(P, E, y, b0, b1, b2, b3, b4)                                              \
     do {                                                                                   \
-        CS__KT k0_ = (b0), k1_ = (b1), k2_ = (b2), k3_ = (b3), k4_ = (b4);                 \
-        E##y##0 = CS__KX(k0_, CS__KN(k1_, k2_));                                           \
-        E##y##1 = CS__KX(k1_, CS__KN(k2_, k3_));                                           \
-        E##y##2 = CS__KX(k2_, CS__KN(k3_, k4_));                                           \
-        E##y##3 = CS__KX(k3_, CS__KN(k4_, k0_));                                           \
-        E##y##4 = CS__KX(k4_, CS__KN(k0_, k1_));                                           \
+        P##T k0_ = (b0), k1_ = (b1), k2_ = (b2), k3_ = (b3), k4_ = (b4);                   \
+        E##y##0 = P##X(k0_, P##N(k1_, k2_));                                               \
+        E##y##1 = P##X(k1_, P##N(k2_, k3_));                                               \
+        E##y##2 = P##X(k2_, P##N(k3_, k4_));                                               \
+        E##y##3 = P##X(k3_, P##N(k4_, k0_));                                               \
+        E##y##4 = P##X(k4_, P##N(k0_, k1_));                                               \
     } while (0)
+#define CS__KROW(E, y, b0, b1, b2, b3, b4) CS__GROW(CS__K, E, y, b0, b1, b2, b3, b4)
 
-#define CS__KCOL(A, x) CS__KX(CS__KX(CS__KX(A##0##x, A##1##x), CS__KX(A##2##x, A##3##x)), A##4##x)
+#define CS__GCOL(P, A, x) P##X(P##X(P##X(A##0##x, A##1##x), P##X(A##2##x, A##3##x)), A##4##x)
 
-#define CS__KROUND(A, E, rc)                                                               \
+/* Theta's column parities and D[x] (D##0..D##4), declared in the
+ * enclosing block. */
+#define CS__GTHETA(P, A, D)                                                                \
+    P##T D##c0 = CS__GCOL(P, A, 0), D##c1 = CS__GCOL(P, A, 1), D##c2 = CS__GCOL(P, A, 2);  \
+    P##T D##c3 = CS__GCOL(P, A, 3), D##c4 = CS__GCOL(P, A, 4);                             \
+    P##T D##0 = P##X(D##c4, P##R(D##c1, 1)), D##1 = P##X(D##c0, P##R(D##c2, 1));           \
+    P##T D##2 = P##X(D##c1, P##R(D##c3, 1)), D##3 = P##X(D##c2, P##R(D##c4, 1));           \
+    P##T D##4 = P##X(D##c3, P##R(D##c0, 1))
+
+/* Output row y of the round (rho, pi, chi; iota on row 0) from A and
+ * theta's D. */
+#define CS__GRHO0(P, A, E, D, rc)                                                          \
+    P##CHI(E, 0, P##X(A##00, D##0), P##R(P##X(A##11, D##1), 44),                           \
+           P##R(P##X(A##22, D##2), 43), P##R(P##X(A##33, D##3), 21),                       \
+           P##R(P##X(A##44, D##4), 14));                                                   \
+    E##00 = P##I(E##00, rc)
+#define CS__GRHO1(P, A, E, D)                                                              \
+    P##CHI(E, 1, P##R(P##X(A##03, D##3), 28), P##R(P##X(A##14, D##4), 20),                 \
+           P##R(P##X(A##20, D##0), 3), P##R(P##X(A##31, D##1), 45),                        \
+           P##R(P##X(A##42, D##2), 61))
+#define CS__GRHO2(P, A, E, D)                                                              \
+    P##CHI(E, 2, P##R(P##X(A##01, D##1), 1), P##R(P##X(A##12, D##2), 6),                   \
+           P##R(P##X(A##23, D##3), 25), P##R(P##X(A##34, D##4), 8),                        \
+           P##R(P##X(A##40, D##0), 18))
+#define CS__GRHO3(P, A, E, D)                                                              \
+    P##CHI(E, 3, P##R(P##X(A##04, D##4), 27), P##R(P##X(A##10, D##0), 36),                 \
+           P##R(P##X(A##21, D##1), 10), P##R(P##X(A##32, D##2), 15),                       \
+           P##R(P##X(A##43, D##3), 56))
+#define CS__GRHO4(P, A, E, D)                                                              \
+    P##CHI(E, 4, P##R(P##X(A##02, D##2), 62), P##R(P##X(A##13, D##3), 55),                 \
+           P##R(P##X(A##24, D##4), 39), P##R(P##X(A##30, D##0), 41),                       \
+           P##R(P##X(A##41, D##1), 2))
+
+/* One round of the family P from the lanes A into the lanes E. */
+#define CS__GROUND(P, A, E, rc)                                                            \
     do {                                                                                   \
-        CS__KT c0_ = CS__KCOL(A, 0), c1_ = CS__KCOL(A, 1), c2_ = CS__KCOL(A, 2);           \
-        CS__KT c3_ = CS__KCOL(A, 3), c4_ = CS__KCOL(A, 4);                                 \
-        CS__KT d0_ = CS__KX(c4_, CS__KR(c1_, 1)), d1_ = CS__KX(c0_, CS__KR(c2_, 1));       \
-        CS__KT d2_ = CS__KX(c1_, CS__KR(c3_, 1)), d3_ = CS__KX(c2_, CS__KR(c4_, 1));       \
-        CS__KT d4_ = CS__KX(c3_, CS__KR(c0_, 1));                                          \
-        CS__KCHI(E, 0, CS__KX(A##00, d0_), CS__KR(CS__KX(A##11, d1_), 44),                 \
-                 CS__KR(CS__KX(A##22, d2_), 43), CS__KR(CS__KX(A##33, d3_), 21),           \
-                 CS__KR(CS__KX(A##44, d4_), 14));                                          \
-        E##00 = CS__KI(E##00, rc);                                                         \
-        CS__KCHI(E, 1, CS__KR(CS__KX(A##03, d3_), 28), CS__KR(CS__KX(A##14, d4_), 20),     \
-                 CS__KR(CS__KX(A##20, d0_), 3), CS__KR(CS__KX(A##31, d1_), 45),            \
-                 CS__KR(CS__KX(A##42, d2_), 61));                                          \
-        CS__KCHI(E, 2, CS__KR(CS__KX(A##01, d1_), 1), CS__KR(CS__KX(A##12, d2_), 6),       \
-                 CS__KR(CS__KX(A##23, d3_), 25), CS__KR(CS__KX(A##34, d4_), 8),            \
-                 CS__KR(CS__KX(A##40, d0_), 18));                                          \
-        CS__KCHI(E, 3, CS__KR(CS__KX(A##04, d4_), 27), CS__KR(CS__KX(A##10, d0_), 36),     \
-                 CS__KR(CS__KX(A##21, d1_), 10), CS__KR(CS__KX(A##32, d2_), 15),           \
-                 CS__KR(CS__KX(A##43, d3_), 56));                                          \
-        CS__KCHI(E, 4, CS__KR(CS__KX(A##02, d2_), 62), CS__KR(CS__KX(A##13, d3_), 55),     \
-                 CS__KR(CS__KX(A##24, d4_), 39), CS__KR(CS__KX(A##30, d0_), 41),           \
-                 CS__KR(CS__KX(A##41, d1_), 2));                                           \
+        CS__GTHETA(P, A, d_);                                                              \
+        CS__GRHO0(P, A, E, d_, rc);                                                        \
+        CS__GRHO1(P, A, E, d_);                                                            \
+        CS__GRHO2(P, A, E, d_);                                                            \
+        CS__GRHO3(P, A, E, d_);                                                            \
+        CS__GRHO4(P, A, E, d_);                                                            \
     } while (0)
+#define CS__KROUND(A, E, rc) CS__GROUND(CS__K, A, E, rc)
 
 /* The 25 lanes named P##y##x, declared with type CS__KT. */
 #define CS__KDECL(P)                                                                       \

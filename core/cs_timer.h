@@ -162,7 +162,9 @@ int cs_keccak_one(void);
 int cs_keccak_one_set(int impl);
 int cs_keccak_one_available(int impl);
 const char *cs_keccak_one_name(int impl);
-/* States per batch the callers assemble (a multiple of every path's width). */
+/* States per batch the callers assemble: a multiple of the AVX2 and
+ * AVX-512 paths' widths; the hybrid path takes it as three steps of five
+ * and one state through the one-state permutation. */
 #define CS_KECCAK_BATCH 16
 /* out[k] = cs_keccak256(msg[k], len[k]) for k < n, short messages batched. */
 void cs_keccak256_many(const void *const *msg, const size_t *len, size_t n, uint8_t (*out)[32]);

@@ -437,6 +437,7 @@ __attribute__((target("avx2"))) static void cs__permute_avx2(uint64_t (*st)[25],
     s2[24] = l24[2];
     s3[24] = l24[3];
 }
+
 /* Scalar lane operations for the hybrid path (family W: one state on
  * 64-bit words, the one-state round's operations), compiled there for
  * BMI1 + BMI2 like cs__permute_bmi2. */

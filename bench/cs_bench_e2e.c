@@ -18,7 +18,7 @@
  *      fires_per_second_scalar_keccak and keccak_batch_speedup =
  *      fires_per_second / fires_per_second_scalar_keccak (also per main
  *      thread CPU second, steadier on a shared machine); keccak_path names
- *      the path run 1 used (avx512x8, avx2x4 or scalar).
+ *      the path run 1 used (avx512x8, avx2x4+bmi2x1, avx2x4 or scalar).
  * Keccak costs, thread CPU time, interleaved, the least of three tries:
  * keccak_batch_ns_per_hash per state of cs_keccak_permute_many on run 1's
  * path (batches of CS_KECCAK_BATCH, as the run's timer ids and
@@ -26,7 +26,9 @@
  * cs_keccak_permute1 (the one-state permutation keccak_one_state), and
  * keccak_nettle_ns_per_hash per state of nettle's sha3_permute, the
  * in-run baseline: keccak_speedup_vs_nettle = nettle / batch and
- * keccak_one_speedup_vs_nettle = nettle / one.  keccak_ns_per_hash is one
+ * keccak_one_speedup_vs_nettle = nettle / one; keccak_avx2x4_ns_per_hash
+ * is the batched cost with the avx2x4 path forced (0 without AVX2), to
+ * set the path run 1 used against it.  keccak_ns_per_hash is one
  * cs_deliver_id call (padding and nettle's permutation).
  * The Keccak share is estimated: the permutation count of run 1 (one
  * timer_id per scheduled timer, one deliver_id per fire, one state digest
@@ -273,13 +275,20 @@ int cs_bench_e2e(cs_bench_out_t *o, int quick)
     double keccak_ns = cs__e2e_keccak_ns(quick ? 20000u : 200000u);
     /* The three permutation costs interleaved, each the least of 3 tries:
      * a busy shared machine only ever adds time. */
-    double batch_ns = 0, one_ns = 0, nettle_ns = 0;
+    double batch_ns = 0, one_ns = 0, nettle_ns = 0, avx2_ns = 0;
+    int have_avx2 = cs_keccak_path_available(CS_KECCAK_PATH_AVX2);
     for (int t = 0; t < 3; t++) {
         uint32_t np = quick ? 8000u : 80000u;
         double b = cs__e2e_perm_ns(np, 0), s1 = cs__e2e_perm_ns(np, 1), nt = cs__e2e_perm_ns(np, 2);
         if (t == 0 || b < batch_ns) batch_ns = b;
         if (t == 0 || s1 < one_ns) one_ns = s1;
         if (t == 0 || nt < nettle_ns) nettle_ns = nt;
+        if (have_avx2) {
+            (void)cs_keccak_path_set(CS_KECCAK_PATH_AVX2);
+            double a2 = cs__e2e_perm_ns(np, 0);
+            (void)cs_keccak_path_set(kpath);
+            if (t == 0 || a2 < avx2_ns) avx2_ns = a2;
+        }
     }
     double wall1_s = scalar.wall_ns * 1e-9;
     double fps1 = wall1_s > 0 ? (double)scalar.fires / wall1_s : 0;
@@ -324,6 +333,7 @@ int cs_bench_e2e(cs_bench_out_t *o, int quick)
     cs_bench_num(o, "keccak_batch_ns_per_hash", batch_ns);
     cs_bench_num(o, "keccak_one_ns_per_hash", one_ns);
     cs_bench_num(o, "keccak_nettle_ns_per_hash", nettle_ns);
+    cs_bench_num(o, "keccak_avx2x4_ns_per_hash", avx2_ns);
     cs_bench_num(o, "keccak_speedup_vs_nettle", batch_ns > 0 ? nettle_ns / batch_ns : 0);
     cs_bench_num(o, "keccak_one_speedup_vs_nettle", one_ns > 0 ? nettle_ns / one_ns : 0);
     cs_bench_num(o, "keccak_hashes", perms);

@@ -8,10 +8,14 @@
  * dependency chain; here it runs on vectors holding one lane of 4 states
  * (AVX2, 256-bit, intrinsics: byte shuffles for the rotations by 8 and 56,
  * 4 x 4 transposes in and out) or 8 states (AVX-512, 512-bit, GCC vector
- * extensions), compiled per target with target attributes.  The path is
- * chosen at the first call from __builtin_cpu_supports (AVX-512F and VL,
- * else AVX2, else the scalar path), and can be forced, for the tests and
- * the benchmark, with cs_keccak_path_set.  The scalar path is nettle's
+ * extensions), or 5 states: 4 on AVX2 vectors and a fifth on 64-bit words
+ * in the same loop (the hybrid path, for CPUs that run AVX2 as two
+ * 128-bit halves, where the vector round leaves the integer ALUs idle),
+ * compiled per target with target attributes.  The path is chosen at the
+ * first call from __builtin_cpu_supports and __builtin_cpu_is (AVX-512F
+ * and VL, else the hybrid path on AMD Zen 1, else AVX2, else the scalar
+ * path), and can be forced, for the tests and the benchmark, with
+ * cs_keccak_path_set.  The scalar path is nettle's
  * permutation itself, state by state, so every path is checked against it
  * (tests/test_keccak.c forces each).  Single states (timer ids scheduled
  * by handlers, digests, long messages) go through cs_keccak_permute1:
@@ -124,53 +128,77 @@ static const uint64_t cs__rc[24] = {
 
 /*
  * The same round on 25 named lanes: lane (x, y) of the input is A##y##x
- * (row y, column x), of the output E##y##x.  The lane operations are the
- * caller's: CS__KX(a, b) = a ^ b, CS__KN(a, b) = ~a & b, CS__KR(a, n) = a
- * rotated left by n (1..63), CS__KI(a, rc) = a ^ the round constant rc,
- * CS__KT the lane type, CS__KCHI(E, y, b0..b4) chi of output row y from
- * its inputs b0..b4 (CS__KROW, or the lane-complemented rows below).  Named variables instead of arrays, and two
- * rounds per loop step (A into E, then E into A: CS__K2ROUNDS), let the
- * compiler keep lanes in registers with no copy of the state.  Each chi
- * row is formed as soon as its five inputs exist; with (x, y) the input
- * lane, its chi input is B[y, 2x + 3y] = rho(A[x, y] ^ D[x]) (pi), the
- * rotations being FIPS 202 Table 2's.
+ * (row y, column x), of the output E##y##x.  The lane operations come
+ * from a family named by the prefix P, defined by the caller: P##X(a, b)
+ * = a ^ b, P##N(a, b) = ~a & b, P##R(a, n) = a rotated left by n (1..63),
+ * P##I(a, rc) = a ^ the round constant rc, P##T the lane type, P##CHI(E,
+ * y, b0..b4) chi of output row y from its inputs b0..b4 (CS__GROW, or the
+ * lane-complemented rows below).  The family CS__K (CS__KX, CS__KN, ...)
+ * is the one CS__KROUND uses; a second family lets one loop run the round
+ * of two kinds of lanes side by side (the hybrid path below).  Named
+ * variables instead of arrays, and two rounds per loop step (A into E,
+ * then E into A: CS__K24), let the compiler keep lanes in registers with
+ * no copy of the state.  Each chi row is formed as soon as its five
+ * inputs exist; with (x, y) the input lane, its chi input is B[y, 2x + 3y]
+ * = rho(A[x, y] ^ D[x]) (pi), the rotations being FIPS 202 Table 2's.
  */
-#define CS__KROW(E, y, b0, b1, b2, b3, b4)                                                 \
+#define CS__GROW(P, E, y, b0, b1, b2, b3, b4)                                              \
     do {                                                                                   \
-        CS__KT k0_ = (b0), k1_ = (b1), k2_ = (b2), k3_ = (b3), k4_ = (b4);                 \
-        E##y##0 = CS__KX(k0_, CS__KN(k1_, k2_));                                           \
-        E##y##1 = CS__KX(k1_, CS__KN(k2_, k3_));                                           \
-        E##y##2 = CS__KX(k2_, CS__KN(k3_, k4_));                                           \
-        E##y##3 = CS__KX(k3_, CS__KN(k4_, k0_));                                           \
-        E##y##4 = CS__KX(k4_, CS__KN(k0_, k1_));                                           \
+        P##T k0_ = (b0), k1_ = (b1), k2_ = (b2), k3_ = (b3), k4_ = (b4);                   \
+        E##y##0 = P##X(k0_, P##N(k1_, k2_));                                               \
+        E##y##1 = P##X(k1_, P##N(k2_, k3_));                                               \
+        E##y##2 = P##X(k2_, P##N(k3_, k4_));                                               \
+        E##y##3 = P##X(k3_, P##N(k4_, k0_));                                               \
+        E##y##4 = P##X(k4_, P##N(k0_, k1_));                                               \
     } while (0)
+#define CS__KROW(E, y, b0, b1, b2, b3, b4) CS__GROW(CS__K, E, y, b0, b1, b2, b3, b4)
 
-#define CS__KCOL(A, x) CS__KX(CS__KX(CS__KX(A##0##x, A##1##x), CS__KX(A##2##x, A##3##x)), A##4##x)
+#define CS__GCOL(P, A, x) P##X(P##X(P##X(A##0##x, A##1##x), P##X(A##2##x, A##3##x)), A##4##x)
 
-#define CS__KROUND(A, E, rc)                                                               \
+/* Theta's column parities and D[x] (D##0..D##4), declared in the
+ * enclosing block. */
+#define CS__GTHETA(P, A, D)                                                                \
+    P##T D##c0 = CS__GCOL(P, A, 0), D##c1 = CS__GCOL(P, A, 1), D##c2 = CS__GCOL(P, A, 2);  \
+    P##T D##c3 = CS__GCOL(P, A, 3), D##c4 = CS__GCOL(P, A, 4);                             \
+    P##T D##0 = P##X(D##c4, P##R(D##c1, 1)), D##1 = P##X(D##c0, P##R(D##c2, 1));           \
+    P##T D##2 = P##X(D##c1, P##R(D##c3, 1)), D##3 = P##X(D##c2, P##R(D##c4, 1));           \
+    P##T D##4 = P##X(D##c3, P##R(D##c0, 1))
+
+/* Output row y of the round (rho, pi, chi; iota on row 0) from A and
+ * theta's D. */
+#define CS__GRHO0(P, A, E, D, rc)                                                          \
+    P##CHI(E, 0, P##X(A##00, D##0), P##R(P##X(A##11, D##1), 44),                           \
+           P##R(P##X(A##22, D##2), 43), P##R(P##X(A##33, D##3), 21),                       \
+           P##R(P##X(A##44, D##4), 14));                                                   \
+    E##00 = P##I(E##00, rc)
+#define CS__GRHO1(P, A, E, D)                                                              \
+    P##CHI(E, 1, P##R(P##X(A##03, D##3), 28), P##R(P##X(A##14, D##4), 20),                 \
+           P##R(P##X(A##20, D##0), 3), P##R(P##X(A##31, D##1), 45),                        \
+           P##R(P##X(A##42, D##2), 61))
+#define CS__GRHO2(P, A, E, D)                                                              \
+    P##CHI(E, 2, P##R(P##X(A##01, D##1), 1), P##R(P##X(A##12, D##2), 6),                   \
+           P##R(P##X(A##23, D##3), 25), P##R(P##X(A##34, D##4), 8),                        \
+           P##R(P##X(A##40, D##0), 18))
+#define CS__GRHO3(P, A, E, D)                                                              \
+    P##CHI(E, 3, P##R(P##X(A##04, D##4), 27), P##R(P##X(A##10, D##0), 36),                 \
+           P##R(P##X(A##21, D##1), 10), P##R(P##X(A##32, D##2), 15),                       \
+           P##R(P##X(A##43, D##3), 56))
+#define CS__GRHO4(P, A, E, D)                                                              \
+    P##CHI(E, 4, P##R(P##X(A##02, D##2), 62), P##R(P##X(A##13, D##3), 55),                 \
+           P##R(P##X(A##24, D##4), 39), P##R(P##X(A##30, D##0), 41),                       \
+           P##R(P##X(A##41, D##1), 2))
+
+/* One round of the family P from the lanes A into the lanes E. */
+#define CS__GROUND(P, A, E, rc)                                                            \
     do {                                                                                   \
-        CS__KT c0_ = CS__KCOL(A, 0), c1_ = CS__KCOL(A, 1), c2_ = CS__KCOL(A, 2);           \
-        CS__KT c3_ = CS__KCOL(A, 3), c4_ = CS__KCOL(A, 4);                                 \
-        CS__KT d0_ = CS__KX(c4_, CS__KR(c1_, 1)), d1_ = CS__KX(c0_, CS__KR(c2_, 1));       \
-        CS__KT d2_ = CS__KX(c1_, CS__KR(c3_, 1)), d3_ = CS__KX(c2_, CS__KR(c4_, 1));       \
-        CS__KT d4_ = CS__KX(c3_, CS__KR(c0_, 1));                                          \
-        CS__KCHI(E, 0, CS__KX(A##00, d0_), CS__KR(CS__KX(A##11, d1_), 44),                 \
-                 CS__KR(CS__KX(A##22, d2_), 43), CS__KR(CS__KX(A##33, d3_), 21),           \
-                 CS__KR(CS__KX(A##44, d4_), 14));                                          \
-        E##00 = CS__KI(E##00, rc);                                                         \
-        CS__KCHI(E, 1, CS__KR(CS__KX(A##03, d3_), 28), CS__KR(CS__KX(A##14, d4_), 20),     \
-                 CS__KR(CS__KX(A##20, d0_), 3), CS__KR(CS__KX(A##31, d1_), 45),            \
-                 CS__KR(CS__KX(A##42, d2_), 61));                                          \
-        CS__KCHI(E, 2, CS__KR(CS__KX(A##01, d1_), 1), CS__KR(CS__KX(A##12, d2_), 6),       \
-                 CS__KR(CS__KX(A##23, d3_), 25), CS__KR(CS__KX(A##34, d4_), 8),            \
-                 CS__KR(CS__KX(A##40, d0_), 18));                                          \
-        CS__KCHI(E, 3, CS__KR(CS__KX(A##04, d4_), 27), CS__KR(CS__KX(A##10, d0_), 36),     \
-                 CS__KR(CS__KX(A##21, d1_), 10), CS__KR(CS__KX(A##32, d2_), 15),           \
-                 CS__KR(CS__KX(A##43, d3_), 56));                                          \
-        CS__KCHI(E, 4, CS__KR(CS__KX(A##02, d2_), 62), CS__KR(CS__KX(A##13, d3_), 55),     \
-                 CS__KR(CS__KX(A##24, d4_), 39), CS__KR(CS__KX(A##30, d0_), 41),           \
-                 CS__KR(CS__KX(A##41, d1_), 2));                                           \
+        CS__GTHETA(P, A, d_);                                                              \
+        CS__GRHO0(P, A, E, d_, rc);                                                        \
+        CS__GRHO1(P, A, E, d_);                                                            \
+        CS__GRHO2(P, A, E, d_);                                                            \
+        CS__GRHO3(P, A, E, d_);                                                            \
+        CS__GRHO4(P, A, E, d_);                                                            \
     } while (0)
+#define CS__KROUND(A, E, rc) CS__GROUND(CS__K, A, E, rc)
 
 /* The 25 lanes named P##y##x, declared with type CS__KT. */
 #define CS__KDECL(P)                                                                       \
@@ -409,6 +437,100 @@ __attribute__((target("avx2"))) static void cs__permute_avx2(uint64_t (*st)[25],
     s2[24] = l24[2];
     s3[24] = l24[3];
 }
+
+/* Scalar lane operations for the hybrid path (family W: one state on
+ * 64-bit words, the one-state round's operations), compiled there for
+ * BMI1 + BMI2 like cs__permute_bmi2. */
+#define CS__WT uint64_t
+#define CS__WX(a, b) ((a) ^ (b))
+#define CS__WN(a, b) (~(a) & (b))
+#define CS__WR(a, n) (((a) << (n)) | ((a) >> (64 - (n))))
+#define CS__WI(a, rc) ((a) ^ (rc))
+#define CS__WCHI(E, y, b0, b1, b2, b3, b4) CS__GROW(CS__W, E, y, b0, b1, b2, b3, b4)
+#define CS__WDECL(P)                                                                       \
+    uint64_t P##00, P##01, P##02, P##03, P##04, P##10, P##11, P##12, P##13, P##14, P##20,  \
+        P##21, P##22, P##23, P##24, P##30, P##31, P##32, P##33, P##34, P##40, P##41, P##42, \
+        P##43, P##44
+#define CS__WLOAD(v, i) v = w[i]
+#define CS__WSTORE(v, i) w[i] = v
+
+/* One round of four states on AVX2 vectors (lanes VA into VE) and of a
+ * fifth on 64-bit words (WA into WE), interleaved step by step so that
+ * the vector and the scalar instructions are in flight together. */
+#define CS__H5ROUND(VA, VE, WA, WE, rc)                                                    \
+    do {                                                                                   \
+        CS__GTHETA(CS__K, VA, vd_);                                                        \
+        CS__GTHETA(CS__W, WA, wd_);                                                        \
+        CS__GRHO0(CS__K, VA, VE, vd_, rc);                                                 \
+        CS__GRHO0(CS__W, WA, WE, wd_, rc);                                                 \
+        CS__GRHO1(CS__K, VA, VE, vd_);                                                     \
+        CS__GRHO1(CS__W, WA, WE, wd_);                                                     \
+        CS__GRHO2(CS__K, VA, VE, vd_);                                                     \
+        CS__GRHO2(CS__W, WA, WE, wd_);                                                     \
+        CS__GRHO3(CS__K, VA, VE, vd_);                                                     \
+        CS__GRHO3(CS__W, WA, WE, wd_);                                                     \
+        CS__GRHO4(CS__K, VA, VE, vd_);                                                     \
+        CS__GRHO4(CS__W, WA, WE, wd_);                                                     \
+    } while (0)
+
+/*
+ * The hybrid path's step: 2 <= m <= 5 states, the last, st[m - 1], on
+ * 64-bit words (rorx, andn) and the others on AVX2 vectors as in
+ * cs__permute_avx2 (vector lanes past them read and write a zeroed
+ * scratch state), both in the same loop.  On a CPU that runs each 256-bit
+ * instruction as two 128-bit halves (AMD Zen 1) the vector round keeps
+ * the vector pipes busy and leaves the integer ALUs idle; the scalar
+ * state's round runs on those, so five states take about the time of
+ * four (measured on an AMD EPYC Zen 1: about 300 ns per state against
+ * 375 ns for cs__permute_avx2).
+ */
+__attribute__((target("avx2,bmi,bmi2"))) static void cs__permute_hyb5(uint64_t (*st)[25], size_t m)
+{
+    uint64_t pad[3][28];
+    memset(pad, 0, sizeof pad);
+    uint64_t *w = st[m - 1];
+    uint64_t *s0 = st[0], *s1 = m > 2 ? st[1] : pad[0], *s2 = m > 3 ? st[2] : pad[1],
+             *s3 = m > 4 ? st[3] : pad[2];
+    const __m256i rot8 = _mm256_setr_epi8(7, 0, 1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14, 7, 0,
+                                          1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14);
+    const __m256i rot56 = _mm256_setr_epi8(1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8, 1, 2,
+                                           3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8);
+    CS__KDECL(a);
+    CS__KDECL(e);
+    CS__WDECL(p);
+    CS__WDECL(q);
+    CS__GATHER4(0, a00, a01, a02, a03);
+    CS__GATHER4(4, a04, a10, a11, a12);
+    CS__GATHER4(8, a13, a14, a20, a21);
+    CS__GATHER4(12, a22, a23, a24, a30);
+    CS__GATHER4(16, a31, a32, a33, a34);
+    CS__GATHER4(20, a40, a41, a42, a43);
+    a44 = _mm256_setr_epi64x((long long)s0[24], (long long)s1[24], (long long)s2[24], (long long)s3[24]);
+    CS__KEACH(CS__WLOAD, p);
+    for (unsigned r = 0; r < 24; r += 2) {
+        CS__H5ROUND(a, e, p, q, cs__rc[r]);
+        CS__H5ROUND(e, a, q, p, cs__rc[r + 1]);
+    }
+    CS__KEACH(CS__WSTORE, p);
+    CS__SCATTER4(0, a00, a01, a02, a03);
+    CS__SCATTER4(4, a04, a10, a11, a12);
+    CS__SCATTER4(8, a13, a14, a20, a21);
+    CS__SCATTER4(12, a22, a23, a24, a30);
+    CS__SCATTER4(16, a31, a32, a33, a34);
+    CS__SCATTER4(20, a40, a41, a42, a43);
+    uint64_t l24[4];
+    CS__ST(l24, 0, a44);
+    s0[24] = l24[0];
+    s1[24] = l24[1];
+    s2[24] = l24[2];
+    s3[24] = l24[3];
+}
+#undef CS__WT
+#undef CS__WX
+#undef CS__WN
+#undef CS__WR
+#undef CS__WI
+#undef CS__WCHI
 #undef CS__KT
 #undef CS__KX
 #undef CS__KN
@@ -466,22 +588,40 @@ int cs_keccak_path_available(int path)
         return __builtin_cpu_supports("avx2");
     case CS_KECCAK_PATH_AVX512:
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+    case CS_KECCAK_PATH_AVX2_BMI2:
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+               __builtin_cpu_supports("bmi2");
 #endif
     default:
         return 0;
     }
 }
 
-/* The fastest path this CPU has. */
+/* Does this CPU run a 256-bit AVX2 instruction as two 128-bit halves?
+ * AMD Zen 1 and Zen+ (GCC's znver1) do; there the hybrid path wins. */
+static int cs__avx2_halved(void)
+{
+#ifdef CS__HAVE_X86
+    return __builtin_cpu_is("znver1");
+#else
+    return 0;
+#endif
+}
+
+/* The fastest path this CPU has: chosen by CPU features and model, not
+ * timed, so a run's path does not depend on the load of the machine
+ * (every path gives the same states anyway). */
 static int cs__kpath_best(void)
 {
     if (cs_keccak_path_available(CS_KECCAK_PATH_AVX512)) return CS_KECCAK_PATH_AVX512;
+    if (cs__avx2_halved() && cs_keccak_path_available(CS_KECCAK_PATH_AVX2_BMI2))
+        return CS_KECCAK_PATH_AVX2_BMI2;
     if (cs_keccak_path_available(CS_KECCAK_PATH_AVX2)) return CS_KECCAK_PATH_AVX2;
     return CS_KECCAK_PATH_SCALAR;
 }
 
-static const char *const cs__kpath_names[] = {"auto", "scalar", "avx2x4", "avx512x8"};
-static cs__ksel cs__kpath = {0, cs_keccak_path_available, cs__kpath_best, cs__kpath_names, 4};
+static const char *const cs__kpath_names[] = {"auto", "scalar", "avx2x4", "avx512x8", "avx2x4+bmi2x1"};
+static cs__ksel cs__kpath = {0, cs_keccak_path_available, cs__kpath_best, cs__kpath_names, 5};
 
 int cs_keccak_path(void)
 {
@@ -565,6 +705,18 @@ void cs_keccak_permute_many(uint64_t (*st)[25], size_t n)
 #ifdef CS__HAVE_X86
     if (path == CS_KECCAK_PATH_AVX512) {
         for (size_t k = 0; k < n; k += 8) cs__permute_avx512(st + k, n - k < 8 ? n - k : 8);
+        return;
+    }
+    if (path == CS_KECCAK_PATH_AVX2_BMI2) {
+        /* Five at a time; four left take one step too (three of them on
+         * vectors), fewer go one by one through the one-state
+         * permutation, which is cheaper there: 1 to 3 states cost about
+         * 1, 2 and 3 times 470 ns on an AMD EPYC Zen 1, a step 1500 ns. */
+        size_t k = 0;
+        for (; k + 5 <= n; k += 5) cs__permute_hyb5(st + k, 5);
+        if (n - k == 4) cs__permute_hyb5(st + k, 4);
+        else
+            for (; k < n; k++) cs__permute_one(st[k]);
         return;
     }
     if (path == CS_KECCAK_PATH_AVX2) {

@@ -131,13 +131,21 @@ void cs_keccak_final(cs_keccak_ctx *c, uint8_t out[32]);
 /*
  * Keccak-f[1600] over n independent states st[0..n) (25 little-endian
  * lanes each), in place: 8 at a time with AVX-512, 4 with AVX2 (a lone
- * last state by cs_keccak_permute1's permutation), else one at a time with
+ * last state by cs_keccak_permute1's permutation), 5 with AVX2 + BMI2
+ * (4 on vectors and 1 on 64-bit words in the same loop: the default where
+ * AVX2 runs as two 128-bit halves, AMD Zen 1), else one at a time with
  * nettle's permutation (core/cs_keccak_x.c).  Same result
  * on every path.  The path is chosen at the first call; cs_keccak_path_set
  * forces one (CS_EINVAL if this CPU lacks it; AUTO = the best), for tests
  * and benchmarks.  Not thread-safe to change while other threads hash.
  */
-enum { CS_KECCAK_PATH_AUTO = 0, CS_KECCAK_PATH_SCALAR, CS_KECCAK_PATH_AVX2, CS_KECCAK_PATH_AVX512 };
+enum {
+    CS_KECCAK_PATH_AUTO = 0,
+    CS_KECCAK_PATH_SCALAR,
+    CS_KECCAK_PATH_AVX2,
+    CS_KECCAK_PATH_AVX512,
+    CS_KECCAK_PATH_AVX2_BMI2
+};
 void cs_keccak_permute_many(uint64_t (*st)[25], size_t n);
 /* One state: nettle's permutation on the scalar path, else the one-state
  * permutation chosen below (faster than nettle's). */
@@ -154,7 +162,9 @@ int cs_keccak_one(void);
 int cs_keccak_one_set(int impl);
 int cs_keccak_one_available(int impl);
 const char *cs_keccak_one_name(int impl);
-/* States per batch the callers assemble (a multiple of every path's width). */
+/* States per batch the callers assemble: a multiple of the AVX2 and
+ * AVX-512 paths' widths; the hybrid path takes it as three steps of five
+ * and one state through the one-state permutation. */
 #define CS_KECCAK_BATCH 16
 /* out[k] = cs_keccak256(msg[k], len[k]) for k < n, short messages batched. */
 void cs_keccak256_many(const void *const *msg, const size_t *len, size_t n, uint8_t (*out)[32]);

@@ -409,7 +409,8 @@ static void rand_states(uint64_t (*st)[25], uint64_t (*ref)[25], size_t n, uint6
  * path is always there; the test fails if no path was tested. */
 static void test_paths_seed_1600(void)
 {
-    static const int paths[] = {CS_KECCAK_PATH_SCALAR, CS_KECCAK_PATH_AVX2, CS_KECCAK_PATH_AVX512};
+    static const int paths[] = {CS_KECCAK_PATH_SCALAR, CS_KECCAK_PATH_AVX2, CS_KECCAK_PATH_AVX512,
+                                CS_KECCAK_PATH_AVX2_BMI2};
     static uint64_t st[37][25], ref[37][25];
     uint8_t buf[1000];
     pattern(buf, sizeof buf, 167, 13);
@@ -482,6 +483,65 @@ static void test_paths_seed_1600(void)
 }
 
 /*
+ * The hybrid path (4 states on AVX2 vectors and a fifth on 64-bit words
+ * per step, AVX2 + BMI2), forced (seed 1604), against nettle's
+ * sha3_permute state by state: random states in batches of every size
+ * 1..25 (full steps of five, and every tail: four left take a step with a
+ * padded vector, one to three the one-state permutation) and the
+ * callers' batch of CS_KECCAK_BATCH, each permuted twice.  The states
+ * past the batch hold a marker that must come back untouched, and each
+ * state must be its own reference's (no two swapped).  Also: AUTO picks
+ * this path exactly on the CPUs it is meant for (GCC's znver1, AMD Zen 1
+ * and Zen+, with AVX2 + BMI1 + BMI2 and no AVX-512).
+ */
+static void test_hybrid_path_seed_1604(void)
+{
+    enum { NMAX = 25, GUARD = 3 };
+    static uint64_t st[NMAX + GUARD][25], ref[NMAX + GUARD][25];
+    int prev = cs_keccak_path();
+    if (!cs_keccak_path_available(CS_KECCAK_PATH_AVX2_BMI2)) {
+        printf("keccak path %s: not on this CPU\n", cs_keccak_path_name(CS_KECCAK_PATH_AVX2_BMI2));
+        CS_CHECK_EQ_U64(cs_keccak_path_set(CS_KECCAK_PATH_AVX2_BMI2), CS_EINVAL);
+        return;
+    }
+    CS_CHECK_STR(cs_keccak_path_name(CS_KECCAK_PATH_AVX2_BMI2), "avx2x4+bmi2x1");
+    CS_CHECK_EQ_U64(cs_keccak_path_set(CS_KECCAK_PATH_AVX2_BMI2), CS_OK);
+    CS_CHECK_EQ_U64(cs_keccak_path(), CS_KECCAK_PATH_AVX2_BMI2);
+    uint64_t r = 1604;
+    long bad = 0, checked = 0;
+    for (size_t n = 1; n <= NMAX + 1; n++) {
+        size_t m = n <= NMAX ? n : CS_KECCAK_BATCH; /* the last round: the callers' batch */
+        rand_states(st, ref, m, &r, 23);
+        for (size_t k = m; k < m + GUARD; k++)
+            for (int i = 0; i < 25; i++) st[k][i] = 0x5eed0000c0ffee00ull + 25 * k + (uint64_t)i;
+        for (int rep = 0; rep < 2; rep++) {
+            cs_keccak_permute_many(st, m);
+            for (size_t k = 0; k < m; k++) sha3_permute((struct sha3_state *)(void *)ref[k]);
+        }
+        for (size_t k = 0; k < m; k++) {
+            bad += memcmp(st[k], ref[k], sizeof st[k]) != 0;
+            checked++;
+        }
+        for (size_t k = m; k < m + GUARD; k++)
+            for (int i = 0; i < 25; i++) bad += st[k][i] != 0x5eed0000c0ffee00ull + 25 * k + (uint64_t)i;
+    }
+    CS_CHECK_EQ_U64(bad, 0);
+    CS_CHECK_EQ_U64(checked, NMAX * (NMAX + 1) / 2 + CS_KECCAK_BATCH);
+#if defined(__GNUC__) && defined(__x86_64__)
+    {
+        int want = cs_keccak_path_available(CS_KECCAK_PATH_AVX512) ? CS_KECCAK_PATH_AVX512
+                   : __builtin_cpu_is("znver1")                    ? CS_KECCAK_PATH_AVX2_BMI2
+                                                                   : CS_KECCAK_PATH_AVX2;
+        CS_CHECK_EQ_U64(cs_keccak_path_set(CS_KECCAK_PATH_AUTO), CS_OK);
+        CS_CHECK_EQ_U64(cs_keccak_path(), want);
+        printf("keccak path auto: %s\n", cs_keccak_path_name(cs_keccak_path()));
+    }
+#endif
+    printf("keccak path %s: %ld states checked\n", cs_keccak_path_name(CS_KECCAK_PATH_AVX2_BMI2), checked);
+    CS_CHECK_EQ_U64(cs_keccak_path_set(prev), CS_OK);
+}
+
+/*
  * cs_timer_id_many against the single derivation, on every permutation
  * path this CPU has, forced in turn (seed 1603): 77 random inputs (random
  * actor, height and nonce; payloads of 0..99 bytes, which fit one block,
@@ -495,7 +555,8 @@ static void test_paths_seed_1600(void)
 static void test_timer_id_many_seed_1603(void)
 {
     enum { N = 77 };
-    static const int paths[] = {CS_KECCAK_PATH_SCALAR, CS_KECCAK_PATH_AVX2, CS_KECCAK_PATH_AVX512};
+    static const int paths[] = {CS_KECCAK_PATH_SCALAR, CS_KECCAK_PATH_AVX2, CS_KECCAK_PATH_AVX512,
+                                CS_KECCAK_PATH_AVX2_BMI2};
     static const size_t longs[4] = {100, 135, 200, 400};
     static uint8_t pay[N][400], cat[N][436];
     static cs_addr_t act[N];
@@ -618,7 +679,8 @@ static void sponge_many(int perm_many, uint8_t domain, const uint8_t *const *msg
  */
 static void test_paths_random_seed_1601(void)
 {
-    static const int paths[] = {CS_KECCAK_PATH_SCALAR, CS_KECCAK_PATH_AVX2, CS_KECCAK_PATH_AVX512};
+    static const int paths[] = {CS_KECCAK_PATH_SCALAR, CS_KECCAK_PATH_AVX2, CS_KECCAK_PATH_AVX512,
+                                CS_KECCAK_PATH_AVX2_BMI2};
     static const int ones[] = {CS_KECCAK_ONE_NETTLE, CS_KECCAK_ONE_C, CS_KECCAK_ONE_BMI2};
     static const char *sha3_hex[3] = {
         "a7ffc6f8bf1ed76651c14756a061d662f580ff4de43b49fa82d80a4b80f8434a",
@@ -740,6 +802,7 @@ int main(void)
     test_incremental_property();
     test_paths_seed_1600();
     test_paths_random_seed_1601();
+    test_hybrid_path_seed_1604();
     test_timer_id();
     test_timer_id_many_seed_1603();
     test_route_ok();

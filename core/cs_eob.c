@@ -90,6 +90,30 @@ static int cs__qpos_cmp(const void *a, const void *b)
     return (qa > qb) - (qa < qb);
 }
 
+/* Put the n carried slots v[0..n) in carry order (their qpos, the index in
+ * s->carry, distinct).  When the carry set is not much larger than n, by
+ * marking their indices and one pass over the carry set (O(n_carry), no
+ * comparisons); else, or when the marks cannot be allocated, by qsort. */
+static void cs__carry_order(cs_sched_t *s, uint32_t *v, size_t n)
+{
+    if (n < 2) return;
+    size_t old = s->cmark_cap;
+    if (s->n_carry <= 16 * n && CS__GROW(s->cmark, s->cmark_cap, s->n_carry) == 0 && s->cmark_cap > old)
+        memset(s->cmark + old, 0, s->cmark_cap - old); /* the marks start clear */
+    if (s->n_carry > 16 * n || s->cmark_cap < s->n_carry) {
+        cs__qs_sched = s;
+        qsort(v, n, sizeof *v, cs__qpos_cmp);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) s->cmark[s->hot[v[i]].qpos] = 1;
+    size_t k = 0;
+    for (size_t i = 0; i < s->n_carry && k < n; i++) {
+        if (!s->cmark[i]) continue;
+        s->cmark[i] = 0;
+        v[k++] = s->carry[i];
+    }
+}
+
 /* Incremental step 3 (N80): the members that expired and, walking the
  * rule's order over the members and this block's eligible due timers
  * merged, the members met before the eligible cycles walked exceed the
@@ -153,8 +177,7 @@ static size_t cs__rank_take(cs_sched_t *s, uint64_t *gmax, int *proof)
     }
     *proof = r->h[CS__RK_ORD_U].n + r->h[CS__RK_ORD_C].n > 0;
     /* Carry order: qpos is the index in s->carry (distinct). */
-    cs__qs_sched = s;
-    qsort(s->trig, n, sizeof *s->trig, cs__qpos_cmp);
+    cs__carry_order(s, s->trig, n);
     return n;
 }
 

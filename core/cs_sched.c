@@ -421,6 +421,7 @@ void cs_sched_free(cs_sched_t *s)
     free(s->rows);
     free(s->deliv);
     free(s->trig);
+    free(s->cmark);
     free(s->crow);
     free(s->order);
     free(s->rsel);

@@ -142,6 +142,9 @@ struct cs_sched {
     size_t cfired_cap;
     uint32_t *trig;           /* candidate slots of this block */
     size_t trig_cap;
+    uint8_t *cmark;           /* carry index -> taken by the ranking this block (cs__rank_take),
+                               * all zero between blocks */
+    size_t cmark_cap;
     cs__rank_t rank;          /* persistent ranking of carried timers (cs_rank.h, N80) */
     int rank_on;              /* cs_sched_set_ranking: the incremental path is allowed */
     int rank_blk;             /* this block takes the incremental path */

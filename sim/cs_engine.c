@@ -663,6 +663,8 @@ int cs_sim_step(cs_engine_t *e)
             uint32_t ahead = res.rows[i + CS__ROW_PF].slot;
             if (ahead < e->ti_n) __builtin_prefetch(&e->ti[ahead], 1);
             __builtin_prefetch(cs_sched_record(e->s, ahead));
+            /* A fired row reads its record's flags (whether it ended). */
+            if (res.rows[i + CS__ROW_PF].outcome == CS_OUT_FIRED) __builtin_prefetch(cs_sched_hot(e->s, ahead));
         }
         if (i + CS__ROW_PF / 2 < res.n_rows) { /* its record came in: now its actor */
             const cs_timer_t *ta = cs_sched_record(e->s, res.rows[i + CS__ROW_PF / 2].slot);

@@ -375,6 +375,8 @@ static int cs__timers_phase(cs_sched_t *s)
             CS__PREFETCH_REC(s, ahead, s->trig[i + CS__PF_AHEAD / 2]);
             if (ahead < s->rank.cap) __builtin_prefetch(&s->rank.sil[ahead]);
             CS__PREFETCH_PAYER(s, s->trig[i + CS__PF_AHEAD / 4], lbal, lesc, nacc);
+            /* A fire-time GBA hook reads what the world keeps of the timer. */
+            if (s->hooks.gba && s->hooks.ahead) s->hooks.ahead(s->hooks.user, s->trig[i + CS__PF_AHEAD / 4]);
         }
         cs_timer_hot_t *th = &s->hot[slot];
         const cs_timer_t *t = &s->pool[slot];

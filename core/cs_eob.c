@@ -307,7 +307,7 @@ static void cs__digest(cs_sched_t *s, uint64_t h, cs_block_stats_t *st)
     for (int i = 0; i < 8; i++) b[i] = (uint8_t)(h >> (56 - 8 * i));
     cs_keccak_update(&c, b, 8);
     cs_keccak_update(&c, s->digest.b, 32);
-    cs_keccak_update(&c, s->setsum.b, 32);
+    cs_keccak_update(&c, s->setsum, 32); /* the limbs' bytes, as stored */
     cs_keccak_update(&c, root.b, 32);
     uint64_t cnt[3] = {s->n_pending, s->n_carry, s->n_gcq - s->gcq_head};
     for (int k = 0; k < 3; k++) {

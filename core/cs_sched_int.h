@@ -123,7 +123,8 @@ struct cs_sched {
     cs_sched_hooks_t hooks;   /* outside world */
     cs__acct_t acct;          /* timer accounting */
     cs_hash_t digest;         /* state digest of the last block = parent root */
-    cs_hash_t setsum;         /* additive multiset hash of pending (id, height) */
+    uint64_t setsum[4];       /* additive multiset hash of pending (id, height): 256-bit sum,
+                               * limb 0 least significant; its bytes in memory order are hashed */
     /* per-block scratch, sized up front and reused */
     cs_slotvec_t due;
     cs_cand_t *cands;

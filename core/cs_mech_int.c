@@ -347,13 +347,15 @@ typedef struct cs__skey {
 } cs__skey_t;
 
 /* Does a come before b: ~key, then tie ascending, then cmp (only when
- * both are equal, so a run of distinct keys reads no candidate). */
+ * both are equal, so a run of distinct keys reads no candidate).  The
+ * common case is computed without a branch on the outcome (the sorts'
+ * comparisons are unpredictable). */
 static inline int cs__skey_before(const cs__skey_t *a, const cs__skey_t *b, const cs_cand_t *c,
                                   cs__cmp_fn cmp, const void *ctx)
 {
-    if (a->k != b->k) return a->k < b->k;
-    if (a->t != b->t) return a->t < b->t;
-    return cmp(&c[a->x], &c[b->x], ctx) < 0;
+    int ke = a->k == b->k;
+    if (__builtin_expect(ke && a->t == b->t, 0)) return cmp(&c[a->x], &c[b->x], ctx) < 0;
+    return (a->k < b->k) | (ke & (a->t < b->t));
 }
 
 #define CS__SMALL_SORT 64 /* cs__sort_core sorts up to this many without radix passes */
@@ -394,7 +396,13 @@ static void cs__sort_small(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn
                 memcpy(b + s, a + s, (e - s) * sizeof *a);
                 continue;
             }
-            while (i < m && j < e) b[k++] = cs__skey_before(&a[j], &a[i], c, cmp, ctx) ? a[j++] : a[i++];
+            while (i < m && j < e) { /* the pick by address and index arithmetic, not a branch */
+                size_t tj = (size_t)cs__skey_before(&a[j], &a[i], c, cmp, ctx);
+                const cs__skey_t *p = tj ? &a[j] : &a[i];
+                b[k++] = *p;
+                j += tj;
+                i += 1 - tj;
+            }
             while (i < m) b[k++] = a[i++];
             while (j < e) b[k++] = a[j++];
         }

@@ -477,6 +477,19 @@ uint32_t cs_sched_silent(const cs_sched_t *s, uint32_t slot)
     return r->sil[slot];
 }
 
+void cs_sched_prefetch_end(const cs_sched_t *s, uint32_t slot)
+{
+    if (slot >= s->pool_n) return;
+    __builtin_prefetch(&s->hot[slot]);
+    uint32_t m = s->pool[slot].money;
+    if (m != CS_NIL) __builtin_prefetch(&s->money[m]);
+    const cs__rank_t *r = &s->rank;
+    if (slot < r->cap) {
+        __builtin_prefetch(&r->cls[slot]);
+        __builtin_prefetch(&r->sil[slot]);
+    }
+}
+
 void cs_sched_mem(const cs_sched_t *s, cs_sched_mem_t *m)
 {
     memset(m, 0, sizeof *m);

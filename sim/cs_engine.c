@@ -671,11 +671,13 @@ int cs_sim_step(cs_engine_t *e)
             uint32_t ahead = res.rows[i + CS__ROW_PF].slot;
             if (ahead < e->ti_n) __builtin_prefetch(&e->ti[ahead], 1);
             __builtin_prefetch(cs_sched_record(e->s, ahead));
-            /* A fired row reads its record's flags (whether it ended). */
-            if (res.rows[i + CS__ROW_PF].outcome == CS_OUT_FIRED) __builtin_prefetch(cs_sched_hot(e->s, ahead));
         }
         if (i + CS__ROW_PF / 2 < res.n_rows) { /* its record came in: now its actor */
-            const cs_timer_t *ta = cs_sched_record(e->s, res.rows[i + CS__ROW_PF / 2].slot);
+            const cs_cand_row_t *ra = &res.rows[i + CS__ROW_PF / 2];
+            /* A row other than a deferral may end its timer: the /timers
+             * row reads the core's flags, money entry and silent count. */
+            if (ra->outcome != CS_OUT_DEFERRED) cs_sched_prefetch_end(e->s, ra->slot);
+            const cs_timer_t *ta = cs_sched_record(e->s, ra->slot);
             if (ta && ta->actor < e->n_actors) {
                 __builtin_prefetch(&e->actors[ta->actor], 1); /* 80 bytes: both its lines */
                 __builtin_prefetch(&e->actors[ta->actor].starved, 1);

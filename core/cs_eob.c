@@ -90,6 +90,30 @@ static int cs__qpos_cmp(const void *a, const void *b)
     return (qa > qb) - (qa < qb);
 }
 
+/* Put the n carried slots v[0..n) in carry order (their qpos, the index in
+ * s->carry, distinct).  When the carry set is not much larger than n, by
+ * marking their indices and one pass over the carry set (O(n_carry), no
+ * comparisons); else, or when the marks cannot be allocated, by qsort. */
+static void cs__carry_order(cs_sched_t *s, uint32_t *v, size_t n)
+{
+    if (n < 2) return;
+    size_t old = s->cmark_cap;
+    if (s->n_carry <= 16 * n && CS__GROW(s->cmark, s->cmark_cap, s->n_carry) == 0 && s->cmark_cap > old)
+        memset(s->cmark + old, 0, s->cmark_cap - old); /* the marks start clear */
+    if (s->n_carry > 16 * n || s->cmark_cap < s->n_carry) {
+        cs__qs_sched = s;
+        qsort(v, n, sizeof *v, cs__qpos_cmp);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) s->cmark[s->hot[v[i]].qpos] = 1;
+    size_t k = 0;
+    for (size_t i = 0; i < s->n_carry && k < n; i++) {
+        if (!s->cmark[i]) continue;
+        s->cmark[i] = 0;
+        v[k++] = s->carry[i];
+    }
+}
+
 /* Incremental step 3 (N80): the members that expired and, walking the
  * rule's order over the members and this block's eligible due timers
  * merged, the members met before the eligible cycles walked exceed the
@@ -153,8 +177,7 @@ static size_t cs__rank_take(cs_sched_t *s, uint64_t *gmax, int *proof)
     }
     *proof = r->h[CS__RK_ORD_U].n + r->h[CS__RK_ORD_C].n > 0;
     /* Carry order: qpos is the index in s->carry (distinct). */
-    cs__qs_sched = s;
-    qsort(s->trig, n, sizeof *s->trig, cs__qpos_cmp);
+    cs__carry_order(s, s->trig, n);
     return n;
 }
 
@@ -284,7 +307,7 @@ static void cs__digest(cs_sched_t *s, uint64_t h, cs_block_stats_t *st)
     for (int i = 0; i < 8; i++) b[i] = (uint8_t)(h >> (56 - 8 * i));
     cs_keccak_update(&c, b, 8);
     cs_keccak_update(&c, s->digest.b, 32);
-    cs_keccak_update(&c, s->setsum.b, 32);
+    cs_keccak_update(&c, s->setsum, 32); /* the limbs' bytes, as stored */
     cs_keccak_update(&c, root.b, 32);
     uint64_t cnt[3] = {s->n_pending, s->n_carry, s->n_gcq - s->gcq_head};
     for (int k = 0; k < 3; k++) {
@@ -352,6 +375,8 @@ static int cs__timers_phase(cs_sched_t *s)
             CS__PREFETCH_REC(s, ahead, s->trig[i + CS__PF_AHEAD / 2]);
             if (ahead < s->rank.cap) __builtin_prefetch(&s->rank.sil[ahead]);
             CS__PREFETCH_PAYER(s, s->trig[i + CS__PF_AHEAD / 4], lbal, lesc, nacc);
+            /* A fire-time GBA hook reads what the world keeps of the timer. */
+            if (s->hooks.gba && s->hooks.ahead) s->hooks.ahead(s->hooks.user, s->trig[i + CS__PF_AHEAD / 4]);
         }
         cs_timer_hot_t *th = &s->hot[slot];
         const cs_timer_t *t = &s->pool[slot];

@@ -290,6 +290,10 @@ static void cs__fair_median(cs_fairness_t *f)
         /* M_h = alpha*median_h + (1 - alpha)*M_{h-1}, floored in x10^6 units */
         f->median_fp = ((cs_u128)a * raw_fp + (cs_u128)(CS__S - a) * f->median_fp) / CS__S;
     }
+    /* The denominator of every W until the next median (cs__weight_of). */
+    cs_u128 denom = CS_MAX(f->median_fp, (cs_u128)CS__S);
+    if (denom <= UINT64_MAX) cs_fixed_div_set(&f->wdiv, (uint64_t)denom);
+    else f->wdiv.d = 0;
 }
 
 /* CIP-1 rev §3 step 10: the rolling decay at the start of the end-of-block step. */
@@ -401,10 +405,12 @@ static uint64_t cs__weight_of(const cs_fairness_t *f, uint64_t recent)
     cs_u128 denom = CS_MAX(f->median_fp, (cs_u128)CS__S); /* max(1, median) x 10^6 */
     cs_u128 ratio;                                         /* ppm, floored; < 2^93 */
     /* The same floor in 64 bits when the operands fit (recent < 2^24 keeps
-     * recent x 10^12 below 2^64): a hardware divide rather than the
-     * 128-bit library call, the usual case by far. */
+     * recent x 10^12 below 2^64), the usual case by far: by the median's
+     * reciprocal (cs_fixed_div, exact) rather than the 128-bit library
+     * call or a hardware divide per candidate. */
     if (recent < ((uint64_t)1 << 24) && denom <= UINT64_MAX)
-        ratio = recent * (CS__S * CS__S) / (uint64_t)denom;
+        ratio = f->wdiv.d == (uint64_t)denom ? cs_fixed_div(&f->wdiv, recent * (CS__S * CS__S)) /* the same floor */
+                                             : recent * (CS__S * CS__S) / (uint64_t)denom;
     else
         ratio = (cs_u128)recent * CS__S * CS__S / denom;
     if (ratio > 2u * CS__S) ratio = 2u * CS__S;

@@ -62,6 +62,7 @@
 
 #include "cs_error.h"
 #include "cs_params.h"
+#include "cs_fixed.h"
 #include "cs_types.h"
 
 /* One tracked identity. */
@@ -111,6 +112,8 @@ typedef struct cs_fairness {
     int ema_started;       /* median_fp holds a smoothed value */
     uint64_t median;       /* raw lower median at the last begin_block */
     cs_u128 median_fp;     /* median in effect (smoothed if ema), x 10^6 */
+    cs_fixed_div_t wdiv;   /* division by max(1, median) x 10^6 for W, set with the median
+                            * (d = 0 while that does not fit 64 bits) */
 } cs_fairness_t;
 
 /* Set up f from p (fairness_window, w_min, w_max, median_ema).  Allocates

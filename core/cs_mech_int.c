@@ -338,6 +338,81 @@ cs__pack(uint64_t *pa, const uint64_t *key, const uint32_t *ord, const uint64_t 
     }
 }
 
+/* One candidate of a short keyed sort: ~key (so ascending is the key
+ * descending), the tie value (0 without use_tie) and its index. */
+typedef struct cs__skey {
+    uint64_t k;    /* ~key */
+    uint64_t t;    /* tie[x], or 0 */
+    uint32_t x;    /* candidate index */
+} cs__skey_t;
+
+/* Does a come before b: ~key, then tie ascending, then cmp (only when
+ * both are equal, so a run of distinct keys reads no candidate).  The
+ * common case is computed without a branch on the outcome (the sorts'
+ * comparisons are unpredictable). */
+static inline int cs__skey_before(const cs__skey_t *a, const cs__skey_t *b, const cs_cand_t *c,
+                                  cs__cmp_fn cmp, const void *ctx)
+{
+    int ke = a->k == b->k;
+    if (__builtin_expect(ke && a->t == b->t, 0)) return cmp(&c[a->x], &c[b->x], ctx) < 0;
+    return (a->k < b->k) | (ke & (a->t < b->t));
+}
+
+#define CS__SMALL_SORT 64 /* cs__sort_core sorts up to this many without radix passes */
+
+/* cs__sort_core for n <= CS__SMALL_SORT: the same order (the key's and
+ * tie's contracts make (key desc, tie asc, cmp) exactly cmp's order),
+ * by insertion sort of runs of 8 and merges, on a copy of the keys on the
+ * stack, so the comparator (an indirect call reading two candidates)
+ * runs only for equal (key, tie) pairs.  A radix pass would cost more than
+ * the sort itself at this size (its histograms alone are 2,048 counters). */
+static void cs__sort_small(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn cmp, const void *ctx,
+                           int use_tie, int identity)
+{
+    cs__skey_t buf[2][CS__SMALL_SORT];
+    cs__skey_t *a = buf[0], *b = buf[1];
+    uint32_t *ord = w->ord;
+    for (size_t j = 0; j < n; j++) {
+        uint32_t x = identity ? (uint32_t)j : ord[j];
+        a[j].k = ~w->key[x];
+        a[j].t = use_tie ? w->tie[x] : 0;
+        a[j].x = x;
+    }
+    enum { RUN = 8 };
+    for (size_t s = 0; s < n; s += RUN) {
+        size_t e = s + RUN < n ? s + RUN : n;
+        for (size_t i = s + 1; i < e; i++) {
+            cs__skey_t v = a[i];
+            size_t j = i;
+            for (; j > s && cs__skey_before(&v, &a[j - 1], c, cmp, ctx); j--) a[j] = a[j - 1];
+            a[j] = v;
+        }
+    }
+    for (size_t width = RUN; width < n; width *= 2) {
+        for (size_t s = 0; s < n; s += 2 * width) {
+            size_t m = s + width < n ? s + width : n, e = s + 2 * width < n ? s + 2 * width : n;
+            size_t i = s, j = m, k = s;
+            if (m < e && !cs__skey_before(&a[m], &a[m - 1], c, cmp, ctx)) { /* already in order */
+                memcpy(b + s, a + s, (e - s) * sizeof *a);
+                continue;
+            }
+            while (i < m && j < e) { /* the pick by address and index arithmetic, not a branch */
+                size_t tj = (size_t)cs__skey_before(&a[j], &a[i], c, cmp, ctx);
+                const cs__skey_t *p = tj ? &a[j] : &a[i];
+                b[k++] = *p;
+                j += tj;
+                i += 1 - tj;
+            }
+            while (i < m) b[k++] = a[i++];
+            while (j < e) b[k++] = a[j++];
+        }
+        cs__skey_t *t = a;
+        a = b;
+        b = t;
+    }
+    for (size_t j = 0; j < n; j++) ord[j] = a[j].x;
+}
+
 /* The radix sort behind cs__sort_keyed_desc and cs__sort_keyed_desc_id:
  * identity = 1 sorts the indices 0..n-1 (w->ord is output only); diff is
  * (OR of the keys) ^ (AND of the keys), computed here when have_diff = 0;
@@ -351,13 +426,13 @@ static void cs__sort_core(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn 
     const uint64_t mask = RADIX - 1;
     uint32_t *ord = w->ord;
     const uint64_t *key = w->key;
-    if (identity && n <= 64) /* the radix path below writes ord itself */
+    if (identity && n <= CS__SMALL_SORT) /* the radix path below writes ord itself */
         for (size_t j = 0; j < n; j++) ord[j] = (uint32_t)j;
     w->n_eq = 0;
     if (n < 2) return;
-    if (n <= 64) {
+    if (n <= CS__SMALL_SORT) {
         w->n_eq = SIZE_MAX; /* no radix pass: runs unknown */
-        cs__msort(ord, w->tmp, n, c, cmp, ctx);
+        cs__sort_small(w, c, n, cmp, ctx, use_tie, identity);
         return;
     }
     /* Only the bits in which two keys differ matter: above them all keys

@@ -164,9 +164,10 @@ void cs__sort_range(cs__ws_t *w, const cs_cand_t *c, size_t off, size_t n, cs__c
  * their tie values are gathered once into position order and sorted as
  * (tie, index) pairs, so the comparator is only called for equal tie
  * values.  Scratch: tmp, tmp2, key2, key3, key4, hist (key, tie, aux are
- * read only).  n <= 64 falls back to a merge sort by cmp.  On return
+ * read only).  n <= 64 is sorted without radix passes, by (key, tie) and
+ * cmp for equal pairs (the same order).  On return
  * w->tmp[0..w->n_eq) lists, ascending, the positions whose key equals the
- * key at the position before (w->n_eq = SIZE_MAX after the merge sort). */
+ * key at the position before (w->n_eq = SIZE_MAX after the sort of n <= 64). */
 void cs__sort_keyed_desc(cs__ws_t *w, const cs_cand_t *c, size_t n, cs__cmp_fn cmp,
                          const void *ctx, int use_tie);
 

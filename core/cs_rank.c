@@ -61,29 +61,44 @@ static int cs__rk_tie(const cs_sched_t *s, uint32_t a, uint32_t b)
     return s->pool[a].sched_height < s->pool[b].sched_height;
 }
 
-/* Does entry a come before entry b in heap k?  Order heaps: k1
- * descending, then the id (its prefix k2, the record only when the
- * prefixes are equal); max heaps by k1 descending, min heaps ascending
- * (ties in any order: they are only scanned against a bound). */
-static int cs__rk_before(const cs_sched_t *s, int k, const cs__rk_ent_t *a, const cs__rk_ent_t *b)
+/* The three orders of the heaps: an order heap (k1 descending, then the
+ * id: its prefix k2, the record only when the prefixes are equal), a max
+ * heap (k1 descending) and a min heap (k1 ascending); ties in the last two
+ * in any order (they are only scanned against a bound). */
+enum { CS__RKT_ORD = 0, CS__RKT_MAX = 1, CS__RKT_MIN = 2 };
+
+static inline int cs__rk_type(int k)
 {
     switch (k) {
     case CS__RK_ORD_U:
     case CS__RK_ORD_C:
     case CS__RK_ORD_B:
     case CS__RK_DUE:
-        if (a->k1 != b->k1) return a->k1 > b->k1;
-        if (a->k2 != b->k2) return a->k2 < b->k2;
-        return cs__rk_tie(s, a->slot, b->slot);
+        return CS__RKT_ORD;
     case CS__RK_THR_C:
     case CS__RK_FEE_B:
-        return a->k1 > b->k1;
+        return CS__RKT_MAX;
     default: /* THR_U, FEE_C, EXP */
-        return a->k1 < b->k1;
+        return CS__RKT_MIN;
     }
 }
 
-/* The key of slot in heap k (see cs__rk_before). */
+/* Does entry a come before entry b in a heap of order type t?  Inlined
+ * with t constant into the sifts below, so each sift compares without
+ * dispatching on the heap. */
+static inline __attribute__((always_inline)) int cs__rk_lt(const cs_sched_t *s, int t, const cs__rk_ent_t *a,
+                                                           const cs__rk_ent_t *b)
+{
+    if (t == CS__RKT_ORD) {
+        if (a->k1 != b->k1) return a->k1 > b->k1;
+        if (a->k2 != b->k2) return a->k2 < b->k2;
+        return cs__rk_tie(s, a->slot, b->slot);
+    }
+    if (t == CS__RKT_MAX) return a->k1 > b->k1;
+    return a->k1 < b->k1;
+}
+
+/* The key of slot in heap k (see cs__rk_lt). */
 static cs__rk_ent_t cs__rk_ent(const cs_sched_t *s, int k, uint32_t slot)
 {
     const cs__rank_t *r = &s->rank;
@@ -110,20 +125,20 @@ static void cs__rk_set(cs__rank_t *r, int k, size_t i, const cs__rk_ent_t *e)
     r->pos[k][e->slot] = (uint32_t)i;
 }
 
-static void cs__rk_up(cs_sched_t *s, int k, size_t i)
+static inline __attribute__((always_inline)) void cs__rk_up_t(cs_sched_t *s, int k, size_t i, int t)
 {
     cs__rank_t *r = &s->rank;
     cs__rk_ent_t x = r->h[k].a[i];
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        if (!cs__rk_before(s, k, &x, &r->h[k].a[p])) break;
+        if (!cs__rk_lt(s, t, &x, &r->h[k].a[p])) break;
         cs__rk_set(r, k, i, &r->h[k].a[p]);
         i = p;
     }
     cs__rk_set(r, k, i, &x);
 }
 
-static void cs__rk_down(cs_sched_t *s, int k, size_t i)
+static inline __attribute__((always_inline)) void cs__rk_down_t(cs_sched_t *s, int k, size_t i, int t)
 {
     cs__rank_t *r = &s->rank;
     cs__rk_heap_t *h = &r->h[k];
@@ -131,12 +146,31 @@ static void cs__rk_down(cs_sched_t *s, int k, size_t i)
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= h->n) break;
-        if (c + 1 < h->n && cs__rk_before(s, k, &h->a[c + 1], &h->a[c])) c++;
-        if (!cs__rk_before(s, k, &h->a[c], &x)) break;
+        if (c + 1 < h->n && cs__rk_lt(s, t, &h->a[c + 1], &h->a[c])) c++;
+        if (!cs__rk_lt(s, t, &h->a[c], &x)) break;
         cs__rk_set(r, k, i, &h->a[c]);
         i = c;
     }
     cs__rk_set(r, k, i, &x);
+}
+
+/* Sift entry i of heap k up (towards the top) / down to its place. */
+static void cs__rk_up(cs_sched_t *s, int k, size_t i)
+{
+    switch (cs__rk_type(k)) {
+    case CS__RKT_ORD: cs__rk_up_t(s, k, i, CS__RKT_ORD); break;
+    case CS__RKT_MAX: cs__rk_up_t(s, k, i, CS__RKT_MAX); break;
+    default: cs__rk_up_t(s, k, i, CS__RKT_MIN); break;
+    }
+}
+
+static void cs__rk_down(cs_sched_t *s, int k, size_t i)
+{
+    switch (cs__rk_type(k)) {
+    case CS__RKT_ORD: cs__rk_down_t(s, k, i, CS__RKT_ORD); break;
+    case CS__RKT_MAX: cs__rk_down_t(s, k, i, CS__RKT_MAX); break;
+    default: cs__rk_down_t(s, k, i, CS__RKT_MIN); break;
+    }
 }
 
 static int cs__rk_push(cs_sched_t *s, int k, uint32_t slot)

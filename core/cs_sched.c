@@ -237,33 +237,48 @@ void cs__retired_release(cs_sched_t *s)
     s->n_retired = 0;
 }
 
+/* One limb of a multi-limb add: a + e + *carry, the carry out in *carry. */
+static inline uint64_t cs__limb_add(uint64_t a, uint64_t e, uint64_t *carry)
+{
+    uint64_t x = a + e, y = x + *carry;
+    *carry = (x < e) | (y < x);
+    return y;
+}
+
+/* One limb of a multi-limb subtract: a - e - *borrow, the borrow out in *borrow. */
+static inline uint64_t cs__limb_sub(uint64_t a, uint64_t e, uint64_t *borrow)
+{
+    uint64_t x = a - e, y = x - *borrow;
+    *borrow = (a < e) | (x < *borrow);
+    return y;
+}
+
 /* The pending set's multiset hash: the sum mod 2^256 of one element per
  * pending timer (its id with height and rank folded in).  Insert adds,
  * removal subtracts, so the digest of a set does not depend on history. */
 void cs__setsum_update(cs_sched_t *s, uint32_t slot, int add)
 {
-    uint64_t e[4], a[4];
-    memcpy(e, s->pool[slot].id.b, 32);
-    memcpy(a, s->setsum.b, 32);
-    e[0] ^= cs__mix64(s->hot[slot].height);
-    e[1] ^= cs__mix64(s->hot[slot].fifo_rank ^ 0x9e3779b97f4a7c15ull);
+    const uint8_t *id = s->pool[slot].id.b;
+    uint64_t e0 = cs__load64(id) ^ cs__mix64(s->hot[slot].height);
+    uint64_t e1 = cs__load64(id + 8) ^ cs__mix64(s->hot[slot].fifo_rank ^ 0x9e3779b97f4a7c15ull);
+    uint64_t e2 = cs__load64(id + 16), e3 = cs__load64(id + 24);
     /* 256-bit add / subtract mod 2^256 of the limb vectors (limb 0 least
-     * significant), as two 128-bit halves with one carry between them. */
-    cs_u128 alo = ((cs_u128)a[1] << 64) | a[0], ahi = ((cs_u128)a[3] << 64) | a[2];
-    cs_u128 elo = ((cs_u128)e[1] << 64) | e[0], ehi = ((cs_u128)e[3] << 64) | e[2];
-    cs_u128 rlo, rhi;
+     * significant), one limb at a time with its carry or borrow.  The
+     * limbs stay 64-bit words, read and written in place: assembling them
+     * into bytes through the stack made each update wait on a failed
+     * store-to-load forwarding. */
+    uint64_t *a = s->setsum, c = 0;
     if (add) {
-        rlo = alo + elo;
-        rhi = ahi + ehi + (rlo < alo ? 1u : 0u);
+        a[0] = cs__limb_add(a[0], e0, &c);
+        a[1] = cs__limb_add(a[1], e1, &c);
+        a[2] = cs__limb_add(a[2], e2, &c);
+        a[3] = cs__limb_add(a[3], e3, &c);
     } else {
-        rlo = alo - elo;
-        rhi = ahi - ehi - (alo < elo ? 1u : 0u);
+        a[0] = cs__limb_sub(a[0], e0, &c);
+        a[1] = cs__limb_sub(a[1], e1, &c);
+        a[2] = cs__limb_sub(a[2], e2, &c);
+        a[3] = cs__limb_sub(a[3], e3, &c);
     }
-    a[0] = (uint64_t)rlo;
-    a[1] = (uint64_t)(rlo >> 64);
-    a[2] = (uint64_t)rhi;
-    a[3] = (uint64_t)(rhi >> 64);
-    memcpy(s->setsum.b, a, 32);
 }
 
 /* ------------------------------------------------------------- id index */
@@ -421,6 +436,7 @@ void cs_sched_free(cs_sched_t *s)
     free(s->rows);
     free(s->deliv);
     free(s->trig);
+    free(s->cmark);
     free(s->crow);
     free(s->order);
     free(s->rsel);
@@ -459,6 +475,19 @@ uint32_t cs_sched_silent(const cs_sched_t *s, uint32_t slot)
     if (slot >= r->cap) return 0;
     if (r->cls[slot] != 0) return (uint32_t)(s->height + 1 > r->since[slot] ? s->height + 1 - r->since[slot] : 0);
     return r->sil[slot];
+}
+
+void cs_sched_prefetch_end(const cs_sched_t *s, uint32_t slot)
+{
+    if (slot >= s->pool_n) return;
+    __builtin_prefetch(&s->hot[slot]);
+    uint32_t m = s->pool[slot].money;
+    if (m != CS_NIL) __builtin_prefetch(&s->money[m]);
+    const cs__rank_t *r = &s->rank;
+    if (slot < r->cap) {
+        __builtin_prefetch(&r->cls[slot]);
+        __builtin_prefetch(&r->sil[slot]);
+    }
 }
 
 void cs_sched_mem(const cs_sched_t *s, cs_sched_mem_t *m)

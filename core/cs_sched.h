@@ -158,6 +158,11 @@ void cs_sched_set_ranking(cs_sched_t *s, int incremental);
 /* Blocks timer `slot` was deferred without a row and not yet reported on
  * a row (a pending timer's at the end of a run, a cancelled one's). */
 uint32_t cs_sched_silent(const cs_sched_t *s, uint32_t slot);
+/* Start fetching what a timer's end reads of slot -- its hot part, its
+ * money entry (bid, TTL) and its silent deferrals (cs_sched_silent) --
+ * once its cold part is in the cache (it reads the money index there).
+ * Changes nothing; performance only. */
+void cs_sched_prefetch_end(const cs_sched_t *s, uint32_t slot);
 /* Bytes of the timer store's per-timer structures, for `cowsim bench
  * memory`.  A *_bytes figure is what the slots, entries or cells in use
  * span (high-water marks: the pages a run has written); *_cap_bytes is

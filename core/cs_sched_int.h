@@ -123,7 +123,8 @@ struct cs_sched {
     cs_sched_hooks_t hooks;   /* outside world */
     cs__acct_t acct;          /* timer accounting */
     cs_hash_t digest;         /* state digest of the last block = parent root */
-    cs_hash_t setsum;         /* additive multiset hash of pending (id, height) */
+    uint64_t setsum[4];       /* additive multiset hash of pending (id, height): 256-bit sum,
+                               * limb 0 least significant; its bytes in memory order are hashed */
     /* per-block scratch, sized up front and reused */
     cs_slotvec_t due;
     cs_cand_t *cands;
@@ -142,6 +143,9 @@ struct cs_sched {
     size_t cfired_cap;
     uint32_t *trig;           /* candidate slots of this block */
     size_t trig_cap;
+    uint8_t *cmark;           /* carry index -> taken by the ranking this block (cs__rank_take),
+                               * all zero between blocks */
+    size_t cmark_cap;
     cs__rank_t rank;          /* persistent ranking of carried timers (cs_rank.h, N80) */
     int rank_on;              /* cs_sched_set_ranking: the incremental path is allowed */
     int rank_blk;             /* this block takes the incremental path */

@@ -160,7 +160,8 @@ typedef struct cs_sched_hooks {
     void (*usage)(void *user, const cs_sched_t *s, uint32_t slot, uint64_t *cycles, uint64_t *cells);
     /* Told, a few fires ahead, the slot of a timer whose execute may come
      * (a winner, fired or not), so the user can prefetch what execute will
-     * read of it; it must change nothing.  NULL: not told. */
+     * read of it, and, with a gba hook, of a candidate whose fees the gba
+     * hook may be asked for; it must change nothing.  NULL: not told. */
     void (*ahead)(void *user, uint32_t slot);
 } cs_sched_hooks_t;
 

@@ -339,6 +339,14 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
             if (a->ops->on_outcome || a->pol.deferred_txs) e->exec_bare = 0;
             if (a->ops->gba || a->pol.value_aware || a->strat) e->gba_none = 0;
         }
+        if (e->gba_none) {
+            /* Every timer keeps the default GBA: without a hook the core
+             * prices it directly, as it does when the hook declines
+             * (CIP-1 rev §7.1), instead of building the hook's context and
+             * calling it for every candidate. */
+            cs_sched_hooks_t bare = {e, cs__hook_execute, NULL, cs__hook_usage, cs__hook_ahead};
+            cs_sched_set_hooks(e->s, &bare);
+        }
         cs_sched_set_ranking(e->s, quiet && !(rk && strcmp(rk, "full") == 0));
     }
     /* Named deployers after every actor, so a fairness identity (D12) is the
@@ -665,7 +673,11 @@ int cs_sim_step(cs_engine_t *e)
             __builtin_prefetch(cs_sched_record(e->s, ahead));
         }
         if (i + CS__ROW_PF / 2 < res.n_rows) { /* its record came in: now its actor */
-            const cs_timer_t *ta = cs_sched_record(e->s, res.rows[i + CS__ROW_PF / 2].slot);
+            const cs_cand_row_t *ra = &res.rows[i + CS__ROW_PF / 2];
+            /* A row other than a deferral may end its timer: the /timers
+             * row reads the core's flags, money entry and silent count. */
+            if (ra->outcome != CS_OUT_DEFERRED) cs_sched_prefetch_end(e->s, ra->slot);
+            const cs_timer_t *ta = cs_sched_record(e->s, ra->slot);
             if (ta && ta->actor < e->n_actors) {
                 __builtin_prefetch(&e->actors[ta->actor], 1); /* 80 bytes: both its lines */
                 __builtin_prefetch(&e->actors[ta->actor].starved, 1);

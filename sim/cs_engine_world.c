@@ -542,8 +542,8 @@ cs_world_t cs__mkworld(cs_engine_t *e)
 
 /* ------------------------------------------------------------ core hooks */
 
-/* The side-table entry cs__hook_execute reads first misses: fetched a
- * few fires ahead (it may straddle two lines). */
+/* The side-table entry cs__hook_execute and cs__hook_gba read first
+ * misses: fetched a few fires ahead (it may straddle two lines). */
 void cs__hook_ahead(void *user, uint32_t slot)
 {
     const cs_engine_t *e = user;

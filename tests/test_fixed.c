@@ -2,7 +2,8 @@
  * test_fixed.c -- the fixed-point exponential behind Bias(n) (CIP-5 §9.2,
  * D7) against libm's expl (long double, 64-bit mantissa, relative error
  * about 1e-19) over a dense grid of the whole unsaturated range, plus the
- * saturation boundary and run-to-run determinism.
+ * saturation boundary and run-to-run determinism; and the floor division
+ * by an invariant divisor (cs_fixed_div) against the hardware divide.
  */
 #include <math.h>
 
@@ -35,8 +36,61 @@ static int close_enough(cs_u128 got, uint64_t x_ppb, cs_u128 scale, long double 
     return g == fl || g == fl2;
 }
 
+/* cs_fixed_div against n / d: divisors at the edges (1, 2, powers of two
+ * and their neighbours, 10^6 and W's denominators, near 2^64) and random
+ * ones of every bit length, each with numerators at the edges (0, d - 1,
+ * d, multiples of d and their neighbours, near 2^64) and random ones. */
+static void test_div(void)
+{
+    uint64_t st = 0x5eed2026112801ull;
+    uint64_t ds[320];
+    size_t nd = 0;
+    static const uint64_t fixed[] = {1, 2, 3, 7, 10, 1000000, 1000001, 999999, 1500000, 48000000000000ull,
+                                     UINT64_MAX, UINT64_MAX - 1, UINT64_MAX / 2, UINT64_MAX / 3 + 1};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) ds[nd++] = fixed[i];
+    for (unsigned b = 1; b < 64; b++) {
+        ds[nd++] = (uint64_t)1 << b;
+        ds[nd++] = ((uint64_t)1 << b) - 1;
+        ds[nd++] = ((uint64_t)1 << b) + 1;
+        ds[nd++] = (cs_test_rand64(&st) >> (64 - b)) | ((uint64_t)1 << (b - 1)); /* b bits */
+    }
+    size_t bad = 0, checked = 0;
+    for (size_t i = 0; i < nd; i++) {
+        cs_fixed_div_t v;
+        cs_fixed_div_set(&v, ds[i]);
+        uint64_t d = ds[i];
+        uint64_t ns[16 + 400];
+        size_t nn = 0;
+        ns[nn++] = 0;
+        ns[nn++] = d - 1;
+        ns[nn++] = d;
+        ns[nn++] = UINT64_MAX;
+        ns[nn++] = UINT64_MAX - 1;
+        ns[nn++] = UINT64_MAX - UINT64_MAX % d;     /* the largest multiple */
+        ns[nn++] = UINT64_MAX - UINT64_MAX % d - 1;
+        if (d <= UINT64_MAX / 3) {
+            ns[nn++] = 3 * d - 1;
+            ns[nn++] = 3 * d;
+        }
+        for (int k = 0; k < 400; k++) {
+            uint64_t r = cs_test_rand64(&st);
+            unsigned sh = (unsigned)(cs_test_rand64(&st) % 64);
+            uint64_t n = r >> sh;
+            if (k % 4 == 0 && d <= UINT64_MAX / 2) n = (n % (UINT64_MAX / d)) * d + (k % 8 == 0 ? d - 1 : 0);
+            ns[nn++] = n;
+        }
+        for (size_t j = 0; j < nn; j++) {
+            checked++;
+            if (cs_fixed_div(&v, ns[j]) != ns[j] / d) bad++;
+        }
+    }
+    CS_CHECK(checked > 100000);
+    CS_CHECK_EQ_U64(bad, 0);
+}
+
 int main(void)
 {
+    test_div();
     long double worst = 0;
     long fails = 0, points = 0;
     /* Dense grid 1: scale 2^64 (so the floor is negligible), x in [0, 44] step 0.000497

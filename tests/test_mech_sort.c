@@ -94,7 +94,7 @@ static void check_sorts(const cs_cand_t *c, size_t n, const char *what)
         int same = memcmp(w.ord, ref, n * sizeof *ref) == 0;
         if (!same) fprintf(stderr, "mech_sort: %s, tie %d, by id %d: order differs\n", what, use_tie, by_id);
         CS_CHECK(same);
-        CS_CHECK_EQ_U64(w.n_eq, want_eq);
+        CS_CHECK_EQ_U64(w.n_eq, n <= 64 ? SIZE_MAX : want_eq); /* runs unknown without radix passes */
     }
     cs__ws_free(&w);
 }
@@ -110,6 +110,24 @@ static void test_keyed_sorts(void)
     check_sorts(c, N, "runs of one tie value");
     fill(c, 100, 0, 3);
     check_sorts(c, 100, "64-bit keys, 100");
+}
+
+/* The short sorts (n <= 64: insertion runs of 8 and merges on (key, tie)
+ * pairs, the comparator for equal pairs) against the same qsort
+ * reference, at sizes around the run and merge widths, in every mode:
+ * distinct keys, runs with tie values, runs the comparator alone orders. */
+static void test_small_sorts(void)
+{
+    static cs_cand_t c[N];
+    static const size_t sizes[] = {2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 57, 63, 64};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        for (int mode = 0; mode < 3; mode++) {
+            char what[64];
+            snprintf(what, sizeof what, "short, n %zu, mode %d", sizes[k], mode);
+            fill(c, sizes[k], mode, 20261128u + 97u * k + (uint64_t)mode);
+            check_sorts(c, sizes[k], what);
+        }
+    }
 }
 
 /* x = a * b as 192 bits, little-endian words (the reference product). */
@@ -242,6 +260,7 @@ static void test_eip1559_wide(void)
 int main(void)
 {
     test_keyed_sorts();
+    test_small_sorts();
     test_keys();
     test_eip1559_wide();
     return cs_test_done("mech_sort");

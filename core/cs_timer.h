@@ -162,10 +162,11 @@ int cs_keccak_one(void);
 int cs_keccak_one_set(int impl);
 int cs_keccak_one_available(int impl);
 const char *cs_keccak_one_name(int impl);
-/* States per batch the callers assemble: a multiple of the AVX2 and
- * AVX-512 paths' widths; the hybrid path takes it as three steps of five
- * and one state through the one-state permutation. */
-#define CS_KECCAK_BATCH 16
+/* States per batch the callers assemble: 40, a multiple of every batched
+ * path's width (AVX2 4, AVX-512 8, the hybrid path 5), so a full batch
+ * leaves no state to the slower one-state permutation; 40 states are 8 KB
+ * of stack, in L1. */
+#define CS_KECCAK_BATCH 40
 /* out[k] = cs_keccak256(msg[k], len[k]) for k < n, short messages batched. */
 void cs_keccak256_many(const void *const *msg, const size_t *len, size_t n, uint8_t (*out)[32]);
 int cs_keccak_path(void);

@@ -496,8 +496,8 @@ static void test_paths_seed_1600(void)
  */
 static void test_hybrid_path_seed_1604(void)
 {
-    enum { NMAX = 25, GUARD = 3 };
-    static uint64_t st[NMAX + GUARD][25], ref[NMAX + GUARD][25];
+    enum { NMAX = 25, GUARD = 3, NBUF = (NMAX > CS_KECCAK_BATCH ? NMAX : CS_KECCAK_BATCH) + GUARD };
+    static uint64_t st[NBUF][25], ref[NBUF][25];
     int prev = cs_keccak_path();
     if (!cs_keccak_path_available(CS_KECCAK_PATH_AVX2_BMI2)) {
         printf("keccak path %s: not on this CPU\n", cs_keccak_path_name(CS_KECCAK_PATH_AVX2_BMI2));

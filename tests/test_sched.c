@@ -576,20 +576,22 @@ static void test_deliver_id_formula(void)
     CS_CHECK(same_id(&got, &want));
 
     /* The block's batch (cs_deliver_id_many) on every permutation path this
-     * CPU has: 37 deliveries (two full batches and a partial one) with
-     * distinct timer ids and fire_seqs equal cs_deliver_id one by one. */
-    static cs_delivery_t d[37];
+     * CPU has: ND deliveries (two full batches of CS_KECCAK_BATCH and a
+     * partial one of 17, a multiple of no path's width) with distinct timer
+     * ids and fire_seqs equal cs_deliver_id one by one. */
+    enum { ND = 2 * CS_KECCAK_BATCH + 17 };
+    static cs_delivery_t d[ND];
     int prev = cs_keccak_path();
     long bad = 0;
-    for (int path = CS_KECCAK_PATH_SCALAR; path <= CS_KECCAK_PATH_AVX512; path++) {
+    for (int path = CS_KECCAK_PATH_SCALAR; path <= CS_KECCAK_PATH_AVX2_BMI2; path++) {
         if (cs_keccak_path_set(path) != CS_OK) continue; /* not on this CPU */
-        for (int k = 0; k < 37; k++) {
+        for (int k = 0; k < ND; k++) {
             memset(&d[k], 0, sizeof d[k]);
             for (int i = 0; i < 32; i++) d[k].timer_id.b[i] = (uint8_t)(k * 31 + i * 17 + path);
             d[k].fire_seq = (uint32_t)(k * 2654435761u);
         }
-        cs_deliver_id_many(h, &parent, d, 37);
-        for (int k = 0; k < 37; k++) {
+        cs_deliver_id_many(h, &parent, d, ND);
+        for (int k = 0; k < ND; k++) {
             cs_deliver_id(h, &parent, &d[k].timer_id, d[k].fire_seq, &want);
             bad += !same_id(&d[k].deliver_id, &want);
         }

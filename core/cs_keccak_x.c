@@ -397,6 +397,43 @@ __attribute__((target("avx512f,avx512vl"))) static void cs__permute_avx512(uint6
         CS__ST(s2, i, w2_);                                                                \
         CS__ST(s3, i, w3_);                                                                \
     } while (0)
+/* The byte shuffles that rotate every lane by 8 and by 56 (CS__KR), as
+ * the constants rot8 and rot56 in the enclosing function. */
+#define CS__KROTS                                                                          \
+    const __m256i rot8 = _mm256_setr_epi8(7, 0, 1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, \
+                                          14, 7, 0, 1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, \
+                                          13, 14);                                          \
+    const __m256i rot56 = _mm256_setr_epi8(1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, \
+                                           8, 1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, \
+                                           15, 8)
+/* All 25 lanes of the states s0..s3 into the vectors a00..a44 (six groups
+ * of four by transposes, lane 24 by inserts), and back. */
+#define CS__GATHER_ALL()                                                                   \
+    do {                                                                                   \
+        CS__GATHER4(0, a00, a01, a02, a03);                                                \
+        CS__GATHER4(4, a04, a10, a11, a12);                                                \
+        CS__GATHER4(8, a13, a14, a20, a21);                                                \
+        CS__GATHER4(12, a22, a23, a24, a30);                                               \
+        CS__GATHER4(16, a31, a32, a33, a34);                                               \
+        CS__GATHER4(20, a40, a41, a42, a43);                                               \
+        a44 = _mm256_setr_epi64x((long long)s0[24], (long long)s1[24], (long long)s2[24],  \
+                                 (long long)s3[24]);                                       \
+    } while (0)
+#define CS__SCATTER_ALL()                                                                  \
+    do {                                                                                   \
+        CS__SCATTER4(0, a00, a01, a02, a03);                                               \
+        CS__SCATTER4(4, a04, a10, a11, a12);                                               \
+        CS__SCATTER4(8, a13, a14, a20, a21);                                               \
+        CS__SCATTER4(12, a22, a23, a24, a30);                                              \
+        CS__SCATTER4(16, a31, a32, a33, a34);                                              \
+        CS__SCATTER4(20, a40, a41, a42, a43);                                              \
+        uint64_t l24_[4];                                                                  \
+        CS__ST(l24_, 0, a44);                                                              \
+        s0[24] = l24_[0];                                                                  \
+        s1[24] = l24_[1];                                                                  \
+        s2[24] = l24_[2];                                                                  \
+        s3[24] = l24_[3];                                                                  \
+    } while (0)
 
 /*
  * Four states per call (AVX2), m <= 4 of them real: states past m are
@@ -410,32 +447,12 @@ __attribute__((target("avx2"))) static void cs__permute_avx2(uint64_t (*st)[25],
     memset(pad, 0, sizeof pad);
     uint64_t *s0 = st[0], *s1 = m > 1 ? st[1] : pad[0], *s2 = m > 2 ? st[2] : pad[1],
              *s3 = m > 3 ? st[3] : pad[2];
-    const __m256i rot8 = _mm256_setr_epi8(7, 0, 1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14, 7, 0,
-                                          1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14);
-    const __m256i rot56 = _mm256_setr_epi8(1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8, 1, 2,
-                                           3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8);
+    CS__KROTS;
     CS__KDECL(a);
     CS__KDECL(e);
-    CS__GATHER4(0, a00, a01, a02, a03);
-    CS__GATHER4(4, a04, a10, a11, a12);
-    CS__GATHER4(8, a13, a14, a20, a21);
-    CS__GATHER4(12, a22, a23, a24, a30);
-    CS__GATHER4(16, a31, a32, a33, a34);
-    CS__GATHER4(20, a40, a41, a42, a43);
-    a44 = _mm256_setr_epi64x((long long)s0[24], (long long)s1[24], (long long)s2[24], (long long)s3[24]);
+    CS__GATHER_ALL();
     CS__K24(a, e);
-    CS__SCATTER4(0, a00, a01, a02, a03);
-    CS__SCATTER4(4, a04, a10, a11, a12);
-    CS__SCATTER4(8, a13, a14, a20, a21);
-    CS__SCATTER4(12, a22, a23, a24, a30);
-    CS__SCATTER4(16, a31, a32, a33, a34);
-    CS__SCATTER4(20, a40, a41, a42, a43);
-    uint64_t l24[4];
-    CS__ST(l24, 0, a44);
-    s0[24] = l24[0];
-    s1[24] = l24[1];
-    s2[24] = l24[2];
-    s3[24] = l24[3];
+    CS__SCATTER_ALL();
 }
 
 /* Scalar lane operations for the hybrid path (family W: one state on
@@ -491,39 +508,19 @@ __attribute__((target("avx2,bmi,bmi2"))) static void cs__permute_hyb5(uint64_t (
     uint64_t *w = st[m - 1];
     uint64_t *s0 = st[0], *s1 = m > 2 ? st[1] : pad[0], *s2 = m > 3 ? st[2] : pad[1],
              *s3 = m > 4 ? st[3] : pad[2];
-    const __m256i rot8 = _mm256_setr_epi8(7, 0, 1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14, 7, 0,
-                                          1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14);
-    const __m256i rot56 = _mm256_setr_epi8(1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8, 1, 2,
-                                           3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8);
+    CS__KROTS;
     CS__KDECL(a);
     CS__KDECL(e);
     CS__WDECL(p);
     CS__WDECL(q);
-    CS__GATHER4(0, a00, a01, a02, a03);
-    CS__GATHER4(4, a04, a10, a11, a12);
-    CS__GATHER4(8, a13, a14, a20, a21);
-    CS__GATHER4(12, a22, a23, a24, a30);
-    CS__GATHER4(16, a31, a32, a33, a34);
-    CS__GATHER4(20, a40, a41, a42, a43);
-    a44 = _mm256_setr_epi64x((long long)s0[24], (long long)s1[24], (long long)s2[24], (long long)s3[24]);
+    CS__GATHER_ALL();
     CS__KEACH(CS__WLOAD, p);
     for (unsigned r = 0; r < 24; r += 2) {
         CS__H5ROUND(a, e, p, q, cs__rc[r]);
         CS__H5ROUND(e, a, q, p, cs__rc[r + 1]);
     }
     CS__KEACH(CS__WSTORE, p);
-    CS__SCATTER4(0, a00, a01, a02, a03);
-    CS__SCATTER4(4, a04, a10, a11, a12);
-    CS__SCATTER4(8, a13, a14, a20, a21);
-    CS__SCATTER4(12, a22, a23, a24, a30);
-    CS__SCATTER4(16, a31, a32, a33, a34);
-    CS__SCATTER4(20, a40, a41, a42, a43);
-    uint64_t l24[4];
-    CS__ST(l24, 0, a44);
-    s0[24] = l24[0];
-    s1[24] = l24[1];
-    s2[24] = l24[2];
-    s3[24] = l24[3];
+    CS__SCATTER_ALL();
 }
 #undef CS__WT
 #undef CS__WX

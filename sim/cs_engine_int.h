@@ -161,7 +161,7 @@ struct cs_engine {
     uint8_t exec_bare;        /* no agent has on_outcome or deferred transactions: a fire's
                                * handler needs only its cycles (cs__hook_execute) */
     uint8_t gba_none;         /* no agent has a fire-time GBA of its own (gba hook, value-aware
-                               * or a strategy): cs__hook_gba always leaves the default */
+                               * or a strategy): the core gets no gba hook (cs_sim_init) */
     int batch_open;           /* the arrival batch's transaction is open */
     cs__hpend_t *bpend;       /* its schedules, in staging order (ids derived at commit) */
     size_t n_bpend, cap_bpend;

@@ -634,8 +634,7 @@ void cs__hook_usage(void *user, const cs_sched_t *s, uint32_t slot, uint64_t *cy
 int cs__hook_gba(void *user, const cs_timer_t *t, const cs_gba_ctx_pub_t *ctx, cs_u128 *max_fee,
                  cs_u128 *max_prio)
 {
-    cs_engine_t *e = user;
-    if (e->gba_none) return 0; /* every timer keeps the default GBA */
+    cs_engine_t *e = user; /* installed only without gba_none (cs_sim_init) */
     const cs_timer_t *base = cs_sched_record(e->s, 0);
     uint32_t slot = (uint32_t)(t - base);
     if (!cs__ti_live(e, slot)) return 0;

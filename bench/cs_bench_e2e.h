@@ -19,7 +19,8 @@ typedef struct cs_bench_run {
     double h5_ns;        /* main-thread wall time inside cs_h5_* */
     uint64_t fires;      /* fires of every kind */
     uint64_t timers;     /* timers scheduled */
-    uint64_t blocks;     /* blocks run */
+    uint64_t blocks;     /* blocks run (measured: after the warm-up) */
+    uint64_t warm;       /* warm-up blocks run before the measured ones (cs_bench_run_warm) */
     uint64_t actors;     /* actors of every kind */
     uint64_t pending;    /* pending timers after the last block */
     uint64_t carried;    /* sum over blocks of the timers deferred and carried after each */
@@ -37,6 +38,14 @@ int cs_bench_load_scenario(const char *path, const char *const *sets, size_t n_s
  * and fill *r.  Returns CS_OK, or an error after a message on stderr. */
 int cs_bench_run_scenario(const char *path, const char *const *sets, size_t n_sets,
                           const char *out_path, cs_bench_run_t *r);
+/* The same with the first `warm` blocks (fewer than the scenario's) run
+ * unmeasured: every figure of *r but pending, mem and rss_end covers the
+ * blocks after them (CPU, wall time, timers, fires, carried, blocks); with
+ * full_after the core takes the full re-ranking from block warm + 1 on
+ * (cs_sim_full_ranking).  The warm-up lets a workload's start-up
+ * transient pass before it is timed. */
+int cs_bench_run_warm(const char *path, const char *const *sets, size_t n_sets, const char *out_path,
+                      uint64_t warm, int full_after, cs_bench_run_t *r);
 
 /* End to end on scenarios/bench-large.json (bench/cs_bench_e2e.c). */
 int cs_bench_e2e(cs_bench_out_t *o, int quick);

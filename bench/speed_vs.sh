@@ -17,11 +17,23 @@
 #   3. e2e: `bench e2e --json` (per-fire rows on), alternated twice;
 #      the ratio of the mean fires_per_second (wall) and of the mean
 #      main-thread CPU seconds.
-#   --quick: 2 pairs of 200 and 300 blocks and `bench e2e --quick` once
-#   each (a smoke run; its ratios are not the figures).
+#   4. standing: issue 26's literal workload (the same scenario with the
+#      default lane basefee start, params.lane_basefee_initial=1000) in
+#      its standing-backlog state: 10,000 blocks run, blocks 7,001-10,000
+#      timed (~510 fires and ~3,500 due-but-deferred timers a block, after
+#      the start-up flood), 3 pairs.  Each run prints its CPU time at block
+#      7,000 (COWSIM_CPU_MARK, cli/cs_cpu_mark.h); the figure is the run's
+#      CPU less that.  A BASE revision without COWSIM_CPU_MARK gets the
+#      header copied in and its run loop patched to print the mark (one
+#      line, nothing else changed); a BASE executable that prints no mark
+#      has no standing figure.
+#   --quick: 2 pairs of 200 and 300 blocks, `bench e2e --quick` once each,
+#   one standing pair of 400 blocks timed after 300 (a smoke run; its
+#   ratios are not the figures).
 #   The last lines give the ratios issue 26 asks for when BASE is 68af655,
-#   its baseline: workload 2.70 (8e6 / 3.0e6 arrivals per CPU-second),
-#   arrivals 2.37 (71 ns / 30 ns), e2e 2.14 (2.5e6 / 1.17e6 fires/s).
+#   its baseline: workload and standing 2.70 (8e6 / 3.0e6 arrivals per
+#   CPU-second), arrivals 2.37 (71 ns / 30 ns), e2e 2.14 (2.5e6 / 1.17e6
+#   fires/s).
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 QUICK=0
@@ -45,6 +57,36 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# An older tree without COWSIM_CPU_MARK: copy the header beside the file
+# holding `cowsim run`'s block loop and print the mark after each block
+# (the line before the loop's progress call).  Nothing else changes.
+mark_patch() {
+    local wt=$1 f
+    grep -rqs COWSIM_CPU_MARK "$wt/cli" "$wt/sim" && return 0
+    f=$(grep -ls 'cs_sim_height(e) % every == 0' "$wt"/cli/*.c "$wt"/sim/*.c | head -1)
+    if [ -z "$f" ]; then
+        echo "== $BASE: no run loop found for COWSIM_CPU_MARK; no standing figure"
+        return 0
+    fi
+    cp "$SRC/cli/cs_cpu_mark.h" "$(dirname "$f")/" &&
+        awk '/^#include "/ && !inc { print "#include \"cs_cpu_mark.h\""; inc = 1 }
+             /cs_sim_height\(e\) % every == 0/ && !mk {
+                 print "                if (cs_sim_height(e) == cs__cpu_mark()) cs__print_cpu_mark(list[m], cs_sim_height(e));"
+                 mk = 1 }
+             { print }' "$f" > "$f.mark" && mv "$f.mark" "$f"
+    echo "== $BASE: COWSIM_CPU_MARK patched into ${f#$wt/}"
+}
+
+# bench/speed_vs.sh --mark-patch DIR: that patch alone, on the tree at DIR
+# (tests/test_bench_scripts.sh).
+if [ "$BASE" = "--mark-patch" ]; then
+    [ $# -eq 2 ] && [ -d "$2" ] || usage
+    mark_patch "$2"
+    trap - EXIT
+    rm -rf "$TMP"
+    exit 0
+fi
+
 if [ -x "$BASE" ] && [ ! -d "$BASE" ]; then
     OLD=$BASE
 else
@@ -54,6 +96,7 @@ else
     echo "== building $BASE ($rev) in $WT"
     git -C "$SRC" worktree add --detach "$WT" "$rev" > /dev/null 2>&1 ||
         { echo "speed_vs: git worktree add failed for $rev" >&2; exit 1; }
+    mark_patch "$WT"
     if ! { cmake -S "$WT" -B "$WT/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$TMP/build.log" 2>&1 &&
            cmake --build "$WT/build" -j "$(nproc)" --target cowsim >> "$TMP/build.log" 2>&1; }; then
         tail -20 "$TMP/build.log" >&2
@@ -65,7 +108,8 @@ fi
 echo "== base $OLD"
 echo "== new  $NEW"
 
-if [ $QUICK = 1 ]; then WP=2; WB=200; AP=2; AB=300; ER=1; EQ=(--quick); else WP=7; WB=1000; AP=5; AB=3000; ER=2; EQ=(); fi
+if [ $QUICK = 1 ]; then WP=2; WB=200; AP=2; AB=300; ER=1; EQ=(--quick); SP=1; SB=400; SM=300
+else WP=7; WB=1000; AP=5; AB=3000; ER=2; EQ=(); SP=3; SB=10000; SM=7000; fi
 
 echo "== workload: run bench/backlog.json, $WB blocks, $WP pairs (CPU seconds: base new base/new)"
 WL=$("$SRC/bench/paired.sh" -n $WP "$OLD" "$NEW" -- run "$SRC/bench/backlog.json" --set blocks=$WB -o {OUT} --quiet) || exit 1
@@ -94,8 +138,38 @@ E2E=$(awk '$1 == "base" { fb += $2; cb += $3; nb++ } $1 == "new" { fn += $2; cn 
                         fb / nb, fn / nn, (fn / nn) / (fb / nb), (cb / nb) / (cn / nn) }' "$TMP/e2e")
 echo "$E2E"
 
+# CPU seconds of one standing run after block $SM (total less the mark),
+# or nothing when the build printed no mark.
+standing_run() {
+    local bin=$1 out=$TMP/standing-out
+    rm -rf "$out"
+    ( TIMEFORMAT='%U %S'
+      { time COWSIM_CPU_MARK=$SM "$bin" run "$SRC/bench/backlog.json" --set blocks=$SB \
+            --set params.lane_basefee_initial=1000 -o "$out" --quiet > /dev/null 2> "$TMP/standing.err"; } \
+            2> "$TMP/standing.time" ) || { echo "speed_vs: $bin standing run failed: $(head -c 300 "$TMP/standing.err")" >&2; return 1; }
+    rm -rf "$out"
+    local mark
+    mark=$(sed -n 's/.*cpu_mark block [0-9]* process_cpu_seconds \([0-9.]*\).*/\1/p' "$TMP/standing.err" | head -1)
+    [ -n "$mark" ] || return 0
+    awk -v m="$mark" '{ printf "%.3f\n", $1 + $2 - m }' "$TMP/standing.time"
+}
+echo "== standing: bench/backlog.json with params.lane_basefee_initial=1000, $SB blocks, blocks $((SM + 1))-$SB timed, $SP pairs"
+: > "$TMP/standing"
+ST=""
+for ((i = 1; i <= SP; i++)); do
+    sb=$(standing_run "$OLD") || exit 1
+    sn=$(standing_run "$NEW") || exit 1
+    if [ -z "$sb" ] || [ -z "$sn" ]; then
+        echo "== standing: no COWSIM_CPU_MARK line from $([ -z "$sb" ] && echo "$OLD" || echo "$NEW"); no standing figure"
+        break
+    fi
+    echo "$sb $sn $(awk -v a="$sb" -v b="$sn" 'BEGIN { printf "%.3f", b > 0 ? a / b : 0 }')" | tee -a "$TMP/standing"
+done
+[ -s "$TMP/standing" ] && { ST=$("$SRC/bench/paired.sh" --summarize < "$TMP/standing") || exit 1; echo "$ST"; }
+
 ratio() { echo "$1" | awk '{ for (i = 1; i < NF; i++) if ($i == "ratio") print $(i + 1) }'; }
 echo "== ratios (new against base; issue 26's against 68af655 in brackets)"
 printf "workload  %s  [2.70]\n" "$(ratio "$(echo "$WL" | tail -1)")"
 printf "arrivals  %s  [2.37]\n" "$(ratio "$(echo "$AR" | tail -1)")"
 printf "e2e       %s  [2.14]\n" "$(ratio "$E2E")"
+printf "standing  %s  [2.70]\n" "$([ -n "$ST" ] && ratio "$ST" || echo none)"

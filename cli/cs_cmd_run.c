@@ -37,6 +37,7 @@
  * The number of blocks does not enter: rows stream to the file.
  */
 #include "cs_cli.h"
+#include "cs_cpu_mark.h"
 #include "cs_engine.h"
 #include "cs_harm.h"
 #include "cs_publish.h"
@@ -551,6 +552,7 @@ int cs_cmd_run(int argc, char **argv)
                     break;
                 }
                 if (rc != CS_OK) break;
+                if (cs_sim_height(e) == cs__cpu_mark()) cs__print_cpu_mark(list[m], cs_sim_height(e));
                 if (tty && (cs_sim_height(e) % every == 0 || cs_sim_height(e) == scn->blocks))
                     cs__progress(&prog, si, list[m], pass ? " (no attackers)" : "", cs_sim_height(e), scn->blocks);
             }

@@ -466,6 +466,18 @@ uint64_t cs_sim_height(const cs_engine_t *e) { return e->h; }
 const cs_sched_t *cs_sim_sched(const cs_engine_t *e) { return e->s; }
 const char *cs_sim_error(const cs_engine_t *e) { return e->err; }
 
+void cs_sim_counts(const cs_engine_t *e, uint64_t *timers, uint64_t *fires)
+{
+    *timers = e->kind_timers[CS_AK__COUNT];
+    *fires = e->kind_fires[CS_AK__COUNT];
+}
+
+/* The core's full re-ranking from the next block on (the baseline of bench
+ * backlog, N80): the core drops its ranking of the carried timers, which
+ * every block does anyway when the incremental path does not apply, so
+ * the outcomes are the same. */
+void cs_sim_full_ranking(cs_engine_t *e) { cs_sched_set_ranking(e->s, 0); }
+
 void cs_sim_mem(const cs_engine_t *e, cs_sim_mem_t *m)
 {
     memset(m, 0, sizeof *m);

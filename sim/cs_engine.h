@@ -41,6 +41,11 @@ uint64_t cs_sim_height(const cs_engine_t *e);
 const cs_sched_t *cs_sim_sched(const cs_engine_t *e);
 /* Message of the last error (invariant violation, I/O). */
 const char *cs_sim_error(const cs_engine_t *e);
+/* Timers scheduled and fires so far, every kind (the run's counts). */
+void cs_sim_counts(const cs_engine_t *e, uint64_t *timers, uint64_t *fires);
+/* Take the full re-ranking of carried timers from the next block on, as
+ * COWSIM_RANKING=full does for a whole run (outcomes unchanged). */
+void cs_sim_full_ranking(cs_engine_t *e);
 /* Bytes of the run's per-timer structures, for `cowsim bench memory`: the
  * scheduler's (cs_sched_mem) and the engine's per-slot side table (slots
  * in use / allocated, as in cs_sched_mem_t). */

@@ -3,6 +3,7 @@
 
 #include "cs_cli.h"
 #include "cs_engine.h"
+#include "cs_h5.h"
 #include "cs_scenario.h"
 
 #include <errno.h>
@@ -195,14 +196,14 @@ int cs_test_run_seed(const char *txt, const char *mech, uint64_t seed, struct cs
     return rc;
 }
 
-int cs_test_run_text(const char *text, const char *mech, const char *path, struct cs_run_stats *st)
+cs_engine_t *cs_test_engine_text(const char *text, const char *mech, const char *path, cs_scenario_t **scn_out)
 {
     cs_scenario_t *scn = NULL;
     cs_errlist_t errs = {0};
     int rc = cs_scenario_load(text, strlen(text), NULL, 0, &scn, &errs);
     for (size_t i = 0; i < errs.n; i++) fprintf(stderr, "scenario: %s\n", errs.msg[i]);
     cs_errlist_free(&errs);
-    if (rc != CS_OK) return -1;
+    if (rc != CS_OK) return NULL;
     cs_sim_opts_t opts;
     memset(&opts, 0, sizeof opts);
     opts.out_path = path;
@@ -213,8 +214,18 @@ int cs_test_run_text(const char *text, const char *mech, const char *path, struc
     if (rc != CS_OK) {
         fprintf(stderr, "init: %s\n", err);
         cs_scenario_free(scn);
-        return -1;
+        return NULL;
     }
+    *scn_out = scn;
+    return e;
+}
+
+int cs_test_run_text(const char *text, const char *mech, const char *path, struct cs_run_stats *st)
+{
+    cs_scenario_t *scn = NULL;
+    cs_engine_t *e = cs_test_engine_text(text, mech, path, &scn);
+    if (e == NULL) return -1;
+    int rc;
     while ((rc = cs_sim_step(e)) == CS_OK) {
     }
     cs_run_stats_t own;
@@ -253,4 +264,38 @@ int cs_test_fake_gnuplot(const char *dir)
     const char *old = getenv("PATH");
     snprintf(path, sizeof path, "%s:%s", bin, old ? old : "/usr/bin:/bin");
     return setenv("PATH", path, 1);
+}
+
+char *cs_test_datasets(const char *path, size_t *n)
+{
+    int err;
+    cs_h5_reader_t *r = cs_h5_open_read(path, &err);
+    if (!r) return NULL;
+    size_t len = 0;
+    char *all = NULL;
+    for (int ds = 0; ds < CS_H5_NDS; ds++) {
+        void *rows = NULL;
+        size_t nr = 0;
+        if (cs_h5_read_all(r, (cs_h5_ds)ds, &rows, &nr) != CS_OK) {
+            free(all);
+            cs_h5_close_read(r);
+            return NULL;
+        }
+        size_t b = nr * cs_h5_ds_row_size((cs_h5_ds)ds);
+        char *na = realloc(all, len + b + 8);
+        if (!na) {
+            free(rows);
+            free(all);
+            cs_h5_close_read(r);
+            return NULL;
+        }
+        all = na;
+        memcpy(all + len, &nr, 8);
+        if (b) memcpy(all + len + 8, rows, b);
+        len += b + 8;
+        free(rows);
+    }
+    cs_h5_close_read(r);
+    *n = len;
+    return all;
 }

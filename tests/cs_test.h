@@ -70,6 +70,13 @@ int cs_test_finish(const char *suite, const char *dir);
  * or the engine's message on stderr. */
 struct cs_run_stats;
 int cs_test_run_text(const char *text, const char *mech, const char *path, struct cs_run_stats *st);
+/* The engine of cs_test_run_text before its first block (NULL, with the
+ * loader's or cs_sim_init's messages on stderr, on failure); *scn_out gets
+ * the scenario, freed by the caller after cs_sim_done. */
+struct cs_engine;
+struct cs_scenario;
+struct cs_engine *cs_test_engine_text(const char *text, const char *mech, const char *path,
+                                      struct cs_scenario **scn_out);
 
 /* cs_cli_main(argc, argv) in this process with its stdout on /dev/null,
  * or (cs_test_cli_out) written to the file at path; its exit status. */
@@ -101,6 +108,10 @@ void cs_test_hex(const uint8_t *b, size_t n, char *out); /* out: 2n+1 bytes */
 /* The directory for a test's scratch files: $TMPDIR when set and not
  * empty (CMakeLists.txt points it at a tmpfs, CS_TEST_TMPDIR), else /tmp. */
 const char *cs_test_tmpdir(void);
+/* Every dataset of the run file at path, in dataset order, each as its
+ * row count (8 bytes) then its rows; *n gets the length.  NULL if the file
+ * cannot be read.  Two runs have the same outputs when these are equal. */
+char *cs_test_datasets(const char *path, size_t *n);
 /* The whole file at path, NUL-terminated (not counted in *n); NULL if it
  * does not read.  Free with free(). */
 unsigned char *cs_test_slurp(const char *path, size_t *n);

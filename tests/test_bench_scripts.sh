@@ -54,9 +54,39 @@ $S no-such-revision-xyz "$BIN" > "$T/o" 2>&1
 check "[ $? -eq 2 ] && grep -q 'neither an executable nor a git revision' '$T/o'" "unknown base: exit 2 ($(head -c 200 "$T/o"))"
 $S --quick "$BIN" "$BIN" > "$T/sv" 2> "$T/sve"
 check "[ $? -eq 0 ]" "speed_vs.sh --quick against itself: exit 0 ($(head -c 300 "$T/sve"))"
-for sec in workload arrivals e2e; do
+for sec in workload arrivals e2e standing; do
     r=$(awk -v s="$sec" '$1 == s && NF == 3 { print $2 }' "$T/sv")
     check "awk -v r='$r' 'BEGIN { exit !(r > 0.33 && r < 3) }'" "$sec ratio of a build against itself near 1: '$r'"
 done
+
+
+# 6. COWSIM_CPU_MARK=H: one line when block H completes, with the CPU time;
+#    none for a block after the last, 0, a non-number or unset.
+for v in 3 9 0 3x " 3" ""; do
+    rm -rf "$T/m"
+    COWSIM_CPU_MARK="$v" "$BIN" run scenarios/minimal.json --set blocks=5 -o "$T/m" --quiet > /dev/null 2> "$T/me"
+    n=$(grep -c 'cpu_mark' "$T/me")
+    if [ "$v" = 3 ]; then
+        check "[ $n -eq 1 ] && grep -Eq '^cowsim run: [a-z0-9-]+: cpu_mark block 3 process_cpu_seconds [0-9]+\.[0-9]{6}\$' '$T/me'" \
+            "COWSIM_CPU_MARK=3: one mark line per mechanism run: $(tr '\n' '|' < "$T/me" | head -c 300)"
+    else
+        check "[ $n -eq 0 ]" "COWSIM_CPU_MARK='$v': no mark line ($n)"
+    fi
+done
+#    The patch for an older tree: the header beside the run loop, its
+#    include before the first, the mark call on the line before the
+#    progress call, once; a tree that has the mark already is left alone.
+mkdir -p "$T/old/sim" "$T/old/cli"
+printf '#include "cs_run.h"\n#include "cs_engine.h"\n    for (;;) {\n                if (rc != CS_OK) break;\n                if (tty && (cs_sim_height(e) %% every == 0 || x))\n    }\n' \
+    > "$T/old/sim/cs_run.c"
+$S --mark-patch "$T/old" > "$T/o" 2>&1
+check "[ $? -eq 0 ] && [ -f '$T/old/sim/cs_cpu_mark.h' ]" "mark patch: header copied ($(head -c 200 "$T/o"))"
+check "[ \"\$(sed -n 1p '$T/old/sim/cs_run.c')\" = '#include \"cs_cpu_mark.h\"' ] && [ \$(grep -c cs_cpu_mark.h '$T/old/sim/cs_run.c') -eq 1 ]" \
+    "mark patch: the include first, once"
+check "[ \$(grep -c 'cs__print_cpu_mark' '$T/old/sim/cs_run.c') -eq 1 ] && grep -A1 'cs__print_cpu_mark' '$T/old/sim/cs_run.c' | tail -1 | grep -q 'every == 0'" \
+    "mark patch: the mark call once, just before the progress call"
+cp "$T/old/sim/cs_run.c" "$T/once"
+$S --mark-patch "$T/old" > /dev/null 2>&1
+check "cmp -s '$T/once' '$T/old/sim/cs_run.c'" "mark patch: a patched tree is left as it is"
 
 finish bench_scripts

@@ -244,41 +244,6 @@ static char *cs__slurp(const char *path, size_t *n)
     return b;
 }
 
-/* Every dataset of a run file, concatenated (NULL if unreadable). */
-static char *cs__datasets(const char *path, size_t *n)
-{
-    int err;
-    cs_h5_reader_t *r = cs_h5_open_read(path, &err);
-    if (!r) return NULL;
-    size_t len = 0;
-    char *all = NULL;
-    for (int ds = 0; ds < CS_H5_NDS; ds++) {
-        void *rows = NULL;
-        size_t nr = 0;
-        if (cs_h5_read_all(r, (cs_h5_ds)ds, &rows, &nr) != CS_OK) {
-            free(all);
-            cs_h5_close_read(r);
-            return NULL;
-        }
-        size_t b = nr * cs_h5_ds_row_size((cs_h5_ds)ds);
-        char *na = realloc(all, len + b + 8);
-        if (!na) {
-            free(rows);
-            free(all);
-            cs_h5_close_read(r);
-            return NULL;
-        }
-        all = na;
-        memcpy(all + len, &nr, 8);
-        if (b) memcpy(all + len + 8, rows, b);
-        len += b + 8;
-        free(rows);
-    }
-    cs_h5_close_read(r);
-    *n = len;
-    return all;
-}
-
 /* Append n bytes at p to the growing buffer *all (length *len).  Returns
  * 0, or -1 when out of memory (*all freed and NULL). */
 static int cs__append(char **all, size_t *len, const void *p, size_t n)
@@ -387,7 +352,7 @@ static void cs__run_case(const cs__case_t *c)
     cs__res_t base = cs__child((char **)c->argv, c->argc, 0, out0);
     size_t n0 = 0, h0n = 0;
     char *s0 = cs__slurp(out0, &n0);
-    char *h0 = c->h5 ? cs__datasets(c->h5, &h0n) : NULL;
+    char *h0 = c->h5 ? cs_test_datasets(c->h5, &h0n) : NULL;
     size_t o0n = 0;
     char *o0 = c->out ? cs__snapshot(c->out, &o0n) : NULL;
     CS_CHECK(!base.signaled && base.leaks == 0 && base.code == c->code0);
@@ -482,7 +447,7 @@ static void cs__run_case(const cs__case_t *c)
                 why = "exit 0 with different output";
             } else if (c->h5) {
                 size_t hn = 0;
-                char *h1 = cs__datasets(c->h5, &hn);
+                char *h1 = cs_test_datasets(c->h5, &hn);
                 if (!h0 || !h1 || hn != h0n || memcmp(h0, h1, hn) != 0) {
                     ok = 0;
                     why = "exit 0 with different datasets";

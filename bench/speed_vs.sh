@@ -163,7 +163,7 @@ for ((i = 1; i <= SP; i++)); do
         echo "== standing: no COWSIM_CPU_MARK line from $([ -z "$sb" ] && echo "$OLD" || echo "$NEW"); no standing figure"
         break
     fi
-    echo "$sb $sn $(awk -v a="$sb" -v b="$sn" 'BEGIN { printf "%.3f", b > 0 ? a / b : 0 }')" | tee -a "$TMP/standing"
+    echo "$sb $sn $(awk -v a="$sb" -v b="$sn" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')" | tee -a "$TMP/standing"
 done
 [ -s "$TMP/standing" ] && { ST=$("$SRC/bench/paired.sh" --summarize < "$TMP/standing") || exit 1; echo "$ST"; }
 

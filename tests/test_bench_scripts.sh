@@ -54,6 +54,9 @@ $S no-such-revision-xyz "$BIN" > "$T/o" 2>&1
 check "[ $? -eq 2 ] && grep -q 'neither an executable nor a git revision' '$T/o'" "unknown base: exit 2 ($(head -c 200 "$T/o"))"
 $S --quick "$BIN" "$BIN" > "$T/sv" 2> "$T/sve"
 check "[ $? -eq 0 ]" "speed_vs.sh --quick against itself: exit 0 ($(head -c 300 "$T/sve"))"
+st_pair=$(sed -n '/^== standing/{n;p;}' "$T/sv")
+check "echo '$st_pair' | grep -Eq '^[0-9.]+ [0-9.]+ [0-9.]+\$' && ! grep -q 'syntax error' '$T/sve'" \
+    "standing pair line: base, new and their ratio: '$st_pair' ($(head -c 200 "$T/sve"))"
 for sec in workload arrivals e2e standing; do
     r=$(awk -v s="$sec" '$1 == s && NF == 3 { print $2 }' "$T/sv")
     check "awk -v r='$r' 'BEGIN { exit !(r > 0.33 && r < 3) }'" "$sec ratio of a build against itself near 1: '$r'"

@@ -110,6 +110,24 @@ int cs__hmap_del(cs__hmap_t *m, uint64_t key, uint32_t val)
     return 1;
 }
 
+int cs__hmap_fit(cs__hmap_t *m)
+{
+    size_t cells = m->mask + 1;
+    /* Below an eighth of the maximum load (n < cells x load4 / 32). */
+    if (m->cells == NULL || cells <= CS__HMAP_FIT_MIN || m->n * 32 >= cells * m->load4) return 0;
+    cs__hmap_t g;
+    if (cs__hmap_init(&g, 2 * m->n + 1, m->load4) != 0) return -1;
+    if (g.mask >= m->mask) {
+        cs__hmap_free(&g);
+        return 0;
+    }
+    for (size_t i = 0; i <= m->mask; i++)
+        if (m->cells[i].val != CS__HEMPTY) cs__hmap_raw_put(&g, m->cells[i].klo, m->cells[i].val);
+    cs__hmap_free(m);
+    *m = g;
+    return 0;
+}
+
 size_t cs__hmap_bytes(const cs__hmap_t *m)
 {
     return m->cells ? (m->mask + 1) * sizeof *m->cells : 0;

@@ -52,6 +52,15 @@ int cs__hmap_put(cs__hmap_t *m, uint64_t key, uint32_t val);
 uint32_t cs__hmap_next(const cs__hmap_t *m, uint64_t key, size_t *it);
 /* Remove one entry (key, val), key by its low 32 bits; returns 1 if found. */
 int cs__hmap_del(cs__hmap_t *m, uint64_t key, uint32_t val);
+/* A table that deletions have left below an eighth of its maximum load is
+ * rebuilt at the size twice its entries need (never below
+ * CS__HMAP_FIT_MIN cells): one sized by a past peak spreads its few
+ * entries over many cache lines.  Entries move in cell order, as when the
+ * table grows; for a map whose walk order under a key matters, that order
+ * can change where a probe chain wraps past the table's end.  0 (rebuilt
+ * or left as it is), -1 no memory (left as it is). */
+#define CS__HMAP_FIT_MIN 4096u
+int cs__hmap_fit(cs__hmap_t *m);
 size_t cs__hmap_bytes(const cs__hmap_t *m);
 /* Prefetch the cell where key's probe starts, ahead of a lookup, put or
  * delete of it (a macro: GCC drops an inline function that only

@@ -60,6 +60,55 @@ static void check_growth(unsigned load, uint32_t full)
     cs__hmap_free(&m);
 }
 
+/* Whether val is stored under key. */
+static int has(const cs__hmap_t *m, uint64_t key, uint32_t val)
+{
+    size_t it = SIZE_MAX;
+    for (uint32_t v; (v = cs__hmap_next(m, key, &it)) != CS__HEMPTY;)
+        if (v == val) return 1;
+    return 0;
+}
+
+/* cs__hmap_fit: 100,000 entries in a dense map take 2^18 cells (2^17 x 3/4
+ * = 98,304 is too few).  Deleted down to 24,576 = 2^18 x 3 / 32 entries it
+ * is left as it is; at 24,575 it is rebuilt at the size 2 x 24,575 + 1 =
+ * 49,151 entries need: 2^16 cells (x 3/4 = 49,152; 2^15 would hold 24,576).
+ * Every entry left is still found.  A table of CS__HMAP_FIT_MIN = 4,096
+ * cells (a half-load map that took 1,025 entries) is never rebuilt. */
+static void check_fit(void)
+{
+    cs__hmap_t m;
+    CS_CHECK(cs__hmap_init(&m, 1, CS__HMAP_DENSE) == 0);
+    for (uint32_t i = 0; i < 100000; i++) CS_CHECK(cs__hmap_put(&m, cs__mix64(i), i) == 0);
+    CS_CHECK_EQ_U64(cs__hmap_bytes(&m), 262144u * 8u);
+    uint32_t n = 100000;
+    while (n > 24576) {
+        n--;
+        CS_CHECK(cs__hmap_del(&m, cs__mix64(n), n) == 1);
+    }
+    CS_CHECK(cs__hmap_fit(&m) == 0);
+    CS_CHECK_EQ_U64(cs__hmap_bytes(&m), 262144u * 8u);
+    n--;
+    CS_CHECK(cs__hmap_del(&m, cs__mix64(n), n) == 1);
+    CS_CHECK(cs__hmap_fit(&m) == 0);
+    CS_CHECK_EQ_U64(cs__hmap_bytes(&m), 65536u * 8u);
+    CS_CHECK_EQ_U64(m.n, 24575);
+    uint32_t missing = 0;
+    for (uint32_t i = 0; i < n; i++) missing += !has(&m, cs__mix64(i), i);
+    CS_CHECK_EQ_U64(missing, 0);
+    CS_CHECK(!has(&m, cs__mix64(n), n));
+    cs__hmap_free(&m);
+
+    CS_CHECK(cs__hmap_init(&m, 1, CS__HMAP_HALF) == 0);
+    for (uint32_t i = 0; i < 1025; i++) CS_CHECK(cs__hmap_put(&m, cs__mix64(i), i) == 0);
+    CS_CHECK_EQ_U64(cs__hmap_bytes(&m), 4096u * 8u);
+    for (uint32_t i = 1; i < 1025; i++) CS_CHECK(cs__hmap_del(&m, cs__mix64(i), i) == 1);
+    CS_CHECK(cs__hmap_fit(&m) == 0);
+    CS_CHECK_EQ_U64(cs__hmap_bytes(&m), 4096u * 8u);
+    CS_CHECK(has(&m, cs__mix64(0), 0));
+    cs__hmap_free(&m);
+}
+
 int main(void)
 {
     cs__hmap_t m;
@@ -143,5 +192,6 @@ int main(void)
         cs__hmap_free(&m);
         free(ref);
     }
+    check_fit();
     return cs_test_done("hmap");
 }

@@ -350,6 +350,10 @@ static int cs__timers_phase(cs_sched_t *s)
     /* Slots retired during the previous block are reusable now that its
      * deliveries have been consumed. */
     cs__retired_release(s);
+    /* The id map after a flood of timers has drained (N106): lookups are
+     * by the whole id, so its walk order does not matter; out of memory it
+     * stays as it is. */
+    (void)cs__hmap_fit(&s->id_map);
     /* Step 3: collect candidates. */
     size_t n = 0;
     int rc = cs__collect(s, &n);

@@ -235,10 +235,6 @@ void cs__retired_release(cs_sched_t *s)
     if (s->n_free > s->free_hw) s->free_hw = s->n_free;
     if (s->n_retired > s->retired_hw) s->retired_hw = s->n_retired;
     s->n_retired = 0;
-    /* The id map after a flood of timers has drained (N106): lookups are
-     * by the whole id, so its walk order does not matter; out of memory it
-     * stays as it is. */
-    (void)cs__hmap_fit(&s->id_map);
 }
 
 /* One limb of a multi-limb add: a + e + *carry, the carry out in *carry. */

@@ -54,9 +54,10 @@
  *
  * Both parts run with the incremental ranking of carried timers
  * (cs_sched_set_ranking, DESIGN-NOTES N80-N83) and again with the full
- * re-ranking every block (each workload under COWSIM_RANKING=full;
- * workload_standing's from the end of its warm-up on), the baseline: incremental_speedup is a workload's ratio of arrivals per
- * CPU second (target 2.5).
+ * re-ranking every block (cs_sim_full_ranking, as COWSIM_RANKING=full;
+ * workload_standing's from the end of its warm-up on), the baseline:
+ * incremental_speedup is a workload's ratio of arrivals per CPU second
+ * (target 2.5).
  *
  * Performance targets of issue 26 are reported next to the figures
  * (meets_*); they are never checked by a timed unit test.  --quick runs
@@ -210,24 +211,14 @@ static int cs__bl_one(cs_bench_out_t *o, size_t backlog, int quick)
     return CS_OK;
 }
 
-/* One workload (the scenario with the overrides sets[0..n)) run with the
- * full re-ranking (*fl, COWSIM_RANKING=full) and the incremental one (*wl)
- * in this process, writing file. */
-static int cs__bl_pair(const char *path, const char *const *sets, size_t n, const char *file,
+/* One workload (the scenario with the overrides sets[0..n)) run twice in
+ * this process, writing file: after `warm` unmeasured blocks (0: none)
+ * with the full re-ranking (*fl, switched on at block warm + 1 by
+ * cs_sim_full_ranking, as COWSIM_RANKING=full does for a whole run; both
+ * warm-ups take the incremental path, the same outcomes, N80) and with the
+ * incremental one (*wl).  The two must fire the same timers. */
+static int cs__bl_pair(const char *path, const char *const *sets, size_t n, const char *file, uint64_t warm,
                        cs_bench_run_t *wl, cs_bench_run_t *fl)
-{
-    setenv("COWSIM_RANKING", "full", 1);
-    int rc = cs_bench_run_scenario(path, sets, n, file, fl);
-    unsetenv("COWSIM_RANKING");
-    if (rc == CS_OK) rc = cs_bench_run_scenario(path, sets, n, file, wl);
-    return rc;
-}
-
-/* The same after `warm` unmeasured blocks, both warm-ups on the incremental
- * path (the same outcomes, N80) and the baseline switched to the full
- * re-ranking for the measured blocks; they must fire the same timers. */
-static int cs__bl_pair_warm(const char *path, const char *const *sets, size_t n, const char *file, uint64_t warm,
-                            cs_bench_run_t *wl, cs_bench_run_t *fl)
 {
     int rc = cs_bench_run_warm(path, sets, n, file, warm, 1, fl);
     if (rc == CS_OK) rc = cs_bench_run_warm(path, sets, n, file, warm, 0, wl);
@@ -338,10 +329,9 @@ int cs_bench_backlog(cs_bench_out_t *o, int quick, size_t backlog)
     const char *sets_st[2] = {quick ? CS__BL_LONG_QUICK : CS__BL_LONG, CS__BL_STANDING};
     const char *sets_ao[2] = {blocks, "agents[0].params.expected_wait=1e9"};
     cs_bench_run_t wl, fl, uw, uf, sw, sf, ao;
-    int rc = cs__bl_pair(path, sets_wl, 1, file, &wl, &fl);
-    if (rc == CS_OK) rc = cs__bl_pair(path, sets_su, 2, file, &uw, &uf);
-    if (rc == CS_OK)
-        rc = cs__bl_pair_warm(path, sets_st, 2, file, quick ? CS__BL_WARM_QUICK : CS__BL_WARM, &sw, &sf);
+    int rc = cs__bl_pair(path, sets_wl, 1, file, 0, &wl, &fl);
+    if (rc == CS_OK) rc = cs__bl_pair(path, sets_su, 2, file, 0, &uw, &uf);
+    if (rc == CS_OK) rc = cs__bl_pair(path, sets_st, 2, file, quick ? CS__BL_WARM_QUICK : CS__BL_WARM, &sw, &sf);
     if (rc == CS_OK) rc = cs_bench_run_scenario(path, sets_ao, 2, file, &ao);
     remove(file);
     rmdir(dir);

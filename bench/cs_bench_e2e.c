@@ -169,13 +169,13 @@ int cs_bench_run_warm(const char *path, const char *const *sets, size_t n_sets, 
         while (cs_sim_height(e) < warm && (step = cs_sim_step(e)) == CS_OK)
             ;
         if (step == CS_OK) {
-            if (full_after) cs_sim_full_ranking(e);
             cs_sim_counts(e, &timers0, &fires0);
             cpu0 = cs__e2e_cpu();
             tcpu0 = cs__e2e_thread_cpu();
             t0 = cs_bench_now_ns();
         }
     }
+    if (step == CS_OK && full_after) cs_sim_full_ranking(e);
     if (step == CS_OK)
         while ((step = cs_sim_step(e)) == CS_OK) r->carried += cs_sched_carried(cs_sim_sched(e));
     char step_err[512];

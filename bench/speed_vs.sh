@@ -23,7 +23,7 @@
 #      timed (~510 fires and ~3,500 due-but-deferred timers a block, after
 #      the start-up flood), 3 pairs.  Each run prints its CPU time at block
 #      7,000 (COWSIM_CPU_MARK, cli/cs_cpu_mark.h); the figure is the run's
-#      CPU less that.  A BASE revision without COWSIM_CPU_MARK gets the
+#      CPU less that (bench/paired.sh -m).  A BASE revision without COWSIM_CPU_MARK gets the
 #      header copied in and its run loop patched to print the mark (one
 #      line, nothing else changed); a BASE executable that prints no mark
 #      has no standing figure.
@@ -138,34 +138,14 @@ E2E=$(awk '$1 == "base" { fb += $2; cb += $3; nb++ } $1 == "new" { fn += $2; cn 
                         fb / nb, fn / nn, (fn / nn) / (fb / nb), (cb / nb) / (cn / nn) }' "$TMP/e2e")
 echo "$E2E"
 
-# CPU seconds of one standing run after block $SM (total less the mark),
-# or nothing when the build printed no mark.
-standing_run() {
-    local bin=$1 out=$TMP/standing-out
-    rm -rf "$out"
-    ( TIMEFORMAT='%U %S'
-      { time COWSIM_CPU_MARK=$SM "$bin" run "$SRC/bench/backlog.json" --set blocks=$SB \
-            --set params.lane_basefee_initial=1000 -o "$out" --quiet > /dev/null 2> "$TMP/standing.err"; } \
-            2> "$TMP/standing.time" ) || { echo "speed_vs: $bin standing run failed: $(head -c 300 "$TMP/standing.err")" >&2; return 1; }
-    rm -rf "$out"
-    local mark
-    mark=$(sed -n 's/.*cpu_mark block [0-9]* process_cpu_seconds \([0-9.]*\).*/\1/p' "$TMP/standing.err" | head -1)
-    [ -n "$mark" ] || return 0
-    awk -v m="$mark" '{ printf "%.3f\n", $1 + $2 - m }' "$TMP/standing.time"
-}
 echo "== standing: bench/backlog.json with params.lane_basefee_initial=1000, $SB blocks, blocks $((SM + 1))-$SB timed, $SP pairs"
-: > "$TMP/standing"
-ST=""
-for ((i = 1; i <= SP; i++)); do
-    sb=$(standing_run "$OLD") || exit 1
-    sn=$(standing_run "$NEW") || exit 1
-    if [ -z "$sb" ] || [ -z "$sn" ]; then
-        echo "== standing: no COWSIM_CPU_MARK line from $([ -z "$sb" ] && echo "$OLD" || echo "$NEW"); no standing figure"
-        break
-    fi
-    echo "$sb $sn $(awk -v a="$sb" -v b="$sn" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')" | tee -a "$TMP/standing"
-done
-[ -s "$TMP/standing" ] && { ST=$("$SRC/bench/paired.sh" --summarize < "$TMP/standing") || exit 1; echo "$ST"; }
+ST=$("$SRC/bench/paired.sh" -n $SP -m $SM "$OLD" "$NEW" -- run "$SRC/bench/backlog.json" --set blocks=$SB \
+    --set params.lane_basefee_initial=1000 -o {OUT} --quiet)
+case $? in
+    0) echo "$ST"; ST=$(echo "$ST" | tail -1) ;;
+    4) echo "== standing: a build printed no COWSIM_CPU_MARK line; no standing figure"; ST="" ;;
+    *) exit 1 ;;
+esac
 
 ratio() { echo "$1" | awk '{ for (i = 1; i < NF; i++) if ($i == "ratio") print $(i + 1) }'; }
 echo "== ratios (new against base; issue 26's against 68af655 in brackets)"

@@ -45,17 +45,25 @@ static void cs__hmap_raw_put(cs__hmap_t *m, uint32_t klo, uint32_t val)
     m->n++;
 }
 
-/* Double the table; the old one is kept on failure.  Entries move in cell
- * order, so entries sharing a key keep their relative order. */
-static int cs__hmap_grow(cs__hmap_t *m)
+/* Move every entry into a new table with room for cap entries; the old one
+ * is kept on failure.  Entries move in cell order, so entries sharing a
+ * key keep their relative order (unless their probe chain wraps past the
+ * old table's end). */
+static int cs__hmap_rebuild(cs__hmap_t *m, size_t cap)
 {
     cs__hmap_t g;
-    if (cs__hmap_init(&g, (m->mask + 1) / 4 * m->load4 + 1, m->load4) != 0) return -1;
+    if (cs__hmap_init(&g, cap, m->load4) != 0) return -1;
     for (size_t i = 0; i <= m->mask; i++)
         if (m->cells[i].val != CS__HEMPTY) cs__hmap_raw_put(&g, m->cells[i].klo, m->cells[i].val);
     cs__hmap_free(m);
     *m = g;
     return 0;
+}
+
+/* Double the table; the old one is kept on failure. */
+static int cs__hmap_grow(cs__hmap_t *m)
+{
+    return cs__hmap_rebuild(m, (m->mask + 1) / 4 * m->load4 + 1);
 }
 
 int cs__hmap_put(cs__hmap_t *m, uint64_t key, uint32_t val)
@@ -115,17 +123,7 @@ int cs__hmap_fit(cs__hmap_t *m)
     size_t cells = m->mask + 1;
     /* Below an eighth of the maximum load (n < cells x load4 / 32). */
     if (m->cells == NULL || cells <= CS__HMAP_FIT_MIN || m->n * 32 >= cells * m->load4) return 0;
-    cs__hmap_t g;
-    if (cs__hmap_init(&g, 2 * m->n + 1, m->load4) != 0) return -1;
-    if (g.mask >= m->mask) {
-        cs__hmap_free(&g);
-        return 0;
-    }
-    for (size_t i = 0; i <= m->mask; i++)
-        if (m->cells[i].val != CS__HEMPTY) cs__hmap_raw_put(&g, m->cells[i].klo, m->cells[i].val);
-    cs__hmap_free(m);
-    *m = g;
-    return 0;
+    return cs__hmap_rebuild(m, 2 * m->n + 1);
 }
 
 size_t cs__hmap_bytes(const cs__hmap_t *m)

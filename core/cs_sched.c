@@ -124,10 +124,27 @@ static int cs__handler_intern(cs_sched_t *s, const char *name, size_t len, uint3
 
 /* ---------------------------------------------------------------- pool */
 
+/* The slot allocator (N107).  Freed slots go on a stack, free_slots, and
+ * a new record takes its top.  Every 64 blocks cs__slots_compact sorts
+ * that stack so the lowest free slots are taken first: after a flood of
+ * timers has drained, the live records gather at the low end of the
+ * per-slot tables again instead of staying scattered through them.
+ * Beside it runs lfree, the stack the allocator would have without the
+ * sort: each slot's live record carries the logical slot it would have
+ * had (lid), which is all the sort could change that a user sees -- the
+ * order of the /timers rows written at the close (cs_sched_slot_order). */
+static inline void cs__slot_push(cs_sched_t *s, uint32_t slot)
+{
+    s->lfree[s->n_free] = s->lid[slot];
+    s->free_slots[s->n_free++] = slot;
+}
+
 static int cs__slot_alloc(cs_sched_t *s, uint32_t *out)
 {
     if (s->n_free > 0) {
-        *out = s->free_slots[--s->n_free];
+        --s->n_free;
+        *out = s->free_slots[s->n_free];
+        s->lid[*out] = s->lfree[s->n_free];
         /* A reused slot starts with no silent deferrals (N80). */
         if (*out < s->rank.cap) s->rank.sil[*out] = 0;
         return CS_OK;
@@ -135,12 +152,18 @@ static int cs__slot_alloc(cs_sched_t *s, uint32_t *out)
     if (s->pool_n == s->pool_cap) {
         size_t nc = s->pool_cap ? s->pool_cap * 2 : 1024;
         if (nc > (size_t)UINT32_MAX - 1) return CS_ENOMEM;
-        /* The free stack and the retired list hold distinct slots, so at
-         * capacity pool_cap neither can overflow and retiring never fails.
-         * Grow them first: pool_cap only moves once all three have room. */
+        /* The free stacks and the retired list hold distinct slots, so at
+         * capacity pool_cap none can overflow and retiring never fails.
+         * Grow them first: pool_cap only moves once all have room. */
         uint32_t *nf = realloc(s->free_slots, nc * sizeof *nf);
         if (!nf) return CS_ENOMEM;
         s->free_slots = nf;
+        nf = realloc(s->lfree, nc * sizeof *nf);
+        if (!nf) return CS_ENOMEM;
+        s->lfree = nf;
+        nf = realloc(s->lid, nc * sizeof *nf);
+        if (!nf) return CS_ENOMEM;
+        s->lid = nf;
         if (s->retired_cap < nc) {
             uint32_t *nr = realloc(s->retired, nc * sizeof *nr);
             if (!nr) return CS_ENOMEM;
@@ -164,6 +187,7 @@ static int cs__slot_alloc(cs_sched_t *s, uint32_t *out)
     }
     s->pool[s->pool_n].money = CS_NIL;
     *out = (uint32_t)s->pool_n++;
+    s->lid[*out] = *out;
     if (*out < s->rank.cap) s->rank.sil[*out] = 0;
     return CS_OK;
 }
@@ -230,11 +254,53 @@ void cs__retired_release(cs_sched_t *s)
             t->payload = NULL;
         }
         s->hot[slot].flags = 0;
-        s->free_slots[s->n_free++] = slot;
+        cs__slot_push(s, slot);
     }
     if (s->n_free > s->free_hw) s->free_hw = s->n_free;
     if (s->n_retired > s->retired_hw) s->retired_hw = s->n_retired;
     s->n_retired = 0;
+}
+
+/* Sort the free stack so its top holds the lowest free slot (N107): an
+ * LSD radix sort, descending, in three passes of 11 bits.  Only where the
+ * allocator takes its slots changes; out of memory the stack stays as it
+ * is. */
+void cs__slots_compact(cs_sched_t *s)
+{
+    size_t n = s->n_free, i;
+    uint32_t *a = s->free_slots;
+    for (i = 1; i < n && a[i - 1] > a[i]; i++) {
+    }
+    if (i >= n) return; /* already descending (or fewer than two) */
+    uint32_t *scratch = malloc(n * sizeof *scratch), *b = scratch;
+    if (!scratch) return;
+    uint32_t cnt[2048];
+    for (int pass = 0; pass < 3; pass++) {
+        unsigned sh = 11u * (unsigned)pass;
+        memset(cnt, 0, sizeof cnt);
+        for (i = 0; i < n; i++) cnt[2047u - ((a[i] >> sh) & 2047u)]++;
+        uint32_t sum = 0;
+        for (unsigned d = 0; d < 2048; d++) {
+            uint32_t c = cnt[d];
+            cnt[d] = sum;
+            sum += c;
+        }
+        for (i = 0; i < n; i++) b[cnt[2047u - ((a[i] >> sh) & 2047u)]++] = a[i];
+        uint32_t *t = a;
+        a = b;
+        b = t;
+    }
+    /* An odd number of passes: the sorted slots are in the scratch. */
+    memcpy(s->free_slots, scratch, n * sizeof *scratch);
+    free(scratch);
+}
+
+size_t cs_sched_slot_order(const cs_sched_t *s, uint32_t *order)
+{
+    for (size_t l = 0; l < s->pool_n; l++) order[l] = UINT32_MAX;
+    for (size_t p = 0; p < s->pool_n; p++)
+        if (s->hot[p].flags & CS_TF_LIVE) order[s->lid[p]] = (uint32_t)p;
+    return s->pool_n;
 }
 
 /* One limb of a multi-limb add: a + e + *carry, the carry out in *carry. */
@@ -421,6 +487,8 @@ void cs_sched_free(cs_sched_t *s)
     free(s->money);
     free(s->money_free);
     free(s->free_slots);
+    free(s->lfree);
+    free(s->lid);
     free(s->retired);
     free(s->actors);
     free(s->handlers);
@@ -469,6 +537,8 @@ uint64_t cs_sched_carried(const cs_sched_t *s) { return s->n_carry; }
 
 void cs_sched_set_ranking(cs_sched_t *s, int incremental) { s->rank_on = incremental != 0; }
 
+void cs_sched_set_dense(cs_sched_t *s, int dense) { s->sparse_slots = dense == 0; }
+
 uint32_t cs_sched_silent(const cs_sched_t *s, uint32_t slot)
 {
     const cs__rank_t *r = &s->rank;
@@ -503,8 +573,10 @@ void cs_sched_mem(const cs_sched_t *s, cs_sched_mem_t *m)
     m->money_cap_bytes = s->money_cap * sizeof *s->money;
     m->id_map_bytes = cs__hmap_bytes(&s->id_map);
     m->queue_bytes = cs_queue_bytes(s->q);
-    m->lists_bytes = (s->free_hw + s->retired_hw + s->money_free_hw) * sizeof(uint32_t);
-    m->lists_cap_bytes = (s->pool_cap + s->retired_cap + s->money_cap) * sizeof(uint32_t);
+    /* The free stack and its logical mirror (lfree) reach free_hw entries;
+     * every used slot has its logical slot (lid, N107). */
+    m->lists_bytes = (2 * s->free_hw + s->pool_n + s->retired_hw + s->money_free_hw) * sizeof(uint32_t);
+    m->lists_cap_bytes = (3 * s->pool_cap + s->retired_cap + s->money_cap) * sizeof(uint32_t);
 }
 const cs_hash_t *cs_sched_digest(const cs_sched_t *s) { return &s->digest; }
 const cs_mech_t *cs_sched_mech(const cs_sched_t *s) { return &s->mech; }
@@ -671,7 +743,7 @@ static int cs__insert_record(cs_sched_t *s, const cs_timer_hot_t *hrec, const cs
     *t = *rec;
     *th = *hrec;
     if (cs__money_attach(s, slot, money, (hrec->flags & CS_TF_HAS_FEES) != 0) != CS_OK) {
-        s->free_slots[s->n_free++] = slot;
+        cs__slot_push(s, slot);
         return CS_ENOMEM;
     }
     th->tier = CS_TIER_NONE;
@@ -690,7 +762,7 @@ static int cs__insert_record(cs_sched_t *s, const cs_timer_hot_t *hrec, const cs
             cs__hmap_del(&s->id_map, cs__id_key(&t->id), slot);
             th->flags = 0;
             cs__money_detach(s, slot);
-            s->free_slots[s->n_free++] = slot;
+            cs__slot_push(s, slot);
             return rc;
         }
     }
@@ -704,7 +776,7 @@ static int cs__insert_record(cs_sched_t *s, const cs_timer_hot_t *hrec, const cs
         t->payload = NULL;
         th->flags = 0;
         cs__money_detach(s, slot);
-        s->free_slots[s->n_free++] = slot;
+        cs__slot_push(s, slot);
         return rc;
     }
     s->actors[t->actor].pending++;
@@ -716,7 +788,7 @@ static int cs__insert_record(cs_sched_t *s, const cs_timer_hot_t *hrec, const cs
 nomem:
     th->flags = 0;
     cs__money_detach(s, slot);
-    s->free_slots[s->n_free++] = slot;
+    cs__slot_push(s, slot);
     return CS_ENOMEM;
 }
 

@@ -98,6 +98,11 @@ int cs_sched_sys_extend(cs_sched_t *s, const cs_hash_t *id, uint64_t new_expires
 void cs_sched_set_paused(cs_sched_t *s, int paused);
 /* Records are slots 0..cs_sched_pool_size()-1; live ones have CS_TF_LIVE. */
 size_t cs_sched_pool_size(const cs_sched_t *s);
+/* The live slots in the order the records would occupy without the free
+ * stack's sorting (DESIGN-NOTES N107): order[0..pool_size) receives, at
+ * each logical position, the slot of the live record that holds it, or
+ * UINT32_MAX.  Returns cs_sched_pool_size(s). */
+size_t cs_sched_slot_order(const cs_sched_t *s, uint32_t *order);
 
 /* The timers' phase (steps 3-8) of block h ahead of its transactions, when
  * the mechanism delivers timers first: gba-tip under gba_tip_order = draft
@@ -155,6 +160,12 @@ uint64_t cs_sched_carried(const cs_sched_t *s);
  * .silent counts them on the timer's next row).  Set 1 only when the
  * caller needs no row for a timer that merely stays deferred. */
 void cs_sched_set_ranking(cs_sched_t *s, int incremental);
+/* 1 (the default): every 64th block sorts the free slots so new records
+ * take the lowest first (DESIGN-NOTES N107); 0: never, so slots are
+ * reused last freed, first taken.  Outputs are the same either way (the
+ * rows written at the close follow cs_sched_slot_order); only where the
+ * records lie in memory changes.  For tests and measurements. */
+void cs_sched_set_dense(cs_sched_t *s, int dense);
 /* Blocks timer `slot` was deferred without a row and not yet reported on
  * a row (a pending timer's at the end of a run, a cancelled one's). */
 uint32_t cs_sched_silent(const cs_sched_t *s, uint32_t slot);
@@ -174,7 +185,8 @@ typedef struct cs_sched_mem {
     size_t money_bytes, money_cap_bytes;  /* money table (cs_timer_money_t) */
     size_t id_map_bytes;                  /* id index: every cell is written when allocated */
     size_t queue_bytes;                   /* cs_queue_bytes: buckets, tree nodes, scratch */
-    size_t lists_bytes, lists_cap_bytes;  /* free slot stack, retired list, money free list */
+    size_t lists_bytes, lists_cap_bytes;  /* free slot stack and its logical mirror, logical
+                                           * slots (N107), retired list, money free list */
 } cs_sched_mem_t;
 void cs_sched_mem(const cs_sched_t *s, cs_sched_mem_t *m);
 uint32_t cs_sched_actor_pending(const cs_sched_t *s, const cs_addr_t *a);

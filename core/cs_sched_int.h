@@ -77,8 +77,12 @@ struct cs_sched {
     cs_timer_money_t *money;  /* money table: bids, fee caps, TTLs, payers, handlers (cs_timer.h) */
     uint32_t *money_free;     /* free money entries (capacity money_cap) */
     size_t n_money, money_cap, n_money_free; /* high water, capacity, free */
-    uint32_t *free_slots;     /* free stack (capacity pool_cap) */
-    size_t n_free;
+    uint32_t *free_slots;     /* free stack (capacity pool_cap); sorted now and
+                               * then so the lowest slots are taken first (N107) */
+    uint32_t *lfree;          /* the logical free stack beside it, never sorted (N107) */
+    uint32_t *lid;            /* per slot: the logical slot of its live record (N107) */
+    size_t n_free;            /* entries in free_slots, and in lfree */
+    int sparse_slots;         /* 1: the free stack is never sorted (cs_sched_set_dense) */
     uint32_t *retired;        /* slots freed this block, released after execution */
     size_t n_retired, retired_cap;
     size_t free_hw, retired_hw, money_free_hw; /* high-water marks of the three lists (cs_sched_mem) */
@@ -291,5 +295,6 @@ void cs__setsum_update(cs_sched_t *s, uint32_t slot, int add);
 void cs__remove_record(cs_sched_t *s, uint32_t slot);
 int cs__requeue(cs_sched_t *s, uint32_t slot);
 void cs__retired_release(cs_sched_t *s);
+void cs__slots_compact(cs_sched_t *s);
 
 #endif /* CS_SCHED_INT_H */

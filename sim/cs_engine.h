@@ -46,6 +46,9 @@ void cs_sim_counts(const cs_engine_t *e, uint64_t *timers, uint64_t *fires);
 /* Take the full re-ranking of carried timers from the next block on, as
  * COWSIM_RANKING=full does for a whole run (outcomes unchanged). */
 void cs_sim_full_ranking(cs_engine_t *e);
+/* Sort the scheduler's free slots every 64th block (1, the default) or
+ * never (0); outputs are the same (cs_sched_set_dense, DESIGN-NOTES N107). */
+void cs_sim_dense_slots(cs_engine_t *e, int dense);
 /* Bytes of the run's per-timer structures, for `cowsim bench memory`: the
  * scheduler's (cs_sched_mem) and the engine's per-slot side table (slots
  * in use / allocated, as in cs_sched_mem_t). */

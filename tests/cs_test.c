@@ -220,6 +220,23 @@ cs_engine_t *cs_test_engine_text(const char *text, const char *mech, const char 
     return e;
 }
 
+const char *cs_test_flood_scenario(char *buf, size_t n, const char *name, unsigned blocks)
+{
+    snprintf(buf, n,
+             "{\"name\": \"%s\", \"seed\": 2611, \"blocks\": %u, \"mechanism\": \"eip1559\","
+             " \"params\": {\"lane_timer_cycles\": 3003000, \"max_cycles_per_fire\": 21000,"
+             "  \"target_utilisation\": 0.5, \"w_min\": 1, \"w_max\": 1},"
+             " \"agents\": [{\"kind\": \"affine_user\", \"count\": 300, \"balance\": \"1000000000000000000000000\","
+             "  \"value_aware\": false, \"params\": {\"rate\": 1,"
+             "   \"value\": {\"dist\": \"uniform\", \"min\": 0, \"max\": 4.2e14},"
+             "   \"wait_cost\": {\"dist\": \"uniform\", \"min\": 0, \"max\": 2.1e13}, \"expected_wait\": 5,"
+             "   \"fixed_tip\": 1e9, \"gas_limit\": 21000, \"cycles_frac\": {\"dist\": \"constant\", \"value\": 1},"
+             "   \"cycles_jitter\": 0}}],"
+             " \"output\": {\"fires\": \"all\"}}",
+             name, blocks);
+    return buf;
+}
+
 int cs_test_run_text(const char *text, const char *mech, const char *path, struct cs_run_stats *st)
 {
     cs_scenario_t *scn = NULL;

@@ -118,6 +118,14 @@ unsigned char *cs_test_slurp(const char *path, size_t *n);
 /* Write n bytes of b to path (created or truncated); 0 or -1. */
 int cs_test_spit(const char *path, const unsigned char *b, size_t n);
 
+/* bench/backlog.json scaled down to 300 affine_user actors and a lane of
+ * 143 timers (about the workload's proportions) with the default lane
+ * basefee start of 1,000 per cycle, so a start-up flood leaves a standing
+ * backlog of due-but-deferred timers whose fee caps stay below the
+ * basefee; eip1559, seed 2611, /fires on.  Written as JSON into buf (n
+ * bytes) with the given name and block count; returns buf. */
+const char *cs_test_flood_scenario(char *buf, size_t n, const char *name, unsigned blocks);
+
 /* Run the scenario text txt (JSON) under mechanism mech with seed, in
  * process, to its last block, writing no file; its statistics into *st.
  * CS_OK when it loaded and ran to the end, else an error code (the reasons

@@ -4,7 +4,7 @@
  * baseline of its standing-backlog workload after the warm-up) leaves every
  * output as it was.
  *
- * The scenario is bench/backlog.json scaled down to 300 affine_user actors
+ * The scenario (cs_test_flood_scenario) is bench/backlog.json scaled down to 300 affine_user actors
  * and a lane of 143 timers (about the workload's proportions) with the
  * default lane basefee start of 1,000 per cycle: the start-up flood leaves
  * a standing backlog of due-but-deferred timers whose fee caps stay below
@@ -33,17 +33,6 @@
 #define BLOCKS 360u
 #define SWITCH_AT 240u
 
-static const char *const scn_text =
-    "{\"name\": \"rank-switch\", \"seed\": 2611, \"blocks\": 360, \"mechanism\": \"eip1559\","
-    " \"params\": {\"lane_timer_cycles\": 3003000, \"max_cycles_per_fire\": 21000,"
-    "  \"target_utilisation\": 0.5, \"w_min\": 1, \"w_max\": 1},"
-    " \"agents\": [{\"kind\": \"affine_user\", \"count\": 300, \"balance\": \"1000000000000000000000000\","
-    "  \"value_aware\": false, \"params\": {\"rate\": 1,"
-    "   \"value\": {\"dist\": \"uniform\", \"min\": 0, \"max\": 4.2e14},"
-    "   \"wait_cost\": {\"dist\": \"uniform\", \"min\": 0, \"max\": 2.1e13}, \"expected_wait\": 5,"
-    "   \"fixed_tip\": 1e9, \"gas_limit\": 21000, \"cycles_frac\": {\"dist\": \"constant\", \"value\": 1},"
-    "   \"cycles_jitter\": 0}}],"
-    " \"output\": {\"fires\": \"all\"}}";
 
 /* Live timers of s deferred without a row so far. */
 static uint64_t silent_timers(const cs_sched_t *s)
@@ -61,7 +50,8 @@ static uint64_t silent_timers(const cs_sched_t *s)
 static int run(const char *path, uint32_t at, uint64_t *silent, uint64_t *carried)
 {
     cs_scenario_t *scn = NULL;
-    cs_engine_t *e = cs_test_engine_text(scn_text, "eip1559", path, &scn);
+    char txt[2048];
+    cs_engine_t *e = cs_test_engine_text(cs_test_flood_scenario(txt, sizeof txt, "rank-switch", BLOCKS), "eip1559", path, &scn);
     if (e == NULL) return -1;
     int rc;
     for (;;) {

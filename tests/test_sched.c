@@ -886,6 +886,62 @@ static void test_zero_payload(void)
     cs_sched_free(s);
 }
 
+/* The slot allocator (DESIGN-NOTES N107).  Ten timers take slots 0-9;
+ * five are cancelled in the order 3, 7, 1, 8, 5, so the free stack (last
+ * in, first out) holds 3 7 1 8 5 with 5 on top.  Block 64 sorts it (8 7 5
+ * 3 1): three timers scheduled at block 65 take slots 1, 3, 5, the lowest,
+ * while their logical slots are those the unsorted stack would have given,
+ * 5, 8, 1.  cs_sched_slot_order lists the live records by logical slot.
+ * With the sorting off the timers take 5, 8, 1 and the two orders agree. */
+static void test_dense_slots(void)
+{
+    static const uint32_t cancel[5] = {3, 7, 1, 8, 5};
+    for (int dense = 1; dense >= 0; dense--) {
+        cs_sched_t *s = mk("fifo", NULL);
+        cs_sched_set_dense(s, dense);
+        cs_hash_t id[10], nid[3];
+        char pl[16];
+        CS_CHECK_EQ_U64(cs_sched_begin_block(s, 1), CS_OK);
+        for (int i = 0; i < 10; i++) {
+            snprintf(pl, sizeof pl, "t%d", i);
+            CS_CHECK_EQ_U64(sched1(s, 1, 1000, pl, &id[i]), CS_OK);
+            const cs_timer_t *t = cs_sched_find(s, &id[i]);
+            CS_CHECK(t != NULL && t - cs_sched_record(s, 0) == i);
+        }
+        cs_block_result_t r;
+        CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+        CS_CHECK_EQ_U64(cs_sched_begin_block(s, 2), CS_OK);
+        cs_addr_t a1 = addr(1);
+        for (int k = 0; k < 5; k++) {
+            CS_CHECK_EQ_U64(cs_sched_tx_begin(s), CS_OK);
+            CS_CHECK_EQ_U64(cs_sched_cancel(s, &a1, &id[cancel[k]], NULL), CS_OK);
+            CS_CHECK_EQ_U64(cs_sched_tx_commit(s), CS_OK);
+        }
+        CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+        while (cs_sched_height(s) < 64) (void)step(s);
+        CS_CHECK_EQ_U64(cs_sched_begin_block(s, 65), CS_OK);
+        for (int k = 0; k < 3; k++) {
+            snprintf(pl, sizeof pl, "n%d", k);
+            CS_CHECK_EQ_U64(sched1(s, 1, 1000, pl, &nid[k]), CS_OK);
+        }
+        CS_CHECK_EQ_U64(cs_sched_end_block(s, &r), CS_OK);
+        static const uint32_t want_dense[3] = {1, 3, 5}, want_lifo[3] = {5, 8, 1};
+        const uint32_t *want = dense ? want_dense : want_lifo;
+        for (int k = 0; k < 3; k++) {
+            const cs_timer_t *t = cs_sched_find(s, &nid[k]);
+            CS_CHECK(t != NULL && (uint32_t)(t - cs_sched_record(s, 0)) == want[k]);
+        }
+        uint32_t order[10];
+        CS_CHECK_EQ_U64(cs_sched_pool_size(s), 10);
+        CS_CHECK_EQ_U64(cs_sched_slot_order(s, order), 10);
+        static const uint32_t want_order_dense[10] = {0, 5, 2, UINT32_MAX, 4, 1, 6, UINT32_MAX, 3, 9};
+        static const uint32_t want_order_lifo[10] = {0, 1, 2, UINT32_MAX, 4, 5, 6, UINT32_MAX, 8, 9};
+        const uint32_t *wo = dense ? want_order_dense : want_order_lifo;
+        for (int l = 0; l < 10; l++) CS_CHECK_EQ_U64(order[l], wo[l]);
+        cs_sched_free(s);
+    }
+}
+
 int main(void)
 {
     test_insertion_order_and_vector1();
@@ -904,5 +960,6 @@ int main(void)
     test_ttl_and_extend();
     test_money_table();
     test_zero_payload();
+    test_dense_slots();
     return cs_test_done("sched");
 }

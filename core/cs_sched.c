@@ -261,39 +261,42 @@ void cs__retired_release(cs_sched_t *s)
     s->n_retired = 0;
 }
 
-/* Sort the free stack so its top holds the lowest free slot (N107): an
- * LSD radix sort, descending, in three passes of 11 bits.  Only where the
- * allocator takes its slots changes; out of memory the stack stays as it
- * is. */
-void cs__slots_compact(cs_sched_t *s)
+/* Sort the stack a[0..n) descending, so its top (a[n - 1]) is its least
+ * entry: an LSD radix sort in three passes of 11 bits, skipped when the
+ * stack is already in order.  Out of memory it stays as it is. */
+static void cs__stack_sort_desc(uint32_t *a, size_t n)
 {
-    size_t n = s->n_free, i;
-    uint32_t *a = s->free_slots;
+    size_t i;
     for (i = 1; i < n && a[i - 1] > a[i]; i++) {
     }
     if (i >= n) return; /* already descending (or fewer than two) */
-    uint32_t *scratch = malloc(n * sizeof *scratch), *b = scratch;
+    uint32_t *scratch = malloc(n * sizeof *scratch), *src = a, *dst = scratch;
     if (!scratch) return;
     uint32_t cnt[2048];
     for (int pass = 0; pass < 3; pass++) {
         unsigned sh = 11u * (unsigned)pass;
         memset(cnt, 0, sizeof cnt);
-        for (i = 0; i < n; i++) cnt[2047u - ((a[i] >> sh) & 2047u)]++;
+        for (i = 0; i < n; i++) cnt[2047u - ((src[i] >> sh) & 2047u)]++;
         uint32_t sum = 0;
         for (unsigned d = 0; d < 2048; d++) {
             uint32_t c = cnt[d];
             cnt[d] = sum;
             sum += c;
         }
-        for (i = 0; i < n; i++) b[cnt[2047u - ((a[i] >> sh) & 2047u)]++] = a[i];
-        uint32_t *t = a;
-        a = b;
-        b = t;
+        for (i = 0; i < n; i++) dst[cnt[2047u - ((src[i] >> sh) & 2047u)]++] = src[i];
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
     }
-    /* An odd number of passes: the sorted slots are in the scratch. */
-    memcpy(s->free_slots, scratch, n * sizeof *scratch);
+    /* An odd number of passes: the sorted entries are in the scratch. */
+    memcpy(a, scratch, n * sizeof *scratch);
     free(scratch);
 }
+
+/* The lowest free slots to the top of the free stack (N107): only where
+ * new records land changes, never what they hold.  (Sorting the money
+ * table's free list the same way measured within noise: not done.) */
+void cs__slots_compact(cs_sched_t *s) { cs__stack_sort_desc(s->free_slots, s->n_free); }
 
 size_t cs_sched_slot_order(const cs_sched_t *s, uint32_t *order)
 {

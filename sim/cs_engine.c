@@ -991,11 +991,17 @@ int cs_sim_done(cs_engine_t *e, int complete, cs_run_stats_t *st)
         /* Pending timers at the close, censored per kind. */
         uint64_t censored[CS_AK__COUNT + 1] = {0};
         /* Their rows come in logical slot order (DESIGN-NOTES N107), the
-         * same whatever slots the allocator chose; without the memory for
-         * that order, in slot order (the same rows). */
+         * same whatever slots the allocator chose.  Without the memory for
+         * that order they are written in slot order (the same rows) and
+         * the file is not marked complete: its bytes could differ. */
         size_t np = cs_sched_pool_size(e->s);
         uint32_t *order = np ? malloc(np * sizeof *order) : NULL;
-        if (order) (void)cs_sched_slot_order(e->s, order);
+        if (order) {
+            (void)cs_sched_slot_order(e->s, order);
+        } else if (np && e->h5) {
+            rc = CS_EIO;
+            cs__seterr(e, "out of memory ordering the /timers rows of pending timers in %s", e->opts.out_path);
+        }
         for (size_t i = 0; i < np; i++) {
             size_t slot = order ? order[i] : i;
             if (slot >= np || slot >= e->ti_n) continue;

@@ -355,7 +355,7 @@ static int cs__timers_phase(cs_sched_t *s)
      * stays as it is. */
     (void)cs__hmap_fit(&s->id_map);
     /* Every 64 blocks the lowest free slots go to the top of the free
-     * stack (N107); the same blocks in every run. */
+     * stack (N107); the same blocks in every run, after the release above. */
     if ((h & 63u) == 0 && !s->sparse_slots) cs__slots_compact(s);
     /* Step 3: collect candidates. */
     size_t n = 0;

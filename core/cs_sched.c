@@ -262,16 +262,15 @@ void cs__retired_release(cs_sched_t *s)
 }
 
 /* Sort the stack a[0..n) descending, so its top (a[n - 1]) is its least
- * entry: an LSD radix sort in three passes of 11 bits, skipped when the
- * stack is already in order.  Out of memory it stays as it is. */
-static void cs__stack_sort_desc(uint32_t *a, size_t n)
+ * entry: an LSD radix sort in three passes of 11 bits through scratch
+ * (n entries), skipped when the stack is already in order. */
+static void cs__stack_sort_desc(uint32_t *a, size_t n, uint32_t *scratch)
 {
     size_t i;
     for (i = 1; i < n && a[i - 1] > a[i]; i++) {
     }
     if (i >= n) return; /* already descending (or fewer than two) */
-    uint32_t *scratch = malloc(n * sizeof *scratch), *src = a, *dst = scratch;
-    if (!scratch) return;
+    uint32_t *src = a, *dst = scratch;
     uint32_t cnt[2048];
     for (int pass = 0; pass < 3; pass++) {
         unsigned sh = 11u * (unsigned)pass;
@@ -290,13 +289,18 @@ static void cs__stack_sort_desc(uint32_t *a, size_t n)
     }
     /* An odd number of passes: the sorted entries are in the scratch. */
     memcpy(a, scratch, n * sizeof *scratch);
-    free(scratch);
 }
 
 /* The lowest free slots to the top of the free stack (N107): only where
- * new records land changes, never what they hold.  (Sorting the money
- * table's free list the same way measured within noise: not done.) */
-void cs__slots_compact(cs_sched_t *s) { cs__stack_sort_desc(s->free_slots, s->n_free); }
+ * new records land changes, never what they hold.  Called right after
+ * cs__retired_release, so the retired list is empty and serves as the
+ * scratch (its capacity is at least pool_cap >= n_free): no allocation.
+ * (Sorting the money table's free list the same way measured within
+ * noise: not done.) */
+void cs__slots_compact(cs_sched_t *s)
+{
+    if (s->n_retired == 0) cs__stack_sort_desc(s->free_slots, s->n_free, s->retired);
+}
 
 size_t cs_sched_slot_order(const cs_sched_t *s, uint32_t *order)
 {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # tests/release.sh [SECONDS] -- the release suite's long runs, beyond what
 # .ci/run does in its budget: the whole test suite under the sanitizers
-# (build-asan: nothing left out, every allocation failed); every libFuzzer harness for SECONDS each
+# (build-asan: nothing left out, every allocation failed); a soak of the
+# incremental ranking against the full re-ranking (test_rank, longer and
+# more histories than the suite's, under the sanitizers); every libFuzzer harness for SECONDS each
 # (default 600; CI fuzzes 10 s each), in build-fuzz; then the suite's line
 # and branch coverage against its targets (tests/coverage.sh, build-cov)
 # and the mutation score of tests/mutants.txt (tests/mutants.sh,
@@ -21,6 +23,16 @@ echo "== release: the whole suite under ASan + UBSan (build-asan), every allocat
     cmake --build build-asan -j"${JOBS:-$(nproc)}" > /dev/null &&
     (cd build-asan && CS_FAILALLOC_FULL=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
         ctest --output-on-failure -j"${JOBS:-$(nproc)}"); } || status=1
+echo "== release: the incremental ranking against the full re-ranking, eip1559 (the mechanism that uses it):"
+echo "   300 histories of 160 blocks and 10 of 3,000 per parameter set (test_rank, build-asan)"
+soak() {
+    out=$(env CS_TEST_RANK_MECH=eip1559 "$@" build-asan/test_rank 2>&1) || {
+        printf '%s\n' "$out" | tail -20
+        return 1
+    }
+    printf '%s\n' "$out" | tail -1
+}
+{ soak CS_TEST_RANK_SEEDS=300 && soak CS_TEST_RANK_SEEDS=10 CS_TEST_RANK_BLOCKS=3000; } || status=1
 echo "== release: fuzzing each harness for $SECS s"
 JOBS=${JOBS:-$(nproc)} tests/fuzz/run.sh "$SECS" build-fuzz || status=1
 echo "== release: coverage (tests/coverage.sh)"

@@ -10,13 +10,20 @@
  * moves by itself at a 50 % target), lane pauses -- one with cs_sched_set_ranking(0) (the
  * reference: every carried timer collected and ranked each block), one
  * with cs_sched_set_ranking(1).  Every block, for every mechanism and
- * four parameter sets: the block totals (due, fired, deferred, expired,
+ * five parameter sets: the block totals (due, fired, deferred, expired,
  * insufficient, payments, burn, tips, the scheduler state digest ...),
  * the deliveries (timer id, deliver_id, in order) and the rows must be
  * identical, except that the incremental side may leave out rows of
  * timers that merely stay deferred; those must be counted exactly by the
  * timer's next row (row.silent) or cs_sched_silent.  The test also checks
  * that the incremental side did leave rows out (else it proves nothing).
+ *
+ * Sizes: three histories of 160 blocks per mechanism and parameter set,
+ * and for eip1559, the mechanism that ranks incrementally, one more of
+ * 1,000 blocks.  A longer soak, outside the suite (tests/release.sh runs
+ * one): CS_TEST_RANK_SEEDS=N histories per mechanism and parameter set,
+ * CS_TEST_RANK_BLOCKS=B (default 160, at most 100,000) blocks each, and
+ * nothing else; CS_TEST_RANK_MECH=M runs one mechanism alone.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +34,11 @@
 #include "cs_test.h"
 
 #define NACT 12
-#define NBLK 160
-#define MAXIDS 8192
+#define NBLK 160         /* blocks a history, unless CS_TEST_RANK_BLOCKS */
+#define LONG_BLOCKS 1000 /* eip1559's extra history (main) */
+#define MAXIDS 65536
+
+static uint64_t nblk = NBLK;
 
 static uint64_t rs;
 static uint64_t rnd(void) { return cs_test_rand64(&rs); }
@@ -40,6 +50,7 @@ typedef struct cfg {
     int gba_some;    /* some timers without fee caps (the default GBA prices them) */
     int w_moves;     /* w_min != w_max */
     uint32_t quota;  /* max_fires_per_block */
+    uint64_t floor;  /* lane_basefee_min, or 0 for the default */
 } cfg_t;
 
 typedef struct hist {
@@ -52,7 +63,17 @@ static hist_t H;
 
 /* Per slot: deferred rows of the reference the incremental side left out
  * and has not reported yet. */
-static uint32_t owed[1 << 16];
+static uint32_t owed[1 << 18];
+
+/* owed[slot]; a slot beyond it (a soak's history outgrowing the table)
+ * fails the check and gets a scratch entry instead. */
+static uint32_t *owe(uint32_t slot)
+{
+    static uint32_t spare;
+    int fits = slot < sizeof owed / sizeof owed[0];
+    CS_CHECK(fits);
+    return fits ? &owed[slot] : &spare;
+}
 
 static void row_eq(const cs_cand_row_t *a, const cs_cand_row_t *b)
 {
@@ -87,7 +108,14 @@ static void stats_eq(const cs_block_stats_t *a, const cs_block_stats_t *b)
 /* One random block's transactions, applied to both schedulers. */
 static void txs(cs_sched_t *s[2], uint64_t h, const cfg_t *c)
 {
-    static const uint64_t fees[6] = {500, 900, 1000, 1100, 1500, 3000};
+    /* With a basefee floor, caps one below, at and one above it instead of
+     * 500, 900 and 1,000. */
+    uint64_t fees[6] = {500, 900, 1000, 1100, 1500, 3000};
+    if (c->floor) {
+        fees[0] = c->floor - 1;
+        fees[1] = c->floor;
+        fees[2] = c->floor + 1;
+    }
     static const uint64_t prios[5] = {0, 50, 100, 300, 1000};
     static const uint64_t gas[4] = {10000, 21000, 50000, 70000}; /* 70k: over the 60k cap */
     uint64_t bfc = rint_(4), bfl = rint_(3);
@@ -115,8 +143,8 @@ static void txs(cs_sched_t *s[2], uint64_t h, const cfg_t *c)
         for (int k = 0; k < 2; k++) rc[k] = cs_sched_sys_cancel(s[k], &H.id[j]);
         CS_CHECK_EQ_U64(rc[0], rc[1]);
         if (rc[1] == CS_OK && t != NULL) {
-            CS_CHECK_EQ_U64(cs_sched_silent(s[1], slot), owed[slot]);
-            owed[slot] = 0;
+            CS_CHECK_EQ_U64(cs_sched_silent(s[1], slot), *owe(slot));
+            *owe(slot) = 0;
         }
     }
     uint64_t ns = rint_(13);
@@ -179,8 +207,8 @@ static void txs(cs_sched_t *s[2], uint64_t h, const cfg_t *c)
         int dup = 0;
         for (size_t q = 0; q < i; q++) dup |= gone[q] == gone[i];
         if (dup || (cs_sched_hot(s[1], gone[i])->flags & CS_TF_LIVE)) continue; /* counted once */
-        CS_CHECK_EQ_U64(cs_sched_silent(s[1], gone[i]), owed[gone[i]]);
-        owed[gone[i]] = 0;
+        CS_CHECK_EQ_U64(cs_sched_silent(s[1], gone[i]), *owe(gone[i]));
+        *owe(gone[i]) = 0;
     }
 }
 
@@ -196,6 +224,7 @@ static uint64_t run(const char *m, const cfg_t *c, uint64_t seed)
     p.w_min = 1000000;
     p.w_max = c->w_moves ? 2000000 : 1000000;
     p.max_fires_per_block = c->quota;
+    if (c->floor) p.lane_basefee_min = c->floor;
     cs_sched_t *s[2] = {NULL, NULL};
     for (int k = 0; k < 2; k++) {
         if (cs_sched_alloc(&s[k], &p, m, 0) != CS_OK) {
@@ -215,7 +244,7 @@ static uint64_t run(const char *m, const cfg_t *c, uint64_t seed)
     }
     uint64_t left_out = 0;
     int paused = 0;
-    for (uint64_t h = 1; h <= NBLK; h++) {
+    for (uint64_t h = 1; h <= nblk; h++) {
         if (rint_(40) == 0) paused = !paused;
         for (int k = 0; k < 2; k++) {
             CS_CHECK_EQ_U64(cs_sched_begin_block(s[k], h), CS_OK);
@@ -237,11 +266,11 @@ static uint64_t run(const char *m, const cfg_t *c, uint64_t seed)
             if (j < r[1].n_rows && r[1].rows[j].slot == a->slot) {
                 const cs_cand_row_t *b = &r[1].rows[j++];
                 row_eq(a, b);
-                CS_CHECK_EQ_U64(b->silent, owed[b->slot]);
-                owed[b->slot] = 0;
+                CS_CHECK_EQ_U64(b->silent, *owe(b->slot));
+                *owe(b->slot) = 0;
             } else {
                 CS_CHECK_EQ_U64(a->outcome, CS_OUT_DEFERRED);
-                owed[a->slot]++;
+                (*owe(a->slot))++;
                 left_out++;
             }
         }
@@ -250,6 +279,7 @@ static uint64_t run(const char *m, const cfg_t *c, uint64_t seed)
     /* What the incremental side still owes, slot by slot. */
     size_t np = cs_sched_pool_size(s[1]);
     uint64_t bad = 0;
+    CS_CHECK(np <= sizeof owed / sizeof owed[0]);
     for (size_t k = 0; k < np && k < sizeof owed / sizeof owed[0]; k++)
         if ((cs_sched_hot(s[1], (uint32_t)k)->flags & CS_TF_LIVE) && cs_sched_silent(s[1], (uint32_t)k) != owed[k]) bad++;
     CS_CHECK_EQ_U64(bad, 0);
@@ -257,20 +287,57 @@ static uint64_t run(const char *m, const cfg_t *c, uint64_t seed)
     return left_out;
 }
 
+/* The value of environment variable name, an integer in [1, max], or def
+ * when it is unset; a value outside that fails the run. */
+static uint64_t env_count(const char *name, uint64_t def, uint64_t max)
+{
+    const char *v = getenv(name);
+    if (v == NULL || *v == '\0') return def;
+    char *end = NULL;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (*end != '\0' || x < 1 || x > max) {
+        fprintf(stderr, "test_rank: %s=%s: want an integer in [1, %llu]\n", name, v, (unsigned long long)max);
+        exit(2);
+    }
+    return (uint64_t)x;
+}
+
 int main(void)
 {
+    /* A soak runs exactly the histories it asks for. */
+    int soak = getenv("CS_TEST_RANK_SEEDS") != NULL || getenv("CS_TEST_RANK_BLOCKS") != NULL;
+    uint64_t nseed = env_count("CS_TEST_RANK_SEEDS", 3, 1000000);
+    nblk = env_count("CS_TEST_RANK_BLOCKS", NBLK, 100000);
+    const char *only = getenv("CS_TEST_RANK_MECH");
     static const char *mechs[] = {"bias-vcg", "bias-fp", "priority-classes", "eip1559", "fifo",
                                   "fifo-capped", "gba-tip", "greedy", "score", "slot-booking"};
     static const cfg_t cfgs[] = {
-        {"uniform cycles", 0, 0, 0, 0},
-        {"mixed cycles, block quota 3", 1, 0, 0, 3},
-        {"some default-GBA timers", 0, 1, 0, 0},
-        {"W moves", 0, 0, 1, 0},
+        {"uniform cycles", 0, 0, 0, 0, 0},
+        {"mixed cycles, block quota 3", 1, 0, 0, 3, 0},
+        {"some default-GBA timers", 0, 1, 0, 0, 0},
+        {"W moves", 0, 0, 1, 0, 0},
+        /* The lane basefee starts at its floor, 1,000, and comes back to
+         * it whenever the lane is underused; fee caps of 999, 1,000 and
+         * 1,001 put carried timers on both sides of the class boundary
+         * max_fee = basefee and on it (cs__rk_class). */
+        {"basefee floor = a fee cap", 0, 0, 0, 0, 1000},
     };
+    size_t ran = 0;
     for (size_t m = 0; m < sizeof mechs / sizeof mechs[0]; m++) {
+        if (only && *only && strcmp(only, mechs[m]) != 0) continue;
+        ran++;
         for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
             uint64_t out = 0;
-            for (uint64_t seed = 1; seed <= 3; seed++) out += run(mechs[m], &cfgs[c], 0x9e3779b97f4a7c15ull * seed);
+            for (uint64_t seed = 1; seed <= nseed; seed++) out += run(mechs[m], &cfgs[c], 0x9e3779b97f4a7c15ull * seed);
+            if (strcmp(mechs[m], "eip1559") == 0 && !soak) {
+                /* The mechanism that ranks incrementally also gets one
+                 * history of LONG_BLOCKS: timers carried for hundreds of
+                 * blocks, fifteen free-slot sorts (every 64th block,
+                 * N107) and the lane basefee's long swings. */
+                nblk = LONG_BLOCKS;
+                out += run(mechs[m], &cfgs[c], 0x9e3779b97f4a7c15ull * (nseed + 1));
+                nblk = NBLK;
+            }
             /* eip1559 with W the same for everyone leaves rows out; every
              * other case takes the full path every block. */
             int inc = strcmp(mechs[m], "eip1559") == 0 && !cfgs[c].w_moves;
@@ -278,6 +345,10 @@ int main(void)
             else CS_CHECK_EQ_U64(out, 0);
             printf("%-16s %-28s rows left out %llu\n", mechs[m], cfgs[c].what, (unsigned long long)out);
         }
+    }
+    if (ran == 0) {
+        fprintf(stderr, "test_rank: CS_TEST_RANK_MECH=%s names no mechanism of this test\n", only);
+        return 2;
     }
     return cs_test_done("rank");
 }

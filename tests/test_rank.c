@@ -38,8 +38,6 @@
 #define LONG_BLOCKS 1000 /* eip1559's extra history (main) */
 #define MAXIDS 65536
 
-static uint64_t nblk = NBLK;
-
 static uint64_t rs;
 static uint64_t rnd(void) { return cs_test_rand64(&rs); }
 static uint64_t rint_(uint64_t n) { return rnd() % n; }
@@ -212,9 +210,9 @@ static void txs(cs_sched_t *s[2], uint64_t h, const cfg_t *c)
     }
 }
 
-/* One history under mechanism m and parameter set c; returns the rows the
- * incremental side left out. */
-static uint64_t run(const char *m, const cfg_t *c, uint64_t seed)
+/* One history of nblk blocks under mechanism m and parameter set c;
+ * returns the rows the incremental side left out. */
+static uint64_t run(const char *m, const cfg_t *c, uint64_t seed, uint64_t nblk)
 {
     cs_params_t p;
     cs_params_default(&p);
@@ -287,12 +285,19 @@ static uint64_t run(const char *m, const cfg_t *c, uint64_t seed)
     return left_out;
 }
 
-/* The value of environment variable name, an integer in [1, max], or def
- * when it is unset; a value outside that fails the run. */
-static uint64_t env_count(const char *name, uint64_t def, uint64_t max)
+/* Nonzero when environment variable name is set and not empty. */
+static int env_set(const char *name)
 {
     const char *v = getenv(name);
-    if (v == NULL || *v == '\0') return def;
+    return v != NULL && *v != '\0';
+}
+
+/* The value of environment variable name, an integer in [1, max], or def
+ * when it is unset or empty; a value outside that fails the run. */
+static uint64_t env_count(const char *name, uint64_t def, uint64_t max)
+{
+    if (!env_set(name)) return def;
+    const char *v = getenv(name);
     char *end = NULL;
     unsigned long long x = strtoull(v, &end, 10);
     if (*end != '\0' || x < 1 || x > max) {
@@ -305,9 +310,9 @@ static uint64_t env_count(const char *name, uint64_t def, uint64_t max)
 int main(void)
 {
     /* A soak runs exactly the histories it asks for. */
-    int soak = getenv("CS_TEST_RANK_SEEDS") != NULL || getenv("CS_TEST_RANK_BLOCKS") != NULL;
+    int soak = env_set("CS_TEST_RANK_SEEDS") || env_set("CS_TEST_RANK_BLOCKS");
     uint64_t nseed = env_count("CS_TEST_RANK_SEEDS", 3, 1000000);
-    nblk = env_count("CS_TEST_RANK_BLOCKS", NBLK, 100000);
+    uint64_t nblk = env_count("CS_TEST_RANK_BLOCKS", NBLK, 100000);
     const char *only = getenv("CS_TEST_RANK_MECH");
     static const char *mechs[] = {"bias-vcg", "bias-fp", "priority-classes", "eip1559", "fifo",
                                   "fifo-capped", "gba-tip", "greedy", "score", "slot-booking"};
@@ -328,15 +333,13 @@ int main(void)
         ran++;
         for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
             uint64_t out = 0;
-            for (uint64_t seed = 1; seed <= nseed; seed++) out += run(mechs[m], &cfgs[c], 0x9e3779b97f4a7c15ull * seed);
+            for (uint64_t seed = 1; seed <= nseed; seed++) out += run(mechs[m], &cfgs[c], 0x9e3779b97f4a7c15ull * seed, nblk);
             if (strcmp(mechs[m], "eip1559") == 0 && !soak) {
                 /* The mechanism that ranks incrementally also gets one
                  * history of LONG_BLOCKS: timers carried for hundreds of
                  * blocks, fifteen free-slot sorts (every 64th block,
                  * N107) and the lane basefee's long swings. */
-                nblk = LONG_BLOCKS;
-                out += run(mechs[m], &cfgs[c], 0x9e3779b97f4a7c15ull * (nseed + 1));
-                nblk = NBLK;
+                out += run(mechs[m], &cfgs[c], 0x9e3779b97f4a7c15ull * (nseed + 1), LONG_BLOCKS);
             }
             /* eip1559 with W the same for everyone leaves rows out; every
              * other case takes the full path every block. */

@@ -52,6 +52,22 @@
  *    (t(10^5) - t(10^3)) / (10^5 - 10^3).  Every block fires exactly F and
  *    defers exactly B (checked: the bench fails otherwise).
  *
+ * 3. The standing backlog again, as a paired design (workload_standing_
+ *    paired): one run, the same 7,000 warm-up blocks, then segments of
+ *    100 timed blocks that alternate the two ranking paths in ABBA order
+ *    (pair k: incremental then full for even k, full then incremental for
+ *    odd k; each segment after one untimed block, the switch's
+ *    transition), 14 pairs in the 3,000 blocks (--quick: 4 pairs of 10
+ *    after 300).  Each pair's ratio (full over incremental CPU a block)
+ *    compares the same state of the workload minutes apart at most, so
+ *    what moves the machine between whole runs mostly cancels; the
+ *    figure is the geometric mean of the pairs' ratios with a 95 %
+ *    Student-t interval on their logarithms, for the process's CPU (the
+ *    criterion's, as incremental_speedup above) and the main thread's
+ *    (without the writer's thread, whose share is the same on both
+ *    paths).  The single whole-run ratio above moves from session to
+ *    session (DESIGN-NOTES N110); this one says how far.
+ *
  * Both parts run with the incremental ranking of carried timers
  * (cs_sched_set_ranking, DESIGN-NOTES N80-N83) and again with the full
  * re-ranking every block (cs_sim_full_ranking, as COWSIM_RANKING=full;
@@ -72,6 +88,8 @@
 #include "cs_scenario.h"
 #include "cs_sched.h"
 
+#include <gsl/gsl_cdf.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +116,13 @@
 #define CS__BL_LONG "blocks=10000"
 #define CS__BL_WARM_QUICK 300u
 #define CS__BL_LONG_QUICK "blocks=400"
+/* The paired segments (part 3): timed blocks a segment and pairs; each
+ * segment also runs one untimed block, so 7,000 + 28 x 101 = 9,828 blocks
+ * of the 10,000 (--quick: 300 + 8 x 11 = 388 of 400). */
+#define CS__BL_SEG 100u
+#define CS__BL_PAIRS 14u
+#define CS__BL_SEG_QUICK 10u
+#define CS__BL_PAIRS_QUICK 4u
 
 /* Address of actor k of the scaling part (distinct, nonzero bytes). */
 static cs_addr_t cs__bl_addr(uint32_t k)
@@ -297,6 +322,86 @@ static void cs__bl_report(cs_bench_out_t *o, const char *name, const cs_bench_ru
     cs_bench_end_section(o);
 }
 
+/* Geometric mean of the ratios r[0..n) with the two-sided 95 % Student-t
+ * interval of the mean of their logarithms, taken back (n >= 2). */
+static void cs__bl_gm_interval(const double *r, size_t n, double *gm, double *lo, double *hi)
+{
+    double m = 0, ss = 0;
+    for (size_t i = 0; i < n; i++) m += log(r[i]);
+    m /= (double)n;
+    for (size_t i = 0; i < n; i++) ss += (log(r[i]) - m) * (log(r[i]) - m);
+    double half = gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) * sqrt(ss / (double)(n - 1) / (double)n);
+    *gm = exp(m);
+    *lo = exp(m - half);
+    *hi = exp(m + half);
+}
+
+/* Part 3: the standing backlog's paired segments (see the top). */
+static int cs__bl_paired(cs_bench_out_t *o, const char *path, const char *const *sets, size_t n, const char *file,
+                         int quick)
+{
+    size_t pairs = quick ? CS__BL_PAIRS_QUICK : CS__BL_PAIRS;
+    uint64_t seg = quick ? CS__BL_SEG_QUICK : CS__BL_SEG;
+    cs_bench_seg_t sg[2 * CS__BL_PAIRS];
+    memset(sg, 0, sizeof sg);
+    for (size_t k = 0; k < pairs; k++) {
+        sg[2 * k].full = (int)(k & 1);      /* ABBA: even pairs incremental first */
+        sg[2 * k + 1].full = (int)!(k & 1); /* odd pairs full first */
+    }
+    int rc = cs_bench_run_segments(path, sets, n, file, quick ? CS__BL_WARM_QUICK : CS__BL_WARM, seg, sg, 2 * pairs);
+    if (rc != CS_OK) return rc;
+    double rp[CS__BL_PAIRS], rm[CS__BL_PAIRS], ip = 0, fp = 0, im = 0, fm = 0;
+    uint64_t ifi = 0, ffi = 0, blocks = 0;
+    for (size_t k = 0; k < pairs; k++) {
+        const cs_bench_seg_t *inc = sg[2 * k].full ? &sg[2 * k + 1] : &sg[2 * k];
+        const cs_bench_seg_t *ful = sg[2 * k].full ? &sg[2 * k] : &sg[2 * k + 1];
+        if (inc->cpu_s <= 0 || inc->main_cpu_s <= 0 || inc->blocks != seg || ful->blocks != seg) {
+            fprintf(stderr, "cowsim bench backlog: paired segment %zu timed no CPU or too few blocks\n", k);
+            return CS_EINVARIANT;
+        }
+        rp[k] = ful->cpu_s / inc->cpu_s;
+        rm[k] = ful->main_cpu_s / inc->main_cpu_s;
+        ip += inc->cpu_s;
+        fp += ful->cpu_s;
+        im += inc->main_cpu_s;
+        fm += ful->main_cpu_s;
+        ifi += inc->fires;
+        ffi += ful->fires;
+        blocks += inc->blocks;
+    }
+    double gp, lp, hp, gm, lm, hm;
+    cs__bl_gm_interval(rp, pairs, &gp, &lp, &hp);
+    cs__bl_gm_interval(rm, pairs, &gm, &lm, &hm);
+    double minr = rp[0], maxr = rp[0];
+    for (size_t k = 1; k < pairs; k++) {
+        if (rp[k] < minr) minr = rp[k];
+        if (rp[k] > maxr) maxr = rp[k];
+    }
+    cs_bench_section(o, "workload_standing_paired");
+    cs_bench_int(o, "warm_up_blocks", quick ? CS__BL_WARM_QUICK : CS__BL_WARM);
+    cs_bench_int(o, "pairs", pairs);
+    cs_bench_int(o, "blocks_per_segment", seg);
+    cs_bench_num(o, "fires_per_block_incremental", cs__bl_per_block((double)ifi, blocks));
+    cs_bench_num(o, "fires_per_block_full_ranking", cs__bl_per_block((double)ffi, blocks));
+    cs_bench_num(o, "ms_per_block_incremental", cs__bl_per_block(ip * 1e3, blocks));
+    cs_bench_num(o, "ms_per_block_full_ranking", cs__bl_per_block(fp * 1e3, blocks));
+    cs_bench_num(o, "arrivals_per_cpu_second", ip > 0 ? CS__BL_ARRIVALS * (double)blocks / ip : 0);
+    cs_bench_num(o, "incremental_speedup", gp);
+    cs_bench_num(o, "incremental_speedup_lo95", lp);
+    cs_bench_num(o, "incremental_speedup_hi95", hp);
+    cs_bench_num(o, "incremental_speedup_min_pair", minr);
+    cs_bench_num(o, "incremental_speedup_max_pair", maxr);
+    cs_bench_num(o, "main_thread_ms_per_block_incremental", cs__bl_per_block(im * 1e3, blocks));
+    cs_bench_num(o, "main_thread_ms_per_block_full_ranking", cs__bl_per_block(fm * 1e3, blocks));
+    cs_bench_num(o, "main_thread_incremental_speedup", gm);
+    cs_bench_num(o, "main_thread_incremental_speedup_lo95", lm);
+    cs_bench_num(o, "main_thread_incremental_speedup_hi95", hm);
+    cs_bench_num(o, "target_speedup", CS__BL_TARGET_SPEEDUP);
+    cs_bench_int(o, "meets_speedup_target", !quick && gp >= CS__BL_TARGET_SPEEDUP);
+    cs_bench_end_section(o);
+    return CS_OK;
+}
+
 /* ns per deferred timer per block across the two workloads (about the
  * same fires a block, backlogs of ~530 and ~3,500): the slope of CPU per
  * block against deferred timers per block, a (the committed start) to b
@@ -333,15 +438,21 @@ int cs_bench_backlog(cs_bench_out_t *o, int quick, size_t backlog)
     if (rc == CS_OK) rc = cs__bl_pair(path, sets_su, 2, file, 0, &uw, &uf);
     if (rc == CS_OK) rc = cs__bl_pair(path, sets_st, 2, file, quick ? CS__BL_WARM_QUICK : CS__BL_WARM, &sw, &sf);
     if (rc == CS_OK) rc = cs_bench_run_scenario(path, sets_ao, 2, file, &ao);
-    remove(file);
-    rmdir(dir);
-    if (rc != CS_OK) return rc;
+    if (rc != CS_OK) {
+        remove(file);
+        rmdir(dir);
+        return rc;
+    }
     cs_bench_str(o, "scenario", path);
     cs_bench_int(o, "quick", (unsigned long long)quick);
     cs__bl_report(o, "workload", &wl, &fl, &ao);
     cs_bench_str(o, "standing_override", CS__BL_STANDING);
     cs__bl_report(o, "workload_startup", &uw, &uf, &ao);
     cs__bl_report(o, "workload_standing", &sw, &sf, &ao);
+    rc = cs__bl_paired(o, path, sets_st, 2, file, quick);
+    remove(file);
+    rmdir(dir);
+    if (rc != CS_OK) return rc;
     cs_bench_section(o, "workloads_compared");
     cs_bench_num(o, "ns_per_deferred_timer_per_block", cs__bl_slope(&wl, &sw));
     cs_bench_num(o, "ns_per_deferred_timer_per_block_full_ranking", cs__bl_slope(&fl, &sf));

@@ -134,6 +134,35 @@ int cs_bench_load_scenario(const char *path, const char *const *sets, size_t n_s
     return rc;
 }
 
+/* Start the engine on the loaded scenario scn writing out_path; on
+ * failure a message on stderr and scn freed. */
+static int cs__e2e_init(cs_scenario_t *scn, const char *out_path, cs_engine_t **e)
+{
+    cs_sim_opts_t opts = {.out_path = out_path, .seed = scn->seed};
+    char err[512];
+    int rc = cs_sim_init(e, scn, CS__E2E_MECH, &opts, err, sizeof err);
+    if (rc != CS_OK) {
+        fprintf(stderr, "cowsim bench: %s\n", err);
+        cs_scenario_free(scn);
+    }
+    return rc;
+}
+
+/* Close the run whose last cs_sim_step gave step (CS_EINTERRUPTED at the
+ * scenario's end) into *rs; CS_OK, or an error after a message. */
+static int cs__e2e_finish(cs_engine_t *e, int step, cs_run_stats_t *rs)
+{
+    char step_err[512];
+    snprintf(step_err, sizeof step_err, "%s", cs_sim_error(e));
+    int drc = cs_sim_done(e, step == CS_EINTERRUPTED, rs);
+    if (step != CS_EINTERRUPTED || drc != CS_OK) {
+        fprintf(stderr, "cowsim bench: run failed: %s\n",
+                step_err[0] ? step_err : (rs->error[0] ? rs->error : cs_strerror(step != CS_EINTERRUPTED ? step : drc)));
+        return step != CS_EINTERRUPTED && step != CS_OK ? step : CS_EIO;
+    }
+    return CS_OK;
+}
+
 /*
  * Load the scenario at path with the --set overrides sets[0..n_sets) and
  * run it once under eip1559 writing out_path (cs_bench_e2e.h); with warm >
@@ -152,16 +181,9 @@ int cs_bench_run_warm(const char *path, const char *const *sets, size_t n_sets, 
         cs_scenario_free(scn);
         return CS_EINVAL;
     }
-    cs_sim_opts_t opts = {.out_path = out_path, .seed = scn->seed};
     cs_engine_t *e = NULL;
-    char err[512];
     double cpu0 = cs__e2e_cpu(), tcpu0 = cs__e2e_thread_cpu(), t0 = cs_bench_now_ns();
-    rc = cs_sim_init(&e, scn, CS__E2E_MECH, &opts, err, sizeof err);
-    if (rc != CS_OK) {
-        fprintf(stderr, "cowsim bench: %s\n", err);
-        cs_scenario_free(scn);
-        return rc;
-    }
+    if ((rc = cs__e2e_init(scn, out_path, &e)) != CS_OK) return rc;
     int step = CS_OK;
     uint64_t timers0 = 0, fires0 = 0;
     if (warm > 0) {
@@ -178,22 +200,16 @@ int cs_bench_run_warm(const char *path, const char *const *sets, size_t n_sets, 
     if (step == CS_OK && full_after) cs_sim_full_ranking(e);
     if (step == CS_OK)
         while ((step = cs_sim_step(e)) == CS_OK) r->carried += cs_sched_carried(cs_sim_sched(e));
-    char step_err[512];
-    snprintf(step_err, sizeof step_err, "%s", cs_sim_error(e));
     r->pending = cs_sched_pending(cs_sim_sched(e));
     cs_sim_mem(e, &r->mem);
     r->rss_end = cs__e2e_rss_now();
     cs_run_stats_t rs;
-    int drc = cs_sim_done(e, step == CS_EINTERRUPTED, &rs);
+    rc = cs__e2e_finish(e, step, &rs);
     r->wall_ns = cs_bench_now_ns() - t0;
     r->cpu_s = cs__e2e_cpu() - cpu0;
     r->main_cpu_s = cs__e2e_thread_cpu() - tcpu0;
     cs_scenario_free(scn);
-    if (step != CS_EINTERRUPTED || drc != CS_OK) {
-        fprintf(stderr, "cowsim bench: run failed: %s\n",
-                step_err[0] ? step_err : (rs.error[0] ? rs.error : cs_strerror(step != CS_EINTERRUPTED ? step : drc)));
-        return step != CS_EINTERRUPTED && step != CS_OK ? step : CS_EIO;
-    }
+    if (rc != CS_OK) return rc;
     r->h5_ns = (double)rs.h5_ns;
     r->fires = rs.kind[CS_AK__COUNT].fires - fires0;
     r->timers = rs.kind[CS_AK__COUNT].timers - timers0;
@@ -207,6 +223,49 @@ int cs_bench_run_scenario(const char *path, const char *const *sets, size_t n_se
                           const char *out_path, cs_bench_run_t *r)
 {
     return cs_bench_run_warm(path, sets, n_sets, out_path, 0, 0, r);
+}
+
+/* Segments after a warm-up, each on the ranking path it names
+ * (cs_bench_e2e.h): the path is set before a segment's first block, that
+ * block (the switch's transition: a return to the incremental path
+ * rebuilds the ranking) runs untimed, then `seg` blocks are timed; the
+ * blocks left after the last segment run untimed to the scenario's end, so
+ * the file closes as any run's. */
+int cs_bench_run_segments(const char *path, const char *const *sets, size_t n_sets, const char *out_path,
+                          uint64_t warm, uint64_t seg, cs_bench_seg_t *segs, size_t n_segs)
+{
+    cs_scenario_t *scn = NULL;
+    int rc = cs_bench_load_scenario(path, sets, n_sets, &scn);
+    if (rc != CS_OK) return rc;
+    if (seg == 0 || n_segs == 0 || warm + n_segs * (seg + 1) > scn->blocks) {
+        fprintf(stderr, "cowsim bench: %s: %zu segments of %llu + 1 blocks after %llu warm-up blocks exceed its %llu\n",
+                path, n_segs, (unsigned long long)seg, (unsigned long long)warm, (unsigned long long)scn->blocks);
+        cs_scenario_free(scn);
+        return CS_EINVAL;
+    }
+    cs_engine_t *e = NULL;
+    if ((rc = cs__e2e_init(scn, out_path, &e)) != CS_OK) return rc;
+    int step = CS_OK;
+    while (step == CS_OK && cs_sim_height(e) < warm) step = cs_sim_step(e);
+    for (size_t i = 0; i < n_segs && step == CS_OK; i++) {
+        cs_sim_ranking(e, segs[i].full);
+        if ((step = cs_sim_step(e)) != CS_OK) break;
+        uint64_t t0 = 0, f0 = 0, t1 = 0, f1 = 0, h0 = cs_sim_height(e);
+        cs_sim_counts(e, &t0, &f0);
+        double c0 = cs__e2e_cpu(), m0 = cs__e2e_thread_cpu();
+        while (step == CS_OK && cs_sim_height(e) < h0 + seg) step = cs_sim_step(e);
+        segs[i].cpu_s = cs__e2e_cpu() - c0;
+        segs[i].main_cpu_s = cs__e2e_thread_cpu() - m0;
+        cs_sim_counts(e, &t1, &f1);
+        segs[i].blocks = cs_sim_height(e) - h0;
+        segs[i].fires = f1 - f0;
+    }
+    cs_sim_ranking(e, 0);
+    while (step == CS_OK) step = cs_sim_step(e);
+    cs_run_stats_t rs;
+    rc = cs__e2e_finish(e, step, &rs);
+    cs_scenario_free(scn);
+    return rc;
 }
 
 /* Create the temporary directory dir (a mkdtemp template, changed in

@@ -47,6 +47,25 @@ int cs_bench_run_scenario(const char *path, const char *const *sets, size_t n_se
 int cs_bench_run_warm(const char *path, const char *const *sets, size_t n_sets, const char *out_path,
                       uint64_t warm, int full_after, cs_bench_run_t *r);
 
+/* One timed segment of a run (cs_bench_run_segments). */
+typedef struct cs_bench_seg {
+    int full;          /* in: the full re-ranking (1) or the run's own path (0, cs_sim_ranking) */
+    double cpu_s;      /* out: process CPU (all threads) over the timed blocks */
+    double main_cpu_s; /* out: the main thread's CPU over them */
+    uint64_t blocks;   /* out: blocks timed */
+    uint64_t fires;    /* out: fires in them */
+} cs_bench_seg_t;
+
+/* Run the scenario (as cs_bench_run_warm) with `warm` blocks unmeasured,
+ * then segs[0..n_segs) in turn, each on the path segs[i].full names: one
+ * untimed block after the switch, then `seg` timed blocks; the rest of the
+ * scenario runs untimed.  A paired design for the ranking paths: adjacent
+ * segments see the same state of the workload, so their ratio is free of
+ * what moves the machine between whole runs.  CS_EINVAL when the
+ * segments do not fit in the scenario's blocks. */
+int cs_bench_run_segments(const char *path, const char *const *sets, size_t n_sets, const char *out_path,
+                          uint64_t warm, uint64_t seg, cs_bench_seg_t *segs, size_t n_segs);
+
 /* End to end on scenarios/bench-large.json (bench/cs_bench_e2e.c). */
 int cs_bench_e2e(cs_bench_out_t *o, int quick);
 /* Peak RSS with 10^7 pending timers (bench/cs_bench_e2e.c). */

@@ -347,7 +347,8 @@ int cs_sim_init(cs_engine_t **out, const cs_scenario_t *scn, const char *mechani
             cs_sched_hooks_t bare = {e, cs__hook_execute, NULL, cs__hook_usage, cs__hook_ahead};
             cs_sched_set_hooks(e->s, &bare);
         }
-        cs_sched_set_ranking(e->s, quiet && !(rk && strcmp(rk, "full") == 0));
+        e->rank_ok = quiet && !(rk && strcmp(rk, "full") == 0);
+        cs_sched_set_ranking(e->s, e->rank_ok);
     }
     /* Named deployers after every actor, so a fairness identity (D12) is the
      * actor's own index for actors, and n_actors.. for deployers
@@ -476,7 +477,14 @@ void cs_sim_counts(const cs_engine_t *e, uint64_t *timers, uint64_t *fires)
  * backlog, N80): the core drops its ranking of the carried timers, which
  * every block does anyway when the incremental path does not apply, so
  * the outcomes are the same. */
-void cs_sim_full_ranking(cs_engine_t *e) { cs_sched_set_ranking(e->s, 0); }
+void cs_sim_full_ranking(cs_engine_t *e) { cs_sim_ranking(e, 1); }
+
+/* Full re-ranking (full != 0) or back to what cs_sim_init chose from the
+ * next block on.  Back on, the core rebuilds its ranking from the carried
+ * timers at the next block's gate (cs_eob.c cs__rank_gate), so a run can
+ * alternate the two paths (bench backlog's paired segments) with the same
+ * outcomes (tests/test_rank_switch.c). */
+void cs_sim_ranking(cs_engine_t *e, int full) { cs_sched_set_ranking(e->s, !full && e->rank_ok); }
 
 void cs_sim_dense_slots(cs_engine_t *e, int dense) { cs_sched_set_dense(e->s, dense); }
 

@@ -46,6 +46,10 @@ void cs_sim_counts(const cs_engine_t *e, uint64_t *timers, uint64_t *fires);
 /* Take the full re-ranking of carried timers from the next block on, as
  * COWSIM_RANKING=full does for a whole run (outcomes unchanged). */
 void cs_sim_full_ranking(cs_engine_t *e);
+/* The full re-ranking (full != 0), or the path cs_sim_init chose (full =
+ * 0: incremental unless the agents or COWSIM_RANKING=full rule it out),
+ * from the next block on; outcomes unchanged either way. */
+void cs_sim_ranking(cs_engine_t *e, int full);
 /* Sort the scheduler's free slots every 64th block (1, the default) or
  * never (0); outputs are the same (cs_sched_set_dense, DESIGN-NOTES N107). */
 void cs_sim_dense_slots(cs_engine_t *e, int dense);

@@ -162,6 +162,8 @@ struct cs_engine {
                                * handler needs only its cycles (cs__hook_execute) */
     uint8_t gba_none;         /* no agent has a fire-time GBA of its own (gba hook, value-aware
                                * or a strategy): the core gets no gba hook (cs_sim_init) */
+    uint8_t rank_ok;          /* the incremental ranking may run (cs_sim_init: quiet agents,
+                               * COWSIM_RANKING not "full"); cs_sim_ranking returns to it */
     int batch_open;           /* the arrival batch's transaction is open */
     cs__hpend_t *bpend;       /* its schedules, in staging order (ids derived at commit) */
     size_t n_bpend, cap_bpend;

@@ -6,8 +6,13 @@
 # scenario run by `cowsim run` (the issue's literal workload, 400 blocks),
 # read from that run's /blocks and /timers.  An off-by-one in the warm-up
 # (the blocks counted from 300 or from 302, the counts taken before the
-# last warm-up block) gives other numbers.  Speeds are not checked: a shared
-# test machine cannot time them.
+# last warm-up block) gives other numbers.  The paired segments
+# (workload_standing_paired) are checked the same way: the fires of their
+# timed blocks, incremental and full, are those of the reference's blocks
+# each segment times (ABBA order, one untimed block before each segment).
+# Speeds are not checked: a shared test machine cannot time them; only
+# that the figures agree (the geometric mean lies between the pairs'
+# extremes and inside its interval).
 set -u
 SRC=${CS_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$SRC" || exit 2
@@ -36,7 +41,7 @@ def close(a, b, what, rel=2e-3):
 
 sections = ["workload", "workload_full_ranking", "workload_startup", "workload_startup_full_ranking",
             "workload_standing", "workload_standing_full_ranking", "workloads_compared", "arrivals_only",
-            "backlog_scaling", "backlog_scaling_full_ranking", "arrivals_draws"]
+            "workload_standing_paired", "backlog_scaling", "backlog_scaling_full_ranking", "arrivals_draws"]
 for s in sections:
     need(s in r, "section " + s)
 if bad:
@@ -80,6 +85,32 @@ need(st["timers"] == sched, "standing timers %d against the reference's %d sched
 # And not blocks 300-399 or 302-401 (the check above can tell them apart).
 other = int(b[(b["height"] >= 300) & (b["height"] <= 399)]["fired"].sum())
 need(other != fired, "reference: blocks 300-399 fire a different count (the check has teeth)")
+# The paired segments: 4 pairs of 10 timed blocks after 300, each after
+# one untimed block: segment i times blocks 302 + 11 i .. 311 + 11 i; pair
+# k runs incremental first for even k.
+pr = r["workload_standing_paired"]
+need(pr["warm_up_blocks"] == 300 and pr["pairs"] == 4 and pr["blocks_per_segment"] == 10, "paired: 4 pairs of 10 after 300")
+inc_f = full_f = 0
+for k in range(4):
+    for j in range(2):
+        i = 2 * k + j
+        lo = 302 + 11 * i
+        n = int(b[(b["height"] >= lo) & (b["height"] <= lo + 9)]["fired"].sum())
+        is_full = (j == 1) if k % 2 == 0 else (j == 0)
+        if is_full:
+            full_f += n
+        else:
+            inc_f += n
+close(pr["fires_per_block_incremental"], inc_f / 40.0, "paired: incremental segments' fires a block against the reference's")
+close(pr["fires_per_block_full_ranking"], full_f / 40.0, "paired: full segments' fires a block against the reference's")
+need(inc_f != full_f, "paired: the two paths' segments fire different counts (the check has teeth)")
+g = pr["incremental_speedup"]
+need(pr["incremental_speedup_min_pair"] <= g <= pr["incremental_speedup_max_pair"], "paired: geometric mean within the pairs")
+need(pr["incremental_speedup_lo95"] <= g <= pr["incremental_speedup_hi95"], "paired: geometric mean within its interval")
+gm = pr["main_thread_incremental_speedup"]
+need(pr["main_thread_incremental_speedup_lo95"] <= gm <= pr["main_thread_incremental_speedup_hi95"], "paired: main thread within its interval")
+close(pr["arrivals_per_cpu_second"], 2000.0 / (pr["ms_per_block_incremental"] * 1e-3), "paired: arrivals per CPU second")
+need(pr["meets_speedup_target"] == 0, "paired: --quick meets no target")
 print("; ".join(bad) if bad else "standing: %d fires, %d timers, %.1f deferred a block in blocks 301-400" % (fired, sched, deferred))
 sys.exit(1 if bad else 0)
 PYEOF

@@ -483,6 +483,10 @@ void cs_strat_observe(const cs_strategy_t *s, struct cs_strat_state *ss, uint32_
 static size_t cs__sr_draw(struct cs_strat_state *ss, const cs_strategy_t *s, double *pk)
 {
     double p[CS_STRAT_MAX_GRID], u = gsl_rng_uniform(ss->rng), acc = 0;
+    /* A grid holds 2 to CS_STRAT_MAX_GRID multipliers (the loader), so
+     * cs__sr_probs sets p[0] and more; set here as well because GCC's -O3
+     * cannot see that and warns (-Wmaybe-uninitialized). */
+    p[0] = 1.0;
     cs__sr_probs(ss, s, p);
     size_t k = 0;
     while (k + 1 < s->n_grid && (acc += p[k]) <= u) k++;

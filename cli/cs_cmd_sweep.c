@@ -63,6 +63,7 @@
 #include "cs_metrics.h"
 
 #define CS__SW_MAX_JOBS 1024          /* -j */
+#define CS__SW_MAX_DIR 4000           /* -o DIR: bytes (a path past PATH_MAX cannot be opened anyway) */
 
 /* ------------------------------------------------------------ running */
 
@@ -903,7 +904,11 @@ static int cs__same_sweep(const char *file, const cs_sweep_t *sw, char *why, siz
 static int cs__probe_dir(const char *dir, char *err, size_t cap)
 {
     char p[4608];
-    snprintf(p, sizeof p, "%s/.cowsim-probe-%ld", dir, (long)getpid());
+    int len = snprintf(p, sizeof p, "%s/.cowsim-probe-%ld", dir, (long)getpid());
+    if (len < 0 || (size_t)len >= sizeof p) {
+        snprintf(err, cap, "cannot write to %.200s...: the path is longer than %zu bytes", dir, sizeof p - 32);
+        return -1;
+    }
     int fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (fd < 0) {
         snprintf(err, cap, "cannot write to %s: %s", dir, strerror(errno));
@@ -964,6 +969,14 @@ int cs_cmd_sweep(int argc, char **argv)
             quiet = 1;
         } else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
             outdir = argv[++i];
+            /* Every file's path under DIR (DIR/runs/<id>/<mech>.h5, at
+             * most ~600 bytes more) must fit the 4,608-byte buffers. */
+            if (strlen(outdir) > CS__SW_MAX_DIR) {
+                fprintf(stderr, "cowsim sweep: -o DIR is %zu bytes long, more than %d\n", strlen(outdir),
+                        CS__SW_MAX_DIR);
+                cs__sweep_usage(stderr);
+                return CS_EXIT_USAGE;
+            }
         } else if (a[0] != '-' && !path) {
             path = a;
         } else {

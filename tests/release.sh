@@ -3,7 +3,8 @@
 # .ci/run does in its budget: the whole test suite under the sanitizers
 # (build-asan: nothing left out, every allocation failed); a soak of the
 # incremental ranking against the full re-ranking (test_rank, longer and
-# more histories than the suite's, under the sanitizers); every libFuzzer harness for SECONDS each
+# more histories than the suite's, under the sanitizers); an -O3 build with
+# warnings as errors; every libFuzzer harness for SECONDS each
 # (default 600; CI fuzzes 10 s each), in build-fuzz; then the suite's line
 # and branch coverage against its targets (tests/coverage.sh, build-cov)
 # and the mutation score of tests/mutants.txt (tests/mutants.sh,
@@ -23,6 +24,12 @@ echo "== release: the whole suite under ASan + UBSan (build-asan), every allocat
     cmake --build build-asan -j"${JOBS:-$(nproc)}" > /dev/null &&
     (cd build-asan && CS_FAILALLOC_FULL=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
         ctest --output-on-failure -j"${JOBS:-$(nproc)}"); } || status=1
+echo "== release: an -O3 build (CMAKE_BUILD_TYPE=Release, build-o3) with warnings as errors"
+# -O3's deeper inlining finds warnings the shipped -O2 build does not
+# (-Wmaybe-uninitialized, -Wformat-truncation); a user's Release build with
+# CS_WERROR must still build.
+{ cmake -S . -B build-o3 -DCMAKE_BUILD_TYPE=Release -DCS_WERROR=ON > /dev/null &&
+    cmake --build build-o3 -j"${JOBS:-$(nproc)}" 2>&1 | grep -E 'warning:|error:' ; [ "${PIPESTATUS[0]}" = 0 ]; } || status=1
 echo "== release: the incremental ranking against the full re-ranking, eip1559 (the mechanism that uses it):"
 echo "   300 histories of 160 blocks and 10 of 3,000 per parameter set (test_rank, build-asan)"
 soak() {

@@ -297,6 +297,15 @@ check "[ $? -eq 0 ]" "unwritable run directory: earlier runs in the summary, com
 check "[ $? -eq 2 ]" "no sweep file: exit 2"
 "$BIN" sweep "$SW/grid.json" -j 0 > /dev/null 2>&1
 check "[ $? -eq 2 ]" "-j 0: exit 2"
+# An -o DIR too long for the paths under it (4,001 bytes) is refused as a
+# usage error; 4,000 bytes passes the argument check (-j 0 then stops it).
+long=$($PY -c "print('$T/' + 'd' * (4001 - len('$T/')))")
+"$BIN" sweep "$SW/grid.json" -o "$long" > /dev/null 2> "$T/long.err"
+rc=$?
+check "[ $rc -eq 2 ] && grep -q 'is 4001 bytes long, more than 4000' '$T/long.err' " \
+    "-o DIR of 4,001 bytes: exit 2 naming the limit (got $rc: $(head -c 200 "$T/long.err"))"
+"$BIN" sweep "$SW/grid.json" -o "${long:0:4000}" -j 0 > /dev/null 2> "$T/long2.err"
+check "! grep -q 'bytes long' '$T/long2.err'" "-o DIR of 4,000 bytes: not refused for its length"
 "$BIN" sweep "$T/missing.json" > /dev/null 2> "$T/miss.err"
 check "[ $? -eq 3 ] && grep -q 'cannot read' '$T/miss.err'" "missing sweep file: exit 3 (I/O, cs_exit.h)"
 "$BIN" sweep --help | grep -q 'usage: cowsim sweep'

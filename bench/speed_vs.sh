@@ -14,9 +14,11 @@
 #   2. arrivals: the same scenario for 3,000 blocks with
 #      agents[0].params.expected_wait=1e9, so nobody joins (the draws and
 #      decisions, the per-block work of an empty lane), 5 pairs.
-#   3. e2e: `bench e2e --json` (per-fire rows on), alternated twice;
-#      the ratio of the mean fires_per_second (wall) and of the mean
-#      main-thread CPU seconds.
+#   3. e2e: `bench e2e --json` (per-fire rows on), alternated four times
+#      (base then new each time); the ratio of the mean fires_per_second
+#      (wall) and of the mean main-thread CPU seconds, and each
+#      alternation's own ratio (their geometric mean, lowest and highest):
+#      the base's runs spread more than the new build's.
 #   4. standing: issue 26's literal workload (the same scenario with the
 #      default lane basefee start, params.lane_basefee_initial=1000) in
 #      its standing-backlog state: 10,000 blocks run, blocks 7,001-10,000
@@ -109,7 +111,7 @@ echo "== base $OLD"
 echo "== new  $NEW"
 
 if [ $QUICK = 1 ]; then WP=2; WB=200; AP=2; AB=300; ER=1; EQ=(--quick); SP=1; SB=400; SM=300
-else WP=7; WB=1000; AP=5; AB=3000; ER=2; EQ=(); SP=3; SB=10000; SM=7000; fi
+else WP=7; WB=1000; AP=5; AB=3000; ER=4; EQ=(); SP=3; SB=10000; SM=7000; fi
 
 echo "== workload: run bench/backlog.json, $WB blocks, $WP pairs (CPU seconds: base new base/new)"
 WL=$("$SRC/bench/paired.sh" -n $WP "$OLD" "$NEW" -- run "$SRC/bench/backlog.json" --set blocks=$WB -o {OUT} --quiet) || exit 1
@@ -133,9 +135,12 @@ for ((i = 1; i <= ER; i++)); do
 print(sys.argv[2], r["fires_per_second"], r["main_thread_cpu_seconds"])' "$TMP/e2e.json" $side | tee -a "$TMP/e2e"
     done
 done
-E2E=$(awk '$1 == "base" { fb += $2; cb += $3; nb++ } $1 == "new" { fn += $2; cn += $3; nn++ }
-           END { printf "fires_per_second base %.4g new %.4g ratio %.3f main_cpu_ratio %.3f\n",
-                        fb / nb, fn / nn, (fn / nn) / (fb / nb), (cb / nb) / (cn / nn) }' "$TMP/e2e")
+E2E=$(awk '$1 == "base" { fb += $2; cb += $3; nb++; last = $2 }
+           $1 == "new" { fn += $2; cn += $3; nn++; r = $2 / last; lg += log(r); nr++
+                         if (nr == 1 || r < lo) lo = r; if (nr == 1 || r > hi) hi = r }
+           END { printf "fires_per_second base %.4g new %.4g ratio %.3f main_cpu_ratio %.3f", fb / nb, fn / nn,
+                        (fn / nn) / (fb / nb), (cb / nb) / (cn / nn)
+                 printf " alternations %d geomean %.3f lowest %.3f highest %.3f\n", nr, exp(lg / nr), lo, hi }' "$TMP/e2e")
 echo "$E2E"
 
 echo "== standing: bench/backlog.json with params.lane_basefee_initial=1000, $SB blocks, blocks $((SM + 1))-$SB timed, $SP pairs"

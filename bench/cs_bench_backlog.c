@@ -59,7 +59,7 @@
  *    odd k; each segment after one untimed block, the switch's
  *    transition), 14 pairs in the 3,000 blocks (--quick: 4 pairs of 10
  *    after 300).  Each pair's ratio (full over incremental CPU a block)
- *    compares the same state of the workload minutes apart at most, so
+ *    compares the same state of the workload a second apart, so
  *    what moves the machine between whole runs mostly cancels; the
  *    figure is the geometric mean of the pairs' ratios with a 95 %
  *    Student-t interval on their logarithms, for the process's CPU (the
@@ -355,7 +355,8 @@ static int cs__bl_paired(cs_bench_out_t *o, const char *path, const char *const 
     for (size_t k = 0; k < pairs; k++) {
         const cs_bench_seg_t *inc = sg[2 * k].full ? &sg[2 * k + 1] : &sg[2 * k];
         const cs_bench_seg_t *ful = sg[2 * k].full ? &sg[2 * k] : &sg[2 * k + 1];
-        if (inc->cpu_s <= 0 || inc->main_cpu_s <= 0 || inc->blocks != seg || ful->blocks != seg) {
+        if (inc->cpu_s <= 0 || inc->main_cpu_s <= 0 || ful->cpu_s <= 0 || ful->main_cpu_s <= 0 ||
+            inc->blocks != seg || ful->blocks != seg) {
             fprintf(stderr, "cowsim bench backlog: paired segment %zu timed no CPU or too few blocks\n", k);
             return CS_EINVARIANT;
         }

@@ -17,8 +17,9 @@
 #   3. e2e: `bench e2e --json` (per-fire rows on), alternated four times
 #      (base then new each time); the ratio of the mean fires_per_second
 #      (wall) and of the mean main-thread CPU seconds, and each
-#      alternation's own ratio (their geometric mean, lowest and highest):
-#      the base's runs spread more than the new build's.
+#      alternation's own ratio (their geometric mean, median, lowest and
+#      highest): one run slowed by the machine moves the means, not the
+#      median.
 #   4. standing: issue 26's literal workload (the same scenario with the
 #      default lane basefee start, params.lane_basefee_initial=1000) in
 #      its standing-backlog state: 10,000 blocks run, blocks 7,001-10,000
@@ -135,12 +136,23 @@ for ((i = 1; i <= ER; i++)); do
 print(sys.argv[2], r["fires_per_second"], r["main_thread_cpu_seconds"])' "$TMP/e2e.json" $side | tee -a "$TMP/e2e"
     done
 done
-E2E=$(awk '$1 == "base" { fb += $2; cb += $3; nb++; last = $2 }
-           $1 == "new" { fn += $2; cn += $3; nn++; r = $2 / last; lg += log(r); nr++
-                         if (nr == 1 || r < lo) lo = r; if (nr == 1 || r > hi) hi = r }
-           END { printf "fires_per_second base %.4g new %.4g ratio %.3f main_cpu_ratio %.3f", fb / nb, fn / nn,
-                        (fn / nn) / (fb / nb), (cb / nb) / (cn / nn)
-                 printf " alternations %d geomean %.3f lowest %.3f highest %.3f\n", nr, exp(lg / nr), lo, hi }' "$TMP/e2e")
+E2E=$($PY - "$TMP/e2e" <<'PYEOF'
+import math, statistics, sys
+base, new, ratios = [], [], []
+for line in open(sys.argv[1]):
+    side, fps, cpu = line.split()
+    (base if side == "base" else new).append((float(fps), float(cpu)))
+    if side == "new":
+        ratios.append(float(fps) / base[-1][0])  # against the base run just before
+mean = lambda xs: sum(xs) / len(xs)
+fb, fn = mean([f for f, _ in base]), mean([f for f, _ in new])
+cb, cn = mean([c for _, c in base]), mean([c for _, c in new])
+print("fires_per_second base %.4g new %.4g ratio %.3f main_cpu_ratio %.3f alternations %d geomean %.3f median %.3f "
+      "lowest %.3f highest %.3f" % (fb, fn, fn / fb, cb / cn, len(ratios),
+                                    math.exp(mean([math.log(r) for r in ratios])), statistics.median(ratios),
+                                    min(ratios), max(ratios)))
+PYEOF
+)
 echo "$E2E"
 
 echo "== standing: bench/backlog.json with params.lane_basefee_initial=1000, $SB blocks, blocks $((SM + 1))-$SB timed, $SP pairs"

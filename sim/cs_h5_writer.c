@@ -240,7 +240,12 @@ static int cs__h5_retire(cs_h5_t *h)
     else
         free(j->raw);
     j->raw = NULL;
+    /* Under the mutex like every other access to a job's state: once the
+     * helper has compressed the whole ring it waits on this very job
+     * (wnext == head) and reads its state at each wake-up. */
+    pthread_mutex_lock(&h->mu);
     j->state = CS__JOB_FREE;
+    pthread_mutex_unlock(&h->mu);
     h->head = (h->head + 1) % CS__H5_DEPTH;
     h->count--;
     return cs__h5_set_err(h, rc);

@@ -365,7 +365,7 @@ static int cs__lagrange(const cs_opt_problem_t *p, cs__var_t *v, size_t n, size_
             head[q * CS__HEAD + k] = jbeg[q] + k < jbeg[q + 1] ? v[jbeg[q] + k]
                                                                : (cs__var_t){.smax = -INFINITY, .blk = 0, .v = 0};
     }
-    double best = INFINITY, theta = 2.0;
+    double best = HUGE_VAL, theta = 2.0;
     int stall = 0;
     for (int it = 0; it < 300; it++) {
         double L = 0;

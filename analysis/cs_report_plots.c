@@ -48,7 +48,7 @@ int cs__rep_slot_priced(const cs__rep_run_t *r)
 /* Plot the lane basefee of every run whose mechanism has one, on one axes. */
 int cs__plot_basefee(const cs__gp_t *g, const cs__rep_run_t *runs, size_t n, cs__plots_t *plots)
 {
-    double lo = INFINITY, hi = -INFINITY;
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
     uint64_t bin = 1;
     for (size_t i = 0; i < n; i++) {
         if (!cs__has_lane_basefee(&runs[i])) continue;
@@ -299,7 +299,7 @@ int cs__plot_weights(const cs__gp_t *g, const cs__rep_run_t *runs, size_t n, cs_
 int cs__plot_revenue(const cs__gp_t *g, const cs__rep_run_t *runs, size_t n, cs__plots_t *plots)
 {
     static const int mi[3] = {CS_M_burn, CS_M_tips, CS_M_payments};
-    double lo = INFINITY, hi = 0;
+    double lo = HUGE_VAL, hi = 0;
     for (size_t i = 0; i < n; i++)
         for (int c = 0; c < 3; c++) {
             double v = runs[i].met.v[mi[c]];

@@ -94,8 +94,8 @@ static int cs__run_blocks(cs__rep_run_t *r, cs_h5_reader_t *rd, size_t idx, cons
     r->nblocks = n;
     r->bf_bin = n > CS__BASEFEE_POINTS ? (n + CS__BASEFEE_POINTS - 1) / CS__BASEFEE_POINTS : 1;
     r->util_bin = n > CS__UTIL_POINTS ? (n + CS__UTIL_POINTS - 1) / CS__UTIL_POINTS : 1;
-    r->bf_min = INFINITY;
-    r->bf_max = -INFINITY;
+    r->bf_min = HUGE_VAL;
+    r->bf_max = -HUGE_VAL;
     char nb[64], nu[64];
     snprintf(nb, sizeof nb, "run%zu_basefee.dat", idx + 1);
     snprintf(nu, sizeof nu, "run%zu_util.dat", idx + 1);

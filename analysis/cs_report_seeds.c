@@ -257,8 +257,8 @@ static void cs__band_range(const cs__smech_t *sm, size_t nm, const int *use, int
                            double *xmax, double *lo, double *hi)
 {
     *xmax = 1;
-    *lo = INFINITY;
-    *hi = -INFINITY;
+    *lo = HUGE_VAL;
+    *hi = -HUGE_VAL;
     for (size_t j = 0; j < nm; j++) {
         if (!use[j]) continue;
         const double *v = util ? sm[j].util : sm[j].bf;

@@ -114,7 +114,7 @@ size_t cs_stat_mser5(const double *x, size_t n, double *mser)
     if (mser) *mser = CS__NAN;
     if (nb < 2) return 0;
     size_t dmax = nb / 2, bestd = 0;
-    double s1 = 0, s2 = 0, best = INFINITY;
+    double s1 = 0, s2 = 0, best = HUGE_VAL;
     for (size_t j = dmax; j < nb; j++) {
         double v = cs__batch5(x, j);
         s1 += v;

@@ -4,8 +4,10 @@
 # (build-asan: nothing left out, every allocation failed); a soak of the
 # incremental ranking against the full re-ranking (test_rank, longer and
 # more histories than the suite's, under the sanitizers); an -O3 build with
-# warnings as errors; cowsim's threads under ThreadSanitizer (tests/tsan.sh,
-# as CI runs it); every libFuzzer harness for SECONDS each
+# warnings as errors; every shipped scenario under every mechanism with
+# cowsim built by GCC and by clang, whose datasets must be the same bytes
+# (tests/compilers.sh); cowsim's threads under ThreadSanitizer
+# (tests/tsan.sh, as CI runs it); every libFuzzer harness for SECONDS each
 # (default 600; CI fuzzes 10 s each), in build-fuzz; then the suite's line
 # and branch coverage against its targets (tests/coverage.sh, build-cov)
 # and the mutation score of tests/mutants.txt (tests/mutants.sh,
@@ -33,6 +35,8 @@ echo "== release: an -O3 build (CMAKE_BUILD_TYPE=Release, build-o3) with warning
 { cmake -S . -B build-o3 -DCMAKE_BUILD_TYPE=Release -DCS_WERROR=ON > /dev/null &&
     { cmake --build build-o3 -j"${JOBS:-$(nproc)}" > build-o3/build.log 2>&1 ||
         { grep -E 'warning:|error:' build-o3/build.log; false; }; }; } || status=1
+echo "== release: GCC's build and clang's give the same datasets (tests/compilers.sh)"
+tests/compilers.sh || status=1
 echo "== release: cowsim under ThreadSanitizer (tests/tsan.sh, build-tsan)"
 JOBS=${JOBS:-$(nproc)} tests/tsan.sh build-tsan || status=1
 echo "== release: the incremental ranking against the full re-ranking, eip1559 (the mechanism that uses it):"

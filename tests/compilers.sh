@@ -23,8 +23,8 @@ fi
 J=${JOBS:-$(nproc)}
 build() { # build() DIR CC
     CC=$2 cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCS_WERROR=ON > /dev/null &&
-        cmake --build "$1" -j"$J" --target cowsim > "$1.log" 2>&1 ||
-        { grep -E 'warning:|error:' "$1.log"; echo "compilers: the $2 build failed"; return 1; }
+        cmake --build "$1" -j"$J" --target cowsim > "$1/build.log" 2>&1 ||
+        { grep -E 'warning:|error:' "$1/build.log"; echo "compilers: the $2 build failed"; return 1; }
 }
 build build-gcc-rel gcc || exit 1
 build build-clang clang || exit 1

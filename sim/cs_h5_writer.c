@@ -225,8 +225,14 @@ static int cs__h5_write_now(cs_h5_t *h, int dsi, uint64_t chunk, const uint8_t *
 static int cs__h5_retire(cs_h5_t *h)
 {
     cs__h5_job_t *j = &h->jobs[h->head];
+    /* Done, the job is the main thread's again: FREE under the mutex, like
+     * every other access to a job's state (once the helper has compressed
+     * the whole ring it waits on this very job, wnext == head, and reads
+     * its state at each wake-up).  Only this thread queues a job, and not
+     * this one before it is retired, so its buffers stay ours below. */
     pthread_mutex_lock(&h->mu);
     while (j->state != CS__JOB_DONE) pthread_cond_wait(&h->cv_done, &h->mu);
+    j->state = CS__JOB_FREE;
     pthread_mutex_unlock(&h->mu);
     const cs__h5_dsdesc_t *d = &cs__h5_desc[j->ds];
     int rc = j->rc;
@@ -240,12 +246,6 @@ static int cs__h5_retire(cs_h5_t *h)
     else
         free(j->raw);
     j->raw = NULL;
-    /* Under the mutex like every other access to a job's state: once the
-     * helper has compressed the whole ring it waits on this very job
-     * (wnext == head) and reads its state at each wake-up. */
-    pthread_mutex_lock(&h->mu);
-    j->state = CS__JOB_FREE;
-    pthread_mutex_unlock(&h->mu);
     h->head = (h->head + 1) % CS__H5_DEPTH;
     h->count--;
     return cs__h5_set_err(h, rc);

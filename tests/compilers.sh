@@ -28,11 +28,9 @@ build() { # build() DIR CC
 }
 build build-gcc-rel gcc || exit 1
 build build-clang clang || exit 1
-for c in gcc clang; do
-    b=build-gcc-rel
-    [ $c = clang ] && b=build-clang
-    rm -rf "${DIR:?}/$c"
-    bash bench/outputs_digest.sh "$b/cowsim" "$DIR/$c" | tail -1 | sed "s/^/compilers: $c: /"
+for c in gcc:build-gcc-rel clang:build-clang; do
+    rm -rf "${DIR:?}/${c%%:*}"
+    bash bench/outputs_digest.sh "${c#*:}/cowsim" "$DIR/${c%%:*}" | tail -1 | sed "s/^/compilers: ${c%%:*}: /"
 done
 if grep -q -E 'RUN-FAILED|NO-FILE' "$DIR/gcc/DIGEST" "$DIR/clang/DIGEST"; then
     echo "compilers: runs failed:"
@@ -40,10 +38,11 @@ if grep -q -E 'RUN-FAILED|NO-FILE' "$DIR/gcc/DIGEST" "$DIR/clang/DIGEST"; then
     exit 1
 fi
 n=$(wc -l < "$DIR/gcc/DIGEST")
-d=$(diff <(sort "$DIR/gcc/DIGEST") <(sort "$DIR/clang/DIGEST") | grep -c '^[<>]')
+delta=$(diff <(sort "$DIR/gcc/DIGEST") <(sort "$DIR/clang/DIGEST"))
+d=$(printf '%s\n' "$delta" | grep -c '^[<>]')
 if [ "$n" -eq 0 ] || [ "$d" -ne 0 ]; then
     echo "compilers: $d lines of $n datasets differ between GCC's and clang's outputs:"
-    diff <(sort "$DIR/gcc/DIGEST") <(sort "$DIR/clang/DIGEST") | head -20
+    printf '%s\n' "$delta" | head -20
     exit 1
 fi
 echo "compilers: $n datasets, the same bytes from GCC's build and clang's"

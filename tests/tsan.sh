@@ -5,10 +5,12 @@
 # cs_h5_writer.c) while the main thread fills the next ones; this builds
 # cowsim alone with CS_TSAN (default BUILD_DIR build-tsan) and drives that
 # hand-off where it is busiest and where it stops:
-#   1. `bench memory --quick`: bench-large's per-fire rows fill the job ring,
-#      so the main thread retires the chunk the helper is waiting on (the
-#      data race ThreadSanitizer found there, now mended, showed here on
-#      every run);
+#   1. `bench memory --quick`, CS_TSAN_RINGS times (default 3): the rows of
+#      its 10^6 pending timers at the run's end fill the job ring, so the
+#      main thread retires the chunk the helper is waiting on.  The data
+#      race ThreadSanitizer found there (N113, mended) depends on the
+#      threads' timing: with it put back, a run reported it 12 times in
+#      20, so three runs miss it about once in 16;
 #   2. the same scenario interrupted by SIGINT mid-run: the writer closes
 #      with jobs in flight and the file is left marked incomplete (exit 130).
 # Any report fails the script (halt_on_error, exit code 66).  The rest of
@@ -23,22 +25,30 @@ cmake --build "$B" -j"${JOBS:-$(nproc)}" --target cowsim > /dev/null || exit 1
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-"$B/cowsim" bench memory --quick > "$tmp/memory.txt" 2>&1
-rc=$?
-if [ $rc -ne 0 ]; then
-    echo "tsan: bench memory --quick exited $rc"
-    grep -A14 'WARNING: ThreadSanitizer' "$tmp/memory.txt" | head -40
+# fails MSG LOG: say what failed, with the first report in LOG and its end.
+fails() {
+    echo "tsan: $1"
+    grep -A14 'WARNING: ThreadSanitizer' "$2" | head -40
+    tail -3 "$2"
     fail=1
-else
-    echo "tsan: bench memory --quick: no report"
-fi
+}
+rings=${CS_TSAN_RINGS:-3}
+for i in $(seq 1 "$rings"); do
+    "$B/cowsim" bench memory --quick > "$tmp/memory.txt" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        fails "bench memory --quick (run $i of $rings) exited $rc" "$tmp/memory.txt"
+        break
+    fi
+done
+[ $fail = 0 ] && echo "tsan: bench memory --quick, $rings runs: no report"
 "$B/cowsim" run scenarios/bench-large.json --set blocks=100000 -o "$tmp/int" --quiet > "$tmp/int.txt" 2>&1 &
 pid=$!
 # Interrupt once the run has been writing for a while (its work file is
 # there from the first block; some 1,000 blocks, a dozen /fires chunks,
 # pass under ThreadSanitizer in 3 s).
 for _ in $(seq 1 600); do
-    { [ -e "$tmp/int/eip1559.h5.work" ] || [ -e "$tmp/int/eip1559.h5" ]; } && break
+    [ -e "$tmp/int/eip1559.h5.work" ] && break
     sleep 0.1
 done
 sleep 3
@@ -46,14 +56,9 @@ kill -INT "$pid" 2> /dev/null
 wait "$pid"
 rc=$?
 if [ $rc -ne 130 ]; then
-    echo "tsan: the interrupted run exited $rc, not 130"
-    grep -A14 'WARNING: ThreadSanitizer' "$tmp/int.txt" | head -40
-    tail -3 "$tmp/int.txt"
-    fail=1
+    fails "the interrupted run exited $rc, not 130" "$tmp/int.txt"
 elif ! grep -q 'complete = 0' "$tmp/int.txt"; then
-    echo "tsan: the interrupted run did not say its file is incomplete:"
-    tail -3 "$tmp/int.txt"
-    fail=1
+    fails "the interrupted run did not say its file is incomplete" "$tmp/int.txt"
 else
     echo "tsan: interrupted run: no report, $(grep -o 'interrupted at block [0-9]*' "$tmp/int.txt")"
 fi

@@ -1,5 +1,6 @@
 /* cs_cli.c -- subcommand table and top-level usage. */
 #include "cs_cli.h"
+#include "cs_libm.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -65,7 +66,7 @@ int cs_cli_main(int argc, char **argv)
         return CS_EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("cowsim %s (%s)\n", CS_VERSION, CS_GIT_COMMIT);
+        printf("cowsim %s (%s)\nlibm: %s\n", CS_VERSION, CS_GIT_COMMIT, cs_libm_name());
         return CS_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof cs__cmds / sizeof cs__cmds[0]; i++)

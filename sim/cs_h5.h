@@ -40,8 +40,9 @@
  *
  * Root attributes (written at creation): format_version (int32),
  * cowsim_version, git_commit, scenario_json, mechanism (UTF-8 variable-length
- * strings), seed (uint64), created_utc (string; provenance, exempt from the
- * determinism rule), fires_mode (string "all"|"sample"|"off"),
+ * strings), libm (string: which of glibc's libm builds the run used,
+ * sim/cs_libm.h, DESIGN-NOTES N115), seed (uint64), created_utc (string;
+ * provenance, exempt from the determinism rule), fires_mode (string "all"|"sample"|"off"),
  * fires_sample_every (uint64), complete (int32: 0 until cs_h5_close(h, 1)),
  * fires_seen (uint64, fires offered to cs_h5_append_fires: 0 at creation,
  * updated at every flush, so each checkpoint says how far it got); the

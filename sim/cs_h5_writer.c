@@ -25,6 +25,7 @@
  */
 #include "cs_h5_int.h"
 #include "cs_h5_zip.h"
+#include "cs_libm.h"
 #include "cs_publish.h"
 
 #include <errno.h>
@@ -730,6 +731,7 @@ static int cs__h5_root_attrs(cs_h5_t *h, const cs_h5_meta_t *m)
                             m->format_version ? (int32_t)m->format_version : CS_H5_FORMAT_VERSION);
     if (rc == CS_OK) rc = cs__h5_put_str(h->file, "cowsim_version", m->cowsim_version);
     if (rc == CS_OK) rc = cs__h5_put_str(h->file, "git_commit", m->git_commit);
+    if (rc == CS_OK) rc = cs__h5_put_str(h->file, "libm", cs_libm_name()); /* N115 */
     if (rc == CS_OK) rc = cs__h5_put_str(h->file, "scenario_json", m->scenario_json);
     if (rc == CS_OK) rc = cs__h5_put_u64(h->file, "seed", m->seed);
     if (rc == CS_OK) rc = cs__h5_put_str(h->file, "mechanism", m->mechanism);

@@ -92,6 +92,23 @@ void cs_libm_pin(int argc, char **argv)
                 CS__HWCAPS, CS__OFF);
         return;
     }
+    /* Started through the dynamic loader (ld-linux-x86-64.so.2 cowsim
+     * ...), /proc/self/exe is the loader, which would take argv[1] for
+     * the program: no second start then. */
+    char exe[4096];
+    ssize_t ne = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (ne > 0) {
+        exe[ne] = '\0';
+        const char *base = strrchr(exe, '/');
+        if (strncmp(base ? base + 1 : exe, "ld-", 3) == 0) {
+            cs__lm_how = CS__LM_FAILED;
+            fprintf(stderr, "cowsim: warning: started through the dynamic loader, so not started again with %s%s; "
+                            "libm's results may differ from other machines' (the run files' attribute libm says "
+                            "\"not pinned\")\n",
+                    CS__HWCAPS, CS__OFF);
+            return;
+        }
+    }
     char *t = cs__libm_tunables(getenv("GLIBC_TUNABLES"));
     if (t && setenv("GLIBC_TUNABLES", t, 1) == 0 && setenv(CS__MARK, "1", 1) == 0) {
         fflush(NULL);

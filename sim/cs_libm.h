@@ -29,14 +29,18 @@ int cs_libm_fused(void);
 /* What the run files record in their root attribute "libm":
  * "glibc x86_64, no FMA (pinned)", "glibc x86_64, no FMA (CPU)",
  * "glibc x86_64, FMA (COWSIM_LIBM=native)", "glibc x86_64, FMA (not
- * pinned)", or "other (not pinned)" on other platforms. */
+ * pinned)", or "other (not pinned)" on other platforms.  "(CPU)": FMA was
+ * already off when cowsim started, because the CPU lacks it or
+ * GLIBC_TUNABLES switched it off (as the test suite does); the builds are
+ * the pinned ones either way. */
 const char *cs_libm_name(void);
 
 /* Pin libm's builds (above) by executing /proc/self/exe again with argv
  * and the tunable; returns only when nothing is to be done (no FMA active,
- * COWSIM_LIBM=native, under valgrind, not x86_64 glibc) or when the second
- * start still finds FMA active or the exec fails (a warning on stderr;
- * the run goes on, and its files say "not pinned"). */
+ * COWSIM_LIBM=native, under valgrind, not x86_64 glibc) or when it cannot
+ * pin: started through the dynamic loader, the second start still finds
+ * FMA active, or the exec fails (a warning on stderr; the run goes on, and
+ * its files say "not pinned"). */
 void cs_libm_pin(int argc, char **argv);
 
 /* The GLIBC_TUNABLES value cs_libm_pin sets, from old (NULL: unset): with

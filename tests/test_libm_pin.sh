@@ -61,6 +61,15 @@ check "[ \"\$v\" = \"\$want\" ]" "--version: libm '$v', want '$want'"
 v=$(GLIBC_TUNABLES=glibc.cpu.hwcaps=-FMA,-FMA4 "$BIN" --version | sed -n 's/^libm: //p')
 check "[ \"\$v\" = 'glibc x86_64, no FMA (CPU)' ]" "--version on a CPU without FMA: '$v'"
 
+# Started through the dynamic loader, cowsim cannot start itself again
+# (/proc/self/exe is the loader): it says so and runs unpinned.
+LDSO=/lib64/ld-linux-x86-64.so.2
+if [ "$fma" = 1 ] && [ -x "$LDSO" ]; then
+    v=$("$LDSO" "$BIN" --version 2> "$T/ldso.err" | sed -n 's/^libm: //p')
+    check "[ \"\$v\" = 'glibc x86_64, FMA (not pinned)' ] && grep -q 'started through the dynamic loader' '$T/ldso.err'" \
+        "through $LDSO: libm '$v', stderr: $(head -c 300 "$T/ldso.err")"
+fi
+
 # 2. The runs.
 run pinned
 run nofma GLIBC_TUNABLES=glibc.cpu.hwcaps=-FMA,-FMA4,-AVX2

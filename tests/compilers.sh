@@ -32,17 +32,4 @@ for c in gcc:build-gcc-rel clang:build-clang; do
     rm -rf "${DIR:?}/${c%%:*}"
     bash bench/outputs_digest.sh "${c#*:}/cowsim" "$DIR/${c%%:*}" | tail -1 | sed "s/^/compilers: ${c%%:*}: /"
 done
-if grep -q -E 'RUN-FAILED|NO-FILE' "$DIR/gcc/DIGEST" "$DIR/clang/DIGEST"; then
-    echo "compilers: runs failed:"
-    grep -h -E 'RUN-FAILED|NO-FILE' "$DIR/gcc/DIGEST" "$DIR/clang/DIGEST" | head
-    exit 1
-fi
-n=$(wc -l < "$DIR/gcc/DIGEST")
-delta=$(diff <(sort "$DIR/gcc/DIGEST") <(sort "$DIR/clang/DIGEST"))
-d=$(printf '%s\n' "$delta" | grep -c '^[<>]')
-if [ "$n" -eq 0 ] || [ "$d" -ne 0 ]; then
-    echo "compilers: $d lines of $n datasets differ between GCC's and clang's outputs:"
-    printf '%s\n' "$delta" | head -20
-    exit 1
-fi
-echo "compilers: $n datasets, the same bytes from GCC's build and clang's"
+bash tests/cs_digest_cmp.sh compilers "$DIR/gcc/DIGEST" "$DIR/clang/DIGEST" "the same bytes from GCC's build and clang's"

@@ -6,7 +6,8 @@
 # more histories than the suite's, under the sanitizers); an -O3 build with
 # warnings as errors; every shipped scenario under every mechanism with
 # cowsim built by GCC and by clang, whose datasets must be the same bytes
-# (tests/compilers.sh); cowsim's threads under ThreadSanitizer
+# (tests/compilers.sh), and on this CPU and on one with SSE2 only
+# (tests/cpus.sh, glibc's libm builds, N115); cowsim's threads under ThreadSanitizer
 # (tests/tsan.sh, as CI runs it); every libFuzzer harness for SECONDS each
 # (default 600; CI fuzzes 10 s each), in build-fuzz; then the suite's line
 # and branch coverage against its targets (tests/coverage.sh, build-cov)
@@ -37,6 +38,8 @@ echo "== release: an -O3 build (CMAKE_BUILD_TYPE=Release, build-o3) with warning
         { grep -E 'warning:|error:' build-o3/build.log; false; }; }; } || status=1
 echo "== release: GCC's build and clang's give the same datasets (tests/compilers.sh)"
 tests/compilers.sh || status=1
+echo "== release: this CPU and one with SSE2 only give the same datasets (tests/cpus.sh, build-gcc-rel)"
+tests/cpus.sh build-gcc-rel/cowsim || status=1
 echo "== release: cowsim under ThreadSanitizer (tests/tsan.sh, build-tsan)"
 JOBS=${JOBS:-$(nproc)} tests/tsan.sh build-tsan || status=1
 echo "== release: the incremental ranking against the full re-ranking, eip1559 (the mechanism that uses it):"

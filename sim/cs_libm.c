@@ -66,6 +66,19 @@ char *cs__libm_tunables(const char *old)
     return s;
 }
 
+#ifdef CS__LIBM_X86
+/* The pin could not be made (why): the run goes on with glibc's choice,
+ * and says so. */
+static void cs__unpinned(const char *why)
+{
+    cs__lm_how = CS__LM_FAILED;
+    fprintf(stderr,
+            "cowsim: warning: %s; libm's results may differ from other machines' (the run files' attribute libm "
+            "says \"not pinned\")\n",
+            why);
+}
+#endif
+
 void cs_libm_pin(int argc, char **argv)
 {
     (void)argc;
@@ -86,10 +99,7 @@ void cs_libm_pin(int argc, char **argv)
     const char *pre = getenv("LD_PRELOAD");
     if (pre && strstr(pre, "vgpreload")) return;
     if (second) {
-        cs__lm_how = CS__LM_FAILED;
-        fprintf(stderr, "cowsim: warning: glibc ignored %s%s in GLIBC_TUNABLES; libm's results may differ from "
-                        "other machines' (the run files' attribute libm says \"not pinned\")\n",
-                CS__HWCAPS, CS__OFF);
+        cs__unpinned("glibc ignored " CS__HWCAPS CS__OFF " in GLIBC_TUNABLES");
         return;
     }
     /* Started through the dynamic loader (ld-linux-x86-64.so.2 cowsim
@@ -101,11 +111,7 @@ void cs_libm_pin(int argc, char **argv)
         exe[ne] = '\0';
         const char *base = strrchr(exe, '/');
         if (strncmp(base ? base + 1 : exe, "ld-", 3) == 0) {
-            cs__lm_how = CS__LM_FAILED;
-            fprintf(stderr, "cowsim: warning: started through the dynamic loader, so not started again with %s%s; "
-                            "libm's results may differ from other machines' (the run files' attribute libm says "
-                            "\"not pinned\")\n",
-                    CS__HWCAPS, CS__OFF);
+            cs__unpinned("started through the dynamic loader, so not started again with " CS__HWCAPS CS__OFF);
             return;
         }
     }
@@ -114,10 +120,8 @@ void cs_libm_pin(int argc, char **argv)
         fflush(NULL);
         execv("/proc/self/exe", argv);
     }
-    cs__lm_how = CS__LM_FAILED;
-    fprintf(stderr, "cowsim: warning: could not start again with %s%s (%s); libm's results may differ from "
-                    "other machines' (the run files' attribute libm says \"not pinned\")\n",
-            CS__HWCAPS, CS__OFF, t ? "exec failed" : "out of memory");
+    cs__unpinned(t ? "could not start again with " CS__HWCAPS CS__OFF " (exec failed)"
+                   : "could not start again with " CS__HWCAPS CS__OFF " (out of memory)");
     free(t);
     unsetenv(CS__MARK);
 #else
